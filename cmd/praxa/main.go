@@ -1,0 +1,126 @@
+// Command praxa is the Praxa gateway's one binary: it serves the REST API and
+// MCP, prints the contract's tool list and OpenAPI document, and runs the
+// operator and conformance tools.
+//
+// Usage:
+//
+//	praxa <command> [flags]
+//
+// Run "praxa help" for the list of commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand of the binary.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *environment, args []string) error
+}
+
+// environment is what a command may touch: its streams and the process
+// environment, so tests can run commands in process.
+type environment struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// errUsage marks a command-line mistake; the command has already said what it was.
+var errUsage = errors.New("usage error")
+
+// commands lists every subcommand; each file of this package adds its own
+// through register.
+var commands []command
+
+func register(c command) {
+	commands = append(commands, c)
+	slices.SortFunc(commands, func(a, b command) int { return strings.Compare(a.name, b.name) })
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	env := &environment{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	code := run(ctx, env, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the process exit status.
+func run(ctx context.Context, env *environment, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(env.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, env, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			return 2
+		default:
+			fmt.Fprintf(env.stderr, "praxa %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(env.stderr, "praxa: unknown command %q\n\n", args[0])
+	usage(env.stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "praxa: a governed gateway for AI agents' tools")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: praxa <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, `Run "praxa <command> -h" for a command's flags.`)
+}
+
+// newFlagSet returns a flag set that reports errors on env's stderr and lets
+// run decide the exit status.
+func newFlagSet(env *environment, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet("praxa "+name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.stderr, "Usage: praxa %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, mapping a parse failure to errUsage.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}

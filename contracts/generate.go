@@ -1,0 +1,3 @@
+package contracts
+
+//go:generate go run ./internal/gentools -o tools.json

@@ -1,0 +1,71 @@
+package contracts
+
+import (
+	"encoding/json"
+	"maps"
+)
+
+// Link is one entry of a response's links[]: a pre-filled next call a model
+// copies verbatim. Method names the tool to call (praxec.query,
+// praxec.command or an aura_* tool), or "cli" for an informational operator
+// path.
+type Link struct {
+	Rel         string          `json:"rel"`
+	Title       string          `json:"title,omitempty"`
+	Method      string          `json:"method"`
+	Args        map[string]any  `json:"args"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Hint        string          `json:"hint,omitempty"`
+}
+
+// Clone returns a deep copy of l.
+func (l Link) Clone() Link {
+	l.Args = cloneJSONMap(l.Args)
+	l.InputSchema = cloneRaw(l.InputSchema)
+	return l
+}
+
+func cloneLinks(ls []Link) []Link {
+	if ls == nil {
+		return nil
+	}
+	out := make([]Link, len(ls))
+	for i, l := range ls {
+		out[i] = l.Clone()
+	}
+	return out
+}
+
+func cloneRaw(r json.RawMessage) json.RawMessage {
+	if r == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), r...)
+}
+
+// cloneJSONMap deep-copies a decoded JSON object.
+func cloneJSONMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := maps.Clone(m)
+	for k, v := range out {
+		out[k] = cloneJSONValue(v)
+	}
+	return out
+}
+
+func cloneJSONValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return cloneJSONMap(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = cloneJSONValue(e)
+		}
+		return out
+	default:
+		return v
+	}
+}

@@ -1,0 +1,293 @@
+package contracts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// SchemaDialect is the JSON Schema dialect of every contract schema.
+const SchemaDialect = "https://json-schema.org/draft/2020-12/schema"
+
+// ErrRemoteReference is returned, wrapped, when a schema refers to anything
+// outside itself: contract schemas resolve local references only.
+var ErrRemoteReference = errors.New("contracts: remote schema references are refused")
+
+// refusingLoader refuses every resource that is not embedded in the compiler.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%w: %s", ErrRemoteReference, url)
+}
+
+// CompileSchema compiles a JSON Schema 2020-12 document the way the contract
+// compiles its own: the dialect defaults to 2020-12, formats are asserted,
+// and any reference outside the document is refused. name identifies the
+// document in errors.
+func CompileSchema(name string, schema []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("contracts: schema %s: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	c.UseLoader(refusingLoader{})
+	url := "urn:praxa:schema:" + name
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("contracts: schema %s: %w", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("contracts: schema %s: %w", name, err)
+	}
+	return s, nil
+}
+
+type compiledTool struct {
+	once          sync.Once
+	input, output *jsonschema.Schema
+	err           error
+}
+
+var compiled = func() map[string]*compiledTool {
+	m := make(map[string]*compiledTool, len(catalogue))
+	for _, t := range catalogue {
+		m[t.Name] = &compiledTool{}
+	}
+	return m
+}()
+
+func compiledFor(name string) (*compiledTool, error) {
+	ct, ok := compiled[name]
+	if !ok {
+		return nil, fmt.Errorf("contracts: unknown tool %q", name)
+	}
+	ct.once.Do(func() {
+		t := catalogue[catalogueIndex[name]]
+		if ct.input, ct.err = CompileSchema(name+".input", t.InputSchema); ct.err != nil {
+			return
+		}
+		ct.output, ct.err = CompileSchema(name+".output", t.OutputSchema)
+	})
+	return ct, ct.err
+}
+
+// ValidateInput checks decoded JSON arguments (map[string]any, []any,
+// string, float64 or json.Number, bool, nil) against the tool's input schema.
+// A violation is an *Error with code INVALID_PARAMS listing every field
+// error, sorted by pointer, with messages that never echo the value.
+func ValidateInput(tool string, args any) error {
+	ct, err := compiledFor(tool)
+	if err != nil {
+		return err
+	}
+	return validate(ct.input, args, "the arguments do not match the input schema of "+tool)
+}
+
+// ValidateOutput checks a decoded successful response against the tool's
+// output schema; tests use it to hold real responses to the contract.
+func ValidateOutput(tool string, result any) error {
+	ct, err := compiledFor(tool)
+	if err != nil {
+		return err
+	}
+	return validate(ct.output, result, "the result does not match the output schema of "+tool)
+}
+
+// Validate checks a decoded JSON value against a schema compiled with
+// CompileSchema and reports violations the way ValidateInput does.
+func Validate(s *jsonschema.Schema, v any, message string) error {
+	return validate(s, v, message)
+}
+
+func validate(s *jsonschema.Schema, v any, message string) error {
+	err := s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return &Error{Code: CodeInvalidParams, Message: message, Cause: err}
+	}
+	fields := fieldErrors(ve)
+	return &Error{Code: CodeInvalidParams, Message: message, Fields: fields, Cause: err}
+}
+
+func fieldErrors(ve *jsonschema.ValidationError) []FieldError {
+	var out []FieldError
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, describe(e))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	slices.SortFunc(out, func(a, b FieldError) int {
+		if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Keyword, b.Keyword); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Detail, b.Detail)
+	})
+	return slices.CompactFunc(out, func(a, b FieldError) bool { return a == b })
+}
+
+func pointer(loc []string) string {
+	var b strings.Builder
+	for _, tok := range loc {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// describe turns one leaf violation into a FieldError whose detail names the
+// rule, never the offending value.
+func describe(e *jsonschema.ValidationError) FieldError {
+	fe := FieldError{Pointer: pointer(e.InstanceLocation)}
+	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+		fe.Keyword = kp[len(kp)-1]
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		// The missing member is the location of the error.
+		if len(k.Missing) == 1 {
+			fe.Pointer = pointer(append(slices.Clone(e.InstanceLocation), k.Missing[0]))
+			fe.Detail = "is required"
+		} else {
+			fe.Detail = "missing required properties: " + strings.Join(k.Missing, ", ")
+		}
+	case *kind.AdditionalProperties:
+		if len(k.Properties) == 1 {
+			fe.Pointer = pointer(append(slices.Clone(e.InstanceLocation), k.Properties[0]))
+			fe.Detail = "is not a known field"
+		} else {
+			fe.Detail = "unknown fields: " + strings.Join(k.Properties, ", ")
+		}
+	case *kind.Type:
+		fe.Detail = fmt.Sprintf("must be of type %s", strings.Join(k.Want, " or "))
+	case *kind.MinLength:
+		fe.Detail = fmt.Sprintf("must be at least %d characters long", k.Want)
+	case *kind.MaxLength:
+		fe.Detail = fmt.Sprintf("must be at most %d characters long", k.Want)
+	case *kind.Pattern:
+		fe.Detail = fmt.Sprintf("must match the pattern %s", k.Want)
+	case *kind.Enum:
+		fe.Detail = "must be one of the allowed values"
+	case *kind.Const:
+		fe.Detail = "must equal the constant value"
+	case *kind.Format:
+		fe.Detail = fmt.Sprintf("must be a valid %s", k.Want)
+	case *kind.Minimum:
+		fe.Detail = "must be at least " + k.Want.RatString()
+	case *kind.Maximum:
+		fe.Detail = "must be at most " + k.Want.RatString()
+	case *kind.ExclusiveMinimum:
+		fe.Detail = "must be greater than " + k.Want.RatString()
+	case *kind.ExclusiveMaximum:
+		fe.Detail = "must be less than " + k.Want.RatString()
+	case *kind.MinItems:
+		fe.Detail = fmt.Sprintf("must have at least %d items", k.Want)
+	case *kind.MaxItems:
+		fe.Detail = fmt.Sprintf("must have at most %d items", k.Want)
+	case *kind.MinProperties:
+		fe.Detail = fmt.Sprintf("must have at least %d properties", k.Want)
+	case *kind.MaxProperties:
+		fe.Detail = fmt.Sprintf("must have at most %d properties", k.Want)
+	case *kind.UniqueItems:
+		fe.Detail = "must not contain duplicate items"
+	case *kind.MultipleOf:
+		fe.Detail = "must be a multiple of the declared step"
+	case *kind.FalseSchema:
+		fe.Detail = "is not allowed"
+	default:
+		fe.Detail = "violates the " + fe.Keyword + " rule"
+	}
+	return fe
+}
+
+// schema is a JSON Schema under construction. The helpers below keep every
+// contract schema in one consistent, strict style.
+type schema map[string]any
+
+func (s schema) with(k string, v any) schema {
+	s[k] = v
+	return s
+}
+
+func (s schema) desc(d string) schema { return s.with("description", d) }
+
+// object is a closed object: only the listed properties, the named ones
+// required.
+func object(required []string, props map[string]schema) schema {
+	s := schema{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+// openObject is a free-form JSON object bounded in its number of members.
+func openObject(maxProps int) schema {
+	return schema{"type": "object", "maxProperties": maxProps}
+}
+
+// record is an output object: the listed properties typed, the named ones
+// required, further members tolerated so that responses can grow without
+// breaking readers.
+func record(required []string, props map[string]schema) schema {
+	s := schema{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func str(minLen, maxLen int) schema {
+	return schema{"type": "string", "minLength": minLen, "maxLength": maxLen}
+}
+
+func integer(minimum, maximum int64) schema {
+	return schema{"type": "integer", "minimum": minimum, "maximum": maximum}
+}
+
+func array(items schema, maxItems int) schema {
+	return schema{"type": "array", "items": items, "maxItems": maxItems}
+}
+
+func enum(values ...string) schema {
+	return schema{"type": "string", "enum": values}
+}
+
+func outString() schema  { return schema{"type": "string"} }
+func outInteger() schema { return schema{"type": "integer"} }
+func outNumber() schema  { return schema{"type": "number"} }
+func outBool() schema    { return schema{"type": "boolean"} }
+func outObject() schema  { return schema{"type": "object"} }
+func outArray(items schema) schema {
+	return schema{"type": "array", "items": items}
+}
+
+// root marks s as a top-level document of the 2020-12 dialect and renders it.
+func root(s schema) json.RawMessage {
+	s["$schema"] = SchemaDialect
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic("contracts: schema does not marshal: " + err.Error())
+	}
+	return b
+}
