@@ -175,7 +175,7 @@ func buildCatalogue() []Tool {
 			OutputSchema: root(missionOut()),
 			OperationID:  "signalMission", Method: "POST", Path: "/v8/missions/{runId}/signals",
 			RequiredScope: ScopeMissionsWrite, Idempotency: IdempotencyRequired,
-			Annotations:  Annotations{DestructiveHint: true, IdempotentHint: true, OpenWorldHint: true},
+			Annotations:  Annotations{IdempotentHint: true, OpenWorldHint: true},
 			PathArgument: "runId", SuccessStatus: 200,
 			Errors: []Code{CodeVersionConflict, CodeInvalidTransition, CodeGuardRejected, CodeMissionStateConflict, CodeOutcomeUnknown},
 		},

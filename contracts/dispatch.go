@@ -1,6 +1,7 @@
 package contracts
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -56,8 +57,27 @@ var modifiers = map[string][]string{
 	ToolPraxecCommand: {"input", "runId", "arguments", "summary", "traceId"},
 }
 
+// declaredKeys holds, per praxec tool, the properties its input schema
+// declares.
+var declaredKeys = func() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, name := range []string{ToolPraxecQuery, ToolPraxecCommand} {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(catalogue[catalogueIndex[name]].InputSchema, &s); err != nil {
+			panic("contracts: " + name + " input schema: " + err.Error())
+		}
+		out[name] = map[string]bool{}
+		for k := range s.Properties {
+			out[name][k] = true
+		}
+	}
+	return out
+}()
+
 var dispatchTable = []DispatchRow{
-	{Tool: ToolPraxecQuery, Operation: OpHome, Scope: ScopeCapabilitiesRead},
+	{Tool: ToolPraxecQuery, Operation: OpHome, Keys: []string{}, Scope: ScopeCapabilitiesRead},
 	{Tool: ToolPraxecQuery, Operation: OpSearch, Keys: []string{"query"}, Modifiers: []string{"kind", "limit"}, Scope: ScopeCapabilitiesRead},
 	{Tool: ToolPraxecQuery, Operation: OpDescribe, Keys: []string{"subject"}, Optional: []string{"workflowId"}, Scope: ScopeCapabilitiesRead},
 	{Tool: ToolPraxecQuery, Operation: OpGet, Keys: []string{"workflowId"}, Scope: ScopeMissionsRead},
@@ -91,8 +111,9 @@ type Dispatch struct {
 }
 
 // Classify maps the arguments of a praxec tool call, a decoded JSON object, to
-// its operation. Only which keys are present decides the row; modifiers
-// never do. Arguments that match no row answer AMBIGUOUS_INTENT with the
+// its operation. Only which of the tool's declared fields are present decides
+// the row; modifiers never do, and undeclared keys are left to the schema
+// check that follows. Arguments that match no row answer AMBIGUOUS_INTENT with the
 // seed's example links; a modifier the matched operation does not take
 // answers INVALID_PARAMS naming it.
 func Classify(tool string, args map[string]any) (Dispatch, error) {
@@ -100,8 +121,14 @@ func Classify(tool string, args map[string]any) (Dispatch, error) {
 	if !ok {
 		return Dispatch{}, Errorf(CodeInvalidParams, "%s has no dispatch table", tool)
 	}
+	declared := declaredKeys[tool]
 	var keys, present []string
 	for k := range args {
+		if !declared[k] {
+			// Not a field of the tool: the schema check that follows
+			// classification names it; it must not make the call ambiguous.
+			continue
+		}
 		if slices.Contains(mods, k) {
 			present = append(present, k)
 			continue

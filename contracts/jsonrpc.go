@@ -109,6 +109,30 @@ type Request struct {
 // IsNotification reports whether r expects no response.
 func (r Request) IsNotification() bool { return r.ID == nil }
 
+// UnmarshalJSON implements json.Unmarshaler. A present "id": null decodes to
+// a non-nil ID that is null: such a message is a request, not a
+// notification, and it encodes back with its null id.
+func (r *Request) UnmarshalJSON(b []byte) error {
+	type plain Request
+	var aux struct {
+		plain
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	*r = Request(aux.plain)
+	r.ID = nil
+	if aux.ID != nil {
+		var id ID
+		if err := id.UnmarshalJSON(aux.ID); err != nil {
+			return err
+		}
+		r.ID = &id
+	}
+	return nil
+}
+
 // Response is a JSON-RPC 2.0 response: exactly one of Result and Error is set.
 type Response struct {
 	JSONRPC string          `json:"jsonrpc"`

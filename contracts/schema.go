@@ -46,10 +46,25 @@ func CompileSchema(name string, schema []byte) (*jsonschema.Schema, error) {
 	}
 	s, err := c.Compile(url)
 	if err != nil {
+		var lue *jsonschema.LoadURLError
+		if errors.As(err, &lue) {
+			err = &loadError{err: err, cause: lue.Err}
+		}
 		return nil, fmt.Errorf("contracts: schema %s: %w", name, err)
 	}
 	return s, nil
 }
+
+// loadError keeps a compile error whose chain holds a
+// *jsonschema.LoadURLError and also exposes the loader's own error, which
+// LoadURLError does not unwrap, so that errors.Is(err, ErrRemoteReference)
+// holds for a refused reference.
+type loadError struct {
+	err, cause error
+}
+
+func (e *loadError) Error() string   { return e.err.Error() }
+func (e *loadError) Unwrap() []error { return []error{e.err, e.cause} }
 
 type compiledTool struct {
 	once          sync.Once
@@ -117,8 +132,9 @@ func validate(s *jsonschema.Schema, v any, message string) error {
 	if !errors.As(err, &ve) {
 		return &Error{Code: CodeInvalidParams, Message: message, Cause: err}
 	}
-	fields := fieldErrors(ve)
-	return &Error{Code: CodeInvalidParams, Message: message, Fields: fields, Cause: err}
+	// The validator's own error text quotes the offending values; the field
+	// errors say the same without them, so it is not kept as the cause.
+	return &Error{Code: CodeInvalidParams, Message: message, Fields: fieldErrors(ve)}
 }
 
 func fieldErrors(ve *jsonschema.ValidationError) []FieldError {
@@ -126,7 +142,7 @@ func fieldErrors(ve *jsonschema.ValidationError) []FieldError {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, describe(e))
+			out = append(out, describe(e)...)
 			return
 		}
 		for _, c := range e.Causes {
@@ -155,29 +171,30 @@ func pointer(loc []string) string {
 	return b.String()
 }
 
-// describe turns one leaf violation into a FieldError whose detail names the
+// members reports one FieldError per named member of the object at e's
+// location: a missing or unknown member is itself the location of the error.
+func members(fe FieldError, e *jsonschema.ValidationError, names []string, detail string) []FieldError {
+	out := make([]FieldError, len(names))
+	for i, n := range names {
+		fe.Pointer = pointer(append(slices.Clone(e.InstanceLocation), n))
+		fe.Detail = detail
+		out[i] = fe
+	}
+	return out
+}
+
+// describe turns one leaf violation into FieldErrors whose details name the
 // rule, never the offending value.
-func describe(e *jsonschema.ValidationError) FieldError {
+func describe(e *jsonschema.ValidationError) []FieldError {
 	fe := FieldError{Pointer: pointer(e.InstanceLocation)}
 	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
 		fe.Keyword = kp[len(kp)-1]
 	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
-		// The missing member is the location of the error.
-		if len(k.Missing) == 1 {
-			fe.Pointer = pointer(append(slices.Clone(e.InstanceLocation), k.Missing[0]))
-			fe.Detail = "is required"
-		} else {
-			fe.Detail = "missing required properties: " + strings.Join(k.Missing, ", ")
-		}
+		return members(fe, e, k.Missing, "is required")
 	case *kind.AdditionalProperties:
-		if len(k.Properties) == 1 {
-			fe.Pointer = pointer(append(slices.Clone(e.InstanceLocation), k.Properties[0]))
-			fe.Detail = "is not a known field"
-		} else {
-			fe.Detail = "unknown fields: " + strings.Join(k.Properties, ", ")
-		}
+		return members(fe, e, k.Properties, "is not a known field")
 	case *kind.Type:
 		fe.Detail = fmt.Sprintf("must be of type %s", strings.Join(k.Want, " or "))
 	case *kind.MinLength:
@@ -217,7 +234,7 @@ func describe(e *jsonschema.ValidationError) FieldError {
 	default:
 		fe.Detail = "violates the " + fe.Keyword + " rule"
 	}
-	return fe
+	return []FieldError{fe}
 }
 
 // schema is a JSON Schema under construction. The helpers below keep every
@@ -276,7 +293,6 @@ func enum(values ...string) schema {
 func outString() schema  { return schema{"type": "string"} }
 func outInteger() schema { return schema{"type": "integer"} }
 func outNumber() schema  { return schema{"type": "number"} }
-func outBool() schema    { return schema{"type": "boolean"} }
 func outObject() schema  { return schema{"type": "object"} }
 func outArray(items schema) schema {
 	return schema{"type": "array", "items": items}

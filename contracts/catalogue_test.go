@@ -1,0 +1,328 @@
+package contracts_test
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// catalogueRow is one row of the seeds/003 tool table, plus the praxec pair.
+type catalogueRow struct {
+	name, method, path string
+	scope              contracts.Scope
+	idempotency        contracts.Idempotency
+	pathArgument       string
+}
+
+// wantCatalogue is the contract's tool list in its stable order. The twelve
+// aura_* rows are copied from the seeds/003 table; they are facts and must
+// never drift.
+var wantCatalogue = []catalogueRow{
+	{"aura_submit_intent", "POST", "/v8/intents", "missions:write", "required", ""},
+	{"aura_create_mission", "POST", "/v8/missions", "missions:write", "required", ""},
+	{"aura_get_mission", "GET", "/v8/missions/{runId}", "missions:read", "safe-read", "runId"},
+	{"aura_signal_mission", "POST", "/v8/missions/{runId}/signals", "missions:write", "required", "runId"},
+	{"aura_cancel_mission", "POST", "/v8/missions/{runId}/cancel", "missions:write", "required", "runId"},
+	{"aura_search_capabilities", "POST", "/v8/capabilities/search", "capabilities:read", "safe-read", ""},
+	{"aura_query_memory", "POST", "/v8/memory/query", "memory:read", "safe-read", ""},
+	{"aura_get_skill", "GET", "/v8/skills/{skillId}", "skills:read", "safe-read", "skillId"},
+	{"aura_get_trace", "GET", "/v8/traces/{traceId}", "traces:read", "safe-read", "traceId"},
+	{"aura_list_goals", "GET", "/v8/context-twin/goals", "context:read", "safe-read", ""},
+	{"aura_list_world_certificates", "GET", "/v8/world-model/certificates", "world:read", "safe-read", ""},
+	{"aura_get_coverage", "GET", "/v8/coverage", "coverage:read", "safe-read", ""},
+	{"praxec.query", "POST", "/v8/praxec/query", "capabilities:read", "safe-read", ""},
+	{"praxec.command", "POST", "/v8/praxec/command", "missions:write", "versioned", ""},
+}
+
+func TestCatalogueRows(t *testing.T) {
+	tools := contracts.Tools()
+	if len(tools) != 14 {
+		t.Fatalf("the contract has %d tools, want 14", len(tools))
+	}
+	aura := 0
+	for _, tool := range tools {
+		if strings.HasPrefix(tool.Name, "aura_") {
+			aura++
+		}
+	}
+	if aura != 12 {
+		t.Errorf("the contract has %d aura_* tools, want 12", aura)
+	}
+	for i, want := range wantCatalogue {
+		t.Run(want.name, func(t *testing.T) {
+			got := tools[i]
+			if got.Name != want.name {
+				t.Fatalf("tool %d is %q, want %q", i, got.Name, want.name)
+			}
+			if got.Method != want.method || got.Path != want.path || got.RequiredScope != want.scope ||
+				got.Idempotency != want.idempotency || got.PathArgument != want.pathArgument {
+				t.Errorf("row = (%s %s %s %s pathArgument=%q), want (%s %s %s %s pathArgument=%q)",
+					got.Method, got.Path, got.RequiredScope, got.Idempotency, got.PathArgument,
+					want.method, want.path, want.scope, want.idempotency, want.pathArgument)
+			}
+			if got.Description == "" || got.Title == "" || got.OperationID == "" {
+				t.Errorf("title %q, description %q, operationId %q: none may be empty", got.Title, got.Description, got.OperationID)
+			}
+			if len(got.InputSchema) == 0 || len(got.OutputSchema) == 0 {
+				t.Error("every tool has an input and an output schema")
+			}
+			if got.Mutates() != (want.idempotency != contracts.IdempotencySafeRead) {
+				t.Errorf("Mutates() = %v for idempotency %s", got.Mutates(), want.idempotency)
+			}
+			wantIsAura := strings.HasPrefix(want.name, "aura_")
+			if contracts.IsAura(want.name) != wantIsAura {
+				t.Errorf("IsAura(%q) = %v, want %v", want.name, !wantIsAura, wantIsAura)
+			}
+		})
+	}
+}
+
+func TestCatalogueOrderIsStable(t *testing.T) {
+	var want []string
+	for _, r := range wantCatalogue {
+		want = append(want, r.name)
+	}
+	if got := contracts.Names(); !slices.Equal(got, want) {
+		t.Errorf("Names() = %v\nwant      %v", got, want)
+	}
+	var fromTools, fromAll []string
+	for _, tool := range contracts.Tools() {
+		fromTools = append(fromTools, tool.Name)
+	}
+	for tool := range contracts.All() {
+		fromAll = append(fromAll, tool.Name)
+	}
+	if !slices.Equal(fromTools, want) || !slices.Equal(fromAll, want) {
+		t.Errorf("Tools() order %v and All() order %v differ from %v", fromTools, fromAll, want)
+	}
+	// All stops when the loop body breaks.
+	n := 0
+	for range contracts.All() {
+		n++
+		if n == 3 {
+			break
+		}
+	}
+	if n != 3 {
+		t.Errorf("breaking out of All after 3 tools saw %d", n)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"aura_get_mission", true},
+		{"praxec.query", true},
+		{"praxec.command", true},
+		{"aura_list_world_certificates", true},
+		{"AURA_GET_MISSION", false},
+		{"Aura_get_mission", false},
+		{"aura_get_mission ", false},
+		{" aura_get_mission", false},
+		{"praxec_query", false},
+		{"praxa_get_mission", false},
+		{"get_mission", false},
+		{"getMission", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := contracts.Lookup(tt.name)
+			if ok != tt.ok {
+				t.Fatalf("Lookup(%q) ok = %v, want %v", tt.name, ok, tt.ok)
+			}
+			if ok && got.Name != tt.name {
+				t.Errorf("Lookup(%q) returned %q", tt.name, got.Name)
+			}
+			if !ok && got.Name != "" {
+				t.Errorf("Lookup(%q) returned a non-zero tool %q on failure", tt.name, got.Name)
+			}
+		})
+	}
+	for _, tool := range contracts.Tools() {
+		got, ok := contracts.ByOperationID(tool.OperationID)
+		if !ok || got.Name != tool.Name {
+			t.Errorf("ByOperationID(%q) = %q, %v; want %q", tool.OperationID, got.Name, ok, tool.Name)
+		}
+	}
+	if _, ok := contracts.ByOperationID("GETMISSION"); ok {
+		t.Error("ByOperationID matched a differently cased id")
+	}
+	if contracts.IsAura("AURA_GET_MISSION") || contracts.IsAura("aura_unknown") {
+		t.Error("IsAura accepts a name outside the catalogue")
+	}
+}
+
+// toolNameRE is the MCP tool-name rule (go-sdk validateToolName): the SDK
+// only logs a bad name, so the contract enforces it here.
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+var operationIDRE = regexp.MustCompile(`^[a-z][A-Za-z0-9]*$`)
+
+func TestNamesAndOperationIDs(t *testing.T) {
+	names := map[string]string{}
+	flattened := map[string]string{}
+	opIDs := map[string]string{}
+	routes := map[string]string{}
+	for _, tool := range contracts.Tools() {
+		if !toolNameRE.MatchString(tool.Name) {
+			t.Errorf("%q is not a valid MCP tool name", tool.Name)
+		}
+		if prev, dup := names[tool.Name]; dup {
+			t.Errorf("name %q is used twice (%s)", tool.Name, prev)
+		}
+		names[tool.Name] = tool.Name
+		// Several LLM function-calling APIs forbid dots; a client that
+		// rewrites them must not make two tools collide.
+		flat := strings.ReplaceAll(tool.Name, ".", "_")
+		if prev, dup := flattened[flat]; dup {
+			t.Errorf("%q and %q collide as %q once dots become underscores", prev, tool.Name, flat)
+		}
+		flattened[flat] = tool.Name
+		if !operationIDRE.MatchString(tool.OperationID) {
+			t.Errorf("%s: operationId %q is not lowerCamelCase", tool.Name, tool.OperationID)
+		}
+		if prev, dup := opIDs[tool.OperationID]; dup {
+			t.Errorf("operationId %q is used by %s and %s", tool.OperationID, prev, tool.Name)
+		}
+		opIDs[tool.OperationID] = tool.Name
+		route := tool.Method + " " + tool.Path
+		if prev, dup := routes[route]; dup {
+			t.Errorf("route %q is used by %s and %s", route, prev, tool.Name)
+		}
+		routes[route] = tool.Name
+	}
+}
+
+var pathParamRE = regexp.MustCompile(`\{([^}]*)\}`)
+
+func TestPathsAndStatuses(t *testing.T) {
+	for _, tool := range contracts.Tools() {
+		if !strings.HasPrefix(tool.Path, "/"+contracts.APIVersion+"/") {
+			t.Errorf("%s: path %q is not under /%s", tool.Name, tool.Path, contracts.APIVersion)
+		}
+		if tool.Method != "GET" && tool.Method != "POST" {
+			t.Errorf("%s: method %q is neither GET nor POST", tool.Name, tool.Method)
+		}
+		if tool.Method == "GET" && tool.Mutates() {
+			t.Errorf("%s: a GET tool must be a safe read", tool.Name)
+		}
+		var params []string
+		for _, m := range pathParamRE.FindAllStringSubmatch(tool.Path, -1) {
+			params = append(params, m[1])
+		}
+		switch {
+		case tool.PathArgument == "" && len(params) != 0:
+			t.Errorf("%s: path %q has parameters %v but no pathArgument", tool.Name, tool.Path, params)
+		case tool.PathArgument != "" && !slices.Equal(params, []string{tool.PathArgument}):
+			t.Errorf("%s: pathArgument %q, path parameters %v", tool.Name, tool.PathArgument, params)
+		}
+		want := 200
+		if tool.Name == contracts.ToolCreateMission {
+			want = 201
+		}
+		if tool.SuccessStatus != want {
+			t.Errorf("%s: successStatus %d, want %d", tool.Name, tool.SuccessStatus, want)
+		}
+	}
+}
+
+func TestAnnotations(t *testing.T) {
+	for _, tool := range contracts.Tools() {
+		a := tool.Annotations
+		if a.ReadOnlyHint != (tool.Idempotency == contracts.IdempotencySafeRead) {
+			t.Errorf("%s: readOnlyHint %v for idempotency %s", tool.Name, a.ReadOnlyHint, tool.Idempotency)
+		}
+		if a.ReadOnlyHint && a.DestructiveHint {
+			t.Errorf("%s: a read-only tool cannot be destructive", tool.Name)
+		}
+		if tool.Idempotency == contracts.IdempotencyRequired && !a.IdempotentHint {
+			t.Errorf("%s: a keyed mutation replays, so it is idempotent", tool.Name)
+		}
+		if a.ReadOnlyHint && a.OpenWorldHint {
+			t.Errorf("%s: a read of gateway state does not reach outside it", tool.Name)
+		}
+	}
+	cancel, _ := contracts.Lookup(contracts.ToolCancelMission)
+	if !cancel.Annotations.DestructiveHint {
+		t.Error("aura_cancel_mission must be destructive (DESIGN.md)")
+	}
+}
+
+// seedToolFields are the members of the seeds/003 PraxaMcpTool type; the
+// contract adds title, outputSchema and successStatus beside them.
+var seedToolFields = []string{"name", "description", "inputSchema", "operationId", "method", "path",
+	"requiredScope", "idempotency", "annotations"}
+
+func TestToolJSONForm(t *testing.T) {
+	for _, tool := range contracts.Tools() {
+		t.Run(tool.Name, func(t *testing.T) {
+			b, err := json.Marshal(tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			want := append(slices.Clone(seedToolFields), "outputSchema", "title", "successStatus")
+			if tool.PathArgument != "" {
+				want = append(want, "pathArgument")
+			}
+			slices.Sort(want)
+			if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, want) {
+				t.Errorf("members %v\nwant    %v", got, want)
+			}
+			var ann map[string]any
+			if err := json.Unmarshal(m["annotations"], &ann); err != nil {
+				t.Fatal(err)
+			}
+			wantAnn := []string{"destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint"}
+			if got := slices.Sorted(maps.Keys(ann)); !slices.Equal(got, wantAnn) {
+				t.Errorf("annotations members %v, want %v", got, wantAnn)
+			}
+			for k, v := range ann {
+				if _, ok := v.(bool); !ok {
+					t.Errorf("annotations.%s = %v, want a boolean", k, v)
+				}
+			}
+			for _, k := range []string{"inputSchema", "outputSchema"} {
+				var s map[string]any
+				if err := json.Unmarshal(m[k], &s); err != nil {
+					t.Errorf("%s is not a JSON object: %v", k, err)
+				}
+			}
+			var path string
+			if raw, ok := m["pathArgument"]; ok {
+				if err := json.Unmarshal(raw, &path); err != nil || path == "" {
+					t.Errorf("pathArgument = %s, want a non-empty string", raw)
+				}
+			}
+			var idem string
+			_ = json.Unmarshal(m["idempotency"], &idem)
+			if !slices.Contains([]string{"required", "safe-read", "versioned"}, idem) {
+				t.Errorf("idempotency %q is not a known class", idem)
+			}
+
+			// The JSON form decodes back to the same tool, Errors aside
+			// (they are not part of the wire form).
+			var back contracts.Tool
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			want2 := tool.Clone()
+			want2.Errors = nil
+			if !reflect.DeepEqual(back, want2) {
+				t.Errorf("JSON round trip changed the tool:\n got %+v\nwant %+v", back, want2)
+			}
+		})
+	}
+}

@@ -1,0 +1,3 @@
+package openapi
+
+//go:generate go run ./internal/genopenapi -o openapi.json
