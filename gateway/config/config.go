@@ -1,0 +1,175 @@
+// Package config holds the gateway's configuration file, praxec.yaml: its
+// typed form, the JSON Schema it is validated against before use, and a
+// loader whose every error names the file, the line and the field.
+//
+// Later features add their sections here; the schema and the types change
+// together.
+package config
+
+import "time"
+
+// Config is a loaded, validated configuration. The zero value, after
+// Defaults, is the embedded default: no issuers, which means every /v8 call
+// answers 401 unless dev mode adds its own issuer.
+type Config struct {
+	// Source is the file the configuration was loaded from, empty for the
+	// embedded defaults.
+	Source string `json:"-"`
+
+	Server Server `json:"server"`
+	Auth   Auth   `json:"auth"`
+}
+
+// Server configures the HTTP listener and request limits.
+type Server struct {
+	// Addr is the listen address; the --addr flag overrides it.
+	Addr string `json:"addr,omitempty"`
+	// PublicURL is the externally visible base URL (scheme, host, port, no
+	// path) used in links and in the protected resource metadata. It
+	// defaults to http://ADDR.
+	PublicURL string `json:"publicURL,omitempty"`
+	// Limits bound what one request may cost.
+	Limits Limits `json:"limits"`
+	// AllowedOrigins lists the browser origins allowed on the MCP endpoint.
+	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
+	// Idempotency configures how long idempotency records are kept.
+	Idempotency Idempotency `json:"idempotency"`
+}
+
+// Limits bound request size, structure, time and rate.
+type Limits struct {
+	// MaxBodyBytes bounds a request body (default 1 MiB); beyond it 413.
+	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
+	// MaxDepth bounds JSON nesting (default 32); beyond it 400.
+	MaxDepth int `json:"maxDepth,omitempty"`
+	// RequestTimeout is the deadline of one request (default 30s).
+	RequestTimeout Duration `json:"requestTimeout,omitempty"`
+	// RatePerSecond and Burst configure each principal's token bucket
+	// (defaults 50 per second, burst 100); 0 means the default, a negative
+	// rate disables the limit.
+	RatePerSecond float64 `json:"ratePerSecond,omitempty"`
+	Burst         int     `json:"burst,omitempty"`
+}
+
+// Idempotency configures idempotency-record retention.
+type Idempotency struct {
+	// Retention is how long a completed record replays (default 24h).
+	Retention Duration `json:"retention,omitempty"`
+}
+
+// Auth configures bearer-token verification.
+type Auth struct {
+	// Resource is this gateway's resource identifier: the audience every
+	// access token must name. It defaults to the server's public URL.
+	Resource string `json:"resource,omitempty"`
+	// Issuers are the trusted token issuers.
+	Issuers []Issuer `json:"issuers,omitempty"`
+	// Claims names the claims the principal is built from.
+	Claims Claims `json:"claims"`
+	// RequireAtJWT refuses tokens whose typ header is not at+jwt
+	// (RFC 9068). By default at+jwt and JWT are both accepted.
+	RequireAtJWT bool `json:"requireAtJwt,omitempty"`
+	// RequiredClaims must be present in every token (default sub, jti,
+	// client_id); the tenant claim is always required.
+	RequiredClaims []string `json:"requiredClaims,omitempty"`
+	// Leeway tolerates clock skew on exp and iat (default 30s, at most 5m).
+	Leeway Duration `json:"leeway,omitempty"`
+	// JWKSRefreshInterval is the least time between two JWKS fetches
+	// triggered by an unknown key id (default 30s).
+	JWKSRefreshInterval Duration `json:"jwksRefreshInterval,omitempty"`
+	// CacheSize bounds the verified-token cache (default 10000 entries).
+	CacheSize int `json:"cacheSize,omitempty"`
+}
+
+// Issuer is one trusted token issuer.
+type Issuer struct {
+	// Issuer is the exact iss value; with no JWKSURL it is also the OIDC
+	// discovery base.
+	Issuer string `json:"issuer"`
+	// JWKSURL, when set, skips discovery and fetches keys from this URL.
+	JWKSURL string `json:"jwksURL,omitempty"`
+	// Algorithms allowed for this issuer's signatures (default RS256,
+	// ES256, EdDSA). Only asymmetric algorithms are accepted.
+	Algorithms []string `json:"algorithms,omitempty"`
+}
+
+// Claims names the claims a principal is built from.
+type Claims struct {
+	// Tenant is the claim holding the tenant (default tenant_id).
+	Tenant string `json:"tenant,omitempty"`
+	// Compartments and Purposes hold the memory compartments and purposes
+	// the token allows (defaults compartments, purposes).
+	Compartments string `json:"compartments,omitempty"`
+	Purposes     string `json:"purposes,omitempty"`
+	// Tools holds an optional tool allowlist (default tools).
+	Tools string `json:"tools,omitempty"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("30s").
+type Duration time.Duration
+
+// Defaults fills every unset field with its default. addr is the listen
+// address in force (flags win over the file).
+func (c *Config) Defaults(addr string) {
+	if addr != "" {
+		c.Server.Addr = addr
+	}
+	if c.Server.Addr == "" {
+		c.Server.Addr = "127.0.0.1:8080"
+	}
+	if c.Server.PublicURL == "" {
+		c.Server.PublicURL = "http://" + c.Server.Addr
+	}
+	l := &c.Server.Limits
+	if l.MaxBodyBytes == 0 {
+		l.MaxBodyBytes = 1 << 20
+	}
+	if l.MaxDepth == 0 {
+		l.MaxDepth = 32
+	}
+	if l.RequestTimeout == 0 {
+		l.RequestTimeout = Duration(30 * time.Second)
+	}
+	if l.RatePerSecond == 0 {
+		l.RatePerSecond = 50
+	}
+	if l.Burst == 0 {
+		l.Burst = 100
+	}
+	if c.Server.Idempotency.Retention == 0 {
+		c.Server.Idempotency.Retention = Duration(24 * time.Hour)
+	}
+	a := &c.Auth
+	if a.Resource == "" {
+		a.Resource = c.Server.PublicURL
+	}
+	if a.Claims.Tenant == "" {
+		a.Claims.Tenant = "tenant_id"
+	}
+	if a.Claims.Compartments == "" {
+		a.Claims.Compartments = "compartments"
+	}
+	if a.Claims.Purposes == "" {
+		a.Claims.Purposes = "purposes"
+	}
+	if a.Claims.Tools == "" {
+		a.Claims.Tools = "tools"
+	}
+	if a.RequiredClaims == nil {
+		a.RequiredClaims = []string{"sub", "jti", "client_id"}
+	}
+	if a.Leeway == 0 {
+		a.Leeway = Duration(30 * time.Second)
+	}
+	if a.JWKSRefreshInterval == 0 {
+		a.JWKSRefreshInterval = Duration(30 * time.Second)
+	}
+	if a.CacheSize == 0 {
+		a.CacheSize = 10000
+	}
+	for i := range a.Issuers {
+		if len(a.Issuers[i].Algorithms) == 0 {
+			a.Issuers[i].Algorithms = []string{"RS256", "ES256", "EdDSA"}
+		}
+	}
+}

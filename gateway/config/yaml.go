@@ -1,0 +1,490 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// maxNesting bounds how deeply mappings and sequences may nest in the file.
+const maxNesting = 64
+
+// position is where the node of one JSON Pointer starts in the file. Key
+// positions are set for members of a mapping and are zero otherwise.
+type position struct {
+	Line, Column       int
+	KeyLine, KeyColumn int
+	// implicitNull marks an empty value ("server:" and nothing after it),
+	// which is better reported at its key.
+	implicitNull bool
+	// yaml11Bool marks an unquoted scalar that YAML 1.1 would have read as a
+	// boolean (yes, no, on, off, y, n) and that this loader keeps a string.
+	yaml11Bool bool
+}
+
+// document is a YAML file converted to a JSON-compatible value, with the
+// position of every JSON Pointer in it.
+type document struct {
+	value     any
+	positions map[string]position
+}
+
+// at returns the position of ptr, or of its nearest recorded ancestor.
+func (d *document) at(ptr string) position {
+	for {
+		if p, ok := d.positions[ptr]; ok {
+			return p
+		}
+		if ptr == "" {
+			return position{}
+		}
+		ptr = parentPointer(ptr)
+	}
+}
+
+// yamlLineError matches the "yaml: line N: message" errors of the parser.
+var yamlLineError = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
+
+// parseYAML reads exactly one YAML document into a JSON-compatible value. It
+// refuses what the configuration has no use for and what makes a YAML file
+// mean something else than it reads: duplicate keys, anchors and aliases,
+// merge keys, non-string keys, non-standard tags, YAML 1.1 octal integers
+// and more than one document. An empty file is an empty mapping.
+func parseYAML(data []byte) (doc *document, problems []Problem) {
+	defer func() {
+		// The parser reports errors by panicking internally and recovering;
+		// anything that escapes it must not take the process down.
+		if r := recover(); r != nil {
+			doc, problems = nil, []Problem{{Message: fmt.Sprintf("the YAML parser failed: %v", r)}}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			// No document at all: an empty file, or comments only.
+			return &document{value: map[string]any{}, positions: map[string]position{"": {Line: 1, Column: 1}}}, nil
+		}
+		return nil, []Problem{syntaxProblem(err)}
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, []Problem{syntaxProblem(err)}
+	default:
+		return nil, []Problem{{Line: extra.Line, Column: extra.Column,
+			Message: "a second YAML document starts here; the file must hold exactly one (remove the --- separator)"}}
+	}
+
+	c := converter{positions: map[string]position{}}
+	node := &root
+	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
+		node = node.Content[0]
+	}
+	v := c.convert(node, "", "", position{}, 0)
+	if len(c.problems) > 0 {
+		return nil, c.problems
+	}
+	if v == nil {
+		// "---" alone, or "~": no configuration, the same as an empty file.
+		v = map[string]any{}
+	}
+	return &document{value: v, positions: c.positions}, nil
+}
+
+// parserProblems are the errors of the YAML parser proper, as opposed to
+// its scanner. The YAML library reports the line of these 0-based (and of
+// scanner errors 1-based), so syntaxProblem adds one.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// syntaxProblem turns a parse error into a problem at its line. For an
+// unclosed collection the line is where the collection starts.
+func syntaxProblem(err error) Problem {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLineError.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	if parserProblems[msg] {
+		line++
+	}
+	return Problem{Line: line, Message: "YAML syntax: " + msg}
+}
+
+type converter struct {
+	positions map[string]position
+	problems  []Problem
+}
+
+// fail records a problem at n; field names the value it concerns.
+func (c *converter) fail(n *yaml.Node, field, format string, args ...any) {
+	c.problems = append(c.problems, Problem{Line: n.Line, Column: n.Column, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// yaml11Bools are the plain scalars YAML 1.1 reads as booleans and YAML 1.2,
+// which this loader follows, reads as strings.
+var yaml11Bools = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
+	"n": true, "N": true, "no": true, "No": true, "NO": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
+}
+
+// convert returns the JSON-compatible value of n, recording its position
+// under ptr. pos carries the key position when n is a mapping member.
+func (c *converter) convert(n *yaml.Node, ptr, field string, pos position, depth int) any {
+	pos.Line, pos.Column = n.Line, n.Column
+	if n.Anchor != "" {
+		c.fail(n, field, "anchors (&%s) are not supported; write the value out", n.Anchor)
+		return nil
+	}
+	if n.Style&yaml.TaggedStyle != 0 && (n.Tag == "!" || !standardTag(n)) {
+		c.fail(n, field, "the tag %s is not supported; only the standard YAML tags are", n.Tag)
+		return nil
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		c.fail(n, field, "aliases (*%s) are not supported; write the value out", n.Value)
+		return nil
+	case yaml.DocumentNode:
+		// An empty document inside a document cannot happen; be safe.
+		c.fail(n, field, "unexpected YAML document node")
+		return nil
+	case yaml.MappingNode:
+		if depth >= maxNesting {
+			c.fail(n, field, "nesting is deeper than %d levels", maxNesting)
+			return nil
+		}
+		if n.ShortTag() != "!!map" {
+			c.fail(n, field, "the tag %s is not supported; only the standard YAML tags are", n.Tag)
+			return nil
+		}
+		c.positions[ptr] = pos
+		m := make(map[string]any, len(n.Content)/2)
+		first := make(map[string]*yaml.Node, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			key, ok := c.key(k, field)
+			if !ok {
+				continue
+			}
+			childPtr, childField := ptr+"/"+escapePointer(key), memberField(field, key)
+			if prev, dup := first[key]; dup {
+				c.fail(k, childField, "duplicate key (first at line %d)", prev.Line)
+				continue
+			}
+			first[key] = k
+			m[key] = c.convert(v, childPtr, childField, position{KeyLine: k.Line, KeyColumn: k.Column}, depth+1)
+		}
+		return m
+	case yaml.SequenceNode:
+		if depth >= maxNesting {
+			c.fail(n, field, "nesting is deeper than %d levels", maxNesting)
+			return nil
+		}
+		if n.ShortTag() != "!!seq" {
+			c.fail(n, field, "the tag %s is not supported; only the standard YAML tags are", n.Tag)
+			return nil
+		}
+		c.positions[ptr] = pos
+		s := make([]any, 0, len(n.Content))
+		for i, item := range n.Content {
+			s = append(s, c.convert(item, ptr+"/"+strconv.Itoa(i), indexField(field, i), position{}, depth+1))
+		}
+		return s
+	case yaml.ScalarNode:
+		v, ok := c.scalar(n, field)
+		if !ok {
+			return nil
+		}
+		if v == nil && n.Value == "" && n.Style == 0 {
+			pos.implicitNull = true
+		}
+		if _, isString := v.(string); isString && n.Style == 0 && yaml11Bools[n.Value] {
+			pos.yaml11Bool = true
+		}
+		c.positions[ptr] = pos
+		return v
+	default:
+		c.fail(n, field, "unexpected YAML node")
+		return nil
+	}
+}
+
+// standardTag reports whether an explicit tag is one of the standard ones
+// this loader understands.
+func standardTag(n *yaml.Node) bool {
+	switch n.ShortTag() {
+	case "!!str", "!!int", "!!float", "!!bool", "!!null", "!!timestamp":
+		return n.Kind == yaml.ScalarNode
+	case "!!map":
+		return n.Kind == yaml.MappingNode
+	case "!!seq":
+		return n.Kind == yaml.SequenceNode
+	}
+	return false
+}
+
+// key returns the string of a mapping key, refusing every other kind of key.
+func (c *converter) key(k *yaml.Node, parent string) (string, bool) {
+	switch {
+	case k.Kind == yaml.AliasNode:
+		c.fail(k, parent, "aliases (*%s) are not supported; write the value out", k.Value)
+		return "", false
+	case k.Anchor != "":
+		c.fail(k, parent, "anchors (&%s) are not supported; write the value out", k.Anchor)
+		return "", false
+	case k.Kind != yaml.ScalarNode:
+		c.fail(k, parent, "mapping keys must be strings, not a %s", kindName(k))
+		return "", false
+	case k.Style&yaml.TaggedStyle != 0 && (k.Tag == "!" || !standardTag(k)):
+		c.fail(k, parent, "the tag %s is not supported; only the standard YAML tags are", k.Tag)
+		return "", false
+	}
+	switch tag := k.ShortTag(); tag {
+	case "!!str":
+		if !utf8.ValidString(k.Value) {
+			c.fail(k, parent, "the key is not valid UTF-8")
+			return "", false
+		}
+		return k.Value, true
+	case "!!merge":
+		c.fail(k, parent, "merge keys (<<) are not supported; write the members out")
+		return "", false
+	default:
+		c.fail(k, parent, "mapping keys must be strings; quote the key %q", k.Value)
+		return "", false
+	}
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "sequence"
+	default:
+		return "complex value"
+	}
+}
+
+var (
+	yamlDecimal = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
+	yamlHex     = regexp.MustCompile(`^([-+]?)0x([0-9a-fA-F]+)$`)
+	yamlOctal   = regexp.MustCompile(`^([-+]?)0o([0-7]+)$`)
+	yamlFloat   = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+	leadingZero = regexp.MustCompile(`^[-+]?0[0-9]`)
+)
+
+// scalar converts a scalar node: strings stay strings (so yes, no, on and
+// off are strings, as in YAML 1.2), numbers become json.Number in canonical
+// JSON form, and anything ambiguous between YAML versions is refused.
+func (c *converter) scalar(n *yaml.Node, field string) (any, bool) {
+	if !utf8.ValidString(n.Value) {
+		c.fail(n, field, "the value is not valid UTF-8")
+		return nil, false
+	}
+	switch n.ShortTag() {
+	case "!!str", "!!timestamp", "!!merge":
+		// Timestamps are strings to a JSON Schema, and a plain "<<" outside
+		// a key is just text.
+		return n.Value, true
+	case "!!null":
+		switch n.Value {
+		case "", "~", "null", "Null", "NULL":
+			return nil, true
+		}
+		c.fail(n, field, "is not a null value")
+		return nil, false
+	case "!!bool":
+		switch n.Value {
+		case "true", "True", "TRUE":
+			return true, true
+		case "false", "False", "FALSE":
+			return false, true
+		}
+		c.fail(n, field, "is not a boolean; write true or false")
+		return nil, false
+	case "!!int":
+		return c.integer(n, field)
+	case "!!float":
+		return c.float(n, field)
+	default:
+		c.fail(n, field, "the tag %s is not supported; only the standard YAML tags are", n.Tag)
+		return nil, false
+	}
+}
+
+func (c *converter) integer(n *yaml.Node, field string) (any, bool) {
+	v := n.Value
+	if yamlDecimal.MatchString(v) {
+		return json.Number(strings.TrimPrefix(v, "+")), true
+	}
+	if leadingZero.MatchString(v) {
+		c.fail(n, field, "a number with a leading zero is octal in YAML 1.1 and decimal in YAML 1.2; write it without the leading zero, or as 0o… for octal")
+		return nil, false
+	}
+	base, m := 16, yamlHex.FindStringSubmatch(v)
+	if m == nil {
+		base, m = 8, yamlOctal.FindStringSubmatch(v)
+	}
+	if m == nil {
+		c.fail(n, field, "is not a YAML 1.2 integer; write decimal digits (or 0x…, 0o…) without separators")
+		return nil, false
+	}
+	i, ok := new(big.Int).SetString(m[2], base)
+	if !ok {
+		c.fail(n, field, "is not a valid integer")
+		return nil, false
+	}
+	if m[1] == "-" {
+		i.Neg(i)
+	}
+	return json.Number(i.String()), true
+}
+
+func (c *converter) float(n *yaml.Node, field string) (any, bool) {
+	v := n.Value
+	if !yamlFloat.MatchString(v) {
+		c.fail(n, field, "must be a finite number")
+		return nil, false
+	}
+	if leadingZero.MatchString(v) && !strings.ContainsAny(v, ".eE") {
+		c.fail(n, field, "a number with a leading zero is octal in YAML 1.1 and decimal in YAML 1.2; write it without the leading zero")
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		c.fail(n, field, "must be a finite number")
+		return nil, false
+	}
+	return json.Number(formatFloat(f)), true
+}
+
+// formatFloat renders f as a JSON number, integral values without exponent
+// or fraction so that integer fields decode.
+func formatFloat(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// escapePointer escapes one JSON Pointer reference token (RFC 6901).
+func escapePointer(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}
+
+func unescapePointer(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
+
+// parentPointer returns the pointer of the value that contains ptr.
+func parentPointer(ptr string) string {
+	if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
+		return ptr[:i]
+	}
+	return ""
+}
+
+// splitPointer returns the unescaped reference tokens of ptr.
+func splitPointer(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
+	toks := strings.Split(ptr[1:], "/")
+	for i, t := range toks {
+		toks[i] = unescapePointer(t)
+	}
+	return toks
+}
+
+// identifier matches keys that render as .key in a field path.
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// fieldPath renders ptr the way a reader of the file names a field:
+// auth.issuers[0].algorithms[1]. Whether a token is an index is decided by
+// the value it steps into, so numeric keys of a mapping stay keys.
+func fieldPath(root any, ptr string) string {
+	field := ""
+	cur := root
+	for _, tok := range splitPointer(ptr) {
+		switch v := cur.(type) {
+		case []any:
+			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(v) {
+				field, cur = indexField(field, i), v[i]
+				continue
+			}
+			cur = nil
+		case map[string]any:
+			cur = v[tok]
+		default:
+			cur = nil
+		}
+		field = memberField(field, tok)
+	}
+	return field
+}
+
+// memberField appends a mapping key to a field path.
+func memberField(parent, key string) string {
+	if !identifier.MatchString(key) {
+		return parent + "[" + strconv.Quote(key) + "]"
+	}
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+// indexField appends a sequence index to a field path.
+func indexField(parent string, i int) string {
+	return parent + "[" + strconv.Itoa(i) + "]"
+}
+
+// lookup returns the value at ptr, if there is one.
+func lookup(root any, ptr string) (any, bool) {
+	cur := root
+	for _, tok := range splitPointer(ptr) {
+		switch v := cur.(type) {
+		case map[string]any:
+			next, ok := v[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil, false
+			}
+			cur = v[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
