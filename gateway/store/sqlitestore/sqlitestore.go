@@ -1,0 +1,347 @@
+// Package sqlitestore is the embedded store driver: one SQLite file (pure Go,
+// no cgo) in WAL mode, with every commit fsync'd (synchronous=FULL) so an
+// acknowledged mutation survives a power cut.
+//
+// Durability costs one fsync per commit, so concurrent Updates are grouped:
+// a single writer goroutine takes every Update waiting at that moment, runs
+// each in its own savepoint inside one transaction, and commits them with
+// one fsync. A function that fails rolls back to its savepoint only. Reads
+// go to a separate pool of read-only connections and never wait for the
+// writer.
+//
+// Several processes may open the same file; SQLite's locks serialize their
+// writers. Schema migrations are embedded and run at Open.
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options tune a Store. The zero value is the durable default.
+type Options struct {
+	// MaxBatch bounds how many Updates one commit groups (default 128).
+	MaxBatch int
+	// Readers is the size of the read-only connection pool (default 4).
+	Readers int
+	// NoSync turns fsync off (synchronous=NORMAL): commits survive a process
+	// crash but not a power cut. Benchmarks use it to show what durability
+	// costs; production should not.
+	NoSync bool
+}
+
+// Store is a store.Store on one SQLite file.
+type Store struct {
+	writer *sql.DB
+	reader *sql.DB
+	jobs   chan *job
+	quit   chan struct{}
+	done   chan struct{}
+	max    int
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ store.Store = (*Store)(nil)
+
+type job struct {
+	ctx  context.Context
+	fn   func(context.Context, store.Tx) error
+	errc chan error
+}
+
+// Open opens (creating if needed) the database file at path, runs the
+// embedded migrations and starts the writer.
+func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 128
+	}
+	if o.Readers <= 0 {
+		o.Readers = 4
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: %w", err)
+	}
+	sync := "FULL"
+	if o.NoSync {
+		sync = "NORMAL"
+	}
+	base := "file:" + (&url.URL{Path: abs}).EscapedPath()
+	params := "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_time_format=sqlite"
+	writer, err := sql.Open("sqlite", base+"?"+params+"&_txlock=immediate&_pragma=synchronous("+sync+")")
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	if err := migrate(ctx, writer); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	reader, err := sql.Open("sqlite", base+"?"+params+"&_pragma=query_only(1)")
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+	}
+	reader.SetMaxOpenConns(o.Readers)
+	reader.SetMaxIdleConns(o.Readers)
+	s := &Store{
+		writer: writer, reader: reader,
+		jobs: make(chan *job, o.MaxBatch),
+		quit: make(chan struct{}), done: make(chan struct{}),
+		max: o.MaxBatch,
+	}
+	go s.loop()
+	return s, nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil) // immediate: one migrating process at a time
+	if err != nil {
+		return fmt.Errorf("sqlitestore: migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		return fmt.Errorf("sqlitestore: migrate: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("sqlitestore: migrate: %w", err)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		version := strings.TrimSuffix(filepath.Base(name), ".sql")
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+			return fmt.Errorf("sqlitestore: migrate: %w", err)
+		}
+		if n > 0 {
+			continue
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("sqlitestore: migrate %s: %w", version, err)
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			return fmt.Errorf("sqlitestore: migrate %s: %w", version, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, time.Now().UnixNano()); err != nil {
+			return fmt.Errorf("sqlitestore: migrate %s: %w", version, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlitestore: migrate: %w", err)
+	}
+	return nil
+}
+
+// Update implements store.Store. It queues fn for the writer and waits for
+// the commit that includes it.
+func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) error) error {
+	select {
+	case <-s.quit:
+		return store.ErrClosed
+	default:
+	}
+	j := &job{ctx: ctx, fn: fn, errc: make(chan error, 1)}
+	select {
+	case s.jobs <- j:
+	case <-s.quit:
+		return store.ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once queued, the job's outcome is decided by the writer: wait for it
+	// even if ctx ends, so the caller never mistakes a commit for a failure.
+	select {
+	case err := <-j.errc:
+		return err
+	case <-s.done:
+		// The writer stopped; it either answered the job on its way out or
+		// never saw it.
+		select {
+		case err := <-j.errc:
+			return err
+		default:
+			return store.ErrClosed
+		}
+	}
+}
+
+func (s *Store) loop() {
+	defer close(s.done)
+	batch := make([]*job, 0, s.max)
+	for {
+		select {
+		case j := <-s.jobs:
+			batch = append(batch[:0], j)
+		drain:
+			for len(batch) < s.max {
+				select {
+				case j := <-s.jobs:
+					batch = append(batch, j)
+				default:
+					break drain
+				}
+			}
+			s.commit(batch)
+		case <-s.quit:
+			for {
+				select {
+				case j := <-s.jobs:
+					j.errc <- store.ErrClosed
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// commit runs the batch in one transaction, one savepoint per job.
+func (s *Store) commit(batch []*job) {
+	ctx := context.Background()
+	errs := make([]error, len(batch))
+	fail := func(err error) {
+		for _, j := range batch {
+			j.errc <- err
+		}
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		fail(fmt.Errorf("sqlitestore: begin: %w", err))
+		return
+	}
+	stx := &txn{q: tx}
+	ran := 0
+	for i, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+			errs[i] = fmt.Errorf("sqlitestore: savepoint: %w", err)
+			continue
+		}
+		errs[i] = runJob(j, stx)
+		if errs[i] != nil {
+			if _, err := tx.ExecContext(ctx, "ROLLBACK TO job"); err != nil {
+				// The transaction is unusable: nothing of the batch commits.
+				tx.Rollback()
+				fail(fmt.Errorf("sqlitestore: rollback to savepoint: %w", err))
+				return
+			}
+		} else {
+			ran++
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE job"); err != nil {
+			tx.Rollback()
+			fail(fmt.Errorf("sqlitestore: release savepoint: %w", err))
+			return
+		}
+	}
+	if ran == 0 {
+		tx.Rollback()
+	} else if err := tx.Commit(); err != nil {
+		fail(fmt.Errorf("sqlitestore: commit: %w", err))
+		return
+	}
+	for i, j := range batch {
+		j.errc <- errs[i]
+	}
+}
+
+func runJob(j *job, tx *txn) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("sqlitestore: update function panicked: %v", r)
+		}
+	}()
+	return j.fn(j.ctx, tx)
+}
+
+// View implements store.Store.
+func (s *Store) View(ctx context.Context, fn func(context.Context, store.ReadTx) error) error {
+	select {
+	case <-s.quit:
+		return store.ErrClosed
+	default:
+	}
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("sqlitestore: begin read: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(ctx, &txn{q: tx})
+}
+
+// AppendEvents implements store.Store.
+func (s *Store) AppendEvents(ctx context.Context, events []Event) error {
+	return s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		return tx.AppendEvents(ctx, events)
+	})
+}
+
+// Event is store.Event, named here for brevity.
+type Event = store.Event
+
+// SweepIdempotency implements store.Store.
+func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) {
+	var n int64
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		res, err := tx.(*txn).q.ExecContext(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, t.UnixNano())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlitestore: sweep: %w", err)
+	}
+	return int(n), nil
+}
+
+// RevokedSince implements store.Store.
+func (s *Store) RevokedSince(ctx context.Context, t time.Time) ([]store.Revocation, error) {
+	var out []store.Revocation
+	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		out, err = tx.(*txn).revokedSince(ctx, t)
+		return err
+	})
+	return out, err
+}
+
+// Close stops the writer after the batch in progress and closes the file.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.quit)
+		<-s.done
+		s.closeErr = errors.Join(s.reader.Close(), s.writer.Close())
+	})
+	return s.closeErr
+}

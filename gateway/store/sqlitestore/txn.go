@@ -1,0 +1,213 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// txn implements store.Tx on one SQLite transaction.
+type txn struct {
+	q *sql.Tx
+}
+
+var _ store.Tx = (*txn)(nil)
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func (t *txn) GetIdempotency(ctx context.Context, namespace, key string, now time.Time) (store.IdempotencyRecord, error) {
+	var (
+		rec              store.IdempotencyRecord
+		header           string
+		created, expires int64
+	)
+	err := t.q.QueryRowContext(ctx, `SELECT operation, fingerprint, status, header, body, created_at, expires_at
+		FROM idempotency WHERE namespace = ? AND key = ? AND expires_at >= ?`, namespace, key, now.UnixNano()).
+		Scan(&rec.Operation, &rec.Fingerprint, &rec.Status, &header, &rec.Body, &created, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, store.ErrNotFound
+	}
+	if err != nil {
+		return rec, fmt.Errorf("sqlitestore: get idempotency: %w", err)
+	}
+	if err := json.Unmarshal([]byte(header), &rec.Header); err != nil {
+		return rec, fmt.Errorf("sqlitestore: idempotency header: %w", err)
+	}
+	rec.Namespace, rec.Key = namespace, key
+	rec.CreatedAt, rec.ExpiresAt = fromNanos(created), fromNanos(expires)
+	return rec, nil
+}
+
+func (t *txn) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord) error {
+	header, err := json.Marshal(rec.Header)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: idempotency header: %w", err)
+	}
+	body := rec.Body
+	if body == nil {
+		body = []byte{}
+	}
+	// An expired record gives way; a live one makes this insert a no-op.
+	res, err := t.q.ExecContext(ctx, `INSERT INTO idempotency
+		(namespace, key, operation, fingerprint, status, header, body, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, key) DO UPDATE SET
+			operation = excluded.operation, fingerprint = excluded.fingerprint, status = excluded.status,
+			header = excluded.header, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+		WHERE idempotency.expires_at < excluded.created_at`,
+		rec.Namespace, rec.Key, rec.Operation, rec.Fingerprint, rec.Status, string(header), body,
+		nanos(rec.CreatedAt), nanos(rec.ExpiresAt))
+	if err != nil {
+		return fmt.Errorf("sqlitestore: insert idempotency: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlitestore: insert idempotency: %w", err)
+	} else if n == 0 {
+		return store.ErrExists
+	}
+	return nil
+}
+
+func (t *txn) InsertIntent(ctx context.Context, in store.Intent) error {
+	tags, err := json.Marshal(nonNil(in.Tags))
+	if err != nil {
+		return fmt.Errorf("sqlitestore: intent tags: %w", err)
+	}
+	res, err := t.q.ExecContext(ctx, `INSERT INTO intents (tenant, id, subject, text, tags, trace_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		in.Tenant, in.ID, in.Subject, in.Text, string(tags), in.TraceID, nanos(in.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("sqlitestore: insert intent: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlitestore: insert intent: %w", err)
+	} else if n == 0 {
+		return store.ErrExists
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (t *txn) GetIntent(ctx context.Context, tenant, id string) (store.Intent, error) {
+	in := store.Intent{Tenant: tenant, ID: id}
+	var tags string
+	var created int64
+	err := t.q.QueryRowContext(ctx, `SELECT subject, text, tags, trace_id, created_at FROM intents WHERE tenant = ? AND id = ?`, tenant, id).
+		Scan(&in.Subject, &in.Text, &tags, &in.TraceID, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return in, store.ErrNotFound
+	}
+	if err != nil {
+		return in, fmt.Errorf("sqlitestore: get intent: %w", err)
+	}
+	if err := json.Unmarshal([]byte(tags), &in.Tags); err != nil {
+		return in, fmt.Errorf("sqlitestore: intent tags: %w", err)
+	}
+	in.CreatedAt = fromNanos(created)
+	return in, nil
+}
+
+func (t *txn) AppendEvents(ctx context.Context, events []store.Event) error {
+	for _, e := range events {
+		attrs, err := json.Marshal(e.Attributes)
+		if err != nil {
+			return fmt.Errorf("sqlitestore: event attributes: %w", err)
+		}
+		if _, err := t.q.ExecContext(ctx, `INSERT INTO events
+			(tenant, trace_id, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			e.Tenant, e.TraceID, e.Type, nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
+			e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, string(attrs)); err != nil {
+			return fmt.Errorf("sqlitestore: append event: %w", err)
+		}
+	}
+	return nil
+}
+
+func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int) ([]store.Event, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT seq, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes
+		FROM events WHERE tenant = ? AND trace_id = ? ORDER BY at, seq LIMIT ?`, tenant, traceID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: trace events: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Event
+	for rows.Next() {
+		e := store.Event{Tenant: tenant, TraceID: traceID}
+		var at int64
+		var attrs string
+		if err := rows.Scan(&e.Seq, &e.Type, &at, &e.Subject, &e.ClientID, &e.Operation, &e.Tool, &e.RunID, &e.WorkflowID,
+			&e.Outcome, &e.Code, &e.RequestID, &attrs); err != nil {
+			return nil, fmt.Errorf("sqlitestore: trace events: %w", err)
+		}
+		e.At = fromNanos(at)
+		if err := json.Unmarshal([]byte(attrs), &e.Attributes); err != nil {
+			return nil, fmt.Errorf("sqlitestore: event attributes: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlitestore: trace events: %w", err)
+	}
+	return out, nil
+}
+
+func (t *txn) Revoke(ctx context.Context, r store.Revocation) error {
+	if _, err := t.q.ExecContext(ctx, `INSERT INTO revocations (jti, revoked_at, expires_at, by_subject, reason)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (jti) DO NOTHING`,
+		r.JTI, nanos(r.RevokedAt), nanos(r.ExpiresAt), r.By, r.Reason); err != nil {
+		return fmt.Errorf("sqlitestore: revoke: %w", err)
+	}
+	return nil
+}
+
+func (t *txn) Revoked(ctx context.Context, jti string) (bool, error) {
+	var n int
+	if err := t.q.QueryRowContext(ctx, `SELECT count(*) FROM revocations WHERE jti = ?`, jti).Scan(&n); err != nil {
+		return false, fmt.Errorf("sqlitestore: revoked: %w", err)
+	}
+	return n > 0, nil
+}
+
+func (t *txn) revokedSince(ctx context.Context, since time.Time) ([]store.Revocation, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT jti, revoked_at, expires_at, by_subject, reason FROM revocations
+		WHERE revoked_at >= ? ORDER BY revoked_at, jti`, nanos(since))
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: revocations: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Revocation
+	for rows.Next() {
+		var r store.Revocation
+		var at, exp int64
+		if err := rows.Scan(&r.JTI, &at, &exp, &r.By, &r.Reason); err != nil {
+			return nil, fmt.Errorf("sqlitestore: revocations: %w", err)
+		}
+		r.RevokedAt, r.ExpiresAt = fromNanos(at), fromNanos(exp)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,457 @@
+// Package storetest is the conformance suite every store.Store driver must
+// pass. It uses only the store interfaces, so a driver cannot pass it by
+// leaning on its own dialect or on running in one process.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// Opener opens the store under test. Reopen must open the same underlying
+// database again (after the previous Store was closed), so the suite can
+// check that commits are durable; each call to the outer factory must give
+// a fresh, empty database.
+type Opener struct {
+	Open func(t *testing.T) store.Store
+}
+
+// Factory returns an Opener on a fresh, empty database.
+type Factory func(t *testing.T) Opener
+
+// Run runs the whole suite against the driver that factory opens.
+func Run(t *testing.T, factory Factory) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, o Opener)
+	}{
+		{"IdempotencyInsertGet", testIdempotencyInsertGet},
+		{"IdempotencyExpiry", testIdempotencyExpiry},
+		{"IdempotencyClaimRace", testIdempotencyClaimRace},
+		{"IdempotencyNamespaces", testIdempotencyNamespaces},
+		{"IntentTenancy", testIntentTenancy},
+		{"UpdateAtomic", testUpdateAtomic},
+		{"UpdateIsolatesFailures", testUpdateIsolatesFailures},
+		{"UpdatePanic", testUpdatePanic},
+		{"EventsCausalOrder", testEventsCausalOrder},
+		{"Revocations", testRevocations},
+		{"Durable", testDurable},
+		{"Sweep", testSweep},
+		{"Closed", testClosed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fn(t, factory(t))
+		})
+	}
+}
+
+var epoch = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func record(ns, key, fp string) store.IdempotencyRecord {
+	return store.IdempotencyRecord{
+		Namespace: ns, Key: key, Operation: "submitIntent", Fingerprint: fp,
+		Status: 200, Header: map[string]string{"Location": "/v8/x"}, Body: []byte(`{"ok":true}`),
+		CreatedAt: epoch, ExpiresAt: epoch.Add(time.Hour),
+	}
+}
+
+func update(t *testing.T, s store.Store, fn func(ctx context.Context, tx store.Tx) error) error {
+	t.Helper()
+	return s.Update(context.Background(), fn)
+}
+
+func mustUpdate(t *testing.T, s store.Store, fn func(ctx context.Context, tx store.Tx) error) {
+	t.Helper()
+	if err := update(t, s, fn); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+}
+
+func view(t *testing.T, s store.Store, fn func(ctx context.Context, tx store.ReadTx) error) {
+	t.Helper()
+	if err := s.View(context.Background(), fn); err != nil {
+		t.Fatalf("View: %v", err)
+	}
+}
+
+func testIdempotencyInsertGet(t *testing.T, o Opener) {
+	s := o.Open(t)
+	want := record("ns", "key-0000000000001", "fp1")
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertIdempotency(ctx, want) })
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetIdempotency(ctx, "ns", want.Key, epoch)
+		if err != nil {
+			t.Fatalf("GetIdempotency: %v", err)
+		}
+		if !got.CreatedAt.Equal(want.CreatedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) {
+			t.Errorf("times = %v, %v; want %v, %v", got.CreatedAt, got.ExpiresAt, want.CreatedAt, want.ExpiresAt)
+		}
+		got.CreatedAt, got.ExpiresAt = want.CreatedAt, want.ExpiresAt
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("GetIdempotency = %+v, want %+v", got, want)
+		}
+		if _, err := tx.GetIdempotency(ctx, "ns", "other-key-00000001", epoch); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("missing key: err = %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertIdempotency(ctx, record("ns", want.Key, "fp2"))
+	})
+	if !errors.Is(err, store.ErrExists) {
+		t.Fatalf("second insert: err = %v, want ErrExists", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, _ := tx.GetIdempotency(ctx, "ns", want.Key, epoch)
+		if got.Fingerprint != "fp1" {
+			t.Errorf("a refused insert overwrote the record: fingerprint %q", got.Fingerprint)
+		}
+		return nil
+	})
+}
+
+func testIdempotencyExpiry(t *testing.T, o Opener) {
+	s := o.Open(t)
+	rec := record("ns", "key-expiring-000001", "fp1")
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertIdempotency(ctx, rec) })
+	later := rec.ExpiresAt.Add(time.Second)
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if _, err := tx.GetIdempotency(ctx, "ns", rec.Key, later); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("expired record: err = %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	fresh := record("ns", rec.Key, "fp2")
+	fresh.CreatedAt, fresh.ExpiresAt = later, later.Add(time.Hour)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertIdempotency(ctx, fresh) })
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetIdempotency(ctx, "ns", rec.Key, later)
+		if err != nil || got.Fingerprint != "fp2" {
+			t.Errorf("after expiry a new record replaces the old: got %q, %v", got.Fingerprint, err)
+		}
+		return nil
+	})
+}
+
+// testIdempotencyClaimRace races many transactions that each check for a
+// key and insert it: exactly one may win, the others see ErrExists or the
+// winner's record.
+func testIdempotencyClaimRace(t *testing.T, o Opener) {
+	s := o.Open(t)
+	const n = 32
+	var wins, seen atomic.Int32
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+				if _, err := tx.GetIdempotency(ctx, "ns", "race-key-000000001", epoch); err == nil {
+					seen.Add(1)
+					return nil
+				} else if !errors.Is(err, store.ErrNotFound) {
+					return err
+				}
+				if err := tx.InsertIdempotency(ctx, record("ns", "race-key-000000001", fmt.Sprint(i))); err != nil {
+					return err
+				}
+				return tx.InsertIntent(ctx, store.Intent{ID: fmt.Sprintf("in-%d", i), Tenant: "t", Text: "x", CreatedAt: epoch})
+			})
+			switch {
+			case err == nil:
+			case errors.Is(err, store.ErrExists):
+				seen.Add(1)
+				return
+			default:
+				t.Errorf("Update: %v", err)
+				return
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		rec, err := tx.GetIdempotency(ctx, "ns", "race-key-000000001", epoch)
+		if err != nil {
+			t.Fatalf("GetIdempotency: %v", err)
+		}
+		for i := range n {
+			_, err := tx.GetIntent(ctx, "t", fmt.Sprintf("in-%d", i))
+			if err == nil {
+				wins.Add(1)
+				if rec.Fingerprint != fmt.Sprint(i) {
+					t.Errorf("intent %d exists but the record names %s", i, rec.Fingerprint)
+				}
+			}
+		}
+		return nil
+	})
+	if wins.Load() != 1 || seen.Load() != n-1 {
+		t.Errorf("winners = %d, losers = %d; want 1 and %d", wins.Load(), seen.Load(), n-1)
+	}
+}
+
+func testIdempotencyNamespaces(t *testing.T, o Opener) {
+	s := o.Open(t)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.InsertIdempotency(ctx, record("tenant-a", "same-key-000000001", "a")); err != nil {
+			return err
+		}
+		return tx.InsertIdempotency(ctx, record("tenant-b", "same-key-000000001", "b"))
+	})
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		a, _ := tx.GetIdempotency(ctx, "tenant-a", "same-key-000000001", epoch)
+		b, _ := tx.GetIdempotency(ctx, "tenant-b", "same-key-000000001", epoch)
+		if a.Fingerprint != "a" || b.Fingerprint != "b" {
+			t.Errorf("namespaces leak: a=%q b=%q", a.Fingerprint, b.Fingerprint)
+		}
+		return nil
+	})
+}
+
+func testIntentTenancy(t *testing.T, o Opener) {
+	s := o.Open(t)
+	in := store.Intent{ID: "int_1", Tenant: "a", Subject: "alice", Text: "deploy payments", Tags: []string{"deploy"}, TraceID: "tr1", CreatedAt: epoch}
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertIntent(ctx, in) })
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertIntent(ctx, in) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("duplicate intent: err = %v, want ErrExists", err)
+	}
+	other := in
+	other.Tenant = "b"
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertIntent(ctx, other) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("intent ids are global: another tenant's duplicate id: err = %v, want ErrExists", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetIntent(ctx, "a", "int_1")
+		if err != nil {
+			t.Fatalf("GetIntent: %v", err)
+		}
+		got.CreatedAt = in.CreatedAt
+		if !reflect.DeepEqual(got, in) {
+			t.Errorf("GetIntent = %+v, want %+v", got, in)
+		}
+		if _, err := tx.GetIntent(ctx, "b", "int_1"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another tenant's intent: err = %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+}
+
+var errBoom = errors.New("boom")
+
+func testUpdateAtomic(t *testing.T, o Opener) {
+	s := o.Open(t)
+	err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.InsertIntent(ctx, store.Intent{ID: "int_rolled_back", Tenant: "a", CreatedAt: epoch}); err != nil {
+			return err
+		}
+		if err := tx.AppendEvents(ctx, []store.Event{{Tenant: "a", TraceID: "tr", Type: "x", At: epoch}}); err != nil {
+			return err
+		}
+		return errBoom
+	})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("Update = %v, want the function's error", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if _, err := tx.GetIntent(ctx, "a", "int_rolled_back"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a failed Update left its intent: %v", err)
+		}
+		if ev, _ := tx.TraceEvents(ctx, "a", "tr", 10); len(ev) != 0 {
+			t.Errorf("a failed Update left %d events", len(ev))
+		}
+		return nil
+	})
+}
+
+// testUpdateIsolatesFailures runs failing and succeeding Updates at once
+// (a grouping driver commits them together) and checks each is atomic.
+func testUpdateIsolatesFailures(t *testing.T, o Opener) {
+	s := o.Open(t)
+	const n = 40
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+				if err := tx.InsertIntent(ctx, store.Intent{ID: fmt.Sprintf("int_%d", i), Tenant: "a", CreatedAt: epoch}); err != nil {
+					return err
+				}
+				if i%2 == 1 {
+					return errBoom
+				}
+				return nil
+			})
+			if (i%2 == 1) != errors.Is(err, errBoom) || (i%2 == 0 && err != nil) {
+				t.Errorf("Update %d = %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		for i := range n {
+			_, err := tx.GetIntent(ctx, "a", fmt.Sprintf("int_%d", i))
+			if (i%2 == 0) != (err == nil) {
+				t.Errorf("intent %d: err = %v", i, err)
+			}
+		}
+		return nil
+	})
+}
+
+func testUpdatePanic(t *testing.T, o Opener) {
+	s := o.Open(t)
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic escaped: %v", r)
+			}
+		}()
+		return s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+			if err := tx.InsertIntent(ctx, store.Intent{ID: "int_panic", Tenant: "a", CreatedAt: epoch}); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	if err == nil {
+		t.Fatal("Update of a panicking function returned nil")
+	}
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertIntent(ctx, store.Intent{ID: "int_after", Tenant: "a", CreatedAt: epoch})
+	})
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if _, err := tx.GetIntent(ctx, "a", "int_panic"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a panicking Update left its intent: %v", err)
+		}
+		return nil
+	})
+}
+
+func testEventsCausalOrder(t *testing.T, o Opener) {
+	s := o.Open(t)
+	ev := func(typ string, at time.Time, tenant string) store.Event {
+		return store.Event{Tenant: tenant, TraceID: "trace-1", Type: typ, At: at, Subject: "alice", Outcome: "allowed",
+			Attributes: map[string]any{"n": typ}}
+	}
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.AppendEvents(ctx, []store.Event{ev("b", epoch.Add(time.Second), "a"), ev("c", epoch.Add(time.Second), "a")})
+	})
+	if err := s.AppendEvents(context.Background(), []store.Event{ev("a", epoch, "a"), ev("foreign", epoch, "b")}); err != nil {
+		t.Fatalf("AppendEvents: %v", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.TraceEvents(ctx, "a", "trace-1", 100)
+		if err != nil {
+			t.Fatalf("TraceEvents: %v", err)
+		}
+		var types []string
+		for _, e := range got {
+			types = append(types, e.Type)
+			if e.Attributes["n"] != e.Type {
+				t.Errorf("attributes lost: %+v", e.Attributes)
+			}
+		}
+		if want := []string{"a", "b", "c"}; !reflect.DeepEqual(types, want) {
+			t.Errorf("order = %v, want %v", types, want)
+		}
+		if got[1].Seq >= got[2].Seq {
+			t.Errorf("events at one instant keep append order: seq %d, %d", got[1].Seq, got[2].Seq)
+		}
+		limited, _ := tx.TraceEvents(ctx, "a", "trace-1", 2)
+		if len(limited) != 2 {
+			t.Errorf("limit 2 returned %d", len(limited))
+		}
+		return nil
+	})
+}
+
+func testRevocations(t *testing.T, o Opener) {
+	s := o.Open(t)
+	r := store.Revocation{JTI: "jti-1", RevokedAt: epoch, ExpiresAt: epoch.Add(time.Hour), By: "ops", Reason: "leaked"}
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.Revoke(ctx, r) })
+	again := r
+	again.Reason, again.RevokedAt = "again", epoch.Add(time.Minute)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.Revoke(ctx, again) })
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if ok, err := tx.Revoked(ctx, "jti-1"); err != nil || !ok {
+			t.Errorf("Revoked(jti-1) = %v, %v", ok, err)
+		}
+		if ok, err := tx.Revoked(ctx, "jti-2"); err != nil || ok {
+			t.Errorf("Revoked(jti-2) = %v, %v", ok, err)
+		}
+		return nil
+	})
+	list, err := s.RevokedSince(context.Background(), epoch)
+	if err != nil || len(list) != 1 || list[0].Reason != "leaked" {
+		t.Errorf("RevokedSince = %+v, %v", list, err)
+	}
+	if list, _ := s.RevokedSince(context.Background(), epoch.Add(time.Second)); len(list) != 0 {
+		t.Errorf("RevokedSince(later) = %+v", list)
+	}
+}
+
+func testDurable(t *testing.T, o Opener) {
+	s := o.Open(t)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertIntent(ctx, store.Intent{ID: "int_durable", Tenant: "a", Text: "kept", CreatedAt: epoch})
+	})
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	s = o.Open(t)
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		in, err := tx.GetIntent(ctx, "a", "int_durable")
+		if err != nil || in.Text != "kept" {
+			t.Errorf("after reopen: %+v, %v", in, err)
+		}
+		return nil
+	})
+}
+
+func testSweep(t *testing.T, o Opener) {
+	s := o.Open(t)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		old := record("ns", "old-key-0000000001", "x")
+		old.ExpiresAt = epoch.Add(-time.Minute)
+		if err := tx.InsertIdempotency(ctx, old); err != nil {
+			return err
+		}
+		return tx.InsertIdempotency(ctx, record("ns", "new-key-0000000001", "y"))
+	})
+	n, err := s.SweepIdempotency(context.Background(), epoch)
+	if err != nil || n != 1 {
+		t.Errorf("SweepIdempotency = %d, %v; want 1", n, err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if _, err := tx.GetIdempotency(ctx, "ns", "new-key-0000000001", epoch); err != nil {
+			t.Errorf("live record swept: %v", err)
+		}
+		return nil
+	})
+}
+
+func testClosed(t *testing.T, o Opener) {
+	s := o.Open(t)
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Update(context.Background(), func(context.Context, store.Tx) error { return nil }); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Update after Close = %v, want ErrClosed", err)
+	}
+	if err := s.View(context.Background(), func(context.Context, store.ReadTx) error { return nil }); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("View after Close = %v, want ErrClosed", err)
+	}
+}
