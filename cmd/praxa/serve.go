@@ -1,0 +1,331 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/issuer"
+)
+
+func init() {
+	register(command{name: "serve", summary: "run the gateway: REST under /v8 on an embedded SQLite store", run: runServe})
+}
+
+// devPathPrefix is where --dev serves its built-in issuer.
+const devPathPrefix = "/dev/issuer"
+
+// devTenant and devSubject are the identity of the token --dev prints.
+const (
+	devTenant  = "dev"
+	devSubject = "dev-user"
+)
+
+// serveFlags are the flags shared by serve and the commands that work on
+// its data directory.
+type serveFlags struct {
+	addr    string
+	dataDir string
+	config  string
+	dev     bool
+}
+
+func (f *serveFlags) register(env *environment, fs interface {
+	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
+}, withDev bool) {
+	fs.StringVar(&f.addr, "addr", "", "listen address (default 127.0.0.1:8080, or server.addr of the config)")
+	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
+	fs.StringVar(&f.config, "config", "", "configuration file (default ./praxec.yaml when it exists)")
+	if withDev {
+		fs.BoolVar(&f.dev, "dev", false, "development mode: trust a built-in token issuer and print a ready token")
+	}
+}
+
+// defaultDataDir is PRAXA_DATA_DIR, else $XDG_DATA_HOME/praxa, else
+// ~/.local/share/praxa.
+func defaultDataDir(env *environment) string {
+	if d := env.getenv("PRAXA_DATA_DIR"); d != "" {
+		return d
+	}
+	if d := env.getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "praxa")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "praxa")
+	}
+	return "praxa-data"
+}
+
+// loadConfig reads the configuration the flags name, or ./praxec.yaml, or
+// the embedded defaults.
+func loadConfig(path string) (*config.Config, error) {
+	if path == "" {
+		if _, err := os.Stat("praxec.yaml"); err == nil {
+			path = "praxec.yaml"
+		}
+	}
+	if path == "" {
+		return config.Default(), nil
+	}
+	return config.Load(path)
+}
+
+func runServe(ctx context.Context, env *environment, args []string) error {
+	fs := newFlagSet(env, "serve", "[--addr HOST:PORT] [--data-dir DIR] [--config FILE] [--dev]")
+	var f serveFlags
+	f.register(env, fs, true)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	app, err := startGateway(ctx, env, f)
+	if err != nil {
+		return err
+	}
+	return app.wait(ctx)
+}
+
+// app is a running gateway.
+type app struct {
+	env      *environment
+	log      *slog.Logger
+	cfg      *config.Config
+	store    *sqlitestore.Store
+	service  *gateway.Service
+	server   *http.Server
+	listener net.Listener
+	cancel   context.CancelFunc
+	served   chan error
+	url      string
+}
+
+// startGateway opens the store, builds the service and starts serving. It
+// returns once the listener is bound.
+func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, error) {
+	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return nil, err
+	}
+	addr := f.addr
+	if addr == "" {
+		addr = cfg.Server.Addr
+	}
+	if addr == "" {
+		addr = "127.0.0.1:8080"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	cfg.Defaults(ln.Addr().String())
+	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	a := &app{env: env, log: log, cfg: cfg, listener: ln, cancel: cancel, served: make(chan error, 1), url: cfg.Server.PublicURL}
+	fail := func(err error) (*app, error) {
+		cancel()
+		ln.Close()
+		if a.store != nil {
+			a.store.Close()
+		}
+		return nil, err
+	}
+	if a.store, err = sqlitestore.Open(ctx, dataPath(f.dataDir), nil); err != nil {
+		return fail(err)
+	}
+	a.service = gateway.New(a.store, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention)})
+
+	var statics []auth.StaticIssuer
+	var dev *issuer.Issuer
+	issuers := make([]string, 0, len(cfg.Auth.Issuers)+1)
+	for _, is := range cfg.Auth.Issuers {
+		issuers = append(issuers, is.Issuer)
+	}
+	if f.dev {
+		if dev, err = openDevIssuer(f.dataDir, cfg); err != nil {
+			return fail(err)
+		}
+		keys := []auth.StaticKey{}
+		for _, k := range dev.PublicKeys() {
+			keys = append(keys, auth.StaticKey{KeyID: k.KeyID, Algorithm: k.Algorithm, Key: k.Key})
+		}
+		statics = append(statics, auth.StaticIssuer{Issuer: dev.Issuer(), Keys: keys})
+		issuers = append(issuers, dev.Issuer())
+	}
+	metrics := httpapi.NewMetrics()
+	var verifier *auth.Verifier
+	revs, err := gateway.NewRevocations(ctx, a.store, 2*time.Second, func(jti string) {
+		if verifier != nil {
+			verifier.Forget(jti)
+		}
+	}, log)
+	if err != nil {
+		return fail(err)
+	}
+	verifier, err = auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: revs, StaticIssuers: statics, OnRefusal: nil})
+	if err != nil {
+		return fail(err)
+	}
+	go revs.Run(runCtx)
+	go sweepIdempotency(runCtx, a.store, log)
+
+	handler := httpapi.New(httpapi.Options{
+		Service: a.service, Auth: verifier, Config: cfg, Metrics: metrics, Logger: log,
+		Revocations: revs, Issuers: issuers,
+		Ready: func(ctx context.Context) error {
+			_, err := a.store.RevokedSince(ctx, time.Now())
+			return err
+		},
+		Mount: func(r chi.Router) {
+			if dev != nil {
+				r.Mount(devPathPrefix, dev)
+			}
+		},
+	})
+	timeout := time.Duration(cfg.Server.Limits.RequestTimeout)
+	a.server = &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       timeout,
+		WriteTimeout:      timeout + 5*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go func() { a.served <- a.server.Serve(ln) }()
+	log.Info("listening", "url", a.url, "data_dir", f.dataDir, "config", cfg.Source, "dev", f.dev)
+	fmt.Fprintf(env.stderr, "praxa: listening on %s (data in %s)\n", a.url, f.dataDir)
+	if len(issuers) == 0 {
+		fmt.Fprintln(env.stderr, "praxa: no token issuer is configured: every /v8 call will answer 401 (add auth.issuers to the config, or use --dev)")
+	}
+	if dev != nil {
+		tok, err := mintDevToken(dev, cfg, allScopes(), devTenant, 12*time.Hour)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(env.stderr, "\npraxa: development mode: tokens from %s are trusted.\n", dev.Issuer())
+		fmt.Fprintf(env.stderr, "A token for tenant %q with every scope, valid 12h:\n\n  export PRAXA_TOKEN=%s\n\n", devTenant, tok)
+		fmt.Fprintf(env.stderr, "Try it:\n\n  curl -s -H \"Authorization: Bearer $PRAXA_TOKEN\" -H 'Content-Type: application/json' \\\n"+
+			"    -H 'Idempotency-Key: 8e03978e-40d5-43e8-bc93-6894a57f9324' \\\n"+
+			"    -d '{\"intent\":\"deploy the payments service to staging\"}' %s/v8/intents\n\n", a.url)
+		fmt.Fprintf(env.stderr, "More tokens: praxa token --data-dir %s --scope \"missions:read\" --tenant %s\n\n", f.dataDir, devTenant)
+	}
+	return a, nil
+}
+
+// wait serves until ctx ends, then drains in-flight requests and closes.
+func (a *app) wait(ctx context.Context) error {
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-a.served:
+	}
+	return errors.Join(serveErr, a.close())
+}
+
+func (a *app) close() error {
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := a.server.Shutdown(shutdown)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	a.cancel()
+	err = errors.Join(err, a.service.Close(shutdown), a.store.Close())
+	a.log.Info("stopped")
+	return err
+}
+
+func sweepIdempotency(ctx context.Context, st *sqlitestore.Store, log *slog.Logger) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := st.SweepIdempotency(ctx, time.Now()); err != nil {
+				log.Warn("idempotency sweep failed", "err", err)
+			} else if n > 0 {
+				log.Info("idempotency records expired", "deleted", n)
+			}
+		}
+	}
+}
+
+// devIssuerFile records which issuer URL and audience the dev issuer of a
+// data directory uses, so praxa token mints tokens the gateway accepts.
+const devIssuerFile = "issuer.json"
+
+type devIssuerInfo struct {
+	Issuer   string `json:"issuer"`
+	Audience string `json:"audience"`
+}
+
+func devDir(dataDir string) string { return filepath.Join(dataDir, "dev") }
+
+// openDevIssuer loads (or creates) the dev signing key and records where the
+// issuer is served.
+func openDevIssuer(dataDir string, cfg *config.Config) (*issuer.Issuer, error) {
+	dir := devDir(dataDir)
+	is, err := issuer.LoadOrCreate(dir)
+	if err != nil {
+		return nil, fmt.Errorf("dev issuer: %w", err)
+	}
+	url := strings.TrimRight(cfg.Server.PublicURL, "/") + devPathPrefix
+	is.SetIssuer(url)
+	is.SetPathPrefix(devPathPrefix)
+	b, _ := json.MarshalIndent(devIssuerInfo{Issuer: url, Audience: cfg.Auth.Resource}, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, devIssuerFile), append(b, '\n'), 0o600); err != nil {
+		return nil, fmt.Errorf("dev issuer: %w", err)
+	}
+	return is, nil
+}
+
+func mintDevToken(is *issuer.Issuer, cfg *config.Config, scopes []string, tenant string, ttl time.Duration) (string, error) {
+	return is.Mint(is.Issuer(), cfg.Auth.Resource, devSubject, tenant, scopes, ttl, nil)
+}
+
+func allScopes() []string {
+	var out []string
+	for _, s := range contracts.Scopes() {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// readDevIssuer returns what serve --dev recorded in dataDir.
+func readDevIssuer(dataDir string) (devIssuerInfo, error) {
+	var info devIssuerInfo
+	b, err := os.ReadFile(filepath.Join(devDir(dataDir), devIssuerFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return info, fmt.Errorf("no dev issuer in %s: run praxa serve --dev --data-dir %s once first", dataDir, dataDir)
+	}
+	if err != nil {
+		return info, err
+	}
+	return info, json.Unmarshal(b, &info)
+}
+
+// dataPath is the database file of a data directory.
+func dataPath(dataDir string) string { return filepath.Join(dataDir, "praxa.db") }

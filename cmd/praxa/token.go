@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/issuer"
+)
+
+func init() {
+	register(command{name: "token", summary: "mint a development token (for a gateway run with --dev)", run: runToken})
+	register(command{name: "tokens", summary: "manage access tokens: tokens revoke JTI", run: runTokens})
+}
+
+func runToken(_ context.Context, env *environment, args []string) error {
+	fs := newFlagSet(env, "token", "[--scope \"a b\"] [--tenant T] [--subject S] [--ttl D] [--data-dir DIR]")
+	scope := fs.String("scope", strings.Join(allScopes(), " "), "space-separated scopes")
+	tenant := fs.String("tenant", devTenant, "tenant of the token")
+	subject := fs.String("subject", devSubject, "subject (sub) of the token")
+	ttl := fs.Duration("ttl", time.Hour, "lifetime of the token")
+	dataDir := fs.String("data-dir", defaultDataDir(env), "data directory of the gateway run with --dev")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *ttl <= 0 || *ttl > 30*24*time.Hour {
+		fmt.Fprintln(env.stderr, "praxa token: --ttl must be between 1s and 720h")
+		return errUsage
+	}
+	scopes := strings.Fields(*scope)
+	for _, s := range scopes {
+		if !contracts.Scope(s).Known() {
+			fmt.Fprintf(env.stderr, "praxa token: unknown scope %q (known: %s)\n", s, strings.Join(allScopes(), " "))
+			return errUsage
+		}
+	}
+	info, err := readDevIssuer(*dataDir)
+	if err != nil {
+		return err
+	}
+	is, err := issuer.LoadOrCreate(devDir(*dataDir))
+	if err != nil {
+		return err
+	}
+	tok, err := is.Mint(info.Issuer, info.Audience, *subject, *tenant, scopes, *ttl, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.stdout, tok)
+	return nil
+}
+
+func runTokens(ctx context.Context, env *environment, args []string) error {
+	if len(args) == 0 || args[0] != "revoke" {
+		fmt.Fprintln(env.stderr, "Usage: praxa tokens revoke JTI [--reason TEXT] [--data-dir DIR]")
+		return errUsage
+	}
+	fs := newFlagSet(env, "tokens revoke", "JTI [--reason TEXT] [--data-dir DIR]")
+	reason := fs.String("reason", "", "why the token is revoked (kept in the audit trail)")
+	dataDir := fs.String("data-dir", defaultDataDir(env), "data directory of the gateway")
+	rest := args[1:]
+	var jti string
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		jti, rest = rest[0], rest[1:]
+	}
+	if err := parseFlags(fs, rest); err != nil {
+		return err
+	}
+	if jti == "" && fs.NArg() == 1 {
+		jti = fs.Arg(0)
+	}
+	if jti == "" {
+		fmt.Fprintln(env.stderr, "praxa tokens revoke: name the token id (jti) to revoke")
+		return errUsage
+	}
+	st, err := sqlitestore.Open(ctx, dataPath(*dataDir), nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := gateway.New(st, nil)
+	defer svc.Close(ctx)
+	if err := svc.RevokeToken(ctx, nil, gateway.RevokeRequest{JTI: jti, Reason: *reason}, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "revoked %s (running gateways refuse it within seconds)\n", jti)
+	return nil
+}

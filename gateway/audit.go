@@ -1,0 +1,215 @@
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// Auditor writes the audit events that do not belong to a mutation (reads,
+// replays, refusals of an authenticated principal) asynchronously and in
+// batches, so a read never waits for a durable write. Mutations write their
+// events in their own transaction instead. Events of unauthenticated
+// requests never reach it: they go to logs and metrics only.
+type Auditor struct {
+	store   store.Store
+	log     *slog.Logger
+	events  chan store.Event
+	flushed chan struct{}
+	batch   int
+	every   time.Duration
+	dropped atomic.Int64
+	sink    func(store.Event)
+
+	flushReq chan chan struct{}
+
+	closeOnce sync.Once
+	stop      chan struct{}
+}
+
+// AuditorOptions tune an Auditor. The zero value is usable.
+type AuditorOptions struct {
+	Logger *slog.Logger
+	// Queue bounds the events waiting to be written (default 8192); when
+	// it is full new events are dropped and counted.
+	Queue int
+	// Batch is the most events written in one transaction (default 256).
+	Batch int
+	// Every is the longest an event waits before it is written (default
+	// 200ms).
+	Every time.Duration
+	// Sink, if set, also receives every event (stderr or file sinks).
+	Sink func(store.Event)
+}
+
+// NewAuditor starts an Auditor writing to st.
+func NewAuditor(st store.Store, opts *AuditorOptions) *Auditor {
+	var o AuditorOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Queue <= 0 {
+		o.Queue = 8192
+	}
+	if o.Batch <= 0 {
+		o.Batch = 256
+	}
+	if o.Every <= 0 {
+		o.Every = 200 * time.Millisecond
+	}
+	a := &Auditor{store: st, log: o.Logger, events: make(chan store.Event, o.Queue),
+		flushed: make(chan struct{}), batch: o.Batch, every: o.Every, sink: o.Sink, stop: make(chan struct{}),
+		flushReq: make(chan chan struct{})}
+	go a.loop()
+	return a
+}
+
+// Record queues an event; it never blocks.
+func (a *Auditor) Record(e store.Event) {
+	if a.sink != nil {
+		a.sink(e)
+	}
+	select {
+	case a.events <- e:
+	default:
+		if n := a.dropped.Add(1); n == 1 || n%1000 == 0 {
+			a.log.Warn("audit queue full: events dropped", "dropped", n)
+		}
+	}
+}
+
+// Dropped reports how many events were dropped because the queue was full.
+func (a *Auditor) Dropped() int64 { return a.dropped.Load() }
+
+func (a *Auditor) loop() {
+	defer close(a.flushed)
+	tick := time.NewTicker(a.every)
+	defer tick.Stop()
+	buf := make([]store.Event, 0, a.batch)
+	flush := func() {
+		if len(buf) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := a.store.AppendEvents(ctx, buf); err != nil {
+			a.log.Error("audit write failed", "events", len(buf), "err", err)
+		}
+		cancel()
+		buf = buf[:0]
+	}
+	drain := func() {
+		for {
+			select {
+			case e := <-a.events:
+				buf = append(buf, e)
+				if len(buf) >= a.batch {
+					flush()
+				}
+			default:
+				flush()
+				return
+			}
+		}
+	}
+	for {
+		select {
+		case e := <-a.events:
+			buf = append(buf, e)
+			if len(buf) >= a.batch {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		case reply := <-a.flushReq:
+			drain()
+			close(reply)
+		case <-a.stop:
+			drain()
+			return
+		}
+	}
+}
+
+// Flush writes every event queued before the call, then returns.
+func (a *Auditor) Flush(ctx context.Context) error {
+	reply := make(chan struct{})
+	select {
+	case a.flushReq <- reply:
+	case <-a.flushed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-reply:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close writes what is queued and stops the Auditor.
+func (a *Auditor) Close(ctx context.Context) error {
+	a.closeOnce.Do(func() { close(a.stop) })
+	select {
+	case <-a.flushed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// eventFor builds an audit event of principal p calling tool.
+func eventFor(p *auth.Principal, tool contracts.Tool, typ, outcome, code, requestID, traceID string, at time.Time, attrs map[string]any) store.Event {
+	e := store.Event{Type: typ, At: at, Operation: tool.OperationID, Tool: tool.Name, Outcome: outcome,
+		Code: code, RequestID: requestID, TraceID: traceID, Attributes: attrs}
+	if p != nil {
+		e.Tenant, e.Subject, e.ClientID = p.Tenant, p.Subject, p.ClientID
+	}
+	return e
+}
+
+// redacted is what a redacted value reads as.
+const redacted = "[redacted]"
+
+// sensitive reports whether an attribute name suggests a secret.
+func sensitive(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"token", "secret", "password", "authorization", "credential", "cookie", "apikey", "api_key", "idempotencykey", "private"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redact returns a copy of attrs with secret-looking members replaced.
+func redact(attrs map[string]any) map[string]any {
+	if attrs == nil {
+		return nil
+	}
+	out := make(map[string]any, len(attrs))
+	for k, v := range attrs {
+		switch {
+		case sensitive(k):
+			out[k] = redacted
+		default:
+			if m, ok := v.(map[string]any); ok {
+				out[k] = redact(m)
+			} else {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the gateway's Prometheus metrics, on a registry of their own.
+type Metrics struct {
+	registry     *prometheus.Registry
+	requests     *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	authRefusals *prometheus.CounterVec
+	idempotency  *prometheus.CounterVec
+	rateLimited  prometheus.Counter
+}
+
+// NewMetrics registers the gateway's metrics and the Go runtime's.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "praxa_http_requests_total", Help: "HTTP requests by route pattern, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "praxa_http_request_duration_seconds", Help: "HTTP request latency by route pattern and method.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"route", "method"}),
+		authRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "praxa_auth_refusals_total", Help: "Requests refused by authentication, by reason.",
+		}, []string{"reason"}),
+		idempotency: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "praxa_idempotency_total", Help: "Idempotency outcomes: replayed, reused (422), in_progress (409).",
+		}, []string{"outcome"}),
+		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "praxa_rate_limited_total", Help: "Requests refused by the per-principal rate limit.",
+		}),
+	}
+	m.registry.MustRegister(m.requests, m.latency, m.authRefusals, m.idempotency, m.rateLimited,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// AuthRefused counts one authentication refusal.
+func (m *Metrics) AuthRefused(reason string) { m.authRefusals.WithLabelValues(reason).Inc() }
+
+func (m *Metrics) observe(route, method string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route, method).Observe(d.Seconds())
+}

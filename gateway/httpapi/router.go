@@ -1,0 +1,166 @@
+// Package httpapi is the gateway's REST edge: the chi router that serves the
+// contract's operations under /v8, the protected resource metadata, health
+// and metrics. It translates HTTP to gateway.Call and back and decides
+// nothing itself: transport guards (size, media type), authentication and
+// the problem+json rendering live here; scopes, idempotency, validation and
+// the operations live in the service layer.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
+)
+
+// Authenticator verifies a request's bearer token (auth.Verifier does).
+type Authenticator interface {
+	Authenticate(r *http.Request) (*auth.Principal, error)
+}
+
+// Options configure the REST handler.
+type Options struct {
+	Service *gateway.Service
+	Auth    Authenticator
+	Config  *config.Config
+	Metrics *Metrics
+	Logger  *slog.Logger
+	// Revocations, when set, is updated at once by the revocation endpoint.
+	Revocations *gateway.Revocations
+	// Issuers are announced as authorization servers in the protected
+	// resource metadata.
+	Issuers []string
+	// Ready reports readiness for /readyz (nil: always ready).
+	Ready func(ctx context.Context) error
+	// Mount adds further routes at the root (the dev issuer, /mcp).
+	Mount func(r chi.Router)
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+type server struct {
+	Options
+	limits      config.Limits
+	metadataURL string
+	limiter     *limiter
+	queryTypes  map[string]map[string]string // tool -> property -> JSON type
+}
+
+// New returns the gateway's HTTP handler.
+func New(o Options) http.Handler {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &server{Options: o, limits: o.Config.Server.Limits}
+	s.metadataURL, _ = metadataURL(o.Config.Auth.Resource)
+	s.limiter = newLimiter(s.limits.RatePerSecond, s.limits.Burst)
+	s.queryTypes = map[string]map[string]string{}
+	for t := range contracts.All() {
+		if t.Method == http.MethodGet {
+			s.queryTypes[t.Name] = propertyTypes(t.InputSchema)
+		}
+	}
+
+	r := chi.NewRouter()
+	r.Use(s.observe)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, 0, contracts.Errorf(contracts.CodeNotFound, "no route for %s", r.URL.Path), requestID(r.Context()))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, 0, contracts.Errorf(contracts.CodeMethodNotAllowed, "%s is not allowed here", r.Method), requestID(r.Context()))
+	})
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	r.Get("/readyz", s.readyz)
+	r.Handle("/metrics", o.Metrics.Handler())
+	meta := s.protectedResourceMetadata()
+	r.Get("/.well-known/oauth-protected-resource", meta)
+	if u, err := url.Parse(o.Config.Auth.Resource); err == nil && strings.Trim(u.Path, "/") != "" {
+		r.Get("/.well-known/oauth-protected-resource/"+strings.Trim(u.Path, "/"), meta)
+	}
+	r.Group(func(r chi.Router) {
+		r.Use(s.deadline)
+		for t := range contracts.All() {
+			r.Method(t.Method, t.Path, s.toolHandler(t))
+		}
+		r.Post("/v8/tokens/revocations", s.revokeToken)
+	})
+	if o.Mount != nil {
+		o.Mount(r)
+	}
+	return r
+}
+
+// metadataURL is where RFC 9728 puts the metadata of resource: the
+// well-known prefix inserted between the host and the resource's path.
+func metadataURL(resource string) (string, error) {
+	u, err := url.Parse(resource)
+	if err != nil {
+		return "", err
+	}
+	path := strings.TrimRight(u.Path, "/")
+	u.Path = "/.well-known/oauth-protected-resource" + path
+	u.RawQuery, u.Fragment = "", ""
+	return u.String(), nil
+}
+
+func (s *server) protectedResourceMetadata() http.HandlerFunc {
+	scopes := make([]string, 0)
+	for _, sc := range contracts.Scopes() {
+		scopes = append(scopes, string(sc))
+	}
+	issuers := s.Issuers
+	if issuers == nil {
+		issuers = []string{}
+	}
+	doc := map[string]any{
+		"resource":                 s.Config.Auth.Resource,
+		"authorization_servers":    issuers,
+		"scopes_supported":         scopes,
+		"bearer_methods_supported": []string{"header"},
+		"resource_name":            "Praxa gateway",
+		"resource_signing_alg_values_supported": []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+			"ES256", "ES384", "ES512", "EdDSA"},
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		writeJSON(w, http.StatusOK, doc)
+	}
+}
+
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.Ready != nil {
+		if err := s.Ready(r.Context()); err != nil {
+			s.Logger.WarnContext(r.Context(), "not ready", "err", err)
+			writeProblem(w, 0, contracts.Errorf(contracts.CodeUnavailable, "not ready"), requestID(r.Context()))
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,192 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// This file holds the one implementation of idempotency keys, shared by
+// every surface. A key is scoped to the principal's namespace (tenant,
+// issuer, subject, client), so a key never replays another principal's
+// answer. The fingerprint covers the operation and its merged arguments
+// without the key, so the same mutation sent over REST and over MCP has the
+// same fingerprint.
+//
+// A mutation's idempotency record, its state change and its audit events
+// commit in one store transaction: after a crash either all of them exist
+// (a retry replays) or none does (a retry executes once). Refusals that
+// happen before the operation runs (authentication, scope, key format,
+// schema) never reach this code and consume no key. Answers of the
+// operation itself, success or a contract error such as a state conflict,
+// are recorded and replayed; internal failures roll back and consume
+// nothing.
+
+// fingerprint identifies a request: the operation and the canonical JSON of
+// its arguments (encoding/json sorts object keys; numbers keep their text).
+func fingerprint(operationID string, args map[string]any) (string, error) {
+	rest := make(map[string]any, len(args))
+	for k, v := range args {
+		if k != "idempotencyKey" {
+			rest[k] = v
+		}
+	}
+	b, err := json.Marshal(rest)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write([]byte(operationID))
+	h.Write([]byte{0})
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// errReplay carries a stored record out of a transaction.
+type errReplay struct{ rec store.IdempotencyRecord }
+
+func (errReplay) Error() string { return "idempotency: replay" }
+
+func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.Tool, op operation, e *env, key string) *Result {
+	if key == "" {
+		// A versioned operation sent without a key: its own rules
+		// deduplicate it.
+		res, _ := s.runMutation(ctx, op, e, nil)
+		return res
+	}
+	ns := p.Namespace()
+	fp, err := fingerprint(tool.OperationID, e.args)
+	if err != nil {
+		return &Result{Err: asContractError(err)}
+	}
+	// Fast path: a completed key replays without a write.
+	var rec store.IdempotencyRecord
+	err = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		rec, err = tx.GetIdempotency(ctx, ns, key, e.now)
+		return err
+	})
+	switch {
+	case err == nil:
+		return s.replay(p, tool, e, rec, fp)
+	case !errors.Is(err, store.ErrNotFound):
+		return &Result{Err: asContractError(err)}
+	}
+	// Within one process, a second request with a key whose first request
+	// is still running answers 409 at once instead of queueing behind it.
+	// Across processes the store's unique key decides (ErrExists below).
+	slot := ns + "\x00" + key
+	if _, busy := s.inflight.LoadOrStore(slot, struct{}{}); busy {
+		return &Result{Err: inProgress()}
+	}
+	defer s.inflight.Delete(slot)
+	rec = store.IdempotencyRecord{Namespace: ns, Key: key, Operation: tool.OperationID, Fingerprint: fp,
+		CreatedAt: e.now, ExpiresAt: e.now.Add(s.retention)}
+	res, prev := s.runMutation(ctx, op, e, &rec)
+	if prev != nil {
+		return s.replay(p, tool, e, *prev, fp)
+	}
+	return res
+}
+
+func inProgress() *contracts.Error {
+	return &contracts.Error{Code: contracts.CodeIdempotencyInProgress,
+		Message: "a request with this idempotency key is still being processed",
+		Hint:    "Retry the same request with the same key in a moment."}
+}
+
+// runMutation runs op in one transaction with the record (when keyed) and
+// the call's audit events. When another request completed the key first it
+// runs nothing and returns that request's record instead.
+func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *store.IdempotencyRecord) (*Result, *store.IdempotencyRecord) {
+	var res *Result
+	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		e.events = e.events[:0]
+		if rec != nil {
+			// Another process may have completed the key since the fast path.
+			if prev, err := tx.GetIdempotency(ctx, rec.Namespace, rec.Key, e.now); err == nil {
+				return errReplay{prev}
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		out, opErr := op.mutate(ctx, tx, e)
+		var ce *contracts.Error
+		switch {
+		case opErr == nil:
+			res = s.success(e, op, out)
+			if res.Err != nil {
+				return res.Err
+			}
+		case errors.As(opErr, &ce) && ce.Code != contracts.CodeInternal && ce.Code != contracts.CodeUnavailable:
+			res = &Result{Status: ce.Status(), Err: ce}
+			e.events = append(e.events, eventFor(e.principal, e.tool, "request.refused", "refused", string(ce.Code), e.requestID, e.traceID, e.now, nil))
+		default:
+			return opErr
+		}
+		if rec != nil {
+			rec.Status = res.Status
+			rec.Header = res.Header
+			if res.Err != nil {
+				body, err := json.Marshal(res.Err.Envelope())
+				if err != nil {
+					return err
+				}
+				rec.Body = body
+			} else {
+				rec.Body = res.Body
+			}
+			if err := tx.InsertIdempotency(ctx, *rec); err != nil {
+				if errors.Is(err, store.ErrExists) {
+					// Lost a race with another process: replay its answer.
+					prev, gerr := tx.GetIdempotency(ctx, rec.Namespace, rec.Key, e.now)
+					if gerr != nil {
+						return gerr
+					}
+					return errReplay{prev}
+				}
+				return err
+			}
+		}
+		return tx.AppendEvents(ctx, e.events)
+	})
+	if err != nil {
+		var rp errReplay
+		if errors.As(err, &rp) {
+			return nil, &rp.rec
+		}
+		return &Result{Err: asContractError(err)}, nil
+	}
+	// A refusal by the operation was audited inside the transaction.
+	res.audited = res.Err != nil
+	return res, nil
+}
+
+// replay answers with a stored record, or refuses a key reused for another
+// request.
+func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec store.IdempotencyRecord, fp string) *Result {
+	if rec.Fingerprint != fp || rec.Operation != tool.OperationID {
+		return &Result{Err: &contracts.Error{Code: contracts.CodeIdempotencyKeyReused,
+			Message: "this idempotency key was already used for a different request",
+			Hint:    "Use a new key for a new mutation; reuse a key only to retry the identical request."}}
+	}
+	s.audit.Record(eventFor(p, tool, "request.replayed", "replayed", "", e.requestID, e.traceID, e.now, nil))
+	res := &Result{Status: rec.Status, Header: rec.Header, Replayed: true, audited: true}
+	if rec.Status >= 400 {
+		var env contracts.ErrorEnvelope
+		if err := json.NewDecoder(bytes.NewReader(rec.Body)).Decode(&env); err != nil {
+			return &Result{Err: asContractError(err)}
+		}
+		res.Err = &contracts.Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+		return res
+	}
+	res.Body = rec.Body
+	return res
+}

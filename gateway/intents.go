@@ -1,0 +1,57 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// IntentResult is the answer of aura_submit_intent.
+type IntentResult struct {
+	IntentID   string           `json:"intentId"`
+	Status     string           `json:"status"`
+	TraceID    string           `json:"traceId"`
+	Candidates []Candidate      `json:"candidates"`
+	Links      []contracts.Link `json:"links"`
+}
+
+// Candidate is a workflow that may fulfil an intent.
+type Candidate struct {
+	DefinitionID string           `json:"definitionId"`
+	Title        string           `json:"title"`
+	Description  string           `json:"description,omitempty"`
+	Score        float64          `json:"score"`
+	Links        []contracts.Link `json:"links"`
+}
+
+// submitIntent records an intent durably. It acts on nothing: the answer
+// lists the workflows that could fulfil it (none until workflows are
+// configured) and a link to read the trace.
+func (s *Service) submitIntent(ctx context.Context, tx store.Tx, e *env) (any, error) {
+	in := store.Intent{
+		ID:        newID("int"),
+		Tenant:    e.principal.Tenant,
+		Subject:   e.principal.Subject,
+		Text:      stringArg(e.args, "intent"),
+		Tags:      stringsArg(e.args, "tags"),
+		TraceID:   e.traceID,
+		CreatedAt: e.now,
+	}
+	if err := tx.InsertIntent(ctx, in); err != nil {
+		return nil, err
+	}
+	// The intent's text may hold personal data: the event names the intent,
+	// it does not copy it.
+	e.event("intent.submitted", map[string]any{"intentId": in.ID, "tags": in.Tags})
+	return IntentResult{
+		IntentID:   in.ID,
+		Status:     "recorded",
+		TraceID:    e.traceID,
+		Candidates: []Candidate{},
+		Links: []contracts.Link{{
+			Rel: "trace", Title: "Read the audit trace of this intent", Method: contracts.ToolGetTrace,
+			Args: map[string]any{"traceId": e.traceID},
+		}},
+	}, nil
+}

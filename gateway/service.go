@@ -1,0 +1,332 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// Service is the one service layer. Every surface (REST, MCP) hands it a
+// Call and a verified principal; the service checks the tool allowlist, the
+// scope, the idempotency key, the input schema and the idempotency record,
+// in that order, then runs the operation and audits the decision. Surfaces
+// only translate.
+type Service struct {
+	store     store.Store
+	audit     *Auditor
+	now       func() time.Time
+	log       *slog.Logger
+	retention time.Duration
+	ops       map[string]operation
+	inflight  sync.Map // namespace + "\x00" + key -> struct{}
+}
+
+// Options configure a Service. The zero value is usable.
+type Options struct {
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Logger receives operational logs (default slog.Default()).
+	Logger *slog.Logger
+	// Retention is how long idempotency records replay (default 24h).
+	Retention time.Duration
+	// Auditor receives the events of reads and refusals; nil creates one
+	// on the store.
+	Auditor *Auditor
+}
+
+// New returns a Service over st.
+func New(st store.Store, opts *Options) *Service {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Retention <= 0 {
+		o.Retention = 24 * time.Hour
+	}
+	if o.Auditor == nil {
+		o.Auditor = NewAuditor(st, &AuditorOptions{Logger: o.Logger})
+	}
+	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention}
+	s.ops = s.operations()
+	return s
+}
+
+// Surface names where a call came in.
+type Surface string
+
+// The surfaces.
+const (
+	SurfaceREST Surface = "rest"
+	SurfaceMCP  Surface = "mcp"
+)
+
+// Call is one tool invocation, whatever surface it came in on.
+type Call struct {
+	// Tool is the contract tool name.
+	Tool    string
+	Surface Surface
+	// Key is the idempotency key sent beside the arguments (REST's
+	// Idempotency-Key header); KeySent says a header was present even if
+	// empty. Over MCP the key is the idempotencyKey argument.
+	Key     string
+	KeySent bool
+	// Args loads the decoded arguments. It is called only after the scope
+	// (outside praxec) and the key presence were checked, so a refusal never
+	// reads the body.
+	Args func() (map[string]any, error)
+	// RequestID identifies the request; TraceID is its W3C trace id.
+	RequestID string
+	TraceID   string
+}
+
+// Result is the answer to a Call.
+type Result struct {
+	// Status is the HTTP status of the answer.
+	Status int
+	// Header holds response headers to send (Location).
+	Header map[string]string
+	// Body is the JSON of a successful answer.
+	Body []byte
+	// Err is set for a refusal or failure instead of Body.
+	Err *contracts.Error
+	// Replayed says the answer is a stored one replayed for an idempotency
+	// key.
+	Replayed bool
+	// Operation is the operationId, or for praxec tools the dispatch
+	// operation; surfaces use it for metrics.
+	Operation string
+
+	// audited says the call's events were already recorded.
+	audited bool
+}
+
+// env is what an operation sees of its call.
+type env struct {
+	principal *auth.Principal
+	tool      contracts.Tool
+	args      map[string]any
+	requestID string
+	traceID   string
+	now       time.Time
+	events    []store.Event
+}
+
+// event appends an audit event of this call, to commit with its mutation.
+func (e *env) event(typ string, attrs map[string]any) {
+	e.events = append(e.events, eventFor(e.principal, e.tool, typ, "allowed", "", e.requestID, e.traceID, e.now, attrs))
+}
+
+// operation implements one contract operation.
+type operation struct {
+	// read answers a safe read.
+	read func(ctx context.Context, tx store.ReadTx, e *env) (any, error)
+	// mutate changes state inside the store transaction. It must return
+	// any error before it writes: a contract error is recorded as the
+	// answer and the transaction commits only the idempotency record and
+	// the audit events.
+	mutate func(ctx context.Context, tx store.Tx, e *env) (any, error)
+	// status overrides the tool's success status.
+	status int
+	// header computes response headers from the answer.
+	header func(result any) map[string]string
+}
+
+// Authorize checks what needs no arguments: the principal's tool allowlist
+// and, outside praxec, the tool's scope. REST calls it before reading a
+// body; Invoke calls it again.
+func (s *Service) Authorize(p *auth.Principal, tool contracts.Tool) *contracts.Error {
+	if !p.AllowsTool(tool.Name) {
+		return contracts.Errorf(contracts.CodeToolNotAllowed, "the token does not allow the tool %s", tool.Name)
+	}
+	if tool.Name == contracts.ToolPraxecQuery || tool.Name == contracts.ToolPraxecCommand {
+		return nil // the dispatch row decides, once the body is read
+	}
+	return requireScope(p, tool.RequiredScope)
+}
+
+// requireScope is the one scope check.
+func requireScope(p *auth.Principal, scope contracts.Scope) *contracts.Error {
+	if p.HasScope(scope) {
+		return nil
+	}
+	return &contracts.Error{Code: contracts.CodeInsufficientScope,
+		Message: fmt.Sprintf("this call requires the scope %s", scope),
+		Hint:    "Ask the authorization server for a token that includes " + string(scope) + ".",
+		Fields:  []contracts.FieldError{{Pointer: "", Keyword: "scope", Detail: string(scope)}}}
+}
+
+// RequiredScopes returns the scopes an insufficient-scope error names, for
+// the WWW-Authenticate challenge.
+func RequiredScopes(err *contracts.Error) []string {
+	if err == nil || err.Code != contracts.CodeInsufficientScope {
+		return nil
+	}
+	var out []string
+	for _, f := range err.Fields {
+		if f.Keyword == "scope" {
+			out = append(out, f.Detail)
+		}
+	}
+	return out
+}
+
+// Invoke runs one call for principal p.
+func (s *Service) Invoke(ctx context.Context, p *auth.Principal, c Call) *Result {
+	tool, ok := contracts.Lookup(c.Tool)
+	if !ok {
+		return &Result{Err: contracts.Errorf(contracts.CodeNotFound, "there is no tool %q", c.Tool)}
+	}
+	res := s.invoke(ctx, p, tool, c)
+	if res.Operation == "" {
+		res.Operation = tool.OperationID
+	}
+	if res.Err != nil {
+		if res.Status == 0 {
+			res.Status = res.Err.Status()
+		}
+		if res.Err.Code == contracts.CodeInternal {
+			s.log.ErrorContext(ctx, "call failed", "tool", tool.Name, "request_id", c.RequestID, "err", res.Err.Cause)
+		}
+		if !res.audited {
+			s.audit.Record(eventFor(p, tool, "request.refused", "refused", string(res.Err.Code), c.RequestID, c.TraceID, s.now(), nil))
+		}
+	}
+	return res
+}
+
+func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.Tool, c Call) *Result {
+	if err := s.Authorize(p, tool); err != nil {
+		return &Result{Err: err}
+	}
+	key := c.Key
+	if c.Surface == SurfaceREST && tool.Idempotency != contracts.IdempotencySafeRead {
+		if err := checkHeaderKey(tool, c.Key, c.KeySent); err != nil {
+			return &Result{Err: err}
+		}
+	}
+	args, err := c.Args()
+	if err != nil {
+		return &Result{Err: contracts.AsError(err)}
+	}
+	opName := tool.OperationID
+	if tool.Name == contracts.ToolPraxecQuery || tool.Name == contracts.ToolPraxecCommand {
+		d, err := contracts.Classify(tool.Name, args)
+		if err != nil {
+			return &Result{Err: contracts.AsError(err)}
+		}
+		if err := requireScope(p, d.Row.Scope); err != nil {
+			return &Result{Err: err, Operation: string(d.Operation)}
+		}
+		opName = string(d.Operation)
+	}
+	if c.Surface != SurfaceREST && tool.Idempotency == contracts.IdempotencyRequired {
+		raw, present := args["idempotencyKey"]
+		k, _ := raw.(string)
+		if !present {
+			k = ""
+		} else if k == "" {
+			k = "\x00" // present but empty or not a string: malformed, not missing
+		}
+		if err := contracts.CheckIdempotencyKey(k); err != nil {
+			return &Result{Err: err.(*contracts.Error), Operation: opName}
+		}
+		key = k
+	}
+	if err := contracts.ValidateInput(tool.Name, args); err != nil {
+		return &Result{Err: contracts.AsError(err), Operation: opName}
+	}
+	op, ok := s.ops[opName]
+	if !ok {
+		return &Result{Err: contracts.Errorf(contracts.CodeNotImplemented, "%s is not available on this gateway yet", opName), Operation: opName}
+	}
+	e := &env{principal: p, tool: tool, args: args, requestID: c.RequestID, traceID: c.TraceID, now: s.now()}
+	var res *Result
+	if op.mutate != nil {
+		res = s.mutate(ctx, p, tool, op, e, key)
+	} else {
+		res = s.read(ctx, op, e)
+	}
+	res.Operation = opName
+	return res
+}
+
+// checkHeaderKey applies the key rules of a REST mutation: required
+// operations need one; versioned ones take one when sent.
+func checkHeaderKey(tool contracts.Tool, key string, sent bool) *contracts.Error {
+	if tool.Idempotency == contracts.IdempotencyVersioned && !sent {
+		return nil
+	}
+	if sent && key == "" {
+		return contracts.Errorf(contracts.CodeIdempotencyKeyInvalid, "the Idempotency-Key header is empty or malformed")
+	}
+	if err := contracts.CheckIdempotencyKey(key); err != nil {
+		return err.(*contracts.Error)
+	}
+	return nil
+}
+
+func (s *Service) read(ctx context.Context, op operation, e *env) *Result {
+	var out any
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		out, err = op.read(ctx, tx, e)
+		return err
+	})
+	if err != nil {
+		return &Result{Err: asContractError(err)}
+	}
+	for _, ev := range e.events {
+		s.audit.Record(ev)
+	}
+	return s.success(e, op, out)
+}
+
+func (s *Service) success(e *env, op operation, out any) *Result {
+	body, err := marshal(out)
+	if err != nil {
+		return &Result{Err: asContractError(err)}
+	}
+	status := e.tool.SuccessStatus
+	if op.status != 0 {
+		status = op.status
+	}
+	var header map[string]string
+	if op.header != nil {
+		header = op.header(out)
+	}
+	return &Result{Status: status, Header: header, Body: body}
+}
+
+// asContractError keeps contract errors and store sentinels meaningful and
+// turns everything else into an internal error.
+func asContractError(err error) *contracts.Error {
+	var ce *contracts.Error
+	switch {
+	case errors.As(err, &ce):
+		return ce
+	case errors.Is(err, store.ErrNotFound):
+		return contracts.Errorf(contracts.CodeNotFound, "not found")
+	case errors.Is(err, store.ErrClosed), errors.Is(err, context.DeadlineExceeded):
+		return &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway cannot serve this request now", Cause: err}
+	default:
+		return &contracts.Error{Code: contracts.CodeInternal, Message: "internal error", Cause: err}
+	}
+}
+
+// Close flushes pending audit events.
+func (s *Service) Close(ctx context.Context) error {
+	return s.audit.Close(ctx)
+}

@@ -1,0 +1,216 @@
+// Package strictjson decodes request bodies and tool arguments strictly:
+// one JSON value, no trailing data, no duplicate member names, valid UTF-8
+// (raw bytes and \u escapes alike), and nesting no deeper than a bound.
+// Go's encoding/json accepts all of these by default; every surface of the
+// gateway decodes through this package so they refuse the same inputs.
+//
+// Numbers decode as json.Number, so no precision is lost and the JSON Schema
+// validator sees them exactly.
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// DefaultMaxDepth is the nesting bound used when none is given.
+const DefaultMaxDepth = 32
+
+// Decode parses data as exactly one JSON value. Failures are
+// *contracts.Error values: malformed-json for syntax, duplicate names and
+// invalid UTF-8; request-limits for nesting deeper than maxDepth.
+func Decode(data []byte, maxDepth int) (any, error) {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	if !utf8.Valid(data) {
+		return nil, malformed("the body is not valid UTF-8", -1)
+	}
+	if off := loneSurrogate(data); off >= 0 {
+		return nil, malformed("a string holds an unpaired UTF-16 surrogate escape", off)
+	}
+	d := &decoder{dec: json.NewDecoder(bytes.NewReader(data)), max: maxDepth}
+	d.dec.UseNumber()
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.dec.Token(); err != io.EOF {
+		return nil, malformed("unexpected data after the JSON value", int(d.dec.InputOffset()))
+	}
+	return v, nil
+}
+
+// DecodeObject is Decode for a value that must be a JSON object.
+func DecodeObject(data []byte, maxDepth int) (map[string]any, error) {
+	v, err := Decode(data, maxDepth)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "the body must be a JSON object",
+			Fields: []contracts.FieldError{{Pointer: "", Keyword: "type", Detail: "must be of type object"}}}
+	}
+	return m, nil
+}
+
+type decoder struct {
+	dec *json.Decoder
+	max int
+}
+
+func malformed(msg string, offset int) *contracts.Error {
+	if offset >= 0 {
+		msg = fmt.Sprintf("%s (at byte %d)", msg, offset)
+	}
+	return &contracts.Error{Code: contracts.CodeMalformedJSON, Message: msg}
+}
+
+func (d *decoder) syntax(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return malformed("the body is not well-formed JSON: "+se.Error(), int(se.Offset))
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return malformed("the body ends before the JSON value does", int(d.dec.InputOffset()))
+	}
+	return malformed("the body is not well-formed JSON", int(d.dec.InputOffset()))
+}
+
+func (d *decoder) value(depth int) (any, error) {
+	tok, err := d.dec.Token()
+	if err != nil {
+		return nil, d.syntax(err)
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if depth+1 > d.max {
+			return nil, &contracts.Error{Code: contracts.CodeRequestLimits,
+				Message: fmt.Sprintf("JSON nesting exceeds %d levels", d.max)}
+		}
+		switch t {
+		case '{':
+			obj := map[string]any{}
+			for d.dec.More() {
+				kt, err := d.dec.Token()
+				if err != nil {
+					return nil, d.syntax(err)
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, malformed("an object member name is not a string", int(d.dec.InputOffset()))
+				}
+				if _, dup := obj[k]; dup {
+					return nil, &contracts.Error{Code: contracts.CodeMalformedJSON,
+						Message: fmt.Sprintf("duplicate member name %q (at byte %d)", truncate(k), d.dec.InputOffset())}
+				}
+				v, err := d.value(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				obj[k] = v
+			}
+			if _, err := d.dec.Token(); err != nil {
+				return nil, d.syntax(err)
+			}
+			return obj, nil
+		case '[':
+			arr := []any{}
+			for d.dec.More() {
+				v, err := d.value(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			if _, err := d.dec.Token(); err != nil {
+				return nil, d.syntax(err)
+			}
+			return arr, nil
+		default:
+			return nil, malformed("unexpected "+t.String(), int(d.dec.InputOffset()))
+		}
+	default:
+		return t, nil
+	}
+}
+
+func truncate(s string) string {
+	if len(s) <= 64 {
+		return s
+	}
+	return s[:64] + "…"
+}
+
+// loneSurrogate returns the offset of the first \u escape of a UTF-16
+// surrogate that is not part of a high-low pair, or -1.
+func loneSurrogate(data []byte) int {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if !inString {
+			if c == '"' {
+				inString = true
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			if i+1 >= len(data) {
+				return -1
+			}
+			if data[i+1] != 'u' {
+				i++
+				continue
+			}
+			r, ok := hex4(data, i+2)
+			if !ok {
+				return -1 // the decoder reports the syntax error
+			}
+			switch {
+			case r >= 0xD800 && r <= 0xDBFF:
+				if i+11 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
+					if lo, ok := hex4(data, i+8); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+						i += 11
+						continue
+					}
+				}
+				return i
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return i
+			}
+			i += 5
+		}
+	}
+	return -1
+}
+
+func hex4(data []byte, at int) (rune, bool) {
+	if at+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[at : at+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			r |= rune(c-'A') + 10
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
