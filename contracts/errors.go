@@ -49,6 +49,7 @@ const (
 	CodeOutcomeUnknown          Code = "outcome-unknown"
 	CodeUnavailable             Code = "unavailable"
 	CodeNotImplemented          Code = "not-implemented"
+	CodeOriginForbidden         Code = "origin-forbidden"
 	CodeInternal                Code = "internal"
 )
 
@@ -99,6 +100,7 @@ var codeRegistry = map[Code]CodeInfo{
 	CodeMissionStateConflict:    {Status: 409, Title: "The mission's state does not allow this", Stop: true},
 	CodeOutcomeUnknown:          {Status: 504, Title: "The outcome is unknown; replay with the same key or read back", Retryable: true, Stop: true},
 	CodeUnavailable:             {Status: 503, Title: "Temporarily unavailable", Retryable: true},
+	CodeOriginForbidden:         {Status: 403, Title: "Requests from this origin are not allowed", Stop: true},
 	CodeNotImplemented:          {Status: 501, Title: "This operation is not available on this gateway yet", Stop: true},
 	CodeInternal:                {Status: 500, Title: "Internal error", Retryable: true},
 }

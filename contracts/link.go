@@ -10,9 +10,15 @@ import (
 // praxec.command or an aura_* tool), or "cli" for an informational operator
 // path.
 type Link struct {
-	Rel         string          `json:"rel"`
-	Title       string          `json:"title,omitempty"`
+	Rel   string `json:"rel"`
+	Title string `json:"title,omitempty"`
+	// Description is a JSON string, or null where a transition declares
+	// none (the seeds/000 link shape shows the member as null).
+	Description json.RawMessage `json:"description,omitempty"`
 	Method      string          `json:"method"`
+	// Actor is who may take a transition link: agent, human or
+	// deterministic.
+	Actor       string          `json:"actor,omitempty"`
 	Args        map[string]any  `json:"args"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Hint        string          `json:"hint,omitempty"`
@@ -22,6 +28,7 @@ type Link struct {
 func (l Link) Clone() Link {
 	l.Args = cloneJSONMap(l.Args)
 	l.InputSchema = cloneRaw(l.InputSchema)
+	l.Description = cloneRaw(l.Description)
 	return l
 }
 

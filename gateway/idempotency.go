@@ -58,6 +58,9 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 	if key == "" {
 		// A versioned operation sent without a key: its own rules
 		// deduplicate it.
+		if err := s.deniedDestructive(p, tool, e.toolSet); err != nil {
+			return &Result{Err: err}
+		}
 		res, _ := s.runMutation(ctx, op, e, nil)
 		return res
 	}
@@ -78,6 +81,11 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 		return s.replay(p, tool, e, rec, fp)
 	case !errors.Is(err, store.ErrNotFound):
 		return &Result{Err: asContractError(err)}
+	}
+	// Policy comes after the replay of a completed request and before
+	// anything runs; a denial consumes no key.
+	if err := s.deniedDestructive(p, tool, e.toolSet); err != nil {
+		return &Result{Err: err}
 	}
 	// Within one process, a second request with a key whose first request
 	// is still running answers 409 at once instead of queueing behind it.

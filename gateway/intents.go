@@ -26,8 +26,8 @@ type Candidate struct {
 }
 
 // submitIntent records an intent durably. It acts on nothing: the answer
-// lists the workflows that could fulfil it (none until workflows are
-// configured) and a link to read the trace.
+// lists the configured workflows that could fulfil it, best first, each with
+// a link that creates the mission, and a link to read the trace.
 func (s *Service) submitIntent(ctx context.Context, tx store.Tx, e *env) (any, error) {
 	in := store.Intent{
 		ID:        newID("int"),
@@ -44,11 +44,20 @@ func (s *Service) submitIntent(ctx context.Context, tx store.Tx, e *env) (any, e
 	// The intent's text may hold personal data: the event names the intent,
 	// it does not copy it.
 	e.event("intent.submitted", map[string]any{"intentId": in.ID, "tags": in.Tags})
+	cands := s.candidates(in.Text)
+	for i := range cands {
+		cands[i].Links = []contracts.Link{{Rel: "create_mission", Title: "Create a mission with " + cands[i].Title,
+			Method: contracts.ToolCreateMission,
+			Args:   map[string]any{"goal": in.Text, "definitionId": cands[i].DefinitionID, "idempotencyKey": NewIdempotencyKey()}}}
+	}
+	if cands == nil {
+		cands = []Candidate{}
+	}
 	return IntentResult{
 		IntentID:   in.ID,
 		Status:     "recorded",
 		TraceID:    e.traceID,
-		Candidates: []Candidate{},
+		Candidates: cands,
 		Links: []contracts.Link{{
 			Rel: "trace", Title: "Read the audit trace of this intent", Method: contracts.ToolGetTrace,
 			Args: map[string]any{"traceId": e.traceID},

@@ -1,9 +1,13 @@
 package gateway
 
 import (
+	"context"
+
 	"crypto/rand"
 	"encoding/base32"
 	"encoding/json"
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/store"
 	"strings"
 )
 
@@ -12,8 +16,18 @@ import (
 // not-implemented.
 func (s *Service) operations() map[string]operation {
 	return map[string]operation{
-		"submitIntent": {mutate: s.submitIntent},
-		"getTrace":     {read: s.getTrace},
+		"submitIntent":  {mutate: s.submitIntent},
+		"getTrace":      {read: s.getTrace},
+		"createMission": {mutate: s.createMission, header: createdHeader},
+		"getMission":    {read: s.getMission, exists: s.missionExists},
+		"signalMission": {mutate: s.signalMission, exists: s.missionExists},
+		"cancelMission": {mutate: s.cancelMission, exists: s.missionExists},
+
+		string(contracts.OpHome):    {read: s.home},
+		string(contracts.OpStart):   {mutate: s.praxecStart},
+		string(contracts.OpSubmit):  {mutate: s.praxecSubmit},
+		string(contracts.OpGet):     {read: s.praxecGet},
+		string(contracts.OpExplain): {read: s.praxecExplain},
 	}
 }
 
@@ -58,4 +72,26 @@ func stringsArg(args map[string]any, name string) []string {
 		}
 	}
 	return out
+}
+
+// Home is the answer of praxec.query home: three links to enumerate what
+// the gateway offers.
+type Home struct {
+	Resource map[string]string `json:"resource"`
+	Result   ResultStatus      `json:"result"`
+	Links    []contracts.Link  `json:"links"`
+}
+
+// home serves praxec.query home, the entry point of a cold-start model.
+func (s *Service) home(context.Context, store.ReadTx, *env) (any, error) {
+	return Home{
+		Resource: map[string]string{"type": "gateway", "id": "home"},
+		Result:   ResultStatus{Status: "ready", Message: "Search here for the workflows and proxy capabilities this gateway offers."},
+		Links: []contracts.Link{
+			{Rel: "search", Title: "Search workflows and capabilities", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": ""},
+				InputSchema: json.RawMessage(`{"type":"object","required":["query"],"properties":{"query":{"type":"string"},"kind":{"type":"string","enum":["workflow","capability","connection"]},"limit":{"type":"integer","default":10}},"additionalProperties":false}`)},
+			{Rel: "list_workflows", Title: "List configured workflows", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": "", "kind": "workflow"}},
+			{Rel: "list_capabilities", Title: "List proxy capabilities", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": "", "kind": "capability"}},
+		},
+	}, nil
 }

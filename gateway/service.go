@@ -10,7 +10,9 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/workflow"
 )
 
 // Service is the one service layer. Every surface (REST, MCP) hands it a
@@ -26,6 +28,9 @@ type Service struct {
 	retention time.Duration
 	ops       map[string]operation
 	inflight  sync.Map // namespace + "\x00" + key -> struct{}
+	workflows *workflow.Registry
+	engine    *workflow.Engine
+	policy    config.Policy
 }
 
 // Options configure a Service. The zero value is usable.
@@ -39,6 +44,10 @@ type Options struct {
 	// Auditor receives the events of reads and refusals; nil creates one
 	// on the store.
 	Auditor *Auditor
+	// Workflows are the compiled workflow definitions (none when nil).
+	Workflows *workflow.Registry
+	// Policy holds the destructive-action denials.
+	Policy config.Policy
 }
 
 // New returns a Service over st.
@@ -59,7 +68,12 @@ func New(st store.Store, opts *Options) *Service {
 	if o.Auditor == nil {
 		o.Auditor = NewAuditor(st, &AuditorOptions{Logger: o.Logger})
 	}
-	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention}
+	if o.Workflows == nil {
+		o.Workflows, _ = workflow.Compile(nil)
+	}
+	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention,
+		workflows: o.Workflows, policy: o.Policy}
+	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID}
 	s.ops = s.operations()
 	return s
 }
@@ -87,6 +101,12 @@ type Call struct {
 	// (outside praxec) and the key presence were checked, so a refusal never
 	// reads the body.
 	Args func() (map[string]any, error)
+	// PathValue is the path argument of a REST call, known before the body
+	// is read: the object it names is checked for ownership first.
+	PathValue string
+	// ToolSet names the tool set the surface serves ("" for all); policy
+	// may match on it.
+	ToolSet string
 	// RequestID identifies the request; TraceID is its W3C trace id.
 	RequestID string
 	TraceID   string
@@ -122,6 +142,7 @@ type env struct {
 	traceID   string
 	now       time.Time
 	events    []store.Event
+	toolSet   string
 }
 
 // event appends an audit event of this call, to commit with its mutation.
@@ -142,6 +163,9 @@ type operation struct {
 	status int
 	// header computes response headers from the answer.
 	header func(result any) map[string]string
+	// exists checks that the object the path argument names belongs to the
+	// tenant, before the idempotency key and the body are looked at.
+	exists func(ctx context.Context, tx store.ReadTx, tenant, id string) error
 }
 
 // Authorize checks what needs no arguments: the principal's tool allowlist
@@ -211,6 +235,13 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 	if err := s.Authorize(p, tool); err != nil {
 		return &Result{Err: err}
 	}
+	// Outside praxec the operation is known from the tool: check ownership
+	// of the path's object before the key and the body.
+	if op, ok := s.ops[tool.OperationID]; ok && op.exists != nil && c.Surface == SurfaceREST {
+		if err := s.owns(ctx, op, p, c.PathValue); err != nil {
+			return &Result{Err: err}
+		}
+	}
 	key := c.Key
 	if c.Surface == SurfaceREST && tool.Idempotency != contracts.IdempotencySafeRead {
 		if err := checkHeaderKey(tool, c.Key, c.KeySent); err != nil {
@@ -232,6 +263,14 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 		}
 		opName = string(d.Operation)
 	}
+	op, implemented := s.ops[opName]
+	if implemented && op.exists != nil && c.Surface != SurfaceREST && tool.PathArgument != "" {
+		if id, ok := args[tool.PathArgument].(string); ok {
+			if err := s.owns(ctx, op, p, id); err != nil {
+				return &Result{Err: err, Operation: opName}
+			}
+		}
+	}
 	if c.Surface != SurfaceREST && tool.Idempotency == contracts.IdempotencyRequired {
 		raw, present := args["idempotencyKey"]
 		k, _ := raw.(string)
@@ -248,11 +287,10 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 	if err := contracts.ValidateInput(tool.Name, args); err != nil {
 		return &Result{Err: contracts.AsError(err), Operation: opName}
 	}
-	op, ok := s.ops[opName]
-	if !ok {
+	if !implemented {
 		return &Result{Err: contracts.Errorf(contracts.CodeNotImplemented, "%s is not available on this gateway yet", opName), Operation: opName}
 	}
-	e := &env{principal: p, tool: tool, args: args, requestID: c.RequestID, traceID: c.TraceID, now: s.now()}
+	e := &env{principal: p, tool: tool, args: args, requestID: c.RequestID, traceID: c.TraceID, now: s.now(), toolSet: c.ToolSet}
 	var res *Result
 	if op.mutate != nil {
 		res = s.mutate(ctx, p, tool, op, e, key)
@@ -261,6 +299,17 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 	}
 	res.Operation = opName
 	return res
+}
+
+// owns runs an operation's ownership check.
+func (s *Service) owns(ctx context.Context, op operation, p *auth.Principal, id string) *contracts.Error {
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		return op.exists(ctx, tx, p.Tenant, id)
+	})
+	if err != nil {
+		return asContractError(err)
+	}
+	return nil
 }
 
 // checkHeaderKey applies the key rules of a REST mutation: required

@@ -15,14 +15,18 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/gateway/workflow"
 	"github.com/praxa/praxa/issuer"
+	"github.com/praxa/praxa/mcpadapter"
 )
 
 func init() {
@@ -75,17 +79,22 @@ func defaultDataDir(env *environment) string {
 }
 
 // loadConfig reads the configuration the flags name, or ./praxec.yaml, or
-// the embedded defaults.
-func loadConfig(path string) (*config.Config, error) {
+// (in dev mode) the embedded example configuration, or the embedded
+// defaults.
+func loadConfig(path string, dev bool) (*config.Config, error) {
 	if path == "" {
 		if _, err := os.Stat("praxec.yaml"); err == nil {
 			path = "praxec.yaml"
 		}
 	}
-	if path == "" {
+	switch {
+	case path != "":
+		return config.Load(path)
+	case dev:
+		return config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
+	default:
 		return config.Default(), nil
 	}
-	return config.Load(path)
 }
 
 func runServe(ctx context.Context, env *environment, args []string) error {
@@ -120,7 +129,7 @@ type app struct {
 // returns once the listener is bound.
 func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, error) {
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	cfg, err := loadConfig(f.config)
+	cfg, err := loadConfig(f.config, f.dev)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +162,12 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	if a.store, err = sqlitestore.Open(ctx, dataPath(f.dataDir), nil); err != nil {
 		return fail(err)
 	}
-	a.service = gateway.New(a.store, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention)})
+	workflows, err := workflow.Compile(cfg.Workflows)
+	if err != nil {
+		return fail(err)
+	}
+	a.service = gateway.New(a.store, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention),
+		Workflows: workflows, Policy: cfg.Policy})
 
 	var statics []auth.StaticIssuer
 	var dev *issuer.Issuer
@@ -189,7 +203,16 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	go revs.Run(runCtx)
 	go sweepIdempotency(runCtx, a.store, log)
 
+	mcpServer, err := mcpadapter.New(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth,
+		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
+		&mcpadapter.Options{Logger: log})
+	if err != nil {
+		return fail(err)
+	}
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: log})
 	handler := httpapi.New(httpapi.Options{
+		MCP:     mcpHandler,
 		Service: a.service, Auth: verifier, Config: cfg, Metrics: metrics, Logger: log,
 		Revocations: revs, Issuers: issuers,
 		Ready: func(ctx context.Context) error {
@@ -213,7 +236,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	go func() { a.served <- a.server.Serve(ln) }()
-	log.Info("listening", "url", a.url, "data_dir", f.dataDir, "config", cfg.Source, "dev", f.dev)
+	log.Info("listening", "url", a.url, "data_dir", f.dataDir, "config", cfg.Source, "dev", f.dev, "workflows", len(cfg.Workflows))
 	fmt.Fprintf(env.stderr, "praxa: listening on %s (data in %s)\n", a.url, f.dataDir)
 	if len(issuers) == 0 {
 		fmt.Fprintln(env.stderr, "praxa: no token issuer is configured: every /v8 call will answer 401 (add auth.issuers to the config, or use --dev)")

@@ -1,11 +1,21 @@
 package config
 
 import (
+	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // maxLeeway bounds auth.leeway; the message of its check says 5m.
@@ -24,68 +34,137 @@ var durationFields = []string{
 // schema and report everything at once; a value of the wrong type, or one the
 // schema already reported, is left alone.
 func semanticProblems(doc *document, reported map[string]bool) []Problem {
-	var out []Problem
-	report := func(ptr, msg string) {
-		pos := doc.at(ptr)
-		out = append(out, Problem{Line: pos.Line, Column: pos.Column, Field: fieldPath(doc.value, ptr), Message: msg})
-	}
-	str := func(ptr string) (string, bool) {
-		if reported[ptr] {
-			return "", false
-		}
-		v, ok := lookup(doc.value, ptr)
-		s, isString := v.(string)
-		return s, ok && isString
-	}
-	each := func(ptr string, f func(i int, item string)) {
-		v, _ := lookup(doc.value, ptr)
-		items, _ := v.([]any)
-		for i := range items {
-			if s, ok := str(ptr + "/" + strconv.Itoa(i)); ok {
-				f(i, s)
-			}
-		}
-	}
+	c := &checker{doc: doc, reported: reported}
+	c.server()
+	c.auth()
+	c.durations()
+	c.workflows()
+	c.policy()
+	return c.out
+}
 
-	if s, ok := str("/server/publicURL"); ok {
-		if msg := checkURL(s, urlRules{http: true, noPath: true, noQuery: true}); msg != "" {
-			report("/server/publicURL", msg)
+// checker collects the problems of the semantic checks.
+type checker struct {
+	doc      *document
+	reported map[string]bool
+	out      []Problem
+}
+
+// report records a problem at the value of ptr.
+func (c *checker) report(ptr, format string, args ...any) {
+	pos := c.doc.at(ptr)
+	c.out = append(c.out, Problem{Line: pos.Line, Column: pos.Column, Field: fieldPath(c.doc.value, ptr), Message: fmt.Sprintf(format, args...)})
+}
+
+// reportKey records a problem at the key of ptr, which suits a problem with
+// a whole mapping or with the key itself.
+func (c *checker) reportKey(ptr, format string, args ...any) {
+	pos := c.doc.at(ptr)
+	line, col := pos.Line, pos.Column
+	if pos.KeyLine > 0 {
+		line, col = pos.KeyLine, pos.KeyColumn
+	}
+	c.out = append(c.out, Problem{Line: line, Column: col, Field: fieldPath(c.doc.value, ptr), Message: fmt.Sprintf(format, args...)})
+}
+
+// str returns the string at ptr, unless there is none or the schema already
+// reported it.
+func (c *checker) str(ptr string) (string, bool) {
+	if c.reported[ptr] {
+		return "", false
+	}
+	v, ok := lookup(c.doc.value, ptr)
+	s, isString := v.(string)
+	return s, ok && isString
+}
+
+// obj returns the mapping at ptr, unless there is none or the schema already
+// reported it.
+func (c *checker) obj(ptr string) (map[string]any, bool) {
+	if c.reported[ptr] {
+		return nil, false
+	}
+	v, _ := lookup(c.doc.value, ptr)
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
+// list returns the sequence at ptr, unless there is none or the schema
+// already reported it.
+func (c *checker) list(ptr string) ([]any, bool) {
+	if c.reported[ptr] {
+		return nil, false
+	}
+	v, _ := lookup(c.doc.value, ptr)
+	l, ok := v.([]any)
+	return l, ok
+}
+
+// each calls f with every string item of the sequence at ptr.
+func (c *checker) each(ptr string, f func(i int, item string)) {
+	items, _ := c.list(ptr)
+	for i := range items {
+		if s, ok := c.str(ptr + "/" + strconv.Itoa(i)); ok {
+			f(i, s)
 		}
 	}
-	each("/server/allowedOrigins", func(i int, s string) {
+}
+
+// keys returns the keys of m, the mapping at ptr, in the order they appear
+// in the file.
+func (c *checker) keys(ptr string, m map[string]any) []string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b string) int {
+		pa, pb := c.doc.at(ptr+"/"+escapePointer(a)), c.doc.at(ptr+"/"+escapePointer(b))
+		return cmp.Or(cmp.Compare(pa.KeyLine, pb.KeyLine), cmp.Compare(pa.KeyColumn, pb.KeyColumn), strings.Compare(a, b))
+	})
+	return keys
+}
+
+func (c *checker) server() {
+	if s, ok := c.str("/server/publicURL"); ok {
 		if msg := checkURL(s, urlRules{http: true, noPath: true, noQuery: true}); msg != "" {
-			report("/server/allowedOrigins/"+strconv.Itoa(i), strings.Replace(msg, "must", "an origin must", 1))
+			c.report("/server/publicURL", "%s", msg)
+		}
+	}
+	c.each("/server/allowedOrigins", func(i int, s string) {
+		if msg := checkURL(s, urlRules{http: true, noPath: true, noQuery: true}); msg != "" {
+			c.report("/server/allowedOrigins/"+strconv.Itoa(i), "%s", strings.Replace(msg, "must", "an origin must", 1))
 		}
 	})
-	if s, ok := str("/auth/resource"); ok {
+}
+
+func (c *checker) auth() {
+	if s, ok := c.str("/auth/resource"); ok {
 		if msg := checkURL(s, urlRules{}); msg != "" {
-			report("/auth/resource", msg)
+			c.report("/auth/resource", "%s", msg)
 		}
 	}
-
-	v, _ := lookup(doc.value, "/auth/issuers")
+	v, _ := lookup(c.doc.value, "/auth/issuers")
 	issuers, _ := v.([]any)
 	seen := map[string]int{}
 	for i := range issuers {
 		base := "/auth/issuers/" + strconv.Itoa(i)
-		if s, ok := str(base + "/issuer"); ok {
+		if s, ok := c.str(base + "/issuer"); ok {
 			if msg := checkURL(s, urlRules{http: true, noQuery: true}); msg != "" {
-				report(base+"/issuer", msg)
+				c.report(base+"/issuer", "%s", msg)
 			} else if first, dup := seen[s]; dup {
-				report(base+"/issuer", fmt.Sprintf("duplicates auth.issuers[%d] (line %d)", first, doc.at(fmt.Sprintf("/auth/issuers/%d/issuer", first)).Line))
+				c.report(base+"/issuer", "duplicates auth.issuers[%d] (line %d)", first, c.doc.at(fmt.Sprintf("/auth/issuers/%d/issuer", first)).Line)
 			} else {
 				seen[s] = i
 			}
 		}
-		if s, ok := str(base + "/jwksURL"); ok {
+		if s, ok := c.str(base + "/jwksURL"); ok {
 			if msg := checkURL(s, urlRules{http: true}); msg != "" {
-				report(base+"/jwksURL", msg)
+				c.report(base+"/jwksURL", "%s", msg)
 			}
 		}
 	}
+}
 
+func (c *checker) durations() {
 	for _, ptr := range durationFields {
-		s, ok := str(ptr)
+		s, ok := c.str(ptr)
 		if !ok {
 			continue
 		}
@@ -93,14 +172,13 @@ func semanticProblems(doc *document, reported map[string]bool) []Problem {
 		if err != nil {
 			// The schema admits only well-formed durations: this one is
 			// too long for time.Duration.
-			report(ptr, "is out of range for a duration (at most 2562047h)")
+			c.report(ptr, "is out of range for a duration (at most 2562047h)")
 			continue
 		}
 		if ptr == "/auth/leeway" && d > maxLeeway {
-			report(ptr, "must be at most 5m")
+			c.report(ptr, "must be at most 5m")
 		}
 	}
-	return out
 }
 
 // urlRules says what a URL-valued field admits beyond being an absolute URI
@@ -136,4 +214,450 @@ func checkURL(s string, r urlRules) string {
 		return "must not have a path, not even a trailing slash: write scheme://host[:port]"
 	}
 	return ""
+}
+
+// executorKinds are the executor kinds this gateway runs, in the order of
+// schema.json.
+var executorKinds = []string{ExecutorNoop, ExecutorHuman, ExecutorWorkflow, ExecutorMCP, ExecutorCLI, ExecutorREST}
+
+// unsupportedExecutorKinds exist in the praxec catalogue but are not run by
+// this gateway; naming one gets its own message.
+var unsupportedExecutorKinds = []string{"script", "parallel", "llm"}
+
+// executorMembers lists the members each executor kind admits, as the
+// if/then rules of schema.json do (a test holds them together).
+var executorMembers = map[string][]string{
+	ExecutorNoop:     {"kind"},
+	ExecutorHuman:    {"kind", "queue"},
+	ExecutorWorkflow: {"kind", "definitionId", "input", "timeoutMs"},
+	ExecutorMCP:      {"kind", "connection", "tool", "map"},
+	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure"},
+	ExecutorREST:     {"kind", "connection", "method", "path", "query", "headers", "body"},
+}
+
+// executorValueMembers are the executor members whose string values may be
+// paths.
+var executorValueMembers = []string{"input", "map", "args", "query", "headers", "body"}
+
+// The roots a path may start from: set runs after the executor and may read
+// its output, an executor may not.
+var (
+	setRoots      = []string{"arguments", "context", "input", "output"}
+	executorRoots = []string{"arguments", "context", "input"}
+)
+
+// executorKindAt returns the kind of the executor at ptr when ptr is an
+// executor of a kind this gateway runs.
+func executorKindAt(doc *document, ptr string) (string, bool) {
+	if typeAt(ptr) != reflect.TypeFor[Executor]() {
+		return "", false
+	}
+	v, _ := lookup(doc.value, ptr+"/kind")
+	kind, _ := v.(string)
+	_, ok := executorMembers[kind]
+	return kind, ok
+}
+
+// unknownExecutorMember words an unknown member name of an executor of the
+// given kind.
+func unknownExecutorMember(kind, name string) string {
+	members := executorMembers[kind]
+	what := article(kind) + " " + kind + " executor"
+	var owners []string
+	for _, k := range executorKinds {
+		if slices.Contains(executorMembers[k], name) {
+			owners = append(owners, k)
+		}
+	}
+	switch {
+	case len(owners) > 0 && len(members) == 1:
+		return fmt.Sprintf("is not a known field of %s (%s belongs to %s executors), which has no field but kind", what, name, joinAnd(owners))
+	case len(owners) > 0:
+		return fmt.Sprintf("is not a known field of %s (%s belongs to %s executors); known fields: %s", what, name, joinAnd(owners), strings.Join(members, ", "))
+	case len(members) == 1:
+		return fmt.Sprintf("is not a known field of %s, which has no field but kind", what)
+	}
+	if s, ok := suggest(name, members); ok {
+		return fmt.Sprintf("is not a known field of %s; did you mean %q?", what, s)
+	}
+	return fmt.Sprintf("is not a known field of %s; known fields: %s", what, strings.Join(members, ", "))
+}
+
+// joinAnd joins words as a sentence lists them: a, b and c.
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// nameHint completes "names no declared X": a suggestion when name is close
+// to a known one, else the known names (the first twenty).
+func nameHint(name string, known []string, what string) string {
+	if s, ok := suggest(name, known); ok {
+		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	if len(known) == 0 {
+		return ""
+	}
+	if len(known) > 20 {
+		return "; declared " + what + ": " + strings.Join(known[:20], ", ") + ", …"
+	}
+	return "; declared " + what + ": " + strings.Join(known, ", ")
+}
+
+// checkPath returns what is wrong with s as a path into roots, or "" when
+// s is a good path or not a path at all (it does not start with $.).
+func checkPath(s string, roots []string) string {
+	rest, ok := strings.CutPrefix(s, "$.")
+	if !ok {
+		return ""
+	}
+	root, member, _ := strings.Cut(rest, ".")
+	if !slices.Contains(roots, root) {
+		var starts []string
+		for _, r := range roots {
+			starts = append(starts, "$."+r+".")
+		}
+		msg := "is a path (it starts with $.), but not into " + joinOr(starts)
+		if root == "output" {
+			msg += ": an executor runs before there is an output to read"
+		}
+		return msg
+	}
+	if member == "" || slices.Contains(strings.Split(member, "."), "") {
+		return fmt.Sprintf("is a path into $.%s, but names no member: write $.%s.NAME", root, root)
+	}
+	return ""
+}
+
+// joinOr joins words as a choice: a, b or c.
+func joinOr(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// workflowEdge is a workflow executor: the workflow from runs the workflow
+// to, as the definitionId at ptr says.
+type workflowEdge struct {
+	from, to, ptr string
+}
+
+// workflows checks the workflows section: key names, states, transitions,
+// executors, input schemas and the nesting of workflows.
+func (c *checker) workflows() {
+	wfs, ok := c.obj("/workflows")
+	if !ok {
+		return
+	}
+	ids := c.keys("/workflows", wfs)
+	var edges []workflowEdge
+	for _, id := range ids {
+		base := "/workflows/" + escapePointer(id)
+		if !idRE.MatchString(id) {
+			c.reportKey(base, "is not a valid workflow id: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit")
+		}
+		if _, ok := c.obj(base); ok {
+			edges = append(edges, c.workflow(id, base, ids)...)
+		}
+	}
+	c.cycles(edges)
+}
+
+// workflow checks one workflow and returns the workflows it runs.
+func (c *checker) workflow(id, base string, ids []string) []workflowEdge {
+	var edges []workflowEdge
+	executor := func(ptr string) {
+		if e, ok := c.executor(ptr, ids); ok {
+			edges = append(edges, workflowEdge{from: id, to: e, ptr: ptr + "/definitionId"})
+		}
+	}
+
+	statesPtr := base + "/states"
+	states, haveStates := c.obj(statesPtr)
+	names := c.keys(statesPtr, states)
+	terminal := map[string]bool{}
+	terminalKnown := haveStates
+	for _, name := range names {
+		sp := statesPtr + "/" + escapePointer(name)
+		if !idRE.MatchString(name) {
+			c.reportKey(sp, "is not a valid state name: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit")
+		}
+		st, _ := states[name].(map[string]any)
+		if c.reported[sp] || c.reported[sp+"/terminal"] {
+			terminalKnown = false
+		}
+		terminal[name] = st["terminal"] == true
+		if _, ok := st["onEnter"]; ok {
+			executor(sp + "/onEnter")
+		}
+	}
+	if terminalKnown && len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return terminal[n] }) {
+		c.reportKey(statesPtr, "has no terminal state: mark the states where the workflow ends with terminal: true")
+	}
+	// state checks that a state name is declared; it is silent when the
+	// states themselves could not be read.
+	state := func(ptr string) (string, bool) {
+		s, ok := c.str(ptr)
+		if !ok || !haveStates {
+			return "", false
+		}
+		if _, declared := states[s]; !declared {
+			c.report(ptr, "names no declared state%s", nameHint(s, names, "states"))
+			return "", false
+		}
+		return s, true
+	}
+	state(base + "/initial")
+	c.inputSchema(base + "/inputSchema")
+
+	transitions, _ := c.list(base + "/transitions")
+	seen := map[string]int{}
+	for i := range transitions {
+		tp := base + "/transitions/" + strconv.Itoa(i)
+		t, ok := c.obj(tp)
+		if !ok {
+			continue
+		}
+		if name, ok := c.str(tp + "/name"); ok {
+			if first, dup := seen[name]; dup {
+				fp := base + "/transitions/" + strconv.Itoa(first) + "/name"
+				c.report(tp+"/name", "duplicates %s (line %d): transition names are unique within a workflow; to leave several states by one transition, list them under from",
+					fieldPath(c.doc.value, fp), c.doc.at(fp).Line)
+			} else {
+				seen[name] = i
+			}
+		}
+		from := []string{tp + "/from"}
+		if list, ok := t["from"].([]any); ok {
+			from = from[:0]
+			for j := range list {
+				from = append(from, tp+"/from/"+strconv.Itoa(j))
+			}
+		}
+		for _, fp := range from {
+			if s, ok := state(fp); ok && terminal[s] {
+				c.report(fp, "is a terminal state: no transition may leave it")
+			}
+		}
+		state(tp + "/to")
+		if actor, ok := c.str(tp + "/actor"); ok && actor == ActorDeterministic {
+			if kind, ok := c.str(tp + "/executor/kind"); ok && kind == ExecutorHuman {
+				c.report(tp+"/actor", "is deterministic, but the executor is human (line %d): the runtime fires a deterministic transition by itself, with no one to approve it; make the actor human or agent",
+					c.doc.at(tp+"/executor/kind").Line)
+			}
+		}
+		if _, ok := t["executor"]; ok {
+			executor(tp + "/executor")
+		}
+		c.inputSchema(tp + "/inputSchema")
+		if _, ok := c.obj(tp + "/set"); ok {
+			c.paths(tp+"/set", setRoots)
+		}
+	}
+	return edges
+}
+
+// executor checks the executor at ptr: the paths in its values and, for a
+// workflow executor, that it names a declared workflow, which it returns.
+func (c *checker) executor(ptr string, ids []string) (string, bool) {
+	e, ok := c.obj(ptr)
+	if !ok {
+		return "", false
+	}
+	for _, m := range executorValueMembers {
+		if _, ok := e[m]; ok {
+			c.paths(ptr+"/"+m, executorRoots)
+		}
+	}
+	kind, _ := c.str(ptr + "/kind")
+	if kind != ExecutorWorkflow {
+		return "", false
+	}
+	def, ok := c.str(ptr + "/definitionId")
+	if !ok {
+		return "", false
+	}
+	if !slices.Contains(ids, def) {
+		c.report(ptr+"/definitionId", "names no declared workflow%s", nameHint(def, ids, "workflows"))
+		return "", false
+	}
+	return def, true
+}
+
+// paths checks every string under ptr, at any depth, as a path into roots:
+// the engine resolves values member by member.
+func (c *checker) paths(ptr string, roots []string) {
+	if c.reported[ptr] {
+		return
+	}
+	v, _ := lookup(c.doc.value, ptr)
+	switch v := v.(type) {
+	case string:
+		if msg := checkPath(v, roots); msg != "" {
+			c.report(ptr, "%s", msg)
+		}
+	case []any:
+		for i := range v {
+			c.paths(ptr+"/"+strconv.Itoa(i), roots)
+		}
+	case map[string]any:
+		for k := range v {
+			c.paths(ptr+"/"+escapePointer(k), roots)
+		}
+	}
+}
+
+// cycles reports every workflow executor through which a workflow ends up
+// running itself.
+func (c *checker) cycles(edges []workflowEdge) {
+	next := map[string][]string{}
+	for _, e := range edges {
+		if !slices.Contains(next[e.from], e.to) {
+			next[e.from] = append(next[e.from], e.to)
+		}
+	}
+	for _, e := range edges {
+		path := shortestPath(next, e.to, e.from)
+		if path == nil {
+			continue
+		}
+		chain := strings.Join(append([]string{e.from}, path...), " → ")
+		if e.from == e.to {
+			c.report(e.ptr, "names the workflow it belongs to (%s): a workflow cannot run itself", chain)
+			continue
+		}
+		c.report(e.ptr, "runs %s, which leads back to %s (%s): workflows cannot nest into a cycle", e.to, e.from, chain)
+	}
+}
+
+// shortestPath returns the nodes of a shortest path from src to dst in the
+// graph next, both ends included, or nil when dst cannot be reached.
+func shortestPath(next map[string][]string, src, dst string) []string {
+	prev := map[string]string{src: ""}
+	queue := []string{src}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if n == dst {
+			var path []string
+			for ; n != src; n = prev[n] {
+				path = append(path, n)
+			}
+			path = append(path, src)
+			slices.Reverse(path)
+			return path
+		}
+		for _, m := range next[n] {
+			if _, seen := prev[m]; !seen {
+				prev[m] = n
+				queue = append(queue, m)
+			}
+		}
+	}
+	return nil
+}
+
+// inputSchema checks the input schema at ptr: an object schema that
+// compiles as the contract compiles its own, with local references only.
+func (c *checker) inputSchema(ptr string) {
+	m, ok := c.obj(ptr)
+	if !ok {
+		return
+	}
+	switch t, present := m["type"]; {
+	case !present:
+		c.reportKey(ptr, "must describe an object: add type: object at its root")
+	case t != "object" && !c.reported[ptr+"/type"]:
+		c.report(ptr+"/type", "must be object: an input schema describes an object whose members are the arguments")
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		c.reportKey(ptr, "cannot be encoded as JSON: %v", err)
+		return
+	}
+	const name = "inputSchema"
+	_, err = contracts.CompileSchema(name, b)
+	if err == nil {
+		return
+	}
+	var lue *jsonschema.LoadURLError
+	var sve *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	switch {
+	case errors.Is(err, contracts.ErrRemoteReference) && errors.As(err, &lue):
+		c.reportKey(ptr, "refers to %s, outside itself: an input schema may use local references only (#/$defs/NAME)", lue.URL)
+	case errors.As(err, &sve) && errors.As(sve.Err, &ve):
+		c.metaschemaProblems(ptr, ve)
+	default:
+		msg := strings.TrimPrefix(err.Error(), "contracts: schema "+name+": ")
+		msg = strings.ReplaceAll(msg, "urn:praxa:schema:"+name, "")
+		c.reportKey(ptr, "is not a valid JSON Schema: %s", msg)
+	}
+}
+
+// metaschemaProblems reports the violations of the JSON Schema metaschema
+// by the input schema at ptr, each at its own line. Where a keyword admits
+// one of several values, the alternatives' type complaints are left out.
+func (c *checker) metaschemaProblems(ptr string, ve *jsonschema.ValidationError) {
+	type leaf struct {
+		loc  string
+		kind jsonschema.ErrorKind
+	}
+	var leaves []leaf
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			var b strings.Builder
+			for _, tok := range e.InstanceLocation {
+				b.WriteString("/" + escapePointer(tok))
+			}
+			leaves = append(leaves, leaf{b.String(), e.ErrorKind})
+			return
+		}
+		for _, cause := range e.Causes {
+			walk(cause)
+		}
+	}
+	walk(ve)
+	hasEnum := map[string]bool{}
+	for _, l := range leaves {
+		if _, ok := l.kind.(*kind.Enum); ok {
+			hasEnum[l.loc] = true
+		}
+	}
+	for _, l := range leaves {
+		if _, ok := l.kind.(*kind.Type); ok && hasEnum[l.loc] {
+			continue
+		}
+		msg := (&jsonschema.ValidationError{ErrorKind: l.kind}).BasicOutput().Error.String()
+		c.report(ptr+l.loc, "is not valid in a JSON Schema: %s", msg)
+	}
+}
+
+// policy checks the policy section.
+func (c *checker) policy() {
+	items, _ := c.list("/policy/denyDestructive")
+	for i := range items {
+		ptr := "/policy/denyDestructive/" + strconv.Itoa(i) + "/toolSet"
+		s, ok := c.str(ptr)
+		if !ok {
+			continue
+		}
+		if _, known := contracts.LookupToolSet(s); !known {
+			var names []string
+			for _, ts := range contracts.ToolSets() {
+				names = append(names, ts.Name)
+			}
+			msg := "is not a known tool set"
+			if hint, ok := suggest(s, names); ok {
+				msg += fmt.Sprintf("; did you mean %q?", hint)
+			} else {
+				msg += "; known tool sets: " + strings.Join(names, ", ")
+			}
+			c.report(ptr, "%s", msg)
+		}
+	}
 }

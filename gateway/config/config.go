@@ -18,6 +18,10 @@ type Config struct {
 
 	Server Server `json:"server"`
 	Auth   Auth   `json:"auth"`
+	// Workflows are the workflow definitions, keyed by id.
+	Workflows map[string]Workflow `json:"workflows,omitempty"`
+	// Policy holds decisions beyond scopes.
+	Policy Policy `json:"policy"`
 }
 
 // Server configures the HTTP listener and request limits.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -136,11 +137,16 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	problems, reported, err := schemaProblems(s, doc)
+	problems, reported, badKeys, err := schemaProblems(s, doc)
 	if err != nil {
 		return nil, fmt.Errorf("config: validating %s: %w", name, err)
 	}
 	problems = append(problems, semanticProblems(doc, reported)...)
+	if badKeys && len(problems) == 0 {
+		// The key checks mirror every propertyNames of the schema, so this
+		// should not happen; if it does, the file must still be refused.
+		problems = append(problems, Problem{Message: "a mapping key does not match the pattern its section requires"})
+	}
 	if len(problems) > 0 {
 		return nil, newLoadError(name, problems)
 	}
@@ -156,25 +162,45 @@ func Parse(name string, data []byte) (*Config, error) {
 }
 
 // schemaProblems validates doc against s and locates every violation. It
-// also returns the pointers it reported, so later checks do not repeat them.
-func schemaProblems(s *jsonschema.Schema, doc *document) ([]Problem, map[string]bool, error) {
-	reported := map[string]bool{}
-	err := contracts.Validate(s, doc.value, "the file does not match the configuration schema")
+// also returns the pointers it reported, so later checks do not repeat them,
+// and whether a mapping key broke a propertyNames rule. Those violations
+// arrive without the key's location (the validator reports them relative to
+// the key itself), so they are left to the semantic checks, which test the
+// same keys against the same patterns and report them at the key.
+func schemaProblems(s *jsonschema.Schema, doc *document) (problems []Problem, reported map[string]bool, badKeys bool, err error) {
+	reported = map[string]bool{}
+	err = contracts.Validate(s, doc.value, "the file does not match the configuration schema")
 	if err == nil {
-		return nil, reported, nil
+		return nil, reported, false, nil
 	}
 	var ce *contracts.Error
 	if !errors.As(err, &ce) || len(ce.Fields) == 0 {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	var out []Problem
 	for _, fe := range ce.Fields {
+		if propertyNameViolation(fe) {
+			badKeys = true
+			continue
+		}
 		for _, p := range locate(doc, fe) {
-			out = append(out, p.Problem)
+			problems = append(problems, p.Problem)
 			reported[p.pointer] = true
 		}
 	}
-	return out, reported, nil
+	return problems, reported, badKeys, nil
+}
+
+// propertyNameViolation reports whether fe comes from a propertyNames rule.
+// The root is an object whose own members are never checked by pattern or
+// length, so such a violation at the root can only concern a key.
+func propertyNameViolation(fe contracts.FieldError) bool {
+	switch fe.Keyword {
+	case "propertyNames":
+		return true
+	case "pattern", "minLength", "maxLength":
+		return fe.Pointer == ""
+	}
+	return false
 }
 
 type locatedProblem struct {
@@ -186,6 +212,10 @@ type locatedProblem struct {
 func locate(doc *document, fe contracts.FieldError) []locatedProblem {
 	ptr := fe.Pointer
 	switch {
+	case fe.Keyword == "additionalProperties" && unsupportedExecutor(doc, parentPointer(ptr)):
+		// What an executor of a kind this gateway does not run may have is
+		// moot: its kind is reported.
+		return nil
 	case fe.Keyword == "additionalProperties" && fe.Detail == "is not a known field":
 		return []locatedProblem{unknownField(doc, ptr)}
 	case fe.Keyword == "additionalProperties":
@@ -208,22 +238,47 @@ func locate(doc *document, fe contracts.FieldError) []locatedProblem {
 		if pos.KeyLine > 0 {
 			line, col = pos.KeyLine, pos.KeyColumn
 		}
-		return []locatedProblem{{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: fe.Detail}, ptr}}
+		msg := fe.Detail
+		if kind, ok := executorKindAt(doc, parentPointer(ptr)); ok && fe.Detail == "is required" {
+			msg = "is required by " + article(kind) + " " + kind + " executor"
+		}
+		return []locatedProblem{{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: msg}, ptr}}
 	}
 	pos := doc.at(ptr)
 	line, col := pos.Line, pos.Column
 	if pos.implicitNull && pos.KeyLine > 0 {
 		line, col = pos.KeyLine, pos.KeyColumn
 	}
-	return []locatedProblem{{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: explain(fe, pos, ptr)}, ptr}}
+	return []locatedProblem{{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: explain(doc, fe, pos, ptr)}, ptr}}
+}
+
+// unsupportedExecutor reports whether ptr is an executor whose kind is a
+// string this gateway does not run.
+func unsupportedExecutor(doc *document, ptr string) bool {
+	if typeAt(ptr) != reflect.TypeFor[Executor]() {
+		return false
+	}
+	v, _ := lookup(doc.value, ptr+"/kind")
+	kind, ok := v.(string)
+	_, known := executorMembers[kind]
+	return ok && !known
 }
 
 // explain words a violation for the reader of the file.
-func explain(fe contracts.FieldError, pos position, ptr string) string {
+func explain(doc *document, fe contracts.FieldError, pos position, ptr string) string {
+	switch fe.Detail {
+	case "must be at least 1 characters long", "must have at least 1 items", "must have at least 1 properties":
+		return "must not be empty"
+	}
 	switch fe.Keyword {
 	case "pattern":
-		if fe.Detail == "must match the pattern "+durationPattern {
+		switch fe.Detail {
+		case "must match the pattern " + durationPattern:
 			return "must be a Go duration such as 30s, 5m or 1h30m"
+		case "must match the pattern " + identifierPattern:
+			return "must be an identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit"
+		case "must match the pattern " + evidenceNamePattern:
+			return "must be an evidence name: 1 to 64 lowercase letters, digits, '_', '.' or '-', starting with a letter"
 		}
 	case "format":
 		if fe.Detail == "must be a valid uri" {
@@ -240,8 +295,88 @@ func explain(fe contracts.FieldError, pos position, ptr string) string {
 		if toks := splitPointer(ptr); len(toks) == 5 && toks[0] == "auth" && toks[1] == "issuers" && toks[3] == "algorithms" {
 			return fe.Detail + " (asymmetric JWS algorithms: " + strings.Join(algorithms, ", ") + ")"
 		}
+		if typeAt(parentPointer(ptr)) == reflect.TypeFor[Executor]() && strings.HasSuffix(ptr, "/kind") {
+			v, _ := lookup(doc.value, ptr)
+			if s, ok := v.(string); ok && slices.Contains(unsupportedExecutorKinds, s) {
+				return fmt.Sprintf("the executor kind %s is not supported by this gateway; supported kinds: %s", s, strings.Join(executorKinds, ", "))
+			}
+		}
+		switch values := enumValues(ptr); len(values) {
+		case 0:
+		case 1:
+			return "must be " + values[0]
+		default:
+			return "must be one of " + strings.Join(values, ", ")
+		}
 	}
 	return fe.Detail
+}
+
+// article is the indefinite article of an executor kind as it is spoken:
+// an mcp executor, a rest executor.
+func article(kind string) string {
+	if kind == ExecutorMCP {
+		return "an"
+	}
+	return "a"
+}
+
+// enumValues lists the values the schema allows at ptr, when it is an enum
+// of strings.
+func enumValues(ptr string) []string {
+	s := schemaAt(ptr)
+	list, _ := s["enum"].([]any)
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// schemaDoc is schema.json decoded, for looking up what a member allows.
+var schemaDoc = sync.OnceValue(func() map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(schemaJSON, &m); err != nil {
+		return nil
+	}
+	return m
+})
+
+// schemaAt returns the subschema of schema.json that governs the value at
+// ptr, following properties, items, additionalProperties and local $refs;
+// nil when there is none (the subschemas under allOf are not consulted).
+func schemaAt(ptr string) map[string]any {
+	root := schemaDoc()
+	defs, _ := root["$defs"].(map[string]any)
+	resolve := func(s map[string]any) map[string]any {
+		for i := 0; s != nil && i < 16; i++ {
+			ref, ok := s["$ref"].(string)
+			if !ok {
+				return s
+			}
+			s, _ = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+		}
+		return s
+	}
+	s := resolve(root)
+	for _, tok := range splitPointer(ptr) {
+		if s == nil {
+			return nil
+		}
+		props, _ := s["properties"].(map[string]any)
+		switch next := props[tok]; {
+		case next != nil:
+			s, _ = next.(map[string]any)
+		case s["items"] != nil:
+			s, _ = s["items"].(map[string]any)
+		default:
+			s, _ = s["additionalProperties"].(map[string]any)
+		}
+		s = resolve(s)
+	}
+	return s
 }
 
 // algorithms are the signature algorithms an issuer may be configured with.
@@ -263,6 +398,9 @@ func unknownField(doc *document, ptr string) locatedProblem {
 	what := "field"
 	if len(toks) == 1 {
 		what = "section"
+	}
+	if kind, ok := executorKindAt(doc, parentPointer(ptr)); ok {
+		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownExecutorMember(kind, name)}, ptr}
 	}
 	msg := "is not a known " + what
 	if known := knownFields(parentPointer(ptr)); len(known) > 0 {
@@ -297,11 +435,15 @@ func unknownNames(doc *document, ptr, detail string) ([]string, bool) {
 	return names, true
 }
 
-// knownFields lists the members the object at ptr may have, from the Config
-// types (which the schema mirrors; a test holds them together).
-func knownFields(ptr string) []string {
+// typeAt returns the Go type of the value at ptr, following the Config
+// types (which the schema mirrors; a test holds them together), or nil when
+// ptr leaves them.
+func typeAt(ptr string) reflect.Type {
 	t := reflect.TypeFor[Config]()
 	for _, tok := range splitPointer(ptr) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
 		switch t.Kind() {
 		case reflect.Struct:
 			f, ok := jsonField(t, tok)
@@ -309,13 +451,23 @@ func knownFields(ptr string) []string {
 				return nil
 			}
 			t = f.Type
-		case reflect.Slice:
+		case reflect.Slice, reflect.Map:
 			t = t.Elem()
 		default:
 			return nil
 		}
 	}
-	if t.Kind() != reflect.Struct {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// knownFields lists the members the object at ptr may have, from the Config
+// types.
+func knownFields(ptr string) []string {
+	t := typeAt(ptr)
+	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
 	var names []string

@@ -254,7 +254,42 @@ func TestSchemaMatchesConfig(t *testing.T) {
 	var walk func(path string, s map[string]any, typ reflect.Type)
 	walk = func(path string, s map[string]any, typ reflect.Type) {
 		s = resolve(s)
+		if typ == reflect.TypeFor[StringList]() {
+			// One string or a list of them.
+			if !reflect.DeepEqual(s["type"], []any{"string", "array"}) {
+				t.Errorf("%s: schema type %v, want [string array]", path, s["type"])
+			}
+			if items := resolve(s["items"].(map[string]any)); items["type"] != "string" {
+				t.Errorf("%s[]: schema type %v, want string", path, items["type"])
+			}
+			return
+		}
 		switch typ.Kind() {
+		case reflect.Pointer:
+			walk(path, s, typ.Elem())
+		case reflect.Interface:
+			if s["type"] != nil {
+				t.Errorf("%s: schema type %v for a Go interface, want any value", path, s["type"])
+			}
+		case reflect.Map:
+			if s["type"] != "object" {
+				t.Errorf("%s: schema type %v, want object", path, s["type"])
+			}
+			if typ.Key().Kind() != reflect.String {
+				t.Errorf("%s: map key %v, want string", path, typ.Key())
+			}
+			if typ.Elem().Kind() == reflect.Interface {
+				if ap, ok := s["additionalProperties"]; ok && ap != true {
+					t.Errorf("%s: a map of any value has additionalProperties %v", path, ap)
+				}
+				return
+			}
+			ap, ok := s["additionalProperties"].(map[string]any)
+			if !ok {
+				t.Errorf("%s: a map of %v has no additionalProperties schema", path, typ.Elem())
+				return
+			}
+			walk(path+"{}", ap, typ.Elem())
 		case reflect.Struct:
 			if s["type"] != "object" || s["additionalProperties"] != false {
 				t.Errorf("%s: schema is not a closed object", path)
@@ -329,8 +364,14 @@ func TestSchemaMatchesConfig(t *testing.T) {
 			t.Errorf("the schema's description does not name the reserved section %s", name)
 		}
 	}
-	if len(props) != 2+len(reservedSections) {
-		t.Errorf("the schema has %d top-level sections, want %d", len(props), 2+len(reservedSections))
+	sections := len(reservedSections)
+	for f := range reflect.TypeFor[Config]().Fields() {
+		if jsonName(f) != "" {
+			sections++
+		}
+	}
+	if len(props) != sections {
+		t.Errorf("the schema has %d top-level sections, want %d", len(props), sections)
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	_ "embed"
 	"fmt"
+	"regexp"
 	"slices"
 	"sync"
 
@@ -24,9 +25,20 @@ const durationPattern = `^[0-9]+(\.[0-9]+)?(ns|us|µs|μs|ms|s|m|h)([0-9]+(\.[0-
 // schema accepts each of them as an open object and the loader ignores it
 // until its feature closes the schema.
 var reservedSections = []string{
-	"connections", "capabilities", "proxy", "workflows", "lexicon",
-	"skills", "memory", "goals", "certificates", "policy",
+	"connections", "capabilities", "proxy", "lexicon",
+	"skills", "memory", "goals", "certificates",
 }
+
+// The patterns of schema.json's identifier and evidenceName: the loader
+// words their violations and checks mapping keys against them (a test holds
+// them equal to the schema's).
+const (
+	identifierPattern   = contracts.IdentifierPattern
+	evidenceNamePattern = `^[a-z][a-z0-9_.-]{0,63}$`
+)
+
+// idRE matches workflow ids and state names.
+var idRE = regexp.MustCompile(identifierPattern)
 
 // Schema returns the JSON Schema of praxec.yaml. The caller owns the copy.
 func Schema() []byte { return slices.Clone(schemaJSON) }

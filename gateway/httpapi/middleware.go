@@ -28,6 +28,9 @@ func requestID(ctx context.Context) string {
 	return s
 }
 
+// RequestID returns the id of the request in ctx.
+func RequestID(ctx context.Context) string { return requestID(ctx) }
+
 // TraceID returns the W3C trace id of the request in ctx.
 func TraceID(ctx context.Context) string {
 	s, _ := ctx.Value(keyTraceID).(string)

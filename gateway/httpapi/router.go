@@ -42,8 +42,12 @@ type Options struct {
 	Issuers []string
 	// Ready reports readiness for /readyz (nil: always ready).
 	Ready func(ctx context.Context) error
-	// Mount adds further routes at the root (the dev issuer, /mcp).
+	// Mount adds further routes at the root (the dev issuer).
 	Mount func(r chi.Router)
+	// MCP, when set, is served at /mcp behind the same bearer-token
+	// authentication as /v8 and an Origin check; the principal reaches it
+	// through the request context (auth.FromContext).
+	MCP http.Handler
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -101,11 +105,50 @@ func New(o Options) http.Handler {
 			r.Method(t.Method, t.Path, s.toolHandler(t))
 		}
 		r.Post("/v8/tokens/revocations", s.revokeToken)
+		r.Get("/v8/approvals", s.listApprovals)
+		r.Post("/v8/approvals/{approvalId}/approve", s.resolveApproval(true))
+		r.Post("/v8/approvals/{approvalId}/reject", s.resolveApproval(false))
 	})
+	if o.MCP != nil {
+		r.Handle("/mcp", s.checkOrigin(s.authenticated(o.MCP)))
+	}
 	if o.Mount != nil {
 		o.Mount(r)
 	}
 	return r
+}
+
+// authenticated verifies the bearer token of every request and hands the
+// principal on in the context; refusals are answered here, at the
+// transport, exactly as on /v8.
+func (s *server) authenticated(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := s.authenticate(w, r, contracts.ScopeCapabilitiesRead)
+		if !ok {
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(auth.NewContext(r.Context(), p)))
+	})
+}
+
+// checkOrigin refuses browser requests from origins other than the
+// gateway's own and those the configuration allows (DNS-rebinding and
+// cross-site protection; the MCP SDK's own guard checks Host only).
+func (s *server) checkOrigin(next http.Handler) http.Handler {
+	allowed := map[string]bool{}
+	if u, err := url.Parse(s.Config.Server.PublicURL); err == nil {
+		allowed[u.Scheme+"://"+u.Host] = true
+	}
+	for _, o := range s.Config.Server.AllowedOrigins {
+		allowed[strings.TrimRight(o, "/")] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !allowed[o] {
+			writeProblem(w, 0, contracts.Errorf(contracts.CodeOriginForbidden, "requests from origin %s are not allowed", o), requestID(r.Context()))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // metadataURL is where RFC 9728 puts the metadata of resource: the

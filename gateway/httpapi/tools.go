@@ -51,6 +51,9 @@ func (s *server) toolHandler(tool contracts.Tool) http.HandlerFunc {
 			RequestID: rid, TraceID: TraceID(r.Context()),
 			Args: func() (map[string]any, error) { return s.arguments(w, r, tool, key) },
 		}
+		if tool.PathArgument != "" {
+			call.PathValue = chi.URLParam(r, tool.PathArgument)
+		}
 		res := s.Service.Invoke(r.Context(), p, call)
 		s.writeResult(w, r, res)
 	}

@@ -36,6 +36,9 @@ var (
 	ErrExists = errors.New("store: already exists")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store: closed")
+	// ErrConflict: a compare-and-set found another version or status than
+	// the one expected.
+	ErrConflict = errors.New("store: conflict")
 )
 
 // Store is the gateway's durable state.
@@ -69,6 +72,20 @@ type ReadTx interface {
 	TraceEvents(ctx context.Context, tenant, traceID string, limit int) ([]Event, error)
 	// Revoked reports whether the token id jti was revoked.
 	Revoked(ctx context.Context, jti string) (bool, error)
+	// GetMission returns the tenant's mission by workflow id, or
+	// ErrNotFound (also for another tenant's mission).
+	GetMission(ctx context.Context, tenant, id string) (Mission, error)
+	// GetMissionByRunID returns the tenant's mission by runId, or
+	// ErrNotFound.
+	GetMissionByRunID(ctx context.Context, tenant, runID string) (Mission, error)
+	// GetSubmit returns the recorded submit of a workflow at a version, or
+	// ErrNotFound.
+	GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (SubmitRecord, error)
+	// GetApproval returns the tenant's approval, or ErrNotFound.
+	GetApproval(ctx context.Context, tenant, id string) (Approval, error)
+	// ListApprovals returns up to limit approvals of the tenant with the
+	// status ("" for any), oldest first.
+	ListApprovals(ctx context.Context, tenant, status string, limit int) ([]Approval, error)
 }
 
 // Tx reads and writes inside a transaction.
@@ -84,6 +101,22 @@ type Tx interface {
 	// Revoke records a revocation; revoking a revoked jti again is not an
 	// error and keeps the first record.
 	Revoke(ctx context.Context, r Revocation) error
+	// InsertMission stores a new mission; ErrExists if its id, or its
+	// runId within the tenant, is taken.
+	InsertMission(ctx context.Context, m Mission) error
+	// UpdateMission replaces a mission if its stored version is
+	// expectedVersion: ErrConflict if it is another, ErrNotFound if the
+	// mission does not exist. This compare-and-set is what keeps two
+	// gateways from firing two transitions from one version.
+	UpdateMission(ctx context.Context, m Mission, expectedVersion int64) error
+	// PutSubmit records the answer of a submit so an exact replay can
+	// return it; ErrExists if the version already has one.
+	PutSubmit(ctx context.Context, r SubmitRecord) error
+	// InsertApproval stores a new approval; ErrExists if its id is taken.
+	InsertApproval(ctx context.Context, a Approval) error
+	// UpdateApproval replaces an approval whose stored status is
+	// expectedStatus; ErrConflict otherwise.
+	UpdateApproval(ctx context.Context, a Approval, expectedStatus string) error
 }
 
 // IdempotencyRecord is the remembered outcome of one idempotent request.
@@ -143,6 +176,55 @@ type Event struct {
 	RequestID string
 	// Attributes hold further details; readers redact them.
 	Attributes map[string]any
+}
+
+// Mission is a stored workflow instance. The columns the store queries are
+// typed; the engine's own state (context, input, evidence, pending moves)
+// travels in Doc, an opaque JSON document.
+type Mission struct {
+	Tenant            string
+	ID                string
+	RunID             string
+	DefinitionID      string
+	DefinitionVersion int
+	State             string
+	Version           int64
+	// Status is active, completed or cancelled.
+	Status    string
+	ParentID  string
+	Doc       []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// SubmitRecord is the answer of one successful submit, kept so that an
+// exact replay (same workflow, version, transition and arguments) returns
+// it.
+type SubmitRecord struct {
+	Tenant          string
+	WorkflowID      string
+	ExpectedVersion int64
+	Fingerprint     string
+	Response        []byte
+	CreatedAt       time.Time
+}
+
+// Approval is a human approval a transition waits for.
+type Approval struct {
+	Tenant     string
+	ID         string
+	WorkflowID string
+	RunID      string
+	Transition string
+	Queue      string
+	// Status is pending, approved, rejected or cancelled.
+	Status      string
+	RequestedBy string
+	ResolvedBy  string
+	// Doc holds the engine's details (arguments, expected version).
+	Doc        []byte
+	CreatedAt  time.Time
+	ResolvedAt time.Time
 }
 
 // Revocation records one revoked access token.

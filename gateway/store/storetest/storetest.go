@@ -46,6 +46,10 @@ func Run(t *testing.T, factory Factory) {
 		{"Durable", testDurable},
 		{"Sweep", testSweep},
 		{"Closed", testClosed},
+		{"Missions", testMissions},
+		{"MissionCompareAndSet", testMissionCompareAndSet},
+		{"Submits", testSubmits},
+		{"Approvals", testApprovals},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

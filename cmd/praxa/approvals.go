@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+func init() {
+	register(command{name: "approvals", summary: "list, approve or reject pending human approvals", run: runApprovals})
+}
+
+// runApprovals acts on the data directory's store with the operator's
+// authority: praxa approvals list|approve ID|reject ID --tenant T.
+func runApprovals(ctx context.Context, env *environment, args []string) error {
+	const synopsis = "list|approve ID|reject ID --tenant T [--note TEXT] [--status S] [--data-dir DIR] [--config FILE]"
+	if len(args) == 0 || (args[0] != "list" && args[0] != "approve" && args[0] != "reject") {
+		fmt.Fprintln(env.stderr, "Usage: praxa approvals "+synopsis)
+		return errUsage
+	}
+	verb := args[0]
+	fs := newFlagSet(env, "approvals "+verb, synopsis)
+	tenant := fs.String("tenant", "", "tenant whose approvals to act on (required)")
+	note := fs.String("note", "", "a note kept in the audit trail")
+	status := fs.String("status", "pending", "list: pending, approved, rejected, cancelled or all")
+	format := fs.String("format", "table", "list: table or json")
+	var f serveFlags
+	f.register(env, fs, true)
+	rest := args[1:]
+	var id string
+	if verb != "list" && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		id, rest = rest[0], rest[1:]
+	}
+	if err := parseFlags(fs, rest); err != nil {
+		return err
+	}
+	if *tenant == "" || (verb != "list" && id == "") {
+		fmt.Fprintln(env.stderr, "Usage: praxa approvals "+synopsis)
+		return errUsage
+	}
+	cfg, err := loadConfig(f.config, f.dev)
+	if err != nil {
+		return err
+	}
+	workflows, err := workflow.Compile(cfg.Workflows)
+	if err != nil {
+		return err
+	}
+	st, err := sqlitestore.Open(ctx, dataPath(f.dataDir), nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := gateway.New(st, &gateway.Options{Workflows: workflows, Policy: cfg.Policy})
+	defer svc.Close(ctx)
+	operator := &auth.Principal{Subject: "operator", Tenant: *tenant, Scopes: auth.NewScopeSet(contracts.ScopeApprovalsWrite)}
+	if verb == "list" {
+		if *status == "all" {
+			*status = ""
+		}
+		list, err := svc.ListApprovals(ctx, operator, *status, 500)
+		if err != nil {
+			return err
+		}
+		if *format == "json" {
+			return json.NewEncoder(env.stdout).Encode(list)
+		}
+		tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tSTATUS\tRUN\tTRANSITION\tQUEUE\tREQUESTED")
+		for _, a := range list.Approvals {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Status, a.RunID, a.Transition, a.Queue, a.RequestedAt)
+		}
+		return tw.Flush()
+	}
+	res, err := svc.ResolveApproval(ctx, operator, id, verb == "approve", *note, "", "")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "%s %s: mission %s is now in state %s (%s)\n", id, res.Approval.Status, res.Approval.RunID,
+		res.Mission.Workflow.State, res.Mission.Result.Status)
+	return nil
+}

@@ -1,0 +1,141 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// ApprovalView is a human approval as the operator endpoints show it.
+type ApprovalView struct {
+	ID          string         `json:"id"`
+	Status      string         `json:"status"`
+	WorkflowID  string         `json:"workflowId"`
+	RunID       string         `json:"runId"`
+	Transition  string         `json:"transition"`
+	Queue       string         `json:"queue,omitempty"`
+	Arguments   map[string]any `json:"arguments,omitempty"`
+	RequestedBy string         `json:"requestedBy"`
+	RequestedAt string         `json:"requestedAt"`
+	ResolvedBy  string         `json:"resolvedBy,omitempty"`
+	ResolvedAt  string         `json:"resolvedAt,omitempty"`
+}
+
+func approvalView(a store.Approval) ApprovalView {
+	v := ApprovalView{ID: a.ID, Status: a.Status, WorkflowID: a.WorkflowID, RunID: a.RunID, Transition: a.Transition,
+		Queue: a.Queue, RequestedBy: a.RequestedBy, RequestedAt: a.CreatedAt.UTC().Format(time.RFC3339Nano), ResolvedBy: a.ResolvedBy}
+	if !a.ResolvedAt.IsZero() {
+		v.ResolvedAt = a.ResolvedAt.UTC().Format(time.RFC3339Nano)
+	}
+	var doc struct {
+		Arguments map[string]any `json:"arguments"`
+	}
+	if json.Unmarshal(a.Doc, &doc) == nil {
+		v.Arguments = doc.Arguments
+	}
+	return v
+}
+
+// ApprovalList is the answer of the approval listing.
+type ApprovalList struct {
+	Approvals []ApprovalView `json:"approvals"`
+}
+
+// ListApprovals lists the tenant's approvals with the status ("" for all),
+// oldest first (scope approvals:write).
+func (s *Service) ListApprovals(ctx context.Context, p *auth.Principal, status string, limit int) (ApprovalList, error) {
+	if err := requireScope(p, contracts.ScopeApprovalsWrite); err != nil {
+		return ApprovalList{}, err
+	}
+	switch status {
+	case "", "pending", "approved", "rejected", "cancelled":
+	default:
+		return ApprovalList{}, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "status must be pending, approved, rejected or cancelled",
+			Fields: []contracts.FieldError{{Pointer: "/status", Keyword: "enum", Detail: "must be one of the allowed values"}}}
+	}
+	if limit <= 0 || limit > 500 {
+		limit = 100
+	}
+	out := ApprovalList{Approvals: []ApprovalView{}}
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		list, err := tx.ListApprovals(ctx, p.Tenant, status, limit)
+		for _, a := range list {
+			out.Approvals = append(out.Approvals, approvalView(a))
+		}
+		return err
+	})
+	if err != nil {
+		return out, asContractError(err)
+	}
+	return out, nil
+}
+
+// Resolution is the answer of resolving an approval.
+type Resolution struct {
+	Approval ApprovalView `json:"approval"`
+	Mission  Projection   `json:"mission"`
+}
+
+// ResolveApproval approves or rejects a pending approval of the tenant
+// (scope approvals:write). Approving fires the waiting transition, its
+// guards checked again; rejecting leaves the mission where it was. Both
+// commit with their audit events in one transaction.
+func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id string, approve bool, note, requestID, traceID string) (Resolution, error) {
+	if err := requireScope(p, contracts.ScopeApprovalsWrite); err != nil {
+		return Resolution{}, err
+	}
+	tool := contracts.Tool{Name: "approvals", OperationID: "resolveApproval"}
+	e := &env{principal: p, tool: tool, args: map[string]any{}, requestID: requestID, traceID: traceID, now: s.now()}
+	var res Resolution
+	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		e.events = e.events[:0]
+		a, err := tx.GetApproval(ctx, p.Tenant, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return contracts.Errorf(contracts.CodeNotFound, "there is no approval %s", id)
+		}
+		if err != nil {
+			return err
+		}
+		if a.Status != "pending" {
+			return contracts.Errorf(contracts.CodeMissionStateConflict, "approval %s is already %s", id, a.Status)
+		}
+		in, m, err := s.loadMission(ctx, tx, p.Tenant, false, a.WorkflowID)
+		if err != nil {
+			return err
+		}
+		out, err := s.engine.Resolve(ctx, in, id, approve, p.Subject)
+		if err != nil {
+			return err
+		}
+		a.Status = "rejected"
+		if approve {
+			a.Status = "approved"
+		}
+		a.ResolvedBy, a.ResolvedAt = p.Subject, e.now
+		if err := tx.UpdateApproval(ctx, a, "pending"); err != nil {
+			return err
+		}
+		if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+			return err
+		}
+		if note != "" {
+			for i := range e.events {
+				if e.events[i].Attributes == nil {
+					e.events[i].Attributes = map[string]any{}
+				}
+				e.events[i].Attributes["note"] = note
+			}
+		}
+		res = Resolution{Approval: approvalView(a), Mission: s.project(out.Instance, statusExecuted, stylePraxec, out.Chain)}
+		return tx.AppendEvents(ctx, e.events)
+	})
+	if err != nil {
+		return res, asContractError(err)
+	}
+	return res, nil
+}

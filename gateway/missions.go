@@ -1,0 +1,568 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+// linkStyle says which tools a projection's links name: the praxec pair or
+// the aura_* tools.
+type linkStyle int
+
+const (
+	stylePraxec linkStyle = iota
+	styleAura
+)
+
+// WorkflowRef is the workflow member of a mission projection.
+type WorkflowRef struct {
+	ID                string `json:"id"`
+	DefinitionID      string `json:"definitionId"`
+	DefinitionVersion int    `json:"definitionVersion"`
+	State             string `json:"state"`
+	Version           int64  `json:"version"`
+}
+
+// ResultStatus is the result member of a mission projection.
+type ResultStatus struct {
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+}
+
+// Projection is the seeds/000 workflow answer (get, start, submit); the
+// aura_* tools add runId.
+type Projection struct {
+	RunID    string           `json:"runId,omitempty"`
+	Workflow WorkflowRef      `json:"workflow"`
+	Result   ResultStatus     `json:"result"`
+	Context  map[string]any   `json:"context"`
+	Links    []contracts.Link `json:"links"`
+	Evidence []string         `json:"evidence"`
+	Chain    []workflow.Step  `json:"chain,omitempty"`
+	Approval *ApprovalRef     `json:"approval,omitempty"`
+}
+
+// ApprovalRef names the approval a mission waits for.
+type ApprovalRef struct {
+	ID         string `json:"id"`
+	Transition string `json:"transition"`
+	Queue      string `json:"queue,omitempty"`
+}
+
+// The result statuses.
+const (
+	statusStarted   = "started"
+	statusExecuted  = "executed"
+	statusWaiting   = "waiting_for_action"
+	statusPending   = "pending_approval"
+	statusCompleted = "completed"
+)
+
+var nullJSON = json.RawMessage("null")
+
+// project renders an instance. status is the call's own status; a terminal
+// state always answers completed with no links, a pending approval
+// pending_approval.
+func (s *Service) project(in *workflow.Instance, status string, style linkStyle, chain []workflow.Step) Projection {
+	d, _ := s.workflows.Lookup(in.DefinitionID)
+	p := Projection{
+		Workflow: WorkflowRef{ID: in.ID, DefinitionID: in.DefinitionID, DefinitionVersion: in.DefinitionVersion, State: in.State, Version: in.Version},
+		Context:  in.Context, Evidence: in.Evidence, Chain: chain, Links: []contracts.Link{},
+	}
+	if p.Context == nil {
+		p.Context = map[string]any{}
+	}
+	if p.Evidence == nil {
+		p.Evidence = []string{}
+	}
+	if style == styleAura {
+		p.RunID = in.RunID
+	}
+	switch {
+	case d == nil || d.Terminal(in.State):
+		status = statusCompleted
+	case in.Pending != nil:
+		status = statusPending
+		p.Approval = &ApprovalRef{ID: in.Pending.ApprovalID, Transition: in.Pending.Transition, Queue: in.Pending.Queue}
+	}
+	p.Result.Status = status
+	if status == statusCompleted || d == nil {
+		return p
+	}
+	for _, t := range d.Legal(in.State) {
+		if in.Pending != nil && in.Pending.Transition == t.Name {
+			continue
+		}
+		p.Links = append(p.Links, transitionLink(in, t, style))
+	}
+	if style == styleAura {
+		p.Links = append(p.Links, contracts.Link{Rel: "cancel", Title: "Cancel the mission", Method: contracts.ToolCancelMission,
+			Args: map[string]any{"runId": in.RunID, "idempotencyKey": NewIdempotencyKey()}})
+	}
+	return p
+}
+
+func transitionLink(in *workflow.Instance, t *workflow.Transition, style linkStyle) contracts.Link {
+	l := contracts.Link{Rel: t.Name, Title: t.Title, Description: nullJSON, Actor: t.Actor(), InputSchema: t.InputSchema()}
+	if t.Title == "" {
+		l.Title = t.Name
+	}
+	if t.Description != "" {
+		l.Description, _ = json.Marshal(t.Description)
+	}
+	if style == styleAura {
+		l.Method = contracts.ToolSignalMission
+		l.Args = map[string]any{"runId": in.RunID, "signal": t.Name, "expectedVersion": in.Version, "idempotencyKey": NewIdempotencyKey()}
+	} else {
+		l.Method = contracts.ToolPraxecCommand
+		l.Args = map[string]any{"workflowId": in.ID, "expectedVersion": in.Version, "transition": t.Name}
+	}
+	if len(t.Prefill) > 0 {
+		l.Args["arguments"] = workflow.Resolve(t.Prefill, workflow.Scope{Context: in.Context, Input: in.Input})
+	}
+	return l
+}
+
+// missionDoc is what the store keeps of an instance beside its columns.
+type missionDoc struct {
+	Context  map[string]any    `json:"context"`
+	Input    map[string]any    `json:"input"`
+	Evidence []string          `json:"evidence"`
+	Pending  *workflow.Pending `json:"pending,omitempty"`
+}
+
+func toStore(in *workflow.Instance, d *workflow.Definition, now store.Mission) (store.Mission, error) {
+	doc, err := json.Marshal(missionDoc{Context: in.Context, Input: in.Input, Evidence: in.Evidence, Pending: in.Pending})
+	if err != nil {
+		return store.Mission{}, err
+	}
+	m := now
+	m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion = in.Tenant, in.ID, in.RunID, in.DefinitionID, in.DefinitionVersion
+	m.State, m.Version, m.Status, m.ParentID, m.Doc = in.State, in.Version, in.Status(d), in.ParentID, doc
+	return m, nil
+}
+
+func fromStore(m store.Mission) (*workflow.Instance, error) {
+	var doc missionDoc
+	if err := json.Unmarshal(m.Doc, &doc); err != nil {
+		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
+	}
+	return &workflow.Instance{ID: m.ID, RunID: m.RunID, Tenant: m.Tenant, DefinitionID: m.DefinitionID,
+		DefinitionVersion: m.DefinitionVersion, State: m.State, Version: m.Version, ParentID: m.ParentID,
+		Context: doc.Context, Input: doc.Input, Evidence: doc.Evidence, Pending: doc.Pending}, nil
+}
+
+// notFound is the one answer for a mission that does not exist or belongs
+// to another tenant.
+func missionNotFound(ref string) *contracts.Error {
+	return contracts.Errorf(contracts.CodeNotFound, "there is no mission %s", ref)
+}
+
+func (s *Service) loadMission(ctx context.Context, tx store.ReadTx, tenant string, byRunID bool, ref string) (*workflow.Instance, store.Mission, error) {
+	var m store.Mission
+	var err error
+	if byRunID {
+		m, err = tx.GetMissionByRunID(ctx, tenant, ref)
+	} else {
+		m, err = tx.GetMission(ctx, tenant, ref)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, m, missionNotFound(ref)
+	}
+	if err != nil {
+		return nil, m, err
+	}
+	in, err := fromStore(m)
+	return in, m, err
+}
+
+// persist writes an outcome: the instance (inserted when new, else
+// compare-and-set from expectedVersion), sub-workflow instances, the
+// approval it queued or dropped, and its audit events.
+func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflow.Outcome, before *workflow.Instance, prev store.Mission) error {
+	for _, child := range out.Children {
+		cd, _ := s.workflows.Lookup(child.DefinitionID)
+		m, err := toStore(child, cd, store.Mission{CreatedAt: e.now, UpdatedAt: e.now})
+		if err != nil {
+			return err
+		}
+		if err := tx.InsertMission(ctx, m); err != nil {
+			return err
+		}
+	}
+	in := out.Instance
+	d, _ := s.workflows.Lookup(in.DefinitionID)
+	if before == nil {
+		m, err := toStore(in, d, store.Mission{CreatedAt: e.now, UpdatedAt: e.now})
+		if err != nil {
+			return err
+		}
+		if err := tx.InsertMission(ctx, m); err != nil {
+			if errors.Is(err, store.ErrExists) {
+				return runIDTaken(ctx, tx, in)
+			}
+			return err
+		}
+	} else {
+		prev.UpdatedAt = e.now
+		m, err := toStore(in, d, prev)
+		if err != nil {
+			return err
+		}
+		if err := tx.UpdateMission(ctx, m, before.Version); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				return versionConflict(in.ID, before.Version)
+			}
+			return err
+		}
+		if before.Pending != nil && (in.Pending == nil || in.Pending.ApprovalID != before.Pending.ApprovalID) && out.Pending == nil {
+			// The waiting approval was overtaken by another move or a cancel.
+			if err := s.closeApproval(ctx, tx, e, in.Tenant, before.Pending.ApprovalID, "cancelled"); err != nil {
+				return err
+			}
+		}
+	}
+	if out.Pending != nil {
+		doc, _ := json.Marshal(map[string]any{"arguments": out.Pending.Arguments, "version": in.Version})
+		if err := tx.InsertApproval(ctx, store.Approval{Tenant: in.Tenant, ID: out.Pending.ApprovalID, WorkflowID: in.ID, RunID: in.RunID,
+			Transition: out.Pending.Transition, Queue: out.Pending.Queue, Status: "pending", RequestedBy: e.principal.Subject,
+			Doc: doc, CreatedAt: e.now}); err != nil {
+			return err
+		}
+	}
+	s.engineEvents(e, out.Events, in.RunID)
+	return nil
+}
+
+func (s *Service) closeApproval(ctx context.Context, tx store.Tx, e *env, tenant, id, status string) error {
+	a, err := tx.GetApproval(ctx, tenant, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if a.Status != "pending" {
+		return nil
+	}
+	a.Status, a.ResolvedAt = status, e.now
+	if e.principal != nil {
+		a.ResolvedBy = e.principal.Subject
+	}
+	return tx.UpdateApproval(ctx, a, "pending")
+}
+
+// engineEvents turns the engine's events into audit events of the call.
+func (s *Service) engineEvents(e *env, events []workflow.Event, runID string) {
+	for _, ev := range events {
+		attrs := ev.Attributes
+		if summary := stringArg(e.args, "summary"); summary != "" && ev.Type == "transition.fired" {
+			attrs["summary"] = summary
+		}
+		if t := stringArg(e.args, "traceId"); t != "" {
+			attrs["callTraceId"] = t
+		}
+		se := eventFor(e.principal, e.tool, ev.Type, "allowed", "", e.requestID, e.traceID, e.now, attrs)
+		se.WorkflowID, se.RunID = ev.WorkflowID, runID
+		if ev.Type == "guard.rejected" {
+			se.Outcome, se.Code = "refused", string(contracts.CodeGuardRejected)
+		}
+		e.events = append(e.events, se)
+	}
+}
+
+func runIDTaken(ctx context.Context, tx store.Tx, in *workflow.Instance) error {
+	existing, err := tx.GetMissionByRunID(ctx, in.Tenant, in.RunID)
+	if err != nil {
+		return err
+	}
+	return &contracts.Error{Code: contracts.CodeRunIDAlreadyRunning,
+		Message: fmt.Sprintf("An instance already exists with run_id '%s'.", in.RunID),
+		Hint:    "Each run_id is single-use. Fetch the existing instance with the linked get, or retry with a fresh run_id.",
+		Links:   []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": existing.ID}}}}
+}
+
+func versionConflict(workflowID string, expected int64) *contracts.Error {
+	return &contracts.Error{Code: contracts.CodeVersionConflict,
+		Message: fmt.Sprintf("workflow %s is no longer at version %d", workflowID, expected),
+		Hint:    "Read the workflow again and follow a link of the fresh answer.",
+		Links:   []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": workflowID}}}}
+}
+
+// startMission starts a workflow for the call's principal.
+func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definitionID, runID string, input map[string]any) (*workflow.Outcome, error) {
+	if runID != "" {
+		if existing, err := tx.GetMissionByRunID(ctx, e.principal.Tenant, runID); err == nil {
+			return nil, runIDTaken(ctx, tx, &workflow.Instance{Tenant: e.principal.Tenant, RunID: existing.RunID})
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	out, err := s.engine.Start(ctx, workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID, Tenant: e.principal.Tenant})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.persist(ctx, tx, e, out, nil, store.Mission{}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// praxecStart serves praxec.command start.
+func (s *Service) praxecStart(ctx context.Context, tx store.Tx, e *env) (any, error) {
+	input, _ := e.args["input"].(map[string]any)
+	out, err := s.startMission(ctx, tx, e, stringArg(e.args, "definitionId"), stringArg(e.args, "runId"), input)
+	if err != nil {
+		return nil, err
+	}
+	return s.project(out.Instance, statusStarted, stylePraxec, out.Chain), nil
+}
+
+// submitFingerprint identifies a submit for exact replay.
+func submitFingerprint(transition string, args map[string]any) string {
+	b, _ := json.Marshal(map[string]any{"transition": transition, "arguments": args})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// submit fires a transition of a loaded instance. An exact replay of a
+// submit that already succeeded answers the recorded response.
+func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any, style linkStyle) (any, error) {
+	in, m, err := s.loadMission(ctx, tx, e.principal.Tenant, byRunID, ref)
+	if err != nil {
+		return nil, err
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	fp := submitFingerprint(transition, args)
+	if expected != in.Version {
+		if rec, err := tx.GetSubmit(ctx, in.Tenant, in.ID, expected); err == nil && rec.Fingerprint == fp+styleSuffix(style) {
+			return json.RawMessage(rec.Response), nil
+		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		return nil, versionConflict(in.ID, expected)
+	}
+	d, _ := s.workflows.Lookup(in.DefinitionID)
+	if style == styleAura && d != nil && d.Terminal(in.State) {
+		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission ended in state %s and takes no signal", in.State)
+	}
+	out, err := s.engine.Fire(ctx, in, transition, args)
+	if err != nil {
+		if out != nil {
+			s.engineEvents(e, out.Events, in.RunID)
+		}
+		return nil, err
+	}
+	if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+		return nil, err
+	}
+	status := statusExecuted
+	p := s.project(out.Instance, status, style, out.Chain)
+	body, err := marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.PutSubmit(ctx, store.SubmitRecord{Tenant: in.Tenant, WorkflowID: in.ID, ExpectedVersion: expected,
+		Fingerprint: fp + styleSuffix(style), Response: body, CreatedAt: e.now}); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			return nil, versionConflict(in.ID, expected)
+		}
+		return nil, err
+	}
+	return json.RawMessage(body), nil
+}
+
+// styleSuffix keeps a praxec submit from replaying an aura signal's answer
+// (their links differ) and the reverse.
+func styleSuffix(style linkStyle) string {
+	if style == styleAura {
+		return ":aura"
+	}
+	return ""
+}
+
+func int64Arg(args map[string]any, name string) int64 {
+	switch v := args[name].(type) {
+	case json.Number:
+		n, _ := v.Int64()
+		return n
+	case float64:
+		return int64(v)
+	}
+	return 0
+}
+
+// praxecSubmit serves praxec.command submit.
+func (s *Service) praxecSubmit(ctx context.Context, tx store.Tx, e *env) (any, error) {
+	args, _ := e.args["arguments"].(map[string]any)
+	return s.submit(ctx, tx, e, false, stringArg(e.args, "workflowId"), stringArg(e.args, "transition"), int64Arg(e.args, "expectedVersion"), args, stylePraxec)
+}
+
+// praxecGet serves praxec.query get.
+func (s *Service) praxecGet(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
+	in, _, err := s.loadMission(ctx, tx, e.principal.Tenant, false, stringArg(e.args, "workflowId"))
+	if err != nil {
+		return nil, err
+	}
+	return s.project(in, statusWaiting, stylePraxec, nil), nil
+}
+
+// Explanation is the answer of praxec.query explain.
+type Explanation struct {
+	WorkflowID              string   `json:"workflowId"`
+	CurrentState            string   `json:"currentState"`
+	Transition              string   `json:"transition"`
+	AllowedFromCurrentState bool     `json:"allowedFromCurrentState"`
+	Actor                   *string  `json:"actor"`
+	Deterministic           bool     `json:"deterministic"`
+	LegalTransitionsNow     []string `json:"legalTransitionsNow"`
+}
+
+// praxecExplain serves praxec.query explain: can this transition fire from
+// where the instance is now, and what else can?
+func (s *Service) praxecExplain(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
+	in, _, err := s.loadMission(ctx, tx, e.principal.Tenant, false, stringArg(e.args, "workflowId"))
+	if err != nil {
+		return nil, err
+	}
+	name := stringArg(e.args, "transition")
+	x := Explanation{WorkflowID: in.ID, CurrentState: in.State, Transition: name, LegalTransitionsNow: []string{}}
+	d, ok := s.workflows.Lookup(in.DefinitionID)
+	if !ok {
+		return x, nil
+	}
+	for _, t := range d.Legal(in.State) {
+		if in.Pending != nil && in.Pending.Transition == t.Name {
+			continue
+		}
+		x.LegalTransitionsNow = append(x.LegalTransitionsNow, t.Name)
+		if t.Name == name {
+			x.AllowedFromCurrentState = true
+		}
+	}
+	if t, ok := d.Transition(name); ok {
+		actor := t.Actor()
+		x.Actor = &actor
+		x.Deterministic = actor == config.ActorDeterministic
+	}
+	return x, nil
+}
+
+// createMission serves aura_create_mission. Without a definitionId the goal
+// is compiled to a workflow: the one best match starts; several equal
+// matches answer AMBIGUOUS_INTENT with a create link for each.
+func (s *Service) createMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
+	def := stringArg(e.args, "definitionId")
+	goal := stringArg(e.args, "goal")
+	if def == "" {
+		cands := s.candidates(goal)
+		switch {
+		case len(cands) == 0:
+			return nil, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "no configured workflow matches the goal",
+				Hint:   "Name a definitionId, or search the workflows first.",
+				Fields: []contracts.FieldError{{Pointer: "/goal", Detail: "matches no configured workflow"}},
+				Links:  []contracts.Link{{Rel: "search", Method: contracts.ToolSearchCapabilities, Args: map[string]any{"query": "", "kind": "workflow"}}}}
+		case len(cands) > 1 && cands[0].Score == cands[1].Score:
+			err := &contracts.Error{Code: contracts.CodeAmbiguousIntent, Message: "several workflows match the goal equally",
+				Hint: "Choose one: each link creates the mission with that workflow."}
+			for _, c := range cands {
+				if c.Score < cands[0].Score {
+					break
+				}
+				args := map[string]any{"goal": goal, "definitionId": c.DefinitionID, "idempotencyKey": NewIdempotencyKey()}
+				if in, ok := e.args["input"]; ok {
+					args["input"] = in
+				}
+				err.Links = append(err.Links, contracts.Link{Rel: "create_" + c.DefinitionID, Title: c.Title, Method: contracts.ToolCreateMission, Args: args})
+			}
+			return nil, err
+		}
+		def = cands[0].DefinitionID
+	}
+	input, _ := e.args["input"].(map[string]any)
+	out, err := s.startMission(ctx, tx, e, def, stringArg(e.args, "runId"), input)
+	if err != nil {
+		return nil, err
+	}
+	e.event("mission.created", map[string]any{"runId": out.Instance.RunID, "workflowId": out.Instance.ID, "definitionId": def})
+	return s.project(out.Instance, statusStarted, styleAura, out.Chain), nil
+}
+
+// candidates ranks the configured workflows against free text, best first.
+func (s *Service) candidates(text string) []Candidate {
+	var out []Candidate
+	for _, id := range s.workflows.IDs() {
+		d, _ := s.workflows.Lookup(id)
+		if score := d.Match(text); score > 0 {
+			out = append(out, Candidate{DefinitionID: id, Title: d.Title, Description: d.Description, Score: score})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out
+}
+
+// getMission serves aura_get_mission.
+func (s *Service) getMission(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
+	in, _, err := s.loadMission(ctx, tx, e.principal.Tenant, true, stringArg(e.args, "runId"))
+	if err != nil {
+		return nil, err
+	}
+	return s.project(in, statusWaiting, styleAura, nil), nil
+}
+
+// signalMission serves aura_signal_mission.
+func (s *Service) signalMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
+	args, _ := e.args["arguments"].(map[string]any)
+	return s.submit(ctx, tx, e, true, stringArg(e.args, "runId"), stringArg(e.args, "signal"), int64Arg(e.args, "expectedVersion"), args, styleAura)
+}
+
+// cancelMission serves aura_cancel_mission: durable, idempotent on a
+// cancelled mission, refused on one that completed otherwise.
+func (s *Service) cancelMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
+	in, m, err := s.loadMission(ctx, tx, e.principal.Tenant, true, stringArg(e.args, "runId"))
+	if err != nil {
+		return nil, err
+	}
+	if in.State == workflow.CancelledState {
+		return s.project(in, statusCompleted, styleAura, nil), nil
+	}
+	out, err := s.engine.Cancel(in, stringArg(e.args, "reason"))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+		return nil, err
+	}
+	return s.project(out.Instance, statusCompleted, styleAura, nil), nil
+}
+
+// missionExists is the ownership check of the mission routes: another
+// tenant's mission answers not-found before anything else is looked at.
+func (s *Service) missionExists(ctx context.Context, tx store.ReadTx, tenant, runID string) error {
+	if _, err := tx.GetMissionByRunID(ctx, tenant, runID); errors.Is(err, store.ErrNotFound) {
+		return missionNotFound(runID)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// createdHeader sets Location on a created mission.
+func createdHeader(result any) map[string]string {
+	if p, ok := result.(Projection); ok {
+		return map[string]string{"Location": "/v8/missions/" + p.RunID}
+	}
+	return nil
+}

@@ -1,0 +1,224 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// This file holds missions, submit records and approvals, with the SQLite
+// driver's keys: mission ids are unique, and so is a runId within a tenant;
+// a submit is keyed by workflow and expected version; approval ids are
+// unique.
+
+type runKey struct{ tenant, runID string }
+
+type submitKey struct {
+	workflowID      string
+	expectedVersion int64
+}
+
+func copyMission(m store.Mission) store.Mission {
+	m.Doc = append([]byte{}, m.Doc...)
+	return m
+}
+
+func copyApproval(a store.Approval) store.Approval {
+	a.Doc = append([]byte{}, a.Doc...)
+	return a
+}
+
+func (t *txn) mission(id string) (store.Mission, bool) {
+	if m, ok := t.missions[id]; ok {
+		return m, true
+	}
+	m, ok := t.db.missions[id]
+	return m, ok
+}
+
+func (t *txn) missionIDByRun(tenant, runID string) (string, bool) {
+	for id, m := range t.missions {
+		if m.Tenant == tenant && m.RunID == runID {
+			return id, true
+		}
+	}
+	id, ok := t.db.runIDs[runKey{tenant, runID}]
+	return id, ok
+}
+
+func (t *txn) stageMission(m store.Mission) {
+	if t.missions == nil {
+		t.missions = map[string]store.Mission{}
+	}
+	t.missions[m.ID] = m
+}
+
+// GetMission implements store.ReadTx.
+func (t *txn) GetMission(ctx context.Context, tenant, id string) (store.Mission, error) {
+	m, ok := t.mission(id)
+	if !ok || m.Tenant != tenant {
+		return store.Mission{}, store.ErrNotFound
+	}
+	return copyMission(m), nil
+}
+
+// GetMissionByRunID implements store.ReadTx.
+func (t *txn) GetMissionByRunID(ctx context.Context, tenant, runID string) (store.Mission, error) {
+	id, ok := t.missionIDByRun(tenant, runID)
+	if !ok {
+		return store.Mission{}, store.ErrNotFound
+	}
+	return t.GetMission(ctx, tenant, id)
+}
+
+// InsertMission implements store.Tx.
+func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
+	t.mustWrite()
+	if _, ok := t.mission(m.ID); ok {
+		return store.ErrExists
+	}
+	if _, ok := t.missionIDByRun(m.Tenant, m.RunID); ok {
+		return store.ErrExists
+	}
+	m = copyMission(m)
+	m.CreatedAt, m.UpdatedAt = normTime(m.CreatedAt), normTime(m.UpdatedAt)
+	t.stageMission(m)
+	return nil
+}
+
+// UpdateMission implements store.Tx: a compare-and-set on the version. As
+// in the SQLite driver it changes the state, version, status, document,
+// update time and definition version, nothing else.
+func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersion int64) error {
+	t.mustWrite()
+	old, ok := t.mission(m.ID)
+	if !ok || old.Tenant != m.Tenant {
+		return store.ErrNotFound
+	}
+	if old.Version != expectedVersion {
+		return store.ErrConflict
+	}
+	old.State, old.Version, old.Status = m.State, m.Version, m.Status
+	old.Doc = append([]byte{}, m.Doc...)
+	old.UpdatedAt = normTime(m.UpdatedAt)
+	old.DefinitionVersion = m.DefinitionVersion
+	t.stageMission(old)
+	return nil
+}
+
+// PutSubmit implements store.Tx.
+func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
+	t.mustWrite()
+	k := submitKey{r.WorkflowID, r.ExpectedVersion}
+	if _, ok := t.submit(k); ok {
+		return store.ErrExists
+	}
+	r.Response = append([]byte{}, r.Response...)
+	r.CreatedAt = normTime(r.CreatedAt)
+	if t.submits == nil {
+		t.submits = map[submitKey]store.SubmitRecord{}
+	}
+	t.submits[k] = r
+	return nil
+}
+
+func (t *txn) submit(k submitKey) (store.SubmitRecord, bool) {
+	if r, ok := t.submits[k]; ok {
+		return r, true
+	}
+	r, ok := t.db.submits[k]
+	return r, ok
+}
+
+// GetSubmit implements store.ReadTx.
+func (t *txn) GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.SubmitRecord, error) {
+	r, ok := t.submit(submitKey{workflowID, expectedVersion})
+	if !ok || r.Tenant != tenant {
+		return store.SubmitRecord{}, store.ErrNotFound
+	}
+	r.Response = append([]byte{}, r.Response...)
+	return r, nil
+}
+
+func (t *txn) approval(id string) (store.Approval, bool) {
+	if a, ok := t.approvals[id]; ok {
+		return a, true
+	}
+	a, ok := t.db.approvals[id]
+	return a, ok
+}
+
+func (t *txn) stageApproval(a store.Approval) {
+	if t.approvals == nil {
+		t.approvals = map[string]store.Approval{}
+	}
+	t.approvals[a.ID] = a
+}
+
+// InsertApproval implements store.Tx.
+func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
+	t.mustWrite()
+	if _, ok := t.approval(a.ID); ok {
+		return store.ErrExists
+	}
+	a = copyApproval(a)
+	a.CreatedAt, a.ResolvedAt = normTime(a.CreatedAt), normTime(a.ResolvedAt)
+	t.stageApproval(a)
+	return nil
+}
+
+// UpdateApproval implements store.Tx: a compare-and-set on the status that
+// changes the status, resolver, document and resolution time.
+func (t *txn) UpdateApproval(ctx context.Context, a store.Approval, expectedStatus string) error {
+	t.mustWrite()
+	old, ok := t.approval(a.ID)
+	if !ok || old.Tenant != a.Tenant {
+		return store.ErrNotFound
+	}
+	if old.Status != expectedStatus {
+		return store.ErrConflict
+	}
+	old.Status, old.ResolvedBy = a.Status, a.ResolvedBy
+	old.Doc = append([]byte{}, a.Doc...)
+	old.ResolvedAt = normTime(a.ResolvedAt)
+	t.stageApproval(old)
+	return nil
+}
+
+// GetApproval implements store.ReadTx.
+func (t *txn) GetApproval(ctx context.Context, tenant, id string) (store.Approval, error) {
+	a, ok := t.approval(id)
+	if !ok || a.Tenant != tenant {
+		return store.Approval{}, store.ErrNotFound
+	}
+	return copyApproval(a), nil
+}
+
+// ListApprovals implements store.ReadTx: the tenant's approvals with the
+// status ("" for any), by creation time then id, at most limit (a negative
+// limit means no bound, as SQL's LIMIT -1).
+func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit int) ([]store.Approval, error) {
+	var out []store.Approval
+	add := func(a store.Approval) {
+		if a.Tenant == tenant && (status == "" || a.Status == status) {
+			out = append(out, copyApproval(a))
+		}
+	}
+	for id, a := range t.db.approvals {
+		if _, staged := t.approvals[id]; !staged {
+			add(a)
+		}
+	}
+	for _, a := range t.approvals {
+		add(a)
+	}
+	slices.SortFunc(out, func(a, b store.Approval) int {
+		return cmp.Or(cmp.Compare(nanos(a.CreatedAt), nanos(b.CreatedAt)), cmp.Compare(a.ID, b.ID))
+	})
+	if limit >= 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}

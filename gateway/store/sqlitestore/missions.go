@@ -1,0 +1,176 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+const missionColumns = `tenant, id, run_id, definition_id, definition_version, state, version, status, parent_id, doc, created_at, updated_at`
+
+func scanMission(row interface{ Scan(...any) error }) (store.Mission, error) {
+	var m store.Mission
+	var created, updated int64
+	err := row.Scan(&m.Tenant, &m.ID, &m.RunID, &m.DefinitionID, &m.DefinitionVersion, &m.State, &m.Version,
+		&m.Status, &m.ParentID, &m.Doc, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, store.ErrNotFound
+	}
+	if err != nil {
+		return m, fmt.Errorf("sqlitestore: mission: %w", err)
+	}
+	m.CreatedAt, m.UpdatedAt = fromNanos(created), fromNanos(updated)
+	return m, nil
+}
+
+func (t *txn) GetMission(ctx context.Context, tenant, id string) (store.Mission, error) {
+	return scanMission(t.q.QueryRowContext(ctx, `SELECT `+missionColumns+` FROM missions WHERE id = ? AND tenant = ?`, id, tenant))
+}
+
+func (t *txn) GetMissionByRunID(ctx context.Context, tenant, runID string) (store.Mission, error) {
+	return scanMission(t.q.QueryRowContext(ctx, `SELECT `+missionColumns+` FROM missions WHERE tenant = ? AND run_id = ?`, tenant, runID))
+}
+
+func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
+	res, err := t.q.ExecContext(ctx, `INSERT INTO missions (`+missionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`,
+		m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion, m.State, m.Version, m.Status, m.ParentID,
+		nonNilBytes(m.Doc), nanos(m.CreatedAt), nanos(m.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("sqlitestore: insert mission: %w", err)
+	}
+	return affectedOne(res, store.ErrExists, "insert mission")
+}
+
+func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersion int64) error {
+	res, err := t.q.ExecContext(ctx, `UPDATE missions SET state = ?, version = ?, status = ?, doc = ?, updated_at = ?,
+		definition_version = ? WHERE id = ? AND tenant = ? AND version = ?`,
+		m.State, m.Version, m.Status, nonNilBytes(m.Doc), nanos(m.UpdatedAt), m.DefinitionVersion, m.ID, m.Tenant, expectedVersion)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: update mission: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlitestore: update mission: %w", err)
+	} else if n == 1 {
+		return nil
+	}
+	if _, err := t.GetMission(ctx, m.Tenant, m.ID); err != nil {
+		return err
+	}
+	return store.ErrConflict
+}
+
+func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
+	res, err := t.q.ExecContext(ctx, `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, nonNilBytes(r.Response), nanos(r.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("sqlitestore: put submit: %w", err)
+	}
+	return affectedOne(res, store.ErrExists, "put submit")
+}
+
+func (t *txn) GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.SubmitRecord, error) {
+	r := store.SubmitRecord{Tenant: tenant, WorkflowID: workflowID, ExpectedVersion: expectedVersion}
+	var created int64
+	err := t.q.QueryRowContext(ctx, `SELECT fingerprint, response, created_at FROM mission_submits
+		WHERE workflow_id = ? AND expected_version = ? AND tenant = ?`, workflowID, expectedVersion, tenant).
+		Scan(&r.Fingerprint, &r.Response, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, store.ErrNotFound
+	}
+	if err != nil {
+		return r, fmt.Errorf("sqlitestore: get submit: %w", err)
+	}
+	r.CreatedAt = fromNanos(created)
+	return r, nil
+}
+
+const approvalColumns = `tenant, id, workflow_id, run_id, transition, queue, status, requested_by, resolved_by, doc, created_at, resolved_at`
+
+func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
+	var a store.Approval
+	var created, resolved int64
+	err := row.Scan(&a.Tenant, &a.ID, &a.WorkflowID, &a.RunID, &a.Transition, &a.Queue, &a.Status, &a.RequestedBy,
+		&a.ResolvedBy, &a.Doc, &created, &resolved)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, store.ErrNotFound
+	}
+	if err != nil {
+		return a, fmt.Errorf("sqlitestore: approval: %w", err)
+	}
+	a.CreatedAt, a.ResolvedAt = fromNanos(created), fromNanos(resolved)
+	return a, nil
+}
+
+func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
+	res, err := t.q.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`,
+		a.Tenant, a.ID, a.WorkflowID, a.RunID, a.Transition, a.Queue, a.Status, a.RequestedBy, a.ResolvedBy,
+		nonNilBytes(a.Doc), nanos(a.CreatedAt), nanos(a.ResolvedAt))
+	if err != nil {
+		return fmt.Errorf("sqlitestore: insert approval: %w", err)
+	}
+	return affectedOne(res, store.ErrExists, "insert approval")
+}
+
+func (t *txn) UpdateApproval(ctx context.Context, a store.Approval, expectedStatus string) error {
+	res, err := t.q.ExecContext(ctx, `UPDATE approvals SET status = ?, resolved_by = ?, doc = ?, resolved_at = ?
+		WHERE id = ? AND tenant = ? AND status = ?`,
+		a.Status, a.ResolvedBy, nonNilBytes(a.Doc), nanos(a.ResolvedAt), a.ID, a.Tenant, expectedStatus)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: update approval: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlitestore: update approval: %w", err)
+	} else if n == 1 {
+		return nil
+	}
+	if _, err := t.GetApproval(ctx, a.Tenant, a.ID); err != nil {
+		return err
+	}
+	return store.ErrConflict
+}
+
+func (t *txn) GetApproval(ctx context.Context, tenant, id string) (store.Approval, error) {
+	return scanApproval(t.q.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ? AND tenant = ?`, id, tenant))
+}
+
+func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit int) ([]store.Approval, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals
+		WHERE tenant = ? AND (? = '' OR status = ?) ORDER BY created_at, id LIMIT ?`, tenant, status, status, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: list approvals: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func nonNilBytes(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func affectedOne(res sql.Result, none error, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqlitestore: %s: %w", what, err)
+	}
+	if n == 0 {
+		return none
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+func mission(tenant, id, runID string) store.Mission {
+	return store.Mission{Tenant: tenant, ID: id, RunID: runID, DefinitionID: "deploy", DefinitionVersion: 1,
+		State: "lint", Version: 1, Status: "active", Doc: []byte(`{"context":{}}`), CreatedAt: epoch, UpdatedAt: epoch}
+}
+
+func testMissions(t *testing.T, o Opener) {
+	s := o.Open(t)
+	m := mission("a", "wf_1", "run-1")
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMission(ctx, m) })
+	dupID := mission("a", "wf_1", "run-2")
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMission(ctx, dupID) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("duplicate id: %v, want ErrExists", err)
+	}
+	dupRun := mission("a", "wf_2", "run-1")
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMission(ctx, dupRun) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("duplicate runId in one tenant: %v, want ErrExists", err)
+	}
+	otherTenant := mission("b", "wf_3", "run-1")
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMission(ctx, otherTenant) })
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetMission(ctx, "a", "wf_1")
+		if err != nil || got.RunID != "run-1" || string(got.Doc) != `{"context":{}}` || got.Version != 1 {
+			t.Errorf("GetMission = %+v, %v", got, err)
+		}
+		if _, err := tx.GetMission(ctx, "b", "wf_1"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another tenant's mission: %v, want ErrNotFound", err)
+		}
+		byRun, err := tx.GetMissionByRunID(ctx, "b", "run-1")
+		if err != nil || byRun.ID != "wf_3" {
+			t.Errorf("GetMissionByRunID(b) = %+v, %v", byRun, err)
+		}
+		return nil
+	})
+	next := m
+	next.State, next.Version, next.Doc, next.UpdatedAt = "test", 2, []byte(`{"context":{"a":1}}`), epoch.Add(time.Second)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateMission(ctx, next, 1) })
+	stale := m
+	stale.State, stale.Version = "build", 2
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateMission(ctx, stale, 1) }); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("stale update: %v, want ErrConflict", err)
+	}
+	foreign := next
+	foreign.Tenant = "b"
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateMission(ctx, foreign, 2) }); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("another tenant's update: %v, want ErrNotFound", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, _ := tx.GetMission(ctx, "a", "wf_1")
+		if got.State != "test" || got.Version != 2 {
+			t.Errorf("after updates: %+v", got)
+		}
+		return nil
+	})
+}
+
+// testMissionCompareAndSet races transitions from one version: exactly one
+// may win, whichever goroutine (or, with a shared database, process) it is.
+func testMissionCompareAndSet(t *testing.T, o Opener) {
+	s := o.Open(t)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertMission(ctx, mission("a", "wf_cas", "run-cas"))
+	})
+	const n = 16
+	var wins, conflicts atomic.Int32
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+				m, err := tx.GetMission(ctx, "a", "wf_cas")
+				if err != nil {
+					return err
+				}
+				if m.Version != 1 {
+					return store.ErrConflict
+				}
+				m.State, m.Version = fmt.Sprintf("s%d", i), 2
+				return tx.UpdateMission(ctx, m, 1)
+			})
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case errors.Is(err, store.ErrConflict):
+				conflicts.Add(1)
+			default:
+				t.Errorf("Update: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 || conflicts.Load() != n-1 {
+		t.Errorf("wins = %d, conflicts = %d; want 1 and %d", wins.Load(), conflicts.Load(), n-1)
+	}
+}
+
+func testSubmits(t *testing.T, o Opener) {
+	s := o.Open(t)
+	r := store.SubmitRecord{Tenant: "a", WorkflowID: "wf_1", ExpectedVersion: 4, Fingerprint: "fp", Response: []byte(`{"ok":1}`), CreatedAt: epoch}
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutSubmit(ctx, r) })
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutSubmit(ctx, r) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("second submit at one version: %v, want ErrExists", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetSubmit(ctx, "a", "wf_1", 4)
+		if err != nil || got.Fingerprint != "fp" || string(got.Response) != `{"ok":1}` {
+			t.Errorf("GetSubmit = %+v, %v", got, err)
+		}
+		if _, err := tx.GetSubmit(ctx, "b", "wf_1", 4); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another tenant's submit: %v", err)
+		}
+		if _, err := tx.GetSubmit(ctx, "a", "wf_1", 5); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("missing submit: %v", err)
+		}
+		return nil
+	})
+}
+
+func testApprovals(t *testing.T, o Opener) {
+	s := o.Open(t)
+	a := store.Approval{Tenant: "a", ID: "apr_1", WorkflowID: "wf_1", RunID: "run-1", Transition: "approve", Queue: "releases",
+		Status: "pending", RequestedBy: "agent", Doc: []byte(`{}`), CreatedAt: epoch}
+	b := a
+	b.ID, b.CreatedAt = "apr_2", epoch.Add(time.Second)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.InsertApproval(ctx, a); err != nil {
+			return err
+		}
+		return tx.InsertApproval(ctx, b)
+	})
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertApproval(ctx, a) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("duplicate approval: %v", err)
+	}
+	done := a
+	done.Status, done.ResolvedBy, done.ResolvedAt = "approved", "ops", epoch.Add(time.Minute)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateApproval(ctx, done, "pending") })
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateApproval(ctx, done, "pending") }); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("resolving twice: %v, want ErrConflict", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		pending, err := tx.ListApprovals(ctx, "a", "pending", 10)
+		if err != nil || len(pending) != 1 || pending[0].ID != "apr_2" {
+			t.Errorf("pending = %+v, %v", pending, err)
+		}
+		all, _ := tx.ListApprovals(ctx, "a", "", 10)
+		if len(all) != 2 || all[0].ID != "apr_1" {
+			t.Errorf("all = %+v", all)
+		}
+		if none, _ := tx.ListApprovals(ctx, "b", "", 10); len(none) != 0 {
+			t.Errorf("another tenant sees %d approvals", len(none))
+		}
+		got, err := tx.GetApproval(ctx, "a", "apr_1")
+		if err != nil || got.Status != "approved" || got.ResolvedBy != "ops" || !got.ResolvedAt.Equal(done.ResolvedAt) {
+			t.Errorf("GetApproval = %+v, %v", got, err)
+		}
+		return nil
+	})
+}

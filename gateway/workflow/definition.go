@@ -1,0 +1,183 @@
+// Package workflow is the praxec workflow engine: definitions compiled from
+// the configuration, and the pure state machine that starts instances,
+// fires transitions (guards right before executors), chains deterministic
+// transitions, and says which moves are legal now. It knows nothing of
+// storage, HTTP or MCP: the service layer loads an Instance, asks the
+// engine for the next one, and stores it with compare-and-set.
+package workflow
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+)
+
+// CancelledState is the terminal state every instance can be cancelled
+// into; definitions need not declare it.
+const CancelledState = "cancelled"
+
+// Definition is a compiled workflow definition.
+type Definition struct {
+	ID string
+	config.Workflow
+	input       *jsonschema.Schema
+	transitions map[string]*Transition
+}
+
+// Transition is a compiled transition.
+type Transition struct {
+	config.Transition
+	input *jsonschema.Schema
+	// inputSchema is the schema JSON links carry.
+	inputSchema json.RawMessage
+}
+
+// Actor returns the transition's actor, agent by default.
+func (t *Transition) Actor() string {
+	if t.Transition.Actor == "" {
+		return config.ActorAgent
+	}
+	return t.Transition.Actor
+}
+
+// NeedsApproval reports whether firing the transition waits for a person:
+// a human actor or a human executor.
+func (t *Transition) NeedsApproval() bool {
+	return t.Actor() == config.ActorHuman || (t.Executor != nil && t.Executor.Kind == config.ExecutorHuman)
+}
+
+// InputSchema returns the JSON Schema of the transition's arguments
+// ({"type":"object"} when it declares none).
+func (t *Transition) InputSchema() json.RawMessage {
+	return append(json.RawMessage(nil), t.inputSchema...)
+}
+
+// Registry holds the compiled definitions.
+type Registry struct {
+	defs map[string]*Definition
+	ids  []string
+}
+
+// Compile compiles the configured workflows. The configuration loader has
+// already checked their structure; Compile compiles their schemas.
+func Compile(workflows map[string]config.Workflow) (*Registry, error) {
+	r := &Registry{defs: map[string]*Definition{}}
+	for id, w := range workflows {
+		d := &Definition{ID: id, Workflow: w, transitions: map[string]*Transition{}}
+		if len(w.InputSchema) > 0 {
+			s, err := compile(id+".input", w.InputSchema)
+			if err != nil {
+				return nil, err
+			}
+			d.input = s
+		}
+		for _, t := range w.Transitions {
+			ct := &Transition{Transition: t, inputSchema: json.RawMessage(`{"type":"object"}`)}
+			if len(t.InputSchema) > 0 {
+				s, err := compile(id+"."+t.Name+".input", t.InputSchema)
+				if err != nil {
+					return nil, err
+				}
+				ct.input = s
+				ct.inputSchema, _ = json.Marshal(t.InputSchema)
+			}
+			d.transitions[t.Name] = ct
+		}
+		r.defs[id] = d
+		r.ids = append(r.ids, id)
+	}
+	sort.Strings(r.ids)
+	return r, nil
+}
+
+func compile(name string, schema map[string]any) (*jsonschema.Schema, error) {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil, fmt.Errorf("workflow: schema %s: %w", name, err)
+	}
+	s, err := contracts.CompileSchema(name, b)
+	if err != nil {
+		return nil, fmt.Errorf("workflow: %w", err)
+	}
+	return s, nil
+}
+
+// Lookup returns the definition with this id.
+func (r *Registry) Lookup(id string) (*Definition, bool) {
+	d, ok := r.defs[id]
+	return d, ok
+}
+
+// IDs returns the definition ids, sorted.
+func (r *Registry) IDs() []string { return slices.Clone(r.ids) }
+
+// Transition returns the named transition.
+func (d *Definition) Transition(name string) (*Transition, bool) {
+	t, ok := d.transitions[name]
+	return t, ok
+}
+
+// Terminal reports whether state ends the workflow.
+func (d *Definition) Terminal(state string) bool {
+	if state == CancelledState {
+		return true
+	}
+	return d.States[state].Terminal
+}
+
+// Legal returns the transitions that may leave state, in declaration order.
+func (d *Definition) Legal(state string) []*Transition {
+	if d.Terminal(state) {
+		return nil
+	}
+	var out []*Transition
+	for _, t := range d.Workflow.Transitions {
+		if slices.Contains(t.From, state) {
+			out = append(out, d.transitions[t.Name])
+		}
+	}
+	return out
+}
+
+// Match scores how well the definition fits free text: a simple, stable
+// score over its id, title, description and tags, used to compile an intent
+// or a goal into candidate workflows.
+func (d *Definition) Match(text string) float64 {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	if len(words) == 0 {
+		return 0
+	}
+	id := strings.ToLower(d.ID)
+	title := strings.ToLower(d.Title)
+	desc := strings.ToLower(d.Description)
+	var score float64
+	for _, w := range words {
+		if len(w) < 3 {
+			continue
+		}
+		switch {
+		case strings.Contains(id, w):
+			score += 3
+		case strings.Contains(title, w):
+			score += 3
+		}
+		for _, tag := range d.Tags {
+			if strings.EqualFold(tag, w) {
+				score += 2
+			}
+		}
+		if strings.Contains(desc, w) {
+			score++
+		}
+	}
+	return score
+}

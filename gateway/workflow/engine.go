@@ -1,0 +1,521 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+)
+
+// maxChain bounds deterministic chaining, so a cycle of deterministic
+// transitions cannot spin forever.
+const maxChain = 64
+
+// maxDepth bounds nested sub-workflows.
+const maxDepth = 8
+
+// Instance is a workflow instance: what a mission is.
+type Instance struct {
+	ID                string         `json:"-"`
+	RunID             string         `json:"-"`
+	Tenant            string         `json:"-"`
+	DefinitionID      string         `json:"-"`
+	DefinitionVersion int            `json:"-"`
+	State             string         `json:"-"`
+	Version           int64          `json:"-"`
+	ParentID          string         `json:"-"`
+	Context           map[string]any `json:"context"`
+	Input             map[string]any `json:"input"`
+	Evidence          []string       `json:"evidence"`
+	// Pending is the transition waiting for a human approval, if any.
+	Pending *Pending `json:"pending,omitempty"`
+}
+
+// Clone returns a deep copy of the instance.
+func (in *Instance) Clone() *Instance {
+	c := *in
+	c.Context = cloneMap(in.Context)
+	c.Input = cloneMap(in.Input)
+	c.Evidence = slices.Clone(in.Evidence)
+	if in.Pending != nil {
+		p := *in.Pending
+		p.Arguments = cloneMap(p.Arguments)
+		c.Pending = &p
+	}
+	return &c
+}
+
+// Status is the stored status of an instance: active, completed or
+// cancelled.
+func (in *Instance) Status(d *Definition) string {
+	switch {
+	case in.State == CancelledState:
+		return "cancelled"
+	case d.Terminal(in.State):
+		return "completed"
+	}
+	return "active"
+}
+
+// Pending is a transition waiting for a person.
+type Pending struct {
+	ApprovalID string         `json:"approvalId"`
+	Transition string         `json:"transition"`
+	Queue      string         `json:"queue,omitempty"`
+	Arguments  map[string]any `json:"arguments,omitempty"`
+}
+
+// Step is one fired transition.
+type Step struct {
+	Transition string `json:"transition"`
+	From       string `json:"from"`
+	To         string `json:"to"`
+	Actor      string `json:"actor"`
+}
+
+// Event is an audit event the engine asks the caller to record.
+type Event struct {
+	Type       string
+	WorkflowID string
+	Attributes map[string]any
+}
+
+// Outcome is what starting an instance or firing a transition did.
+type Outcome struct {
+	// Instance is the instance after the call.
+	Instance *Instance
+	// Chain lists the deterministic transitions that fired on their own.
+	Chain []Step
+	// Pending is set when the call queued a human approval.
+	Pending *Pending
+	// Children are sub-workflow instances created by workflow executors.
+	Children []*Instance
+	// Events are the audit events of the call, in order.
+	Events []Event
+}
+
+// Runner runs the executors of kinds that reach outside the engine (mcp,
+// cli, rest). Kinds without a runner answer not-implemented.
+type Runner interface {
+	Run(ctx context.Context, exec config.Executor, scope Scope) (map[string]any, error)
+}
+
+// Scope is what an executor's paths resolve against.
+type Scope struct {
+	Arguments map[string]any
+	Context   map[string]any
+	Input     map[string]any
+	Output    map[string]any
+}
+
+// Engine starts instances and fires transitions.
+type Engine struct {
+	Registry *Registry
+	// NewID mints instance and approval ids.
+	NewID func(prefix string) string
+	// Runners run the executor kinds that reach outside the engine.
+	Runners map[string]Runner
+}
+
+// StartRequest starts an instance.
+type StartRequest struct {
+	DefinitionID string
+	Input        map[string]any
+	RunID        string
+	Tenant       string
+	ParentID     string
+}
+
+// Start creates an instance at its definition's initial state, runs the
+// initial state's onEnter executor and chains deterministic transitions.
+func (e *Engine) Start(ctx context.Context, req StartRequest) (*Outcome, error) {
+	return e.start(ctx, req, 0)
+}
+
+func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outcome, error) {
+	d, ok := e.Registry.Lookup(req.DefinitionID)
+	if !ok {
+		return nil, &contracts.Error{Code: contracts.CodeNotFound, Message: fmt.Sprintf("there is no workflow %q", req.DefinitionID),
+			Hint:  "Search for workflows and copy a start link.",
+			Links: []contracts.Link{{Rel: "list_workflows", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": "", "kind": "workflow"}}}}
+	}
+	input := req.Input
+	if input == nil {
+		input = map[string]any{}
+	}
+	if d.input != nil {
+		if err := contracts.Validate(d.input, input, "the input does not match the input schema of workflow "+d.ID); err != nil {
+			return nil, prefixPointers(err, "/input")
+		}
+	}
+	id := e.NewID("wf")
+	runID := req.RunID
+	if runID == "" {
+		runID = id
+	}
+	in := &Instance{ID: id, RunID: runID, Tenant: req.Tenant, DefinitionID: d.ID, DefinitionVersion: d.Version,
+		State: d.Initial, Version: 1, ParentID: req.ParentID, Context: map[string]any{}, Input: cloneMap(input), Evidence: []string{}}
+	out := &Outcome{Instance: in}
+	out.Events = append(out.Events, Event{Type: "workflow.started", WorkflowID: id,
+		Attributes: map[string]any{"definitionId": d.ID, "definitionVersion": d.Version, "state": in.State, "parentId": req.ParentID}})
+	if err := e.enter(ctx, d, in, out, depth); err != nil {
+		return nil, err
+	}
+	if err := e.chain(ctx, d, in, out, depth); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Fire fires the named transition of in, which must be at expectedVersion
+// (the caller compares versions and records replays). A transition that
+// needs a person queues an approval instead and leaves the state as is.
+func (e *Engine) Fire(ctx context.Context, in *Instance, name string, args map[string]any) (*Outcome, error) {
+	d, ok := e.Registry.Lookup(in.DefinitionID)
+	if !ok {
+		return nil, contracts.Errorf(contracts.CodeInternal, "workflow %q is no longer configured", in.DefinitionID)
+	}
+	in = in.Clone()
+	out := &Outcome{Instance: in}
+	t, err := e.legal(d, in, name)
+	if err != nil {
+		return nil, err
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	if t.input != nil {
+		if err := contracts.Validate(t.input, args, "the arguments do not match the input schema of transition "+name); err != nil {
+			return nil, prefixPointers(err, "/arguments")
+		}
+	}
+	if err := guards(t, in); err != nil {
+		out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID,
+			Attributes: map[string]any{"transition": name, "missing": err.(*guardError).missing}})
+		return out, err.(*guardError).contract(in, t)
+	}
+	if t.NeedsApproval() {
+		queue := ""
+		if t.Executor != nil {
+			queue = t.Executor.Queue
+		}
+		in.Pending = &Pending{ApprovalID: e.NewID("apr"), Transition: name, Queue: queue, Arguments: cloneMap(args)}
+		in.Version++
+		out.Pending = in.Pending
+		out.Events = append(out.Events, Event{Type: "human.approval.requested", WorkflowID: in.ID,
+			Attributes: map[string]any{"transition": name, "approvalId": in.Pending.ApprovalID, "queue": queue}})
+		return out, nil
+	}
+	if err := e.fire(ctx, d, in, t, args, out, 0, config.ActorAgent); err != nil {
+		return nil, err
+	}
+	if err := e.chain(ctx, d, in, out, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Resolve completes or drops the approval a pending transition waits for.
+// Approving fires the transition (its guards are checked again).
+func (e *Engine) Resolve(ctx context.Context, in *Instance, approvalID string, approve bool, by string) (*Outcome, error) {
+	d, ok := e.Registry.Lookup(in.DefinitionID)
+	if !ok {
+		return nil, contracts.Errorf(contracts.CodeInternal, "workflow %q is no longer configured", in.DefinitionID)
+	}
+	if in.Pending == nil || in.Pending.ApprovalID != approvalID {
+		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission no longer waits for approval %s", approvalID)
+	}
+	in = in.Clone()
+	p := in.Pending
+	in.Pending = nil
+	out := &Outcome{Instance: in}
+	if !approve {
+		in.Version++
+		out.Events = append(out.Events, Event{Type: "human.approval.rejected", WorkflowID: in.ID,
+			Attributes: map[string]any{"transition": p.Transition, "approvalId": approvalID, "by": by}})
+		return out, nil
+	}
+	t, err := e.legal(d, in, p.Transition)
+	if err != nil {
+		return nil, err
+	}
+	if err := guards(t, in); err != nil {
+		return nil, err.(*guardError).contract(in, t)
+	}
+	out.Events = append(out.Events, Event{Type: "human.approval.granted", WorkflowID: in.ID,
+		Attributes: map[string]any{"transition": p.Transition, "approvalId": approvalID, "by": by}})
+	if err := e.fire(ctx, d, in, t, p.Arguments, out, 0, config.ActorHuman); err != nil {
+		return nil, err
+	}
+	if err := e.chain(ctx, d, in, out, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Cancel moves a non-terminal instance to the cancelled state.
+func (e *Engine) Cancel(in *Instance, reason string) (*Outcome, error) {
+	d, ok := e.Registry.Lookup(in.DefinitionID)
+	if !ok {
+		return nil, contracts.Errorf(contracts.CodeInternal, "workflow %q is no longer configured", in.DefinitionID)
+	}
+	if d.Terminal(in.State) {
+		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission already ended in state %s", in.State)
+	}
+	in = in.Clone()
+	from := in.State
+	in.State, in.Pending = CancelledState, nil
+	in.Version++
+	return &Outcome{Instance: in, Events: []Event{{Type: "workflow.cancelled", WorkflowID: in.ID,
+		Attributes: map[string]any{"from": from, "reason": reason}}}}, nil
+}
+
+// legal checks that name may fire from the instance's state now.
+func (e *Engine) legal(d *Definition, in *Instance, name string) (*Transition, error) {
+	legal := d.Legal(in.State)
+	for _, t := range legal {
+		if t.Name == name {
+			if in.Pending != nil && in.Pending.Transition == name {
+				return nil, &contracts.Error{Code: contracts.CodeInvalidTransition,
+					Message: fmt.Sprintf("transition %s is waiting for a human approval", name),
+					Hint:    "Wait for the approval, or take another move from the links."}
+			}
+			return t, nil
+		}
+	}
+	names := make([]string, 0, len(legal))
+	for _, t := range legal {
+		names = append(names, t.Name)
+	}
+	msg := fmt.Sprintf("transition %s is not legal in state %s", name, in.State)
+	if d.Terminal(in.State) {
+		msg = fmt.Sprintf("the workflow ended in state %s; no transition is legal", in.State)
+	}
+	return nil, &contracts.Error{Code: contracts.CodeInvalidTransition, Message: msg,
+		Hint: "Legal now: " + strings.Join(names, ", ") + ". Follow a link of the latest answer."}
+}
+
+type guardError struct{ missing []string }
+
+func (g *guardError) Error() string { return "guard rejected" }
+
+func (g *guardError) contract(in *Instance, t *Transition) *contracts.Error {
+	return &contracts.Error{Code: contracts.CodeGuardRejected,
+		Message: fmt.Sprintf("transition %s needs evidence %s, which this workflow does not hold yet", t.Name, strings.Join(g.missing, ", ")),
+		Hint:    "Take the moves that produce " + strings.Join(g.missing, ", ") + " first; the links show what is legal now.",
+		Links:   []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}}}
+}
+
+// guards checks every guard of t against the instance; it runs right
+// before the executor.
+func guards(t *Transition, in *Instance) error {
+	var missing []string
+	for _, g := range t.Guards {
+		switch g.Kind {
+		case "evidence":
+			for _, ev := range g.Requires {
+				if !slices.Contains(in.Evidence, ev) && !slices.Contains(missing, ev) {
+					missing = append(missing, ev)
+				}
+			}
+		default:
+			missing = append(missing, "guard:"+g.Kind)
+		}
+	}
+	if len(missing) > 0 {
+		return &guardError{missing: missing}
+	}
+	return nil
+}
+
+// fire runs t's executor and moves the instance.
+func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Transition, args map[string]any, out *Outcome, depth int, actor string) error {
+	scope := Scope{Arguments: args, Context: in.Context, Input: in.Input}
+	output, err := e.execute(ctx, t.Executor, scope, in, out, depth)
+	if err != nil {
+		return err
+	}
+	scope.Output = output
+	from := in.State
+	for k, v := range t.Set {
+		in.Context[k] = Resolve(v, scope)
+	}
+	for _, ev := range t.Produces {
+		if !slices.Contains(in.Evidence, ev) {
+			in.Evidence = append(in.Evidence, ev)
+		}
+	}
+	in.State = t.To
+	in.Version++
+	if in.Pending != nil {
+		// Another move was taken: the waiting approval no longer applies.
+		out.Events = append(out.Events, Event{Type: "human.approval.cancelled", WorkflowID: in.ID,
+			Attributes: map[string]any{"approvalId": in.Pending.ApprovalID, "transition": in.Pending.Transition}})
+		in.Pending = nil
+	}
+	out.Events = append(out.Events, Event{Type: "transition.fired", WorkflowID: in.ID,
+		Attributes: map[string]any{"transition": t.Name, "from": from, "to": t.To, "actor": actor, "version": in.Version, "produced": t.Produces}})
+	return e.enter(ctx, d, in, out, depth)
+}
+
+// enter runs the onEnter executor of the instance's state.
+func (e *Engine) enter(ctx context.Context, d *Definition, in *Instance, out *Outcome, depth int) error {
+	st := d.States[in.State]
+	if st.OnEnter == nil {
+		return nil
+	}
+	output, err := e.execute(ctx, st.OnEnter, Scope{Arguments: map[string]any{}, Context: in.Context, Input: in.Input}, in, out, depth)
+	if err != nil {
+		return err
+	}
+	maps.Copy(in.Context, output)
+	return nil
+}
+
+// chain fires deterministic transitions whose guards pass, in declaration
+// order, until none can fire.
+func (e *Engine) chain(ctx context.Context, d *Definition, in *Instance, out *Outcome, depth int) error {
+	for range maxChain {
+		var next *Transition
+		for _, t := range d.Legal(in.State) {
+			if t.Actor() == config.ActorDeterministic && guards(t, in) == nil {
+				next = t
+				break
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		from := in.State
+		if err := e.fire(ctx, d, in, next, map[string]any{}, out, depth, config.ActorDeterministic); err != nil {
+			return err
+		}
+		out.Chain = append(out.Chain, Step{Transition: next.Name, From: from, To: next.To, Actor: config.ActorDeterministic})
+	}
+	return contracts.Errorf(contracts.CodeInternal, "workflow %s chained more than %d deterministic transitions", d.ID, maxChain)
+}
+
+// execute runs an executor and returns its output.
+func (e *Engine) execute(ctx context.Context, x *config.Executor, scope Scope, in *Instance, out *Outcome, depth int) (map[string]any, error) {
+	if x == nil {
+		return map[string]any{}, nil
+	}
+	switch x.Kind {
+	case config.ExecutorNoop, config.ExecutorHuman:
+		return map[string]any{}, nil
+	case config.ExecutorWorkflow:
+		if depth >= maxDepth {
+			return nil, contracts.Errorf(contracts.CodeInternal, "sub-workflows nest deeper than %d", maxDepth)
+		}
+		input, _ := Resolve(x.Input, scope).(map[string]any)
+		sub, err := e.start(ctx, StartRequest{DefinitionID: x.DefinitionID, Input: input, Tenant: in.Tenant, ParentID: in.ID}, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		child := sub.Instance
+		out.Children = append(out.Children, child)
+		out.Children = append(out.Children, sub.Children...)
+		out.Events = append(out.Events, sub.Events...)
+		cd, _ := e.Registry.Lookup(child.DefinitionID)
+		if !cd.Terminal(child.State) {
+			return nil, &contracts.Error{Code: contracts.CodeInvalidTransition,
+				Message: fmt.Sprintf("sub-workflow %s stopped in state %s waiting for a move; a workflow executor needs one that completes on its own", x.DefinitionID, child.State)}
+		}
+		return cloneMap(child.Context), nil
+	default:
+		r, ok := e.Runners[x.Kind]
+		if !ok {
+			return nil, contracts.Errorf(contracts.CodeNotImplemented, "executors of kind %s need connections, which this gateway does not run yet", x.Kind)
+		}
+		return r.Run(ctx, *x, scope)
+	}
+}
+
+// Resolve evaluates a value of a set, map or input block: strings starting
+// with "$." are paths into the scope ($.arguments, $.context, $.input,
+// $.output, then dotted members); maps and lists resolve member by member;
+// anything else is a literal. A path that leads nowhere resolves to nil.
+func Resolve(v any, s Scope) any {
+	switch v := v.(type) {
+	case string:
+		if !strings.HasPrefix(v, "$.") {
+			return v
+		}
+		parts := strings.Split(v[2:], ".")
+		var cur any
+		switch parts[0] {
+		case "arguments":
+			cur = s.Arguments
+		case "context":
+			cur = s.Context
+		case "input":
+			cur = s.Input
+		case "output":
+			cur = s.Output
+		default:
+			return nil
+		}
+		for _, p := range parts[1:] {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil
+			}
+			cur = m[p]
+		}
+		return cloneValue(cur)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = Resolve(x, s)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = Resolve(x, s)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	return cloneValue(m).(map[string]any)
+}
+
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = cloneValue(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = cloneValue(x)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+// prefixPointers moves the field errors of a validation error under a
+// member of the call's arguments.
+func prefixPointers(err error, prefix string) error {
+	ce := contracts.AsError(err)
+	for i := range ce.Fields {
+		ce.Fields[i].Pointer = prefix + ce.Fields[i].Pointer
+	}
+	return ce
+}

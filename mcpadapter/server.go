@@ -1,0 +1,119 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// Outcome is the answer of one tool call, whichever backend gave it.
+type Outcome struct {
+	// Body is the JSON of a successful answer.
+	Body json.RawMessage
+	// Err is a refusal or failure of the call.
+	Err *contracts.Error
+	// Replayed says the answer was replayed for an idempotency key.
+	Replayed bool
+}
+
+// Backend runs tool calls: the gateway's service in process, or a remote
+// gateway through its REST API. args are the raw JSON arguments exactly as
+// the client sent them.
+type Backend interface {
+	Call(ctx context.Context, tool string, args json.RawMessage) Outcome
+}
+
+// Options configure the MCP server. The zero value registers every tool.
+type Options struct {
+	// ToolSet names the contract tool set to register ("" or "all": every
+	// tool; "aura", "praxec" or a named smallest set).
+	ToolSet string
+	// Logger receives the server's logs (never stdout under stdio).
+	Logger *slog.Logger
+}
+
+// ReplayedMetaKey marks, in a result's _meta, an answer replayed for an
+// idempotency key (REST says Idempotent-Replayed: true).
+const ReplayedMetaKey = "io.praxa/replayed"
+
+// New builds an MCP server that registers the contract's tools, with their
+// input and output schemas and annotations exactly as contracts declares
+// them, and hands every call to backend. The backend validates: the SDK's
+// raw registration does none.
+func New(backend Backend, opts *Options) (*mcp.Server, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.ToolSet == "" {
+		o.ToolSet = contracts.SetAll
+	}
+	set, ok := contracts.LookupToolSet(o.ToolSet)
+	if !ok {
+		return nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.ToolSet)
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: contracts.ServerName, Title: "Praxa gateway", Version: contracts.ServerVersion},
+		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+			Instructions: "Praxa puts governed tools behind one contract. Start with praxec.query and no arguments, " +
+				"then follow the links[] of each answer: copy a link's args verbatim as the next call."})
+	for t := range contracts.All() {
+		if !set.Contains(t.Name) {
+			continue
+		}
+		srv.AddTool(tool(t), handler(backend, t.Name))
+	}
+	return srv, nil
+}
+
+func tool(t contracts.Tool) *mcp.Tool {
+	destructive, openWorld := t.Annotations.DestructiveHint, t.Annotations.OpenWorldHint
+	return &mcp.Tool{
+		Name: t.Name, Title: t.Title, Description: t.Description,
+		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
+		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.Annotations.ReadOnlyHint,
+			DestructiveHint: &destructive, IdempotentHint: t.Annotations.IdempotentHint, OpenWorldHint: &openWorld},
+	}
+}
+
+func handler(backend Backend, name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		return Result(backend.Call(ctx, name, args)), nil
+	}
+}
+
+// Result renders an outcome as an MCP tool result: structuredContent plus a
+// text rendering on success; on a refusal, isError with the seeds/000
+// envelope {error:{code,message,hint}, links} as text and no
+// structuredContent (clients validate any structuredContent against the
+// output schema, errors included). It is the one place MCP errors are made.
+func Result(o Outcome) *mcp.CallToolResult {
+	if o.Err != nil {
+		env := o.Err.Envelope()
+		if o.Err.Code == contracts.CodeInternal {
+			env.Error.Message, env.Error.Hint, env.Fields = "internal error", "", nil
+		}
+		b, err := json.Marshal(env)
+		if err != nil {
+			b = []byte(`{"error":{"code":"internal","message":"internal error"},"links":[]}`)
+		}
+		r := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+		if o.Replayed {
+			r.Meta = mcp.Meta{ReplayedMetaKey: true}
+		}
+		return r
+	}
+	r := &mcp.CallToolResult{StructuredContent: o.Body, Content: []mcp.Content{&mcp.TextContent{Text: string(o.Body)}}}
+	if o.Replayed {
+		r.Meta = mcp.Meta{ReplayedMetaKey: true}
+	}
+	return r
+}
