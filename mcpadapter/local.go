@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
@@ -15,10 +16,11 @@ import (
 // REST.
 type Local struct {
 	Service *gateway.Service
-	// Principal, when set, binds every call to one principal (stdio). When
-	// nil the principal comes from the request context, where the HTTP
-	// transport's authentication put it.
-	Principal *auth.Principal
+	// Bind, when set, gives the principal every call acts as (stdio: the
+	// configured credential, verified again on each call so an expired or
+	// revoked token stops working). When nil the principal comes from the
+	// request context, where the HTTP transport's authentication put it.
+	Bind func(ctx context.Context) (*auth.Principal, error)
 	// MaxDepth bounds argument nesting (default 32).
 	MaxDepth int
 	// ToolSet is the tool set the server registers; policy may match on it.
@@ -29,8 +31,18 @@ type Local struct {
 
 // Call implements Backend.
 func (l *Local) Call(ctx context.Context, tool string, args json.RawMessage) Outcome {
-	p := l.Principal
-	if p == nil {
+	var p *auth.Principal
+	if l.Bind != nil {
+		var err error
+		if p, err = l.Bind(ctx); err != nil {
+			code := contracts.CodeInvalidToken
+			if !errors.Is(err, auth.ErrInvalidToken) {
+				code = contracts.CodeUnavailable
+			}
+			return Outcome{Err: &contracts.Error{Code: code, Message: "the server's credential is no longer accepted: " + auth.Reason(err),
+				Hint: "Restart the MCP server with a fresh token.", Cause: err}}
+		}
+	} else {
 		var ok bool
 		if p, ok = auth.FromContext(ctx); !ok {
 			return Outcome{Err: &contracts.Error{Code: contracts.CodeUnauthenticated, Message: "this call needs a bearer access token"}}

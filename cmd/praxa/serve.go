@@ -49,6 +49,7 @@ type serveFlags struct {
 	dataDir string
 	config  string
 	dev     bool
+	tools   string
 }
 
 func (f *serveFlags) register(env *environment, fs interface {
@@ -57,7 +58,7 @@ func (f *serveFlags) register(env *environment, fs interface {
 }, withDev bool) {
 	fs.StringVar(&f.addr, "addr", "", "listen address (default 127.0.0.1:8080, or server.addr of the config)")
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
-	fs.StringVar(&f.config, "config", "", "configuration file (default ./praxec.yaml when it exists)")
+	fs.StringVar(&f.config, "config", "", "configuration file (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 	if withDev {
 		fs.BoolVar(&f.dev, "dev", false, "development mode: trust a built-in token issuer and print a ready token")
 	}
@@ -101,8 +102,13 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "serve", "[--addr HOST:PORT] [--data-dir DIR] [--config FILE] [--dev]")
 	var f serveFlags
 	f.register(env, fs, true)
+	fs.StringVar(&f.tools, "tools", contracts.SetAll, "tool set /mcp registers: "+setNames())
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if _, ok := contracts.LookupToolSet(f.tools); !ok {
+		fmt.Fprintf(env.stderr, "praxa serve: unknown tool set %q (known: %s)\n", f.tools, setNames())
+		return errUsage
 	}
 	app, err := startGateway(ctx, env, f)
 	if err != nil {
@@ -203,9 +209,9 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	go revs.Run(runCtx)
 	go sweepIdempotency(runCtx, a.store, log)
 
-	mcpServer, err := mcpadapter.New(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth,
+	mcpServer, err := mcpadapter.New(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: f.tools,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
-		&mcpadapter.Options{Logger: log})
+		&mcpadapter.Options{Logger: log, ToolSet: f.tools})
 	if err != nil {
 		return fail(err)
 	}

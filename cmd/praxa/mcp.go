@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/restclient"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/gateway/workflow"
+	"github.com/praxa/praxa/issuer"
+	"github.com/praxa/praxa/mcpadapter"
+)
+
+func init() {
+	register(command{name: "mcp", summary: "serve the contract's tools over MCP on stdio (local store, or --gateway URL)", run: runMCP})
+}
+
+func runMCP(ctx context.Context, env *environment, args []string) error {
+	fs := newFlagSet(env, "mcp", "[--token TOKEN] [--tools SET] [--gateway URL | --data-dir DIR [--config FILE] [--dev]]")
+	token := fs.String("token", "", "access token the server acts with (default $PRAXA_TOKEN)")
+	tools := fs.String("tools", contracts.SetAll, "tool set to register: "+setNames())
+	remote := fs.String("gateway", "", "act as a client of the gateway at this URL instead of the local store")
+	var f serveFlags
+	f.register(env, fs, true)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if _, ok := contracts.LookupToolSet(*tools); !ok {
+		fmt.Fprintf(env.stderr, "praxa mcp: unknown tool set %q (known: %s)\n", *tools, setNames())
+		return errUsage
+	}
+	tok := *token
+	if tok == "" {
+		tok = env.getenv("PRAXA_TOKEN")
+	}
+	if tok == "" {
+		return errors.New("no credential: pass --token or set PRAXA_TOKEN (the MCP server never runs anonymously)")
+	}
+	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	var backend mcpadapter.Backend
+	if *remote != "" {
+		client, err := restclient.New(*remote, &restclient.Options{Token: restclient.StaticToken(tok),
+			HTTPClient: &http.Client{Timeout: 60 * time.Second}})
+		if err != nil {
+			return err
+		}
+		// Check the credential once at start: a gateway that refuses it
+		// stops the server here rather than failing every call.
+		resp, err := client.CallTool(ctx, contracts.ToolPraxecQuery, []byte(`{}`))
+		if err != nil {
+			return fmt.Errorf("gateway %s: %w", *remote, err)
+		}
+		if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusBadRequest && resp.Problem != nil && resp.Problem.Code == contracts.CodeInvalidRequest {
+			return fmt.Errorf("gateway %s refuses the credential: %s", *remote, resp.Problem.Detail)
+		}
+		backend = &mcpadapter.Remote{Client: client}
+	} else {
+		local, closeFn, err := localBackend(ctx, env, f, tok, *tools, log)
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		backend = local
+	}
+	srv, err := mcpadapter.New(backend, &mcpadapter.Options{ToolSet: *tools, Logger: log})
+	if err != nil {
+		return err
+	}
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: readCloser{env.stdin}, Writer: writeCloser{env.stdout}})
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// localBackend opens the data directory's store and binds every call to the
+// principal of tok, verified like any bearer token.
+func localBackend(ctx context.Context, env *environment, f serveFlags, tok, toolSet string, log *slog.Logger) (*mcpadapter.Local, func(), error) {
+	cfg, err := loadConfig(f.config, f.dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Defaults(f.addr)
+	var statics []auth.StaticIssuer
+	if f.dev {
+		info, err := readDevIssuer(f.dataDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		is, err := issuer.LoadOrCreate(devDir(f.dataDir))
+		if err != nil {
+			return nil, nil, err
+		}
+		keys := []auth.StaticKey{}
+		for _, k := range is.PublicKeys() {
+			keys = append(keys, auth.StaticKey{KeyID: k.KeyID, Algorithm: k.Algorithm, Key: k.Key})
+		}
+		statics = append(statics, auth.StaticIssuer{Issuer: info.Issuer, Keys: keys})
+		cfg.Auth.Resource = info.Audience
+	}
+	st, err := sqlitestore.Open(ctx, dataPath(f.dataDir), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	revs, err := gateway.NewRevocations(ctx, st, 2*time.Second, nil, log)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	verifier, err := auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: revs, StaticIssuers: statics})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	p, err := verifier.Verify(ctx, tok)
+	if err != nil {
+		st.Close()
+		return nil, nil, fmt.Errorf("the credential is not accepted: %w", err)
+	}
+	workflows, err := workflow.Compile(cfg.Workflows)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy,
+		Retention: time.Duration(cfg.Server.Idempotency.Retention)})
+	runCtx, cancel := context.WithCancel(ctx)
+	go revs.Run(runCtx)
+	fmt.Fprintf(env.stderr, "praxa mcp: serving %s tools on stdio for %s (tenant %s)\n", toolSet, p.Subject, p.Tenant)
+	bind := func(ctx context.Context) (*auth.Principal, error) { return verifier.Verify(ctx, tok) }
+	local := &mcpadapter.Local{Service: svc, Bind: bind, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
+		IDs: func(context.Context) (string, string) { return randomID(12), randomID(16) }}
+	return local, func() {
+		cancel()
+		svc.Close(context.Background())
+		st.Close()
+	}, nil
+}
+
+func randomID(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+type readCloser struct {
+	r interface{ Read([]byte) (int, error) }
+}
+
+func (r readCloser) Read(b []byte) (int, error) { return r.r.Read(b) }
+func (readCloser) Close() error                 { return nil }
+
+type writeCloser struct {
+	w interface{ Write([]byte) (int, error) }
+}
+
+func (w writeCloser) Write(b []byte) (int, error) { return w.w.Write(b) }
+func (writeCloser) Close() error                  { return nil }

@@ -1,0 +1,245 @@
+// Package restclient is a Go client of the Praxa REST API under /v8. It
+// maps a contract tool call (tool name and JSON arguments) onto its REST
+// operation exactly as the contract says: the path argument goes into the
+// path, idempotencyKey into the Idempotency-Key header, the other arguments
+// into the JSON body (POST) or the query string (GET). The MCP adapter's
+// remote mode and the conformance suite use it.
+//
+// It imports only package contracts, so it can talk to any gateway that
+// claims the contract.
+package restclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// Client calls one gateway.
+type Client struct {
+	base  *url.URL
+	http  *http.Client
+	token func(ctx context.Context) (string, error)
+	limit int64
+}
+
+// Options configure a Client. The zero value is usable.
+type Options struct {
+	// HTTPClient sends the requests (default http.DefaultClient).
+	HTTPClient *http.Client
+	// Token returns the bearer token of each request; nil sends none.
+	Token func(ctx context.Context) (string, error)
+	// MaxResponseBytes bounds a response body (default 8 MiB).
+	MaxResponseBytes int64
+}
+
+// StaticToken returns a Token function that always answers tok.
+func StaticToken(tok string) func(context.Context) (string, error) {
+	return func(context.Context) (string, error) { return tok, nil }
+}
+
+// New returns a client of the gateway at baseURL (scheme, host and port;
+// the contract's paths start with /v8).
+func New(baseURL string, opts *Options) (*Client, error) {
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("restclient: %q is not an http(s) base URL", baseURL)
+	}
+	c := &Client{base: u, http: http.DefaultClient, limit: 8 << 20}
+	if opts != nil {
+		if opts.HTTPClient != nil {
+			c.http = opts.HTTPClient
+		}
+		c.token = opts.Token
+		if opts.MaxResponseBytes > 0 {
+			c.limit = opts.MaxResponseBytes
+		}
+	}
+	return c, nil
+}
+
+// BaseURL returns the gateway's base URL.
+func (c *Client) BaseURL() string { return c.base.String() }
+
+// Response is one answer of the gateway.
+type Response struct {
+	Status int
+	Header http.Header
+	// Body is the raw response body.
+	Body []byte
+	// Problem is the decoded problem of an error answer.
+	Problem *Problem
+}
+
+// Replayed reports whether the answer was replayed for an idempotency key.
+func (r *Response) Replayed() bool { return r.Header.Get("Idempotent-Replayed") == "true" }
+
+// Problem is an RFC 9457 problem document with the gateway's members.
+type Problem struct {
+	Type      string                 `json:"type"`
+	Title     string                 `json:"title"`
+	Status    int                    `json:"status"`
+	Detail    string                 `json:"detail"`
+	Instance  string                 `json:"instance"`
+	Code      contracts.Code         `json:"code"`
+	RequestID string                 `json:"requestId"`
+	Retryable bool                   `json:"retryable"`
+	Hint      string                 `json:"hint"`
+	Errors    []contracts.FieldError `json:"errors"`
+	Links     []contracts.Link       `json:"links"`
+}
+
+// Err converts the problem to a contract error.
+func (p *Problem) Err() *contracts.Error {
+	return &contracts.Error{Code: p.Code, Message: p.Detail, Hint: p.Hint, Links: p.Links, Fields: p.Errors}
+}
+
+// ErrUnknownTool is returned for a tool the contract does not declare.
+var ErrUnknownTool = errors.New("restclient: unknown tool")
+
+// CallTool sends one tool call as its REST operation. args must be a JSON
+// object (it may be empty). The error is non-nil only when no answer came
+// back; an error answer is a Response with a Problem.
+func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage) (*Response, error) {
+	t, ok := contracts.Lookup(tool)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, tool)
+	}
+	fields := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(args)) > 0 {
+		if err := json.Unmarshal(args, &fields); err != nil {
+			return nil, fmt.Errorf("restclient: arguments of %s: %w", tool, err)
+		}
+	}
+	path := t.Path
+	if t.PathArgument != "" {
+		var v string
+		if raw, ok := fields[t.PathArgument]; ok {
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return nil, fmt.Errorf("restclient: %s must be a string", t.PathArgument)
+			}
+		}
+		path = strings.Replace(path, "{"+t.PathArgument+"}", url.PathEscape(v), 1)
+		delete(fields, t.PathArgument)
+	}
+	header := http.Header{}
+	if raw, ok := fields["idempotencyKey"]; ok && t.Idempotency == contracts.IdempotencyRequired {
+		var k string
+		if err := json.Unmarshal(raw, &k); err != nil {
+			return nil, errors.New("restclient: idempotencyKey must be a string")
+		}
+		header.Set("Idempotency-Key", k)
+		delete(fields, "idempotencyKey")
+	}
+	if t.Method == http.MethodGet {
+		q := url.Values{}
+		names := make([]string, 0, len(fields))
+		for k := range fields {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			var s string
+			if err := json.Unmarshal(fields[k], &s); err != nil {
+				s = string(fields[k]) // numbers and booleans travel as their JSON text
+			}
+			q.Set(k, s)
+		}
+		return c.Do(ctx, http.MethodGet, path, q, header, nil)
+	}
+	body, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	return c.Do(ctx, t.Method, path, nil, header, body)
+}
+
+// Do sends one request to path (relative to the base URL) and reads the
+// answer. A non-nil body is sent as application/json.
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, header http.Header, body []byte) (*Response, error) {
+	u := *c.base
+	u.Path = strings.TrimRight(u.Path, "/") + path
+	u.RawPath = ""
+	if query != nil {
+		u.RawQuery = query.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return nil, fmt.Errorf("restclient: %w", err)
+	}
+	for k, vs := range header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, application/problem+json")
+	if c.token != nil {
+		tok, err := c.token(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("restclient: token: %w", err)
+		}
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("restclient: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, c.limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("restclient: %s %s: %w", method, path, err)
+	}
+	if int64(len(data)) > c.limit {
+		return nil, fmt.Errorf("restclient: %s %s: the answer exceeds %d bytes", method, path, c.limit)
+	}
+	out := &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/problem+json" {
+		var p Problem
+		if err := json.Unmarshal(data, &p); err != nil {
+			return nil, fmt.Errorf("restclient: %s %s: malformed problem: %w", method, path, err)
+		}
+		out.Problem = &p
+	} else if resp.StatusCode >= 400 {
+		out.Problem = &Problem{Status: resp.StatusCode, Code: codeForStatus(resp.StatusCode),
+			Detail: fmt.Sprintf("the gateway answered %d without a problem document", resp.StatusCode)}
+	}
+	return out, nil
+}
+
+// codeForStatus names a code for an error answer that carries no problem.
+func codeForStatus(status int) contracts.Code {
+	switch status {
+	case http.StatusUnauthorized:
+		return contracts.CodeUnauthenticated
+	case http.StatusForbidden:
+		return contracts.CodeInsufficientScope
+	case http.StatusNotFound:
+		return contracts.CodeNotFound
+	case http.StatusTooManyRequests:
+		return contracts.CodeRateLimited
+	case http.StatusGatewayTimeout:
+		return contracts.CodeOutcomeUnknown
+	case http.StatusServiceUnavailable:
+		return contracts.CodeUnavailable
+	}
+	return contracts.CodeInternal
+}

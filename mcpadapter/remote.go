@@ -1,0 +1,28 @@
+package mcpadapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/restclient"
+)
+
+// Remote is the backend of a client of a remote gateway: every call is
+// the tool's REST operation on that gateway, which decides everything.
+type Remote struct {
+	Client *restclient.Client
+}
+
+// Call implements Backend.
+func (r *Remote) Call(ctx context.Context, tool string, args json.RawMessage) Outcome {
+	resp, err := r.Client.CallTool(ctx, tool, args)
+	if err != nil {
+		return Outcome{Err: &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway could not be reached", Cause: err}}
+	}
+	if resp.Problem != nil {
+		return Outcome{Err: resp.Problem.Err(), Replayed: resp.Replayed()}
+	}
+	return Outcome{Body: json.RawMessage(bytes.TrimSpace(resp.Body)), Replayed: resp.Replayed()}
+}
