@@ -19,7 +19,7 @@ func (s *Service) operations() map[string]operation {
 		"submitIntent":  {mutate: s.submitIntent},
 		"getTrace":      {read: s.getTrace},
 		"createMission": {mutate: s.createMission, header: createdHeader},
-		"getMission":    {read: s.getMission, exists: s.missionExists},
+		"getMission":    {read: s.getMission},
 		"signalMission": {mutate: s.signalMission, exists: s.missionExists},
 		"cancelMission": {mutate: s.cancelMission, exists: s.missionExists},
 

@@ -164,7 +164,8 @@ type operation struct {
 	// header computes response headers from the answer.
 	header func(result any) map[string]string
 	// exists checks that the object the path argument names belongs to the
-	// tenant, before the idempotency key and the body are looked at.
+	// tenant, before the idempotency key and the body are looked at (reads
+	// need none: they answer not-found themselves).
 	exists func(ctx context.Context, tx store.ReadTx, tenant, id string) error
 }
 
