@@ -6,7 +6,10 @@
 //
 // Everything else in the module derives from these declarations: the REST
 // routes of the gateway, the MCP tool registrations, the OpenAPI document and
-// tools.json, the list that MCP hosts register. The package also holds the
+// tools.json, the list that MCP hosts register. Beside the tools it declares
+// the operator endpoints (Endpoint: token revocation and the approval
+// queue), which the REST API serves and the OpenAPI document describes but
+// which are no MCP tools and are not in tools.json. The package also holds the
 // vocabulary those surfaces share: typed scopes, the error-code registry with
 // each code's HTTP status, the praxec dispatch table and its classifier, the
 // named smallest tool sets and their fingerprints, idempotency-key validation

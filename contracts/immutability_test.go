@@ -19,17 +19,21 @@ func contractSnapshot(t *testing.T) string {
 	for _, tool := range contracts.Tools() {
 		errs = append(errs, tool.Errors, tool.ErrorCodes())
 	}
+	for _, e := range contracts.OperatorEndpoints() {
+		errs = append(errs, e.Errors, e.ErrorCodes())
+	}
 	b, err := json.Marshal(map[string]any{
-		"tools":    string(tools),
-		"names":    contracts.Names(),
-		"errors":   errs,
-		"toolSets": contracts.ToolSets(),
-		"query":    contracts.DispatchTable(contracts.ToolPraxecQuery),
-		"command":  contracts.DispatchTable(contracts.ToolPraxecCommand),
-		"ambQ":     contracts.AmbiguousIntent(contracts.ToolPraxecQuery).Envelope(),
-		"ambC":     contracts.AmbiguousIntent(contracts.ToolPraxecCommand).Envelope(),
-		"codes":    contracts.Codes(),
-		"scopes":   contracts.Scopes(),
+		"tools":     string(tools),
+		"endpoints": contracts.OperatorEndpoints(),
+		"names":     contracts.Names(),
+		"errors":    errs,
+		"toolSets":  contracts.ToolSets(),
+		"query":     contracts.DispatchTable(contracts.ToolPraxecQuery),
+		"command":   contracts.DispatchTable(contracts.ToolPraxecCommand),
+		"ambQ":      contracts.AmbiguousIntent(contracts.ToolPraxecQuery).Envelope(),
+		"ambC":      contracts.AmbiguousIntent(contracts.ToolPraxecCommand).Envelope(),
+		"codes":     contracts.Codes(),
+		"scopes":    contracts.Scopes(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +60,21 @@ func mutateTool(tool *contracts.Tool) {
 	tool.Name = "mutated"
 	tool.RequiredScope = "admin"
 	tool.Annotations.DestructiveHint = !tool.Annotations.DestructiveHint
+}
+
+func mutateEndpoint(e *contracts.Endpoint) {
+	scribble(e.InputSchema)
+	scribble(e.OutputSchema)
+	for i := range e.Errors {
+		e.Errors[i] = "zzz"
+	}
+	if len(e.Errors) > 0 {
+		e.Errors = append(e.Errors[:0], "yyy")
+	}
+	e.OperationID = "mutated"
+	e.Path = "/mutated"
+	e.RequiredScope = "admin"
+	e.BodyOptional = !e.BodyOptional
 }
 
 func mutateRow(r *contracts.DispatchRow) {
@@ -109,6 +128,24 @@ func TestAccessorsReturnDetachedCopies(t *testing.T) {
 	names := contracts.Names()
 	names[0] = "mutated"
 
+	eps := contracts.OperatorEndpoints()
+	for i := range eps {
+		id := eps[i].OperationID
+		mutateEndpoint(&eps[i])
+		e, _ := contracts.LookupEndpoint(id)
+		clone := e.Clone()
+		mutateEndpoint(&e)
+		mutateEndpoint(&clone)
+		codes := e.ErrorCodes()
+		for i := range codes {
+			codes[i] = "zzz"
+		}
+	}
+	eps[0] = contracts.Endpoint{}
+	for e := range contracts.AllEndpoints() {
+		mutateEndpoint(&e)
+	}
+
 	for _, s := range contracts.ToolSets() {
 		s.Tools[0] = "mutated"
 		s.Fingerprint = "mutated"
@@ -155,6 +192,9 @@ func TestAccessorsReturnDetachedCopies(t *testing.T) {
 	// The schemas still compile and validate after the scribbling.
 	if err := contracts.ValidateInput(contracts.ToolGetMission, map[string]any{"runId": "r-1"}); err != nil {
 		t.Errorf("aura_get_mission no longer validates: %v", err)
+	}
+	if err := contracts.ValidateEndpointInput(contracts.EndpointApproveApproval, map[string]any{"approvalId": "ap-1"}); err != nil {
+		t.Errorf("approveApproval no longer validates: %v", err)
 	}
 }
 

@@ -23,13 +23,14 @@ func decodeSchema(t *testing.T, raw json.RawMessage) map[string]any {
 	return m
 }
 
-// inputKeywords are the only keywords contract input schemas use. A keyword
+// inputKeywords are the only keywords contract input schemas (of tools and
+// operator endpoints) use. A keyword
 // outside this list is most likely a typo, which 2020-12 would silently
 // ignore as an annotation.
 var inputKeywords = []string{
 	"$schema", "type", "description", "default",
 	"properties", "required", "additionalProperties", "maxProperties",
-	"minLength", "maxLength", "pattern",
+	"minLength", "maxLength", "pattern", "format", "enum",
 	"minimum", "maximum",
 	"items", "maxItems", "uniqueItems",
 }

@@ -47,6 +47,26 @@ func missionProjection() map[string]any {
 	}
 }
 
+func approvalView(status string) map[string]any {
+	a := map[string]any{
+		"id": "ap-1", "status": status, "workflowId": "wf-7", "runId": "run-2024-0001", "transition": "deploy",
+		"queue": "release", "arguments": map[string]any{"service": "payments"},
+		"requestedBy": "agent-7", "requestedAt": "2026-11-30T10:00:00.123456789Z",
+	}
+	if status != "pending" {
+		a["resolvedBy"], a["resolvedAt"] = "alice", "2026-11-30T10:05:00Z"
+	}
+	return a
+}
+
+// resolution is an approve or reject answer: the approval and the mission
+// in its praxec projection, which carries no runId.
+func resolution(status string) map[string]any {
+	m := missionProjection()
+	delete(m, "runId")
+	return map[string]any{"approval": approvalView(status), "mission": m}
+}
+
 // problem renders a contract error as the gateway's problem+json would.
 func problem(e *contracts.Error, instance string) map[string]any {
 	info, _ := e.Code.Info()
@@ -119,6 +139,25 @@ func TestResponsesValidate(t *testing.T) {
 		{name: "OKInProgress", method: http.MethodPost, path: "/v8/missions/run-1/signals",
 			status: 409, media: "application/problem+json", header: http.Header{"Retry-After": {"1"}},
 			body: problem(contracts.Errorf(contracts.CodeIdempotencyInProgress, "in flight"), "/v8/missions/run-1/signals")},
+		{name: "OKRevokeToken", method: http.MethodPost, path: "/v8/tokens/revocations",
+			status: 200, media: "application/json", body: map[string]any{"jti": "j-1", "revoked": true, "at": "2026-11-30T10:00:00Z"}},
+		{name: "OKListApprovals", method: http.MethodGet, path: "/v8/approvals",
+			status: 200, media: "application/json", body: map[string]any{"approvals": []any{approvalView("pending")}}},
+		{name: "OKApprove", method: http.MethodPost, path: "/v8/approvals/ap-1/approve",
+			status: 200, media: "application/json", body: resolution("approved")},
+		{name: "OKRejectResolved", method: http.MethodPost, path: "/v8/approvals/ap-1/reject",
+			status: 409, media: "application/problem+json",
+			body: problem(contracts.Errorf(contracts.CodeMissionStateConflict, "approval ap-1 is already approved"), "/v8/approvals/ap-1/reject")},
+		{name: "OKApproveNotFound", method: http.MethodPost, path: "/v8/approvals/ap-x/approve",
+			status: 404, media: "application/problem+json",
+			body: problem(contracts.Errorf(contracts.CodeNotFound, "there is no approval ap-x"), "/v8/approvals/ap-x/approve")},
+		{name: "ErrRevokedFalse", method: http.MethodPost, path: "/v8/tokens/revocations",
+			status: 200, media: "application/json", wantErr: true, body: map[string]any{"jti": "j-1", "revoked": false, "at": "2026-11-30T10:00:00Z"}},
+		{name: "ErrApprovalUnknownStatus", method: http.MethodGet, path: "/v8/approvals",
+			status: 200, media: "application/json", wantErr: true, body: map[string]any{"approvals": []any{approvalView("open")}}},
+		{name: "ErrRevokeUndocumentedNotFound", method: http.MethodPost, path: "/v8/tokens/revocations",
+			status: 404, media: "application/problem+json", wantErr: true,
+			body: problem(contracts.Errorf(contracts.CodeNotFound, "no such token"), "/v8/tokens/revocations")},
 		{name: "ErrMissionWithoutWorkflow", method: http.MethodGet, path: "/v8/missions/run-2024-0001",
 			status: 200, media: "application/json", wantErr: true,
 			body: func() map[string]any { m := missionProjection(); delete(m, "workflow"); return m }()},
@@ -187,6 +226,19 @@ func TestRequestsValidate(t *testing.T) {
 		{name: "OKPraxecCommandWithoutKey", method: http.MethodPost, target: "/v8/praxec/command",
 			body: map[string]any{"definitionId": "incident-review"}},
 		{name: "OKPraxecQueryHome", method: http.MethodPost, target: "/v8/praxec/query", body: map[string]any{}},
+		{name: "OKRevokeToken", method: http.MethodPost, target: "/v8/tokens/revocations",
+			body: map[string]any{"jti": "j-1", "reason": "leaked", "expiresAt": "2026-12-01T00:00:00Z"}},
+		{name: "OKListApprovals", method: http.MethodGet, target: "/v8/approvals"},
+		{name: "OKListAllApprovals", method: http.MethodGet, target: "/v8/approvals?status=all&limit=500"},
+		{name: "OKApproveWithoutBody", method: http.MethodPost, target: "/v8/approvals/ap-1/approve"},
+		{name: "OKRejectWithNote", method: http.MethodPost, target: "/v8/approvals/ap-1/reject", body: map[string]any{"note": "wrong target"}},
+		{name: "ErrRevokeWithoutJTI", method: http.MethodPost, target: "/v8/tokens/revocations", body: map[string]any{"reason": "leaked"}, wantErr: true},
+		{name: "ErrRevokeUnknownMember", method: http.MethodPost, target: "/v8/tokens/revocations", body: map[string]any{"jti": "j", "tenant": "t"}, wantErr: true},
+		{name: "ErrRevokeBadExpiry", method: http.MethodPost, target: "/v8/tokens/revocations", body: map[string]any{"jti": "j", "expiresAt": "tomorrow"}, wantErr: true},
+		{name: "ErrListApprovalsUnknownStatus", method: http.MethodGet, target: "/v8/approvals?status=open", wantErr: true},
+		{name: "ErrListApprovalsLimit", method: http.MethodGet, target: "/v8/approvals?limit=501", wantErr: true},
+		{name: "ErrApproveIDInBody", method: http.MethodPost, target: "/v8/approvals/ap-1/approve", body: map[string]any{"approvalId": "ap-1"}, wantErr: true},
+		{name: "ErrApproveBadID", method: http.MethodPost, target: "/v8/approvals/..%2Fx/approve", wantErr: true},
 		{name: "ErrCreateMissionWithoutKey", method: http.MethodPost, target: "/v8/missions",
 			body: map[string]any{"goal": "Review incident INC-42"}, wantErr: true},
 		{name: "ErrShortKey", method: http.MethodPost, target: "/v8/missions",
@@ -240,6 +292,9 @@ func TestRouterRefusesUnknownRoutes(t *testing.T) {
 		{http.MethodGet, "/missions/run-1"},
 		{http.MethodDelete, "/v8/missions/run-1"},
 		{http.MethodGet, "/v8/unknown"},
+		{http.MethodGet, "/v8/tokens/revocations"},
+		{http.MethodPost, "/v8/approvals"},
+		{http.MethodPost, "/v8/approvals/ap-1"},
 	} {
 		if _, _, err := router.FindRoute(httptest.NewRequest(tt.method, tt.path, nil)); err == nil {
 			t.Errorf("FindRoute(%s %s) found a route", tt.method, tt.path)

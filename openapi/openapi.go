@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -55,8 +56,8 @@ const (
 // issuer's, announced in the protected resource metadata.
 const tokenURL = "https://issuer.example/oauth/token"
 
-// ErrDuplicateOperation is returned, wrapped, by Build when two tools claim
-// the same operationId or the same method and path.
+// ErrDuplicateOperation is returned, wrapped, by Build when two tools or
+// operator endpoints claim the same operationId or the same method and path.
 var ErrDuplicateOperation = errors.New("openapi: two tools declare the same operation")
 
 // ErrUntagged is returned, wrapped, by Build for a tool that has no tag
@@ -69,6 +70,10 @@ type tag struct {
 	description string
 	tools       []string
 }
+
+// OperatorTag is the tag of every operator endpoint (contracts.Endpoint):
+// the operations that are not the twin of an MCP tool.
+const OperatorTag = "operator"
 
 // tags lists the tag groups in document order.
 var tags = []tag{
@@ -88,6 +93,7 @@ var tags = []tag{
 	{"praxec", "The praxec two-tool surface: every read and every write, dispatched by the fields the body carries.", []string{
 		contracts.ToolPraxecQuery, contracts.ToolPraxecCommand,
 	}},
+	{OperatorTag, "Operator endpoints: revoke access tokens and resolve human approvals. They are not MCP tools, are not listed in tools.json, and require operator scopes.", nil},
 }
 
 func tagOf(tool string) (string, bool) {
@@ -106,6 +112,10 @@ of one tool, named by ` + "`x-mcp-tool`" + `, with its mutation class in ` + "`x
 Over REST the tool's path argument travels in the path, its idempotencyKey in the
 ` + "`Idempotency-Key`" + ` header, and its remaining arguments in the JSON body (POST) or the
 query string (GET).
+
+The operations tagged ` + "`" + OperatorTag + "`" + ` are the exception: operator endpoints, declared beside the
+tools in the same contract, that have no MCP twin and require an operator scope. They take no
+` + "`Idempotency-Key`" + `.
 
 ## Idempotency
 
@@ -131,7 +141,8 @@ Errors are RFC 9457 problem details (` + "`application/problem+json`" + `) carry
 request with the same key, or read the resource back.`
 
 // Build generates the OpenAPI 3.1 document of the /v8 REST API from every
-// tool of contracts.Tools and validates it with kin-openapi. The result is
+// tool of contracts.Tools and every operator endpoint of
+// contracts.OperatorEndpoints, and validates it with kin-openapi. The result is
 // deterministic: two calls marshal to the same bytes.
 func Build() (*openapi3.T, error) {
 	doc := &openapi3.T{
@@ -149,20 +160,27 @@ func Build() (*openapi3.T, error) {
 	for _, g := range tags {
 		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: g.name, Description: g.description})
 	}
-	operationIDs := map[string]string{}
+	var specs []spec
 	for _, t := range contracts.Tools() {
-		if prev, dup := operationIDs[t.OperationID]; dup {
-			return nil, fmt.Errorf("%w: operationId %s of %s and %s", ErrDuplicateOperation, t.OperationID, prev, t.Name)
+		specs = append(specs, toolSpec(t))
+	}
+	for _, e := range contracts.OperatorEndpoints() {
+		specs = append(specs, endpointSpec(e))
+	}
+	operationIDs := map[string]string{}
+	for _, sp := range specs {
+		if prev, dup := operationIDs[sp.operationID]; dup {
+			return nil, fmt.Errorf("%w: operationId %s of %s and %s", ErrDuplicateOperation, sp.operationID, prev, sp.what())
 		}
-		operationIDs[t.OperationID] = t.Name
-		if item := doc.Paths.Value(t.Path); item != nil && item.GetOperation(t.Method) != nil {
-			return nil, fmt.Errorf("%w: %s %s of %s", ErrDuplicateOperation, t.Method, t.Path, t.Name)
+		operationIDs[sp.operationID] = sp.what()
+		if item := doc.Paths.Value(sp.path); item != nil && item.GetOperation(sp.method) != nil {
+			return nil, fmt.Errorf("%w: %s %s of %s", ErrDuplicateOperation, sp.method, sp.path, sp.what())
 		}
-		op, err := operation(t, doc.Components)
+		op, err := operation(sp, doc.Components)
 		if err != nil {
-			return nil, fmt.Errorf("openapi: tool %s: %w", t.Name, err)
+			return nil, fmt.Errorf("openapi: %s: %w", sp.what(), err)
 		}
-		doc.AddOperation(t.Path, t.Method, op)
+		doc.AddOperation(sp.path, sp.method, op)
 	}
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("openapi: the generated document is invalid: %w", err)
@@ -170,77 +188,126 @@ func Build() (*openapi3.T, error) {
 	return doc, nil
 }
 
-// operation builds the operation of tool t.
-func operation(t contracts.Tool, comp *openapi3.Components) (*openapi3.Operation, error) {
-	tagName, ok := tagOf(t.Name)
-	if !ok {
-		return nil, ErrUntagged
+// spec is what one operation of the document is generated from: a tool of
+// the contract or an operator endpoint, reduced to the members both share.
+type spec struct {
+	// tool is the MCP tool name; empty for an operator endpoint.
+	tool          string
+	operationID   string
+	method, path  string
+	summary       string
+	description   string
+	scope         contracts.Scope
+	idempotency   contracts.Idempotency // empty for an operator endpoint
+	pathArgument  string
+	bodyOptional  bool
+	successStatus int
+	input, output json.RawMessage
+	errorCodes    []contracts.Code
+}
+
+func toolSpec(t contracts.Tool) spec {
+	return spec{
+		tool: t.Name, operationID: t.OperationID, method: t.Method, path: t.Path,
+		summary: t.Title, description: t.Description, scope: t.RequiredScope,
+		idempotency: t.Idempotency, pathArgument: t.PathArgument, successStatus: t.SuccessStatus,
+		input: t.InputSchema, output: t.OutputSchema, errorCodes: t.ErrorCodes(),
 	}
-	input, err := decodeSchema(t.InputSchema)
+}
+
+func endpointSpec(e contracts.Endpoint) spec {
+	return spec{
+		operationID: e.OperationID, method: e.Method, path: e.Path,
+		summary: e.Summary, description: e.Description, scope: e.RequiredScope,
+		pathArgument: e.PathArgument, bodyOptional: e.BodyOptional, successStatus: e.SuccessStatus,
+		input: e.InputSchema, output: e.OutputSchema, errorCodes: e.ErrorCodes(),
+	}
+}
+
+// what names the source of sp in errors and descriptions.
+func (sp spec) what() string {
+	if sp.tool != "" {
+		return "tool " + sp.tool
+	}
+	return "operator endpoint " + sp.operationID
+}
+
+// operation builds the operation of sp.
+func operation(sp spec, comp *openapi3.Components) (*openapi3.Operation, error) {
+	tagName := OperatorTag
+	if sp.tool != "" {
+		var ok bool
+		if tagName, ok = tagOf(sp.tool); !ok {
+			return nil, ErrUntagged
+		}
+	}
+	input, err := decodeSchema(sp.input)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	op := &openapi3.Operation{
-		OperationID: t.OperationID,
-		Summary:     t.Title,
-		Description: t.Description,
+		OperationID: sp.operationID,
+		Summary:     sp.summary,
+		Description: sp.description,
 		Tags:        []string{tagName},
-		Extensions: map[string]any{
-			ExtensionTool:        t.Name,
-			ExtensionIdempotency: string(t.Idempotency),
-		},
 		Security: &openapi3.SecurityRequirements{
-			openapi3.NewSecurityRequirement().Authenticate(SecuritySchemeName, string(t.RequiredScope)),
+			openapi3.NewSecurityRequirement().Authenticate(SecuritySchemeName, string(sp.scope)),
 		},
 		Responses: openapi3.NewResponses(),
 	}
-	if rows := contracts.DispatchTable(t.Name); rows != nil {
-		op.Description += "\n\n" + dispatchDescription(t, rows)
-		op.Extensions[ExtensionDispatch] = dispatchExtension(rows)
+	if sp.tool != "" {
+		op.Extensions = map[string]any{
+			ExtensionTool:        sp.tool,
+			ExtensionIdempotency: string(sp.idempotency),
+		}
+		if rows := contracts.DispatchTable(sp.tool); rows != nil {
+			op.Description += "\n\n" + dispatchDescription(sp.tool, rows)
+			op.Extensions[ExtensionDispatch] = dispatchExtension(rows)
+		}
 	}
 
-	if err := addParameters(op, t, input, comp); err != nil {
+	if err := addParameters(op, sp, input, comp); err != nil {
 		return nil, err
 	}
-	if err := addResponses(op, t, comp); err != nil {
+	if err := addResponses(op, sp, comp); err != nil {
 		return nil, err
 	}
 	return op, nil
 }
 
 // addParameters adds the path argument, the Idempotency-Key header, and
-// either the query parameters (GET) or the request body (POST) of t.
-func addParameters(op *openapi3.Operation, t contracts.Tool, input jsonObject, comp *openapi3.Components) error {
+// either the query parameters (GET) or the request body (POST) of sp.
+func addParameters(op *openapi3.Operation, sp spec, input jsonObject, comp *openapi3.Components) error {
 	props, _ := input["properties"].(map[string]any)
-	if t.PathArgument != "" {
-		if !strings.Contains(t.Path, "{"+t.PathArgument+"}") {
-			return fmt.Errorf("path %s does not hold {%s}", t.Path, t.PathArgument)
+	if sp.pathArgument != "" {
+		if !strings.Contains(sp.path, "{"+sp.pathArgument+"}") {
+			return fmt.Errorf("path %s does not hold {%s}", sp.path, sp.pathArgument)
 		}
-		prop, ok := props[t.PathArgument].(map[string]any)
+		prop, ok := props[sp.pathArgument].(map[string]any)
 		if !ok {
-			return fmt.Errorf("path argument %s is not a property of the input schema", t.PathArgument)
+			return fmt.Errorf("path argument %s is not a property of the input schema", sp.pathArgument)
 		}
 		s, err := toSchema(prop)
 		if err != nil {
-			return fmt.Errorf("path argument %s: %w", t.PathArgument, err)
+			return fmt.Errorf("path argument %s: %w", sp.pathArgument, err)
 		}
-		p := openapi3.NewPathParameter(t.PathArgument).WithSchema(s)
+		p := openapi3.NewPathParameter(sp.pathArgument).WithSchema(s)
 		p.Description = s.Description
 		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Value: p})
 	}
-	switch t.Idempotency {
+	switch sp.idempotency {
 	case contracts.IdempotencyRequired:
 		op.Parameters = append(op.Parameters, parameterRef(comp, paramIdempotencyKey))
 	case contracts.IdempotencyVersioned:
 		op.Parameters = append(op.Parameters, parameterRef(comp, paramIdempotencyKeyOptional))
 	}
 
-	switch t.Method {
+	switch sp.method {
 	case http.MethodGet:
 		required, _ := input["required"].([]any)
 		names := sortedKeys(props)
 		for _, name := range names {
-			if name == t.PathArgument {
+			if name == sp.pathArgument {
 				continue
 			}
 			if name == idempotencyKeyProperty {
@@ -259,39 +326,48 @@ func addParameters(op *openapi3.Operation, t contracts.Tool, input jsonObject, c
 			op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Value: p})
 		}
 	case http.MethodPost:
-		body := withoutProperties(input, idempotencyKeyProperty, t.PathArgument)
+		body := withoutProperties(input, idempotencyKeyProperty, sp.pathArgument)
 		s, err := toSchema(body)
 		if err != nil {
 			return fmt.Errorf("request body: %w", err)
 		}
 		op.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().
-			WithRequired(true).
-			WithDescription(bodyDescription(t)).
+			WithRequired(!sp.bodyOptional).
+			WithDescription(bodyDescription(sp)).
 			WithContent(openapi3.NewContentWithSchema(s, []string{mediaJSON}))}
 	default:
-		return fmt.Errorf("unsupported method %s", t.Method)
+		return fmt.Errorf("unsupported method %s", sp.method)
 	}
 	return nil
 }
 
-func bodyDescription(t contracts.Tool) string {
+func bodyDescription(sp spec) string {
 	var moved []string
-	if t.PathArgument != "" {
-		moved = append(moved, t.PathArgument+" (in the path)")
+	if sp.pathArgument != "" {
+		moved = append(moved, sp.pathArgument+" (in the path)")
 	}
-	if t.Idempotency == contracts.IdempotencyRequired {
+	if sp.idempotency == contracts.IdempotencyRequired {
 		moved = append(moved, idempotencyKeyProperty+" (in the "+headerIdempotencyKey+" header)")
 	}
-	if len(moved) == 0 {
-		return "The arguments of " + t.Name + "."
+	name := sp.tool
+	if name == "" {
+		name = sp.operationID
 	}
-	return "The arguments of " + t.Name + ", except " + strings.Join(moved, " and ") + "."
+	d := "The arguments of " + name
+	if len(moved) > 0 {
+		d += ", except " + strings.Join(moved, " and ")
+	}
+	d += "."
+	if sp.bodyOptional {
+		d += " The body may be left out entirely."
+	}
+	return d
 }
 
 // addResponses adds the success response and one problem response per
-// status of t's error codes.
-func addResponses(op *openapi3.Operation, t contracts.Tool, comp *openapi3.Components) error {
-	output, err := decodeSchema(t.OutputSchema)
+// status of sp's error codes.
+func addResponses(op *openapi3.Operation, sp spec, comp *openapi3.Components) error {
+	output, err := decodeSchema(sp.output)
 	if err != nil {
 		return fmt.Errorf("output schema: %w", err)
 	}
@@ -299,25 +375,25 @@ func addResponses(op *openapi3.Operation, t contracts.Tool, comp *openapi3.Compo
 	if err != nil {
 		return fmt.Errorf("output schema: %w", err)
 	}
-	if t.SuccessStatus < 200 || t.SuccessStatus > 299 {
-		return fmt.Errorf("success status %d is not a 2xx status", t.SuccessStatus)
+	if sp.successStatus < 200 || sp.successStatus > 299 {
+		return fmt.Errorf("success status %d is not a 2xx status", sp.successStatus)
 	}
 	ok := openapi3.NewResponse().
-		WithDescription(successDescription(t)).
+		WithDescription(successDescription(sp)).
 		WithContent(openapi3.NewContentWithSchema(s, []string{mediaJSON}))
 	ok.Headers = openapi3.Headers{}
-	if t.SuccessStatus == http.StatusCreated {
+	if sp.successStatus == http.StatusCreated {
 		ok.Headers[headerLocation] = headerRef(comp, headerLocation)
 	}
-	if t.Idempotency != contracts.IdempotencySafeRead {
+	if sp.idempotency != "" && sp.idempotency != contracts.IdempotencySafeRead {
 		ok.Headers[headerIdempotentReplayed] = headerRef(comp, headerIdempotentReplayed)
 	}
 	if len(ok.Headers) == 0 {
 		ok.Headers = nil
 	}
-	op.Responses.Set(fmt.Sprint(t.SuccessStatus), &openapi3.ResponseRef{Value: ok})
+	op.Responses.Set(fmt.Sprint(sp.successStatus), &openapi3.ResponseRef{Value: ok})
 
-	for _, g := range groupByStatus(t.ErrorCodes()) {
+	for _, g := range groupByStatus(sp.errorCodes) {
 		if g.status < 400 {
 			return fmt.Errorf("error code %s answers status %d", g.codes[0], g.status)
 		}
@@ -326,19 +402,22 @@ func addResponses(op *openapi3.Operation, t contracts.Tool, comp *openapi3.Compo
 	return nil
 }
 
-func successDescription(t contracts.Tool) string {
-	d := "Success: the result of " + t.Name + ", as its MCP output schema describes it."
-	if t.SuccessStatus == http.StatusCreated {
+func successDescription(sp spec) string {
+	if sp.tool == "" {
+		return "Success: the result of " + sp.operationID + "."
+	}
+	d := "Success: the result of " + sp.tool + ", as its MCP output schema describes it."
+	if sp.successStatus == http.StatusCreated {
 		d += " Location names the created resource."
 	}
-	if t.Idempotency != contracts.IdempotencySafeRead {
+	if sp.idempotency != contracts.IdempotencySafeRead {
 		d += " A replay of a stored response carries Idempotent-Replayed: true."
 	}
 	return d
 }
 
 // dispatchDescription explains the effective scope of a praxec operation.
-func dispatchDescription(t contracts.Tool, rows []contracts.DispatchRow) string {
+func dispatchDescription(tool string, rows []contracts.DispatchRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The effective scope is decided by the dispatch row the body matches, after the body is read; "+
 		"the scope listed under security is the %s row's. Only which keys are present selects a row, never their values. Rows:\n", rows[0].Operation)
@@ -356,7 +435,7 @@ func dispatchDescription(t contracts.Tool, rows []contracts.DispatchRow) string 
 		}
 		fmt.Fprintf(&b, "; scope `%s`", r.Scope)
 	}
-	if t.Name == contracts.ToolPraxecQuery {
+	if tool == contracts.ToolPraxecQuery {
 		fmt.Fprintf(&b, "\n\nA `%s` with kind `%s` is a lexicon search; a `%s` of a subject starting with `%s` is a lexicon lookup.",
 			contracts.OpSearch, contracts.LexiconKind, contracts.OpDescribe, contracts.LexiconPrefix)
 	}

@@ -70,8 +70,8 @@ func TestDocumentLoads(t *testing.T) {
 			if doc.Info.Title != openapi.Title || doc.Info.Version != contracts.ServerVersion {
 				t.Errorf("info = %q %q, want %q %q", doc.Info.Title, doc.Info.Version, openapi.Title, contracts.ServerVersion)
 			}
-			if got := len(allOperations(doc)); got != len(contracts.Tools()) {
-				t.Errorf("%d operations, want %d", got, len(contracts.Tools()))
+			if got, want := len(allOperations(doc)), len(contracts.Tools())+len(contracts.OperatorEndpoints()); got != want {
+				t.Errorf("%d operations, want %d (tools and operator endpoints)", got, want)
 			}
 		})
 	}
@@ -138,54 +138,124 @@ func TestToolNamesUnique(t *testing.T) {
 	}
 }
 
+// declared is one operation as the contract declares it: a tool, or an
+// operator endpoint (tool empty, no idempotency class).
+type declared struct {
+	tool          string
+	operationID   string
+	method, path  string
+	summary       string
+	description   string
+	scope         contracts.Scope
+	idempotency   contracts.Idempotency
+	pathArgument  string
+	bodyOptional  bool
+	successStatus int
+	input, output json.RawMessage
+	errorCodes    []contracts.Code
+}
+
+// name names d in subtests: the tool name, or the endpoint's operationId.
+func (d declared) name() string {
+	if d.tool != "" {
+		return d.tool
+	}
+	return d.operationID
+}
+
+// declarations lists every tool, then every operator endpoint.
+func declarations() []declared {
+	var out []declared
+	for _, t := range contracts.Tools() {
+		out = append(out, declared{
+			tool: t.Name, operationID: t.OperationID, method: t.Method, path: t.Path,
+			summary: t.Title, description: t.Description, scope: t.RequiredScope, idempotency: t.Idempotency,
+			pathArgument: t.PathArgument, successStatus: t.SuccessStatus,
+			input: t.InputSchema, output: t.OutputSchema, errorCodes: t.ErrorCodes(),
+		})
+	}
+	for _, e := range contracts.OperatorEndpoints() {
+		out = append(out, declared{
+			operationID: e.OperationID, method: e.Method, path: e.Path,
+			summary: e.Summary, description: e.Description, scope: e.RequiredScope,
+			pathArgument: e.PathArgument, bodyOptional: e.BodyOptional, successStatus: e.SuccessStatus,
+			input: e.InputSchema, output: e.OutputSchema, errorCodes: e.ErrorCodes(),
+		})
+	}
+	return out
+}
+
 // TestOperationsMatchContract checks the document against the contract,
-// tool by tool, on the reloaded JSON (every $ref resolved by the loader).
+// tool by tool and operator endpoint by operator endpoint, on the reloaded
+// JSON (every $ref resolved by the loader): each has exactly one operation
+// and the document holds nothing else.
 func TestOperationsMatchContract(t *testing.T) {
 	doc := mustLoad(t, mustJSON(t))
 	byID := map[string][]located{}
 	for _, l := range allOperations(doc) {
 		byID[l.op.OperationID] = append(byID[l.op.OperationID], l)
 	}
-	tools := contracts.Tools()
-	if len(byID) != len(tools) {
-		t.Errorf("%d distinct operationIds, want %d", len(byID), len(tools))
+	decls := declarations()
+	if want := len(contracts.Tools()) + len(contracts.OperatorEndpoints()); len(decls) != want || len(byID) != want {
+		t.Errorf("%d distinct operationIds for %d declarations, want %d", len(byID), len(decls), want)
 	}
-	for _, tool := range tools {
-		t.Run(tool.Name, func(t *testing.T) {
-			ls := byID[tool.OperationID]
+	for _, d := range decls {
+		t.Run(d.name(), func(t *testing.T) {
+			ls := byID[d.operationID]
 			if len(ls) != 1 {
-				t.Fatalf("%d operations with operationId %s, want 1", len(ls), tool.OperationID)
+				t.Fatalf("%d operations with operationId %s, want 1", len(ls), d.operationID)
 			}
 			l := ls[0]
 			op := l.op
-			if l.method != tool.Method || l.path != tool.Path {
-				t.Errorf("operation at %s %s, want %s %s", l.method, l.path, tool.Method, tool.Path)
+			if l.method != d.method || l.path != d.path {
+				t.Errorf("operation at %s %s, want %s %s", l.method, l.path, d.method, d.path)
 			}
-			if op.Summary != tool.Title || op.Description == "" || !strings.HasPrefix(op.Description, tool.Description) {
-				t.Errorf("summary %q or description does not come from the tool", op.Summary)
+			if op.Summary != d.summary || op.Description == "" || !strings.HasPrefix(op.Description, d.description) {
+				t.Errorf("summary %q or description does not come from the declaration", op.Summary)
 			}
 			if len(op.Tags) != 1 {
 				t.Errorf("tags = %v, want one", op.Tags)
 			}
-			if op.Extensions[openapi.ExtensionTool] != tool.Name || op.Extensions[openapi.ExtensionIdempotency] != string(tool.Idempotency) {
-				t.Errorf("extensions = %v", op.Extensions)
+			if d.tool != "" {
+				if op.Extensions[openapi.ExtensionTool] != d.tool || op.Extensions[openapi.ExtensionIdempotency] != string(d.idempotency) {
+					t.Errorf("extensions = %v", op.Extensions)
+				}
+				if len(op.Tags) == 1 && op.Tags[0] == openapi.OperatorTag {
+					t.Errorf("tool %s is tagged %s", d.tool, openapi.OperatorTag)
+				}
+			} else {
+				if _, ok := op.Extensions[openapi.ExtensionTool]; ok {
+					t.Errorf("operator endpoint claims an MCP tool: %v", op.Extensions)
+				}
+				if _, ok := op.Extensions[openapi.ExtensionIdempotency]; ok {
+					t.Errorf("operator endpoint carries an idempotency class: %v", op.Extensions)
+				}
+				if !slices.Equal(op.Tags, []string{openapi.OperatorTag}) {
+					t.Errorf("tags = %v, want [%s]", op.Tags, openapi.OperatorTag)
+				}
+				if !d.scope.Operator() {
+					t.Errorf("operator endpoint with the agent scope %s", d.scope)
+				}
 			}
-			checkSecurity(t, op, tool)
-			checkPathArgument(t, op, tool)
-			checkIdempotencyKey(t, op, tool)
-			checkInput(t, op, tool)
-			checkResponses(t, op, tool)
+			checkSecurity(t, op, d)
+			checkPathArgument(t, op, d)
+			checkIdempotencyKey(t, op, d)
+			checkInput(t, op, d)
+			checkResponses(t, op, d)
 		})
+	}
+	if doc.Tags.Get(openapi.OperatorTag) == nil {
+		t.Errorf("the %s tag is not declared", openapi.OperatorTag)
 	}
 }
 
-func checkSecurity(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
+func checkSecurity(t *testing.T, op *openapi3.Operation, tool declared) {
 	t.Helper()
-	want := openapi3.SecurityRequirements{{openapi.SecuritySchemeName: {string(tool.RequiredScope)}}}
+	want := openapi3.SecurityRequirements{{openapi.SecuritySchemeName: {string(tool.scope)}}}
 	if op.Security == nil || !reflect.DeepEqual(*op.Security, want) {
 		t.Errorf("security = %v, want %v", op.Security, want)
 	}
-	if rows := contracts.DispatchTable(tool.Name); rows != nil {
+	if rows := contracts.DispatchTable(tool.tool); rows != nil {
 		for _, r := range rows {
 			if !strings.Contains(op.Description, "`"+string(r.Operation)+"`") || !strings.Contains(op.Description, "`"+string(r.Scope)+"`") {
 				t.Errorf("description does not list dispatch row %s with scope %s", r.Operation, r.Scope)
@@ -197,10 +267,10 @@ func checkSecurity(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
 	}
 }
 
-func inputProperties(t *testing.T, tool contracts.Tool) (map[string]any, []any) {
+func inputProperties(t *testing.T, tool declared) (map[string]any, []any) {
 	t.Helper()
 	var in map[string]any
-	if err := json.Unmarshal(tool.InputSchema, &in); err != nil {
+	if err := json.Unmarshal(tool.input, &in); err != nil {
 		t.Fatal(err)
 	}
 	props, _ := in["properties"].(map[string]any)
@@ -208,7 +278,7 @@ func inputProperties(t *testing.T, tool contracts.Tool) (map[string]any, []any) 
 	return props, req
 }
 
-func checkPathArgument(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
+func checkPathArgument(t *testing.T, op *openapi3.Operation, tool declared) {
 	t.Helper()
 	props, _ := inputProperties(t, tool)
 	var pathParams []string
@@ -217,36 +287,36 @@ func checkPathArgument(t *testing.T, op *openapi3.Operation, tool contracts.Tool
 			pathParams = append(pathParams, p.Value.Name)
 		}
 	}
-	if tool.PathArgument == "" {
-		if len(pathParams) > 0 || strings.Contains(tool.Path, "{") {
-			t.Errorf("path parameters %v in %s without a path argument", pathParams, tool.Path)
+	if tool.pathArgument == "" {
+		if len(pathParams) > 0 || strings.Contains(tool.path, "{") {
+			t.Errorf("path parameters %v in %s without a path argument", pathParams, tool.path)
 		}
 		return
 	}
-	if !strings.Contains(tool.Path, "{"+tool.PathArgument+"}") {
-		t.Errorf("path %s does not hold {%s}", tool.Path, tool.PathArgument)
+	if !strings.Contains(tool.path, "{"+tool.pathArgument+"}") {
+		t.Errorf("path %s does not hold {%s}", tool.path, tool.pathArgument)
 	}
-	if _, ok := props[tool.PathArgument]; !ok {
-		t.Errorf("path argument %s is not a property of the input schema", tool.PathArgument)
+	if _, ok := props[tool.pathArgument]; !ok {
+		t.Errorf("path argument %s is not a property of the input schema", tool.pathArgument)
 	}
-	if !slices.Equal(pathParams, []string{tool.PathArgument}) {
-		t.Errorf("path parameters = %v, want [%s]", pathParams, tool.PathArgument)
+	if !slices.Equal(pathParams, []string{tool.pathArgument}) {
+		t.Errorf("path parameters = %v, want [%s]", pathParams, tool.pathArgument)
 	}
 }
 
-func checkIdempotencyKey(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
+func checkIdempotencyKey(t *testing.T, op *openapi3.Operation, tool declared) {
 	t.Helper()
 	p := op.Parameters.GetByInAndName(openapi3.ParameterInHeader, "Idempotency-Key")
-	if tool.Idempotency == contracts.IdempotencySafeRead {
+	if tool.idempotency == contracts.IdempotencySafeRead || tool.idempotency == "" {
 		if p != nil {
-			t.Errorf("a safe read documents Idempotency-Key")
+			t.Errorf("a safe read or an operator endpoint documents Idempotency-Key")
 		}
 		return
 	}
 	if p == nil {
 		t.Fatalf("no Idempotency-Key header")
 	}
-	if want := tool.Idempotency == contracts.IdempotencyRequired; p.Required != want {
+	if want := tool.idempotency == contracts.IdempotencyRequired; p.Required != want {
 		t.Errorf("Idempotency-Key required = %v, want %v", p.Required, want)
 	}
 	s := p.Schema.Value
@@ -258,13 +328,16 @@ func checkIdempotencyKey(t *testing.T, op *openapi3.Operation, tool contracts.To
 	}
 }
 
-func checkInput(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
+func checkInput(t *testing.T, op *openapi3.Operation, tool declared) {
 	t.Helper()
 	props, required := inputProperties(t, tool)
-	switch tool.Method {
+	switch tool.method {
 	case http.MethodPost:
-		if op.RequestBody == nil || !op.RequestBody.Value.Required {
-			t.Fatal("POST without a required body")
+		if op.RequestBody == nil {
+			t.Fatal("POST without a body")
+		}
+		if op.RequestBody.Value.Required == tool.bodyOptional {
+			t.Errorf("body required = %v, declared optional = %v", op.RequestBody.Value.Required, tool.bodyOptional)
 		}
 		mt := op.RequestBody.Value.Content.Get("application/json")
 		if mt == nil {
@@ -274,9 +347,9 @@ func checkInput(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
 		if _, ok := s.Properties["idempotencyKey"]; ok || slices.Contains(s.Required, "idempotencyKey") {
 			t.Error("body holds idempotencyKey")
 		}
-		if tool.PathArgument != "" {
-			if _, ok := s.Properties[tool.PathArgument]; ok || slices.Contains(s.Required, tool.PathArgument) {
-				t.Errorf("body holds the path argument %s", tool.PathArgument)
+		if tool.pathArgument != "" {
+			if _, ok := s.Properties[tool.pathArgument]; ok || slices.Contains(s.Required, tool.pathArgument) {
+				t.Errorf("body holds the path argument %s", tool.pathArgument)
 			}
 		}
 		if s.AdditionalProperties.Has == nil || *s.AdditionalProperties.Has {
@@ -290,7 +363,7 @@ func checkInput(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
 			t.Error("GET with a body")
 		}
 		for name := range props {
-			if name == tool.PathArgument {
+			if name == tool.pathArgument {
 				continue
 			}
 			p := op.Parameters.GetByInAndName(openapi3.ParameterInQuery, name)
@@ -303,28 +376,31 @@ func checkInput(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
 			}
 		}
 	default:
-		t.Errorf("method %s", tool.Method)
+		t.Errorf("method %s", tool.method)
 	}
 }
 
-func checkResponses(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
+func checkResponses(t *testing.T, op *openapi3.Operation, tool declared) {
 	t.Helper()
-	ok := op.Responses.Status(tool.SuccessStatus)
+	ok := op.Responses.Status(tool.successStatus)
 	if ok == nil {
-		t.Fatalf("no %d response", tool.SuccessStatus)
+		t.Fatalf("no %d response", tool.successStatus)
 	}
 	mt := ok.Value.Content.Get("application/json")
 	if mt == nil || mt.Schema.Value.SchemaDialect != "" {
 		t.Errorf("success response: no JSON schema, or one with $schema")
 	}
-	if (ok.Value.Headers["Location"] != nil) != (tool.SuccessStatus == http.StatusCreated) {
-		t.Errorf("Location documented = %v for status %d", ok.Value.Headers["Location"] != nil, tool.SuccessStatus)
+	if (ok.Value.Headers["Location"] != nil) != (tool.successStatus == http.StatusCreated) {
+		t.Errorf("Location documented = %v for status %d", ok.Value.Headers["Location"] != nil, tool.successStatus)
 	}
-	if tool.Idempotency == contracts.IdempotencyRequired && ok.Value.Headers["Idempotent-Replayed"] == nil {
+	if tool.idempotency == contracts.IdempotencyRequired && ok.Value.Headers["Idempotent-Replayed"] == nil {
 		t.Error("no Idempotent-Replayed response header")
 	}
+	if tool.idempotency == "" && ok.Value.Headers["Idempotent-Replayed"] != nil {
+		t.Error("an operator endpoint takes no key, yet documents Idempotent-Replayed")
+	}
 	statuses := map[int][]contracts.Code{}
-	for _, c := range tool.ErrorCodes() {
+	for _, c := range tool.errorCodes {
 		statuses[c.Status()] = append(statuses[c.Status()], c)
 	}
 	for status, codes := range statuses {
@@ -361,8 +437,8 @@ func checkResponses(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
 			t.Errorf("response %q is not a status", code)
 			continue
 		}
-		if _, ok := statuses[n]; !ok && n != tool.SuccessStatus {
-			t.Errorf("response %d belongs to none of the tool's codes", n)
+		if _, ok := statuses[n]; !ok && n != tool.successStatus {
+			t.Errorf("response %d belongs to none of the operation's codes", n)
 		}
 	}
 }
@@ -372,14 +448,14 @@ func checkResponses(t *testing.T, op *openapi3.Operation, tool contracts.Tool) {
 // that travel elsewhere over REST.
 func TestEmbeddedSchemasMatchContract(t *testing.T) {
 	doc := mustLoad(t, mustJSON(t))
-	for _, tool := range contracts.Tools() {
-		t.Run(tool.Name, func(t *testing.T) {
-			item := doc.Paths.Value(tool.Path)
-			op := item.GetOperation(tool.Method)
-			in := decode(t, tool.InputSchema)
+	for _, tool := range declarations() {
+		t.Run(tool.name(), func(t *testing.T) {
+			item := doc.Paths.Value(tool.path)
+			op := item.GetOperation(tool.method)
+			in := decode(t, tool.input)
 			props := in["properties"].(map[string]any)
-			if tool.Method == http.MethodPost {
-				want := without(in, "idempotencyKey", tool.PathArgument)
+			if tool.method == http.MethodPost {
+				want := without(in, "idempotencyKey", tool.pathArgument)
 				assertSameSchema(t, "request body", want, op.RequestBody.Value.Content.Get("application/json").Schema.Value)
 			}
 			for _, p := range op.Parameters {
@@ -388,8 +464,8 @@ func TestEmbeddedSchemasMatchContract(t *testing.T) {
 				}
 				assertSameSchema(t, "parameter "+p.Value.Name, props[p.Value.Name].(map[string]any), p.Value.Schema.Value)
 			}
-			out := decode(t, tool.OutputSchema)
-			assertSameSchema(t, "success response", out, op.Responses.Status(tool.SuccessStatus).Value.Content.Get("application/json").Schema.Value)
+			out := decode(t, tool.output)
+			assertSameSchema(t, "success response", out, op.Responses.Status(tool.successStatus).Value.Content.Get("application/json").Schema.Value)
 		})
 	}
 }

@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -20,32 +23,25 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	q, err := parseQuery(r.URL.RawQuery)
+	args, err := endpointQuery(r.URL.RawQuery, contracts.EndpointListApprovals)
+	if err == nil {
+		err = contracts.ValidateEndpointInput(contracts.EndpointListApprovals, args)
+	}
 	if err != nil {
 		s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})
 		return
 	}
 	status := "pending"
-	if v, ok := q["status"]; ok {
-		status = v[0]
+	if v, ok := args["status"].(string); ok {
+		status = v
 		if status == "all" {
 			status = ""
 		}
 	}
 	limit := 100
-	if v, ok := q["limit"]; ok {
-		if limit, err = strconv.Atoi(v[0]); err != nil || limit < 1 || limit > 500 {
-			s.writeResult(w, r, &gateway.Result{Err: &contracts.Error{Code: contracts.CodeInvalidParams, Message: "limit must be an integer from 1 to 500",
-				Fields: []contracts.FieldError{{Pointer: "/limit", Detail: "must be an integer from 1 to 500"}}}})
-			return
-		}
-	}
-	for k := range q {
-		if k != "status" && k != "limit" {
-			s.writeResult(w, r, &gateway.Result{Err: &contracts.Error{Code: contracts.CodeInvalidParams, Message: "unknown query parameter " + k,
-				Fields: []contracts.FieldError{{Pointer: "/" + k, Detail: "is not a known parameter"}}}})
-			return
-		}
+	if v, ok := args["limit"].(json.Number); ok {
+		n, _ := v.Int64() // the schema bounds it to 1..500
+		limit = int(n)
 	}
 	list, err := s.Service.ListApprovals(r.Context(), p, status, limit)
 	if err != nil {
@@ -58,6 +54,10 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request) {
 // resolveApproval serves POST /v8/approvals/{approvalId}/approve|reject
 // (scope approvals:write), with an optional body {"note": "..."}.
 func (s *server) resolveApproval(approve bool) http.HandlerFunc {
+	operationID := contracts.EndpointRejectApproval
+	if approve {
+		operationID = contracts.EndpointApproveApproval
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		rid := requestID(r.Context())
 		if r.ContentLength != 0 && !isJSON(r.Header.Get("Content-Type")) {
@@ -68,34 +68,72 @@ func (s *server) resolveApproval(approve bool) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		note := ""
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeProblem(w, 0, contracts.Errorf(contracts.CodeContentTooLarge, "the body is too large"), rid)
 			return
 		}
+		args := map[string]any{}
 		if len(body) > 0 {
-			obj, err := strictjson.DecodeObject(body, s.limits.MaxDepth)
-			if err != nil {
+			if args, err = strictjson.DecodeObject(body, s.limits.MaxDepth); err != nil {
 				writeProblem(w, 0, contracts.AsError(err), rid)
 				return
 			}
-			for k, v := range obj {
-				n, isString := v.(string)
-				if k != "note" || !isString || len(n) > 2000 {
-					writeProblem(w, 0, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "the body may only hold note, a string of at most 2000 characters",
-						Fields: []contracts.FieldError{{Pointer: "/" + k, Detail: "is not accepted here"}}}, rid)
-					return
-				}
-				note = n
+			if _, ok := args["approvalId"]; ok {
+				writeProblem(w, 0, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "approvalId travels in the path, not in the body",
+					Fields: []contracts.FieldError{{Pointer: "/approvalId", Detail: "is not a body field; send it in the path"}}}, rid)
+				return
 			}
 		}
-		res, err := s.Service.ResolveApproval(r.Context(), p, chi.URLParam(r, "approvalId"), approve, note, rid, TraceID(r.Context()))
+		// The path argument and the body are checked together against the
+		// contract's input schema of the operation.
+		id := chi.URLParam(r, "approvalId")
+		args["approvalId"] = id
+		if err := contracts.ValidateEndpointInput(operationID, args); err != nil {
+			writeProblem(w, 0, contracts.AsError(err), rid)
+			return
+		}
+		note, _ := args["note"].(string)
+		res, err := s.Service.ResolveApproval(r.Context(), p, id, approve, note, rid, TraceID(r.Context()))
 		if err != nil {
 			s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})
 			return
 		}
 		writeJSON(w, http.StatusOK, res)
 	}
+}
+
+// endpointQuery turns the query of a GET operator endpoint into arguments
+// for its input schema: integer parameters become numbers, the rest stay
+// strings. Unknown parameters are left for the schema to refuse; a
+// parameter given twice is refused here.
+func endpointQuery(raw, operationID string) (map[string]any, error) {
+	q, err := parseQuery(raw)
+	if err != nil {
+		return nil, err
+	}
+	e, _ := contracts.LookupEndpoint(operationID)
+	types := propertyTypes(e.InputSchema)
+	args := map[string]any{}
+	var fields []contracts.FieldError
+	for name, vals := range q {
+		switch {
+		case len(vals) > 1:
+			fields = append(fields, contracts.FieldError{Pointer: "/" + name, Detail: "must be given once"})
+		case types[name] == "integer":
+			if _, err := strconv.ParseInt(vals[0], 10, 64); err != nil {
+				fields = append(fields, contracts.FieldError{Pointer: "/" + name, Keyword: "type", Detail: "must be of type integer"})
+				continue
+			}
+			args[name] = json.Number(vals[0])
+		default:
+			args[name] = vals[0]
+		}
+	}
+	if len(fields) > 0 {
+		slices.SortFunc(fields, func(a, b contracts.FieldError) int { return strings.Compare(a.Pointer, b.Pointer) })
+		return nil, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "the query parameters do not match the input schema of " + operationID, Fields: fields}
+	}
+	return args, nil
 }

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -42,11 +41,18 @@ func (s *server) revokeToken(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, 0, contracts.AsError(derr), rid)
 		return
 	}
+	// The contract's input schema of revokeToken decides what the body may
+	// hold; the same schema is the request body of the OpenAPI operation.
+	if err := contracts.ValidateEndpointInput(contracts.EndpointRevokeToken, obj); err != nil {
+		writeProblem(w, 0, contracts.AsError(err), rid)
+		return
+	}
 	var req gateway.RevokeRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil || len(obj) > 3 {
-		writeProblem(w, 0, contracts.Errorf(contracts.CodeInvalidParams, "the body must be {jti, reason?, expiresAt?}"), rid)
+	if err := json.Unmarshal(body, &req); err != nil {
+		// Only an expiresAt the schema's date-time format allows but
+		// time.Time refuses (a leap second, for one) gets here.
+		writeProblem(w, 0, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "expiresAt is not a usable date-time",
+			Fields: []contracts.FieldError{{Pointer: "/expiresAt", Keyword: "format", Detail: "must be a valid date-time"}}}, rid)
 		return
 	}
 	if err := s.Service.RevokeToken(r.Context(), p, req, s.Revocations); err != nil {

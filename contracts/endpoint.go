@@ -1,0 +1,301 @@
+package contracts
+
+import (
+	"encoding/json"
+	"fmt"
+	"iter"
+	"slices"
+)
+
+// Endpoint is one operator operation of the /v8 REST API: an operation that
+// is not an agent tool, so it is neither registered over MCP nor listed in
+// tools.json, but is served, documented and validated from this one
+// declaration all the same.
+//
+// InputSchema describes the request as one flat object, the way a tool's
+// input schema does: the path argument (when PathArgument names one) and
+// either the query parameters (GET, scalars only) or the members of the JSON
+// body (POST). OutputSchema describes the successful answer.
+//
+// An Endpoint obtained from this package is a detached copy: changing it, or
+// the bytes of its schemas, changes nothing in the contract.
+type Endpoint struct {
+	OperationID   string          `json:"operationId"`
+	Method        string          `json:"method"`
+	Path          string          `json:"path"`
+	RequiredScope Scope           `json:"requiredScope"`
+	Summary       string          `json:"summary"`
+	Description   string          `json:"description"`
+	InputSchema   json.RawMessage `json:"inputSchema"`
+	OutputSchema  json.RawMessage `json:"outputSchema"`
+	PathArgument  string          `json:"pathArgument,omitempty"`
+	// BodyOptional marks a POST whose body may be left out entirely; the
+	// request then carries only its path argument.
+	BodyOptional bool `json:"bodyOptional,omitempty"`
+	// SuccessStatus is the HTTP status of a successful answer.
+	SuccessStatus int `json:"successStatus"`
+	// Errors lists the codes the operation can answer with beyond those every
+	// operation of its method shares; ErrorCodes returns the complete list.
+	Errors []Code `json:"-"`
+}
+
+// Clone returns a deep copy of e.
+func (e Endpoint) Clone() Endpoint {
+	e.InputSchema = cloneRaw(e.InputSchema)
+	e.OutputSchema = cloneRaw(e.OutputSchema)
+	e.Errors = slices.Clone(e.Errors)
+	return e
+}
+
+// ErrorCodes returns every code the endpoint can answer with, sorted: those
+// every authenticated operation shares, those its method and path argument
+// imply, and its own. Operator endpoints are not tools, so tool-not-allowed
+// and the idempotency codes never apply.
+func (e Endpoint) ErrorCodes() []Code {
+	set := map[Code]bool{
+		CodeUnauthenticated: true, CodeInvalidToken: true, CodeInvalidRequest: true,
+		CodeInsufficientScope: true, CodeInvalidParams: true,
+		CodeRateLimited: true, CodeInternal: true, CodeUnavailable: true,
+	}
+	if e.Method == "POST" {
+		for _, c := range []Code{CodeMalformedJSON, CodeRequestLimits, CodeContentTooLarge, CodeUnsupportedMediaType} {
+			set[c] = true
+		}
+	}
+	if e.PathArgument != "" {
+		set[CodeNotFound] = true
+	}
+	for _, c := range e.Errors {
+		set[c] = true
+	}
+	out := make([]Code, 0, len(set))
+	for c := range set {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Operation ids of the operator endpoints.
+const (
+	EndpointRevokeToken     = "revokeToken"
+	EndpointListApprovals   = "listApprovals"
+	EndpointApproveApproval = "approveApproval"
+	EndpointRejectApproval  = "rejectApproval"
+)
+
+// Bounds of the operator endpoints.
+const (
+	maxJTILen             = 256
+	maxApprovalsLimit     = 500
+	defaultApprovalsLimit = 100
+)
+
+// approvalStatuses are the values the status query parameter of
+// listApprovals accepts, in documentation order; "all" lists every status.
+var approvalStatuses = []string{"pending", "approved", "rejected", "cancelled", "all"}
+
+func approvalOut() schema {
+	return record([]string{"id", "status", "workflowId", "runId", "transition", "requestedBy", "requestedAt"}, map[string]schema{
+		"id":          outString().desc("The approval's identifier, the key of /v8/approvals/{approvalId}."),
+		"status":      enum("pending", "approved", "rejected", "cancelled"),
+		"workflowId":  outString().desc("The workflow instance that waits for the approval."),
+		"runId":       outString().desc("The mission's run identifier."),
+		"transition":  outString().desc("The transition that fires when the approval is granted."),
+		"queue":       outString().desc("The review queue the approval was routed to."),
+		"arguments":   outObject().desc("The arguments the transition was requested with."),
+		"requestedBy": outString().desc("The subject that requested the transition."),
+		"requestedAt": outString().with("format", "date-time"),
+		"resolvedBy":  outString().desc("The subject that approved or rejected it."),
+		"resolvedAt":  outString().with("format", "date-time"),
+	})
+}
+
+// resolvedMissionOut is the mission as a resolution answers it: the praxec
+// projection, which names the workflow rather than the run.
+func resolvedMissionOut() schema {
+	s := missionOut()
+	s["required"] = []string{"workflow", "result", "context", "evidence", "links"}
+	props := s["properties"].(map[string]schema)
+	props["approval"] = record([]string{"id", "transition"}, map[string]schema{
+		"id":         outString(),
+		"transition": outString(),
+		"queue":      outString(),
+	}).desc("The approval the mission waits for now, when it waits for one.")
+	return s
+}
+
+func resolutionOut() schema {
+	return record([]string{"approval", "mission"}, map[string]schema{
+		"approval": approvalOut(),
+		"mission":  resolvedMissionOut(),
+	})
+}
+
+func resolveInput(verb string) json.RawMessage {
+	return root(object([]string{"approvalId"}, map[string]schema{
+		"approvalId": identifier("The approval to " + verb + "."),
+		"note":       str(0, maxSummaryLen).desc("Why it is " + verb + "d; kept in the audit trail."),
+	}))
+}
+
+func buildEndpoints() []Endpoint {
+	return []Endpoint{
+		{
+			OperationID: EndpointRevokeToken, Method: "POST", Path: "/v8/tokens/revocations",
+			RequiredScope: ScopeTokensWrite,
+			Summary:       "Revoke token",
+			Description: "Revoke one access token by its jti, durably and for every replica: this replica refuses the token at once, the others after their next refresh. " +
+				"Revoking a token that is already revoked succeeds again. expiresAt, the token's own expiry, tells the gateway how long the revocation must be kept.",
+			InputSchema: root(object([]string{"jti"}, map[string]schema{
+				"jti":       str(1, maxJTILen).desc("The jti claim of the token to revoke."),
+				"reason":    str(0, maxSummaryLen).desc("Why the token is revoked; kept in the audit trail."),
+				"expiresAt": str(1, 64).with("format", "date-time").desc("The token's expiry (RFC 3339); the revocation is kept at least until then."),
+			})),
+			OutputSchema: root(record([]string{"jti", "revoked", "at"}, map[string]schema{
+				"jti":     outString(),
+				"revoked": schema{"type": "boolean", "const": true},
+				"at":      outString().with("format", "date-time").desc("When the revocation was recorded."),
+			})),
+			SuccessStatus: 200,
+		},
+		{
+			OperationID: EndpointListApprovals, Method: "GET", Path: "/v8/approvals",
+			RequiredScope: ScopeApprovalsWrite,
+			Summary:       "List approvals",
+			Description: "List the human approvals of the caller's tenant, oldest first: the pending ones, unless status names another state or all. " +
+				"Each approval names the mission and the transition that waits for it.",
+			InputSchema: root(object(nil, map[string]schema{
+				"status": str(1, 16).with("enum", approvalStatuses).with("default", "pending").
+					desc("Only approvals in this state: pending (the default), approved, rejected, cancelled, or all."),
+				"limit": integer(1, maxApprovalsLimit).with("default", defaultApprovalsLimit).
+					desc("Maximum number of approvals to return (1-500, default 100)."),
+			})),
+			OutputSchema: root(record([]string{"approvals"}, map[string]schema{
+				"approvals": outArray(approvalOut()),
+			})),
+			SuccessStatus: 200,
+		},
+		{
+			OperationID: EndpointApproveApproval, Method: "POST", Path: "/v8/approvals/{approvalId}/approve",
+			RequiredScope: ScopeApprovalsWrite,
+			Summary:       "Approve approval",
+			Description: "Grant a pending approval: the transition that waits for it fires, its guards checked again, and the mission moves on. " +
+				"The approval and the mission's audit events commit together. An approval that is no longer pending cannot be resolved again.",
+			InputSchema:   resolveInput("approve"),
+			OutputSchema:  root(resolutionOut()),
+			PathArgument:  "approvalId",
+			BodyOptional:  true,
+			SuccessStatus: 200,
+			Errors:        []Code{CodeMissionStateConflict, CodeInvalidTransition, CodeGuardRejected, CodeOutcomeUnknown},
+		},
+		{
+			OperationID: EndpointRejectApproval, Method: "POST", Path: "/v8/approvals/{approvalId}/reject",
+			RequiredScope: ScopeApprovalsWrite,
+			Summary:       "Reject approval",
+			Description: "Refuse a pending approval: the waiting transition does not fire and the mission stays where it was, free to take another move. " +
+				"An approval that is no longer pending cannot be resolved again.",
+			InputSchema:   resolveInput("reject"),
+			OutputSchema:  root(resolutionOut()),
+			PathArgument:  "approvalId",
+			BodyOptional:  true,
+			SuccessStatus: 200,
+			Errors:        []Code{CodeMissionStateConflict},
+		},
+	}
+}
+
+// endpoints holds the operator endpoints in their stable order. It is built
+// once and never handed out.
+var endpoints = buildEndpoints()
+
+var endpointIndex = func() map[string]int {
+	idx := make(map[string]int, len(endpoints))
+	for i, e := range endpoints {
+		if _, dup := idx[e.OperationID]; dup {
+			panic("contracts: duplicate endpoint operationId " + e.OperationID)
+		}
+		if _, clash := ByOperationID(e.OperationID); clash {
+			panic("contracts: endpoint operationId " + e.OperationID + " is a tool's")
+		}
+		idx[e.OperationID] = i
+	}
+	return idx
+}()
+
+// OperatorEndpoints returns a copy of every operator endpoint in the stable
+// order: revokeToken, listApprovals, approveApproval, rejectApproval.
+func OperatorEndpoints() []Endpoint {
+	out := make([]Endpoint, len(endpoints))
+	for i, e := range endpoints {
+		out[i] = e.Clone()
+	}
+	return out
+}
+
+// AllEndpoints iterates over copies of every operator endpoint in the order
+// of OperatorEndpoints.
+func AllEndpoints() iter.Seq[Endpoint] {
+	return func(yield func(Endpoint) bool) {
+		for _, e := range endpoints {
+			if !yield(e.Clone()) {
+				return
+			}
+		}
+	}
+}
+
+// LookupEndpoint returns a copy of the operator endpoint whose operationId
+// is exactly id.
+func LookupEndpoint(id string) (Endpoint, bool) {
+	i, ok := endpointIndex[id]
+	if !ok {
+		return Endpoint{}, false
+	}
+	return endpoints[i].Clone(), true
+}
+
+var compiledEndpoints = func() map[string]*compiledTool {
+	m := make(map[string]*compiledTool, len(endpoints))
+	for _, e := range endpoints {
+		m[e.OperationID] = &compiledTool{}
+	}
+	return m
+}()
+
+func compiledEndpointFor(id string) (*compiledTool, error) {
+	ce, ok := compiledEndpoints[id]
+	if !ok {
+		return nil, fmt.Errorf("contracts: unknown endpoint %q", id)
+	}
+	ce.once.Do(func() {
+		e := endpoints[endpointIndex[id]]
+		if ce.input, ce.err = CompileSchema(id+".input", e.InputSchema); ce.err != nil {
+			return
+		}
+		ce.output, ce.err = CompileSchema(id+".output", e.OutputSchema)
+	})
+	return ce, ce.err
+}
+
+// ValidateEndpointInput checks the decoded arguments of an operator
+// endpoint, its path argument and its query parameters or body members as
+// one object, against the endpoint's input schema, the way ValidateInput
+// checks a tool's. A violation is an *Error with code INVALID_PARAMS.
+func ValidateEndpointInput(operationID string, args any) error {
+	ce, err := compiledEndpointFor(operationID)
+	if err != nil {
+		return err
+	}
+	return validate(ce.input, args, "the request does not match the input schema of "+operationID)
+}
+
+// ValidateEndpointOutput checks a decoded successful answer of an operator
+// endpoint against its output schema.
+func ValidateEndpointOutput(operationID string, result any) error {
+	ce, err := compiledEndpointFor(operationID)
+	if err != nil {
+		return err
+	}
+	return validate(ce.output, result, "the result does not match the output schema of "+operationID)
+}

@@ -1,0 +1,496 @@
+package contracts_test
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// endpointRow is one operator endpoint as the gateway serves it.
+type endpointRow struct {
+	operationID, method, path string
+	scope                     contracts.Scope
+	pathArgument              string
+	bodyOptional              bool
+}
+
+// wantEndpoints is the list of operator endpoints in their stable order.
+var wantEndpoints = []endpointRow{
+	{"revokeToken", "POST", "/v8/tokens/revocations", "tokens:write", "", false},
+	{"listApprovals", "GET", "/v8/approvals", "approvals:write", "", false},
+	{"approveApproval", "POST", "/v8/approvals/{approvalId}/approve", "approvals:write", "approvalId", true},
+	{"rejectApproval", "POST", "/v8/approvals/{approvalId}/reject", "approvals:write", "approvalId", true},
+}
+
+func TestEndpointRows(t *testing.T) {
+	eps := contracts.OperatorEndpoints()
+	if len(eps) != len(wantEndpoints) {
+		t.Fatalf("%d operator endpoints, want %d", len(eps), len(wantEndpoints))
+	}
+	for i, want := range wantEndpoints {
+		t.Run(want.operationID, func(t *testing.T) {
+			got := eps[i]
+			if got.OperationID != want.operationID {
+				t.Fatalf("endpoint %d is %q, want %q", i, got.OperationID, want.operationID)
+			}
+			if got.Method != want.method || got.Path != want.path || got.RequiredScope != want.scope ||
+				got.PathArgument != want.pathArgument || got.BodyOptional != want.bodyOptional {
+				t.Errorf("row = (%s %s %s pathArgument=%q bodyOptional=%v), want (%s %s %s pathArgument=%q bodyOptional=%v)",
+					got.Method, got.Path, got.RequiredScope, got.PathArgument, got.BodyOptional,
+					want.method, want.path, want.scope, want.pathArgument, want.bodyOptional)
+			}
+			if got.Summary == "" || got.Description == "" {
+				t.Errorf("summary %q, description %q: neither may be empty", got.Summary, got.Description)
+			}
+			if got.SuccessStatus != 200 {
+				t.Errorf("successStatus %d, want 200", got.SuccessStatus)
+			}
+			if got.BodyOptional && got.Method != "POST" {
+				t.Error("only a POST has a body to leave out")
+			}
+		})
+	}
+	for _, id := range []string{contracts.EndpointRevokeToken, contracts.EndpointListApprovals,
+		contracts.EndpointApproveApproval, contracts.EndpointRejectApproval} {
+		if _, ok := contracts.LookupEndpoint(id); !ok {
+			t.Errorf("constant %q names no endpoint", id)
+		}
+	}
+}
+
+func TestEndpointOrderIsStable(t *testing.T) {
+	var want, fromList, fromAll []string
+	for _, r := range wantEndpoints {
+		want = append(want, r.operationID)
+	}
+	for _, e := range contracts.OperatorEndpoints() {
+		fromList = append(fromList, e.OperationID)
+	}
+	for e := range contracts.AllEndpoints() {
+		fromAll = append(fromAll, e.OperationID)
+	}
+	if !slices.Equal(fromList, want) || !slices.Equal(fromAll, want) {
+		t.Errorf("OperatorEndpoints() order %v and AllEndpoints() order %v differ from %v", fromList, fromAll, want)
+	}
+	n := 0
+	for range contracts.AllEndpoints() {
+		n++
+		if n == 2 {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("breaking out of AllEndpoints after 2 endpoints saw %d", n)
+	}
+}
+
+func TestLookupEndpoint(t *testing.T) {
+	for _, tt := range []struct {
+		id string
+		ok bool
+	}{
+		{"revokeToken", true},
+		{"listApprovals", true},
+		{"approveApproval", true},
+		{"rejectApproval", true},
+		{"RevokeToken", false},
+		{"revokeToken ", false},
+		{"resolveApproval", false},
+		{"getMission", false}, // a tool's operationId, not an endpoint's
+		{"aura_get_mission", false},
+		{"", false},
+	} {
+		t.Run(tt.id, func(t *testing.T) {
+			got, ok := contracts.LookupEndpoint(tt.id)
+			if ok != tt.ok {
+				t.Fatalf("LookupEndpoint(%q) ok = %v, want %v", tt.id, ok, tt.ok)
+			}
+			if ok && got.OperationID != tt.id {
+				t.Errorf("LookupEndpoint(%q) returned %q", tt.id, got.OperationID)
+			}
+			if !ok && !reflect.DeepEqual(got, contracts.Endpoint{}) {
+				t.Errorf("LookupEndpoint(%q) returned a non-zero endpoint on failure", tt.id)
+			}
+		})
+	}
+}
+
+// Operator endpoints are not tools: no MCP registration, no tools.json
+// entry, no tool lookup finds them.
+func TestEndpointsAreNotTools(t *testing.T) {
+	list, err := contracts.MarshalToolList(contracts.Tools())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range contracts.OperatorEndpoints() {
+		if _, ok := contracts.ByOperationID(e.OperationID); ok {
+			t.Errorf("%s is also a tool's operationId", e.OperationID)
+		}
+		if _, ok := contracts.Lookup(e.OperationID); ok {
+			t.Errorf("%s is also a tool name", e.OperationID)
+		}
+		if strings.Contains(string(list), `"`+e.OperationID+`"`) || strings.Contains(string(list), `"`+e.Path+`"`) {
+			t.Errorf("tools.json mentions %s", e.OperationID)
+		}
+	}
+}
+
+// TestOperationIDsUniqueAcrossToolsAndEndpoints: the OpenAPI document holds
+// tools and endpoints side by side, so no operationId and no route may be
+// claimed twice across both.
+func TestOperationIDsUniqueAcrossToolsAndEndpoints(t *testing.T) {
+	opIDs := map[string]string{}
+	routes := map[string]string{}
+	claim := func(owner, opID, method, path string) {
+		if !operationIDRE.MatchString(opID) {
+			t.Errorf("%s: operationId %q is not lowerCamelCase", owner, opID)
+		}
+		if prev, dup := opIDs[opID]; dup {
+			t.Errorf("operationId %q is used by %s and %s", opID, prev, owner)
+		}
+		opIDs[opID] = owner
+		route := method + " " + path
+		if prev, dup := routes[route]; dup {
+			t.Errorf("route %q is used by %s and %s", route, prev, owner)
+		}
+		routes[route] = owner
+	}
+	for _, tool := range contracts.Tools() {
+		claim("tool "+tool.Name, tool.OperationID, tool.Method, tool.Path)
+	}
+	for _, e := range contracts.OperatorEndpoints() {
+		claim("endpoint "+e.OperationID, e.OperationID, e.Method, e.Path)
+	}
+	if want := len(contracts.Tools()) + len(contracts.OperatorEndpoints()); len(opIDs) != want {
+		t.Errorf("%d distinct operationIds, want %d", len(opIDs), want)
+	}
+}
+
+func TestEndpointScopesAreOperatorScopes(t *testing.T) {
+	for _, e := range contracts.OperatorEndpoints() {
+		if !e.RequiredScope.Known() || !e.RequiredScope.Operator() {
+			t.Errorf("%s: requiredScope %q is not an operator scope", e.OperationID, e.RequiredScope)
+		}
+	}
+}
+
+func TestEndpointPaths(t *testing.T) {
+	for _, e := range contracts.OperatorEndpoints() {
+		if !strings.HasPrefix(e.Path, "/"+contracts.APIVersion+"/") {
+			t.Errorf("%s: path %q is not under /%s", e.OperationID, e.Path, contracts.APIVersion)
+		}
+		if e.Method != "GET" && e.Method != "POST" {
+			t.Errorf("%s: method %q is neither GET nor POST", e.OperationID, e.Method)
+		}
+		var params []string
+		for _, m := range pathParamRE.FindAllStringSubmatch(e.Path, -1) {
+			params = append(params, m[1])
+		}
+		switch {
+		case e.PathArgument == "" && len(params) != 0:
+			t.Errorf("%s: path %q has parameters %v but no pathArgument", e.OperationID, e.Path, params)
+		case e.PathArgument != "" && !slices.Equal(params, []string{e.PathArgument}):
+			t.Errorf("%s: pathArgument %q, path parameters %v", e.OperationID, e.PathArgument, params)
+		}
+	}
+}
+
+func TestEndpointSchemas(t *testing.T) {
+	for _, e := range contracts.OperatorEndpoints() {
+		t.Run(e.OperationID, func(t *testing.T) {
+			for _, s := range []struct {
+				name string
+				raw  json.RawMessage
+			}{{"input", e.InputSchema}, {"output", e.OutputSchema}} {
+				if _, err := contracts.CompileSchema(e.OperationID+"."+s.name, s.raw); err != nil {
+					t.Errorf("%s schema: %v", s.name, err)
+				}
+				root := decodeSchema(t, s.raw)
+				if root["type"] != "object" || root["$schema"] != contracts.SchemaDialect {
+					t.Errorf("%s schema: root type %v, $schema %v", s.name, root["type"], root["$schema"])
+				}
+			}
+			in := decodeSchema(t, e.InputSchema)
+			if in["additionalProperties"] != false {
+				t.Errorf("root additionalProperties = %v, want false", in["additionalProperties"])
+			}
+			walkInput(t, e.OperationID, "", in)
+
+			props, req := properties(t, e.InputSchema)
+			if _, has := props["idempotencyKey"]; has {
+				t.Error("an operator endpoint takes no idempotencyKey")
+			}
+			if e.PathArgument != "" {
+				p, ok := props[e.PathArgument]
+				if !ok || !slices.Contains(req, e.PathArgument) {
+					t.Errorf("path argument %q must be a declared, required property", e.PathArgument)
+				} else if p["type"] != "string" || p["pattern"] != contracts.IdentifierPattern {
+					t.Errorf("path argument %q = %v, want an identifier", e.PathArgument, p)
+				}
+			}
+			if e.BodyOptional {
+				for _, r := range req {
+					if r != e.PathArgument {
+						t.Errorf("the body is optional, yet %s is required", r)
+					}
+				}
+			}
+			if e.Method == "GET" {
+				for name, p := range props {
+					switch p["type"] {
+					case "string", "integer", "number", "boolean":
+					default:
+						t.Errorf("%s has type %v; GET arguments are scalar query parameters", name, p["type"])
+					}
+				}
+			}
+			for name, p := range props {
+				def, ok := p["default"]
+				if !ok {
+					continue
+				}
+				sub, _ := json.Marshal(p)
+				s, err := contracts.CompileSchema(e.OperationID+"."+name, sub)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Validate(def); err != nil {
+					t.Errorf("the default of %s is invalid: %v", name, err)
+				}
+			}
+		})
+	}
+}
+
+func TestEndpointErrorCodes(t *testing.T) {
+	for _, e := range contracts.OperatorEndpoints() {
+		codes := e.ErrorCodes()
+		if !slices.IsSorted(codes) || len(slices.Compact(slices.Clone(codes))) != len(codes) {
+			t.Errorf("%s: ErrorCodes() is not sorted and unique: %v", e.OperationID, codes)
+		}
+		for _, c := range slices.Concat(codes, e.Errors) {
+			info, ok := c.Info()
+			if !ok {
+				t.Errorf("%s: code %q is not registered", e.OperationID, c)
+			}
+			if info.Status < 400 {
+				t.Errorf("%s: code %s answers %d, not an error status", e.OperationID, c, info.Status)
+			}
+		}
+		has := func(c contracts.Code) bool { return slices.Contains(codes, c) }
+		for _, c := range e.Errors {
+			if !has(c) {
+				t.Errorf("%s: own code %s missing from ErrorCodes()", e.OperationID, c)
+			}
+		}
+		for _, c := range []contracts.Code{contracts.CodeUnauthenticated, contracts.CodeInvalidToken, contracts.CodeInsufficientScope,
+			contracts.CodeInvalidParams, contracts.CodeRateLimited, contracts.CodeInternal} {
+			if !has(c) {
+				t.Errorf("%s: every operation can answer %s", e.OperationID, c)
+			}
+		}
+		if has(contracts.CodeContentTooLarge) != (e.Method == "POST") || has(contracts.CodeUnsupportedMediaType) != (e.Method == "POST") {
+			t.Errorf("%s: content-too-large and unsupported-media-type iff a body is read", e.OperationID)
+		}
+		if has(contracts.CodeNotFound) != (e.PathArgument != "") {
+			t.Errorf("%s: not-found iff a path argument names something", e.OperationID)
+		}
+		for _, c := range []contracts.Code{contracts.CodeToolNotAllowed, contracts.CodeIdempotencyKeyMissing, contracts.CodeIdempotencyKeyReused} {
+			if has(c) {
+				t.Errorf("%s: an operator endpoint is no tool and takes no key, yet answers %s", e.OperationID, c)
+			}
+		}
+	}
+	for _, id := range []string{contracts.EndpointApproveApproval, contracts.EndpointRejectApproval} {
+		e, _ := contracts.LookupEndpoint(id)
+		if !slices.Contains(e.ErrorCodes(), contracts.CodeMissionStateConflict) {
+			t.Errorf("%s: resolving a resolved approval answers mission-state-conflict", id)
+		}
+	}
+}
+
+func TestValidateEndpointInput(t *testing.T) {
+	long := func(n int) string { return `"` + strings.Repeat("a", n) + `"` }
+	tests := []struct {
+		id   string
+		name string
+		args string
+		want []fe // nil: valid
+	}{
+		{"revokeToken", "minimal", `{"jti":"x"}`, nil},
+		{"revokeToken", "full", `{"jti":"x","reason":"leaked","expiresAt":"2026-12-01T10:00:00Z"}`, nil},
+		{"revokeToken", "empty reason", `{"jti":"x","reason":""}`, nil},
+		{"revokeToken", "jti at bound", `{"jti":` + long(256) + `}`, nil},
+		{"revokeToken", "empty", `{}`, []fe{{"/jti", "required"}}},
+		{"revokeToken", "empty jti", `{"jti":""}`, []fe{{"/jti", "minLength"}}},
+		{"revokeToken", "jti too long", `{"jti":` + long(257) + `}`, []fe{{"/jti", "maxLength"}}},
+		{"revokeToken", "unknown member", `{"jti":"x","zzz":1}`, []fe{{"/zzz", "additionalProperties"}}},
+		{"revokeToken", "bad expiry", `{"jti":"x","expiresAt":"tomorrow"}`, []fe{{"/expiresAt", "format"}}},
+		{"revokeToken", "expiry number", `{"jti":"x","expiresAt":1767225600}`, []fe{{"/expiresAt", "type"}}},
+		{"revokeToken", "not an object", `[]`, []fe{{"", "type"}}},
+
+		{"listApprovals", "none", `{}`, nil},
+		{"listApprovals", "all", `{"status":"all","limit":500}`, nil},
+		{"listApprovals", "cancelled", `{"status":"cancelled","limit":1}`, nil},
+		{"listApprovals", "unknown status", `{"status":"open"}`, []fe{{"/status", "enum"}}},
+		{"listApprovals", "status case", `{"status":"Pending"}`, []fe{{"/status", "enum"}}},
+		{"listApprovals", "limit zero", `{"limit":0}`, []fe{{"/limit", "minimum"}}},
+		{"listApprovals", "limit too large", `{"limit":501}`, []fe{{"/limit", "maximum"}}},
+		{"listApprovals", "limit fraction", `{"limit":1.5}`, []fe{{"/limit", "type"}}},
+		{"listApprovals", "unknown parameter", `{"tenant":"t"}`, []fe{{"/tenant", "additionalProperties"}}},
+
+		{"approveApproval", "no body", `{"approvalId":"ap_1"}`, nil},
+		{"approveApproval", "note", `{"approvalId":"ap_1","note":"looks right"}`, nil},
+		{"approveApproval", "empty note", `{"approvalId":"ap_1","note":""}`, nil},
+		{"approveApproval", "note at bound", `{"approvalId":"ap_1","note":` + long(2000) + `}`, nil},
+		{"approveApproval", "note too long", `{"approvalId":"ap_1","note":` + long(2001) + `}`, []fe{{"/note", "maxLength"}}},
+		{"approveApproval", "note number", `{"approvalId":"ap_1","note":1}`, []fe{{"/note", "type"}}},
+		{"approveApproval", "unknown member", `{"approvalId":"ap_1","reason":"x"}`, []fe{{"/reason", "additionalProperties"}}},
+		{"approveApproval", "bad id", `{"approvalId":"../x"}`, []fe{{"/approvalId", "pattern"}}},
+		{"approveApproval", "no id", `{}`, []fe{{"/approvalId", "required"}}},
+
+		{"rejectApproval", "no body", `{"approvalId":"ap_1"}`, nil},
+		{"rejectApproval", "note", `{"approvalId":"ap_1","note":"wrong target"}`, nil},
+		{"rejectApproval", "empty id", `{"approvalId":""}`, []fe{{"/approvalId", "minLength"}, {"/approvalId", "pattern"}}},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.id] = true
+		t.Run(tt.id+"/"+tt.name, func(t *testing.T) {
+			err := contracts.ValidateEndpointInput(tt.id, decodeArgs(t, tt.args))
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("valid request refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("invalid request accepted")
+			}
+			ce := contracts.AsError(err)
+			if ce.Code != contracts.CodeInvalidParams {
+				t.Errorf("code %s, want INVALID_PARAMS", ce.Code)
+			}
+			var got []fe
+			for _, f := range ce.Fields {
+				got = append(got, fe{f.Pointer, f.Keyword})
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("field errors %v\nwant         %v\n(%v)", got, tt.want, ce.Fields)
+			}
+		})
+	}
+	for _, e := range contracts.OperatorEndpoints() {
+		if !covered[e.OperationID] {
+			t.Errorf("no ValidateEndpointInput cases for %s", e.OperationID)
+		}
+	}
+	for _, id := range []string{"getMission", "aura_get_mission", "RevokeToken", ""} {
+		if err := contracts.ValidateEndpointInput(id, map[string]any{}); err == nil {
+			t.Errorf("ValidateEndpointInput accepted the unknown endpoint %q", id)
+		}
+		if err := contracts.ValidateEndpointOutput(id, map[string]any{}); err == nil {
+			t.Errorf("ValidateEndpointOutput accepted the unknown endpoint %q", id)
+		}
+	}
+}
+
+const approvalView = `{
+  "id": "ap_1", "status": "pending", "workflowId": "wf_1", "runId": "r-1", "transition": "deploy",
+  "queue": "release", "arguments": {"service": "payments"},
+  "requestedBy": "agent-7", "requestedAt": "2026-11-30T10:00:00.123456789Z"
+}`
+
+func TestValidateEndpointOutput(t *testing.T) {
+	resolved := strings.Replace(approvalView, `"status": "pending"`, `"status": "approved", "resolvedBy": "alice", "resolvedAt": "2026-11-30T10:05:00Z"`, 1)
+	mission := `{"workflow":{"id":"wf_1","definitionId":"deploy","definitionVersion":1,"state":"deployed","version":5},
+		"result":{"status":"executed"},"context":{},"evidence":[],"links":[]}`
+	waiting := `{"workflow":{"id":"wf_1","definitionId":"deploy","definitionVersion":1,"state":"review","version":4},
+		"result":{"status":"pending_approval"},"context":{},"evidence":[],"links":[],"approval":{"id":"ap_2","transition":"ship"}}`
+	ok := []struct{ id, result string }{
+		{"revokeToken", `{"jti":"x","revoked":true,"at":"2026-11-30T10:00:00Z"}`},
+		{"listApprovals", `{"approvals":[]}`},
+		{"listApprovals", `{"approvals":[` + approvalView + `,` + resolved + `]}`},
+		{"approveApproval", `{"approval":` + resolved + `,"mission":` + mission + `}`},
+		{"approveApproval", `{"approval":` + resolved + `,"mission":` + waiting + `}`},
+		{"rejectApproval", `{"approval":` + strings.Replace(resolved, "approved", "rejected", 1) + `,"mission":` + mission + `}`},
+	}
+	for _, c := range ok {
+		if err := contracts.ValidateEndpointOutput(c.id, decodeArgs(t, c.result)); err != nil {
+			t.Errorf("%s: a realistic answer is refused: %v", c.id, err)
+		}
+	}
+	bad := []struct{ id, result, pointer string }{
+		{"revokeToken", `{"jti":"x","revoked":false,"at":"2026-11-30T10:00:00Z"}`, "/revoked"},
+		{"revokeToken", `{"jti":"x","revoked":true,"at":"now"}`, "/at"},
+		{"listApprovals", `{}`, "/approvals"},
+		{"listApprovals", `{"approvals":[` + strings.Replace(approvalView, "pending", "open", 1) + `]}`, "/approvals/0/status"},
+		{"approveApproval", `{"approval":` + resolved + `}`, "/mission"},
+		{"approveApproval", `{"approval":` + resolved + `,"mission":{}}`, "/mission/context"},
+	}
+	for _, b := range bad {
+		err := contracts.ValidateEndpointOutput(b.id, decodeArgs(t, b.result))
+		if err == nil {
+			t.Errorf("%s %s: accepted", b.id, b.result)
+			continue
+		}
+		if ce := contracts.AsError(err); len(ce.Fields) == 0 || ce.Fields[0].Pointer != b.pointer {
+			t.Errorf("%s: field errors %v, want the first at %s", b.id, ce.Fields, b.pointer)
+		}
+	}
+}
+
+func TestEndpointJSONForm(t *testing.T) {
+	for _, e := range contracts.OperatorEndpoints() {
+		t.Run(e.OperationID, func(t *testing.T) {
+			b, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"description", "inputSchema", "method", "operationId", "outputSchema", "path",
+				"requiredScope", "successStatus", "summary"}
+			if e.PathArgument != "" {
+				want = append(want, "pathArgument")
+			}
+			if e.BodyOptional {
+				want = append(want, "bodyOptional")
+			}
+			slices.Sort(want)
+			if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, want) {
+				t.Errorf("members %v\nwant    %v", got, want)
+			}
+			var back contracts.Endpoint
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			want2 := e.Clone()
+			want2.Errors = nil
+			if !reflect.DeepEqual(back, want2) {
+				t.Errorf("JSON round trip changed the endpoint:\n got %+v\nwant %+v", back, want2)
+			}
+		})
+	}
+}
+
+// TestEndpointsGolden pins the operator endpoints as the OpenAPI document
+// and the gateway see them, with their complete error lists.
+func TestEndpointsGolden(t *testing.T) {
+	type row struct {
+		contracts.Endpoint
+		ErrorCodes []contracts.Code `json:"errorCodes"`
+	}
+	var rows []row
+	for _, e := range contracts.OperatorEndpoints() {
+		rows = append(rows, row{e, e.ErrorCodes()})
+	}
+	golden(t, "testdata/endpoints.golden.json", marshalGolden(t, rows))
+}
