@@ -347,18 +347,8 @@ func buildCatalogue() []Tool {
 			InputSchema: root(object(nil, map[string]schema{
 				"operationId": identifier("Only the coverage of this operation."),
 			})),
-			OutputSchema: root(record([]string{"statement", "operations"}, map[string]schema{
-				"statement": outString(),
-				"operations": outArray(record([]string{"operationId", "cases"}, map[string]schema{
-					"operationId": outString(),
-					"cases": outArray(record([]string{"id"}, map[string]schema{
-						"id":     outString(),
-						"result": outString(),
-						"at":     outString(),
-					})),
-				})),
-			})),
-			OperationID: "getCoverage", Method: "GET", Path: "/v8/coverage",
+			OutputSchema: root(coverageOut()),
+			OperationID:  "getCoverage", Method: "GET", Path: "/v8/coverage",
 			RequiredScope: ScopeCoverageRead, Idempotency: IdempotencySafeRead,
 			Annotations:   Annotations{ReadOnlyHint: true, IdempotentHint: true},
 			SuccessStatus: 200,
@@ -412,7 +402,7 @@ func buildCatalogue() []Tool {
 			})),
 			OperationID: "praxecCommand", Method: "POST", Path: "/v8/praxec/command",
 			RequiredScope: ScopeMissionsWrite, Idempotency: IdempotencyVersioned,
-			Annotations:   Annotations{DestructiveHint: true, OpenWorldHint: true},
+			Annotations:   Annotations{OpenWorldHint: true},
 			SuccessStatus: 200,
 			Errors: []Code{CodeAmbiguousIntent, CodeNotFound, CodeVersionConflict, CodeInvalidTransition, CodeGuardRejected,
 				CodeRunIDAlreadyRunning, CodeLexiconWritesDisabled, CodeOutcomeUnknown},

@@ -52,28 +52,7 @@ func (e Endpoint) Clone() Endpoint {
 // imply, and its own. Operator endpoints are not tools, so tool-not-allowed
 // and the idempotency codes never apply.
 func (e Endpoint) ErrorCodes() []Code {
-	set := map[Code]bool{
-		CodeUnauthenticated: true, CodeInvalidToken: true, CodeInvalidRequest: true,
-		CodeInsufficientScope: true, CodeInvalidParams: true,
-		CodeRateLimited: true, CodeInternal: true, CodeUnavailable: true,
-	}
-	if e.Method == "POST" {
-		for _, c := range []Code{CodeMalformedJSON, CodeRequestLimits, CodeContentTooLarge, CodeUnsupportedMediaType} {
-			set[c] = true
-		}
-	}
-	if e.PathArgument != "" {
-		set[CodeNotFound] = true
-	}
-	for _, c := range e.Errors {
-		set[c] = true
-	}
-	out := make([]Code, 0, len(set))
-	for c := range set {
-		out = append(out, c)
-	}
-	slices.Sort(out)
-	return out
+	return sortedCodes(baseErrorCodes(e.Method, e.PathArgument), e.Errors)
 }
 
 // Operation ids of the operator endpoints.

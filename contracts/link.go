@@ -21,13 +21,18 @@ type Link struct {
 	Actor       string          `json:"actor,omitempty"`
 	Args        map[string]any  `json:"args"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	Hint        string          `json:"hint,omitempty"`
+	// InputSchemaSnake is the same member spelt input_schema, as the
+	// seeds/000 describe link of a proxy capability spells it. A link
+	// carries one spelling or the other, never both.
+	InputSchemaSnake json.RawMessage `json:"input_schema,omitempty"`
+	Hint             string          `json:"hint,omitempty"`
 }
 
 // Clone returns a deep copy of l.
 func (l Link) Clone() Link {
 	l.Args = cloneJSONMap(l.Args)
 	l.InputSchema = cloneRaw(l.InputSchema)
+	l.InputSchemaSnake = cloneRaw(l.InputSchemaSnake)
 	l.Description = cloneRaw(l.Description)
 	return l
 }

@@ -72,19 +72,8 @@ func (t Tool) Mutates() bool { return t.Idempotency != IdempotencySafeRead }
 // sorted: those every authenticated operation shares, those its idempotency
 // class and method imply, and its own.
 func (t Tool) ErrorCodes() []Code {
-	set := map[Code]bool{
-		CodeUnauthenticated: true, CodeInvalidToken: true, CodeInvalidRequest: true,
-		CodeInsufficientScope: true, CodeToolNotAllowed: true, CodeInvalidParams: true,
-		CodeRateLimited: true, CodeInternal: true, CodeUnavailable: true,
-	}
-	if t.Method == "POST" {
-		for _, c := range []Code{CodeMalformedJSON, CodeRequestLimits, CodeContentTooLarge, CodeUnsupportedMediaType} {
-			set[c] = true
-		}
-	}
-	if t.PathArgument != "" {
-		set[CodeNotFound] = true
-	}
+	set := baseErrorCodes(t.Method, t.PathArgument)
+	set[CodeToolNotAllowed] = true
 	switch t.Idempotency {
 	case IdempotencyRequired:
 		for _, c := range []Code{CodeIdempotencyKeyMissing, CodeIdempotencyKeyInvalid, CodeIdempotencyKeyReused, CodeIdempotencyInProgress} {
@@ -98,7 +87,31 @@ func (t Tool) ErrorCodes() []Code {
 	if t.Annotations.DestructiveHint {
 		set[CodeDestructiveActionDenied] = true
 	}
-	for _, c := range t.Errors {
+	return sortedCodes(set, t.Errors)
+}
+
+// baseErrorCodes are the codes every authenticated operation can answer
+// with, and those its method and path argument imply.
+func baseErrorCodes(method, pathArgument string) map[Code]bool {
+	set := map[Code]bool{
+		CodeUnauthenticated: true, CodeInvalidToken: true, CodeInvalidRequest: true,
+		CodeInsufficientScope: true, CodeInvalidParams: true,
+		CodeRateLimited: true, CodeInternal: true, CodeUnavailable: true,
+	}
+	if method == "POST" {
+		for _, c := range []Code{CodeMalformedJSON, CodeRequestLimits, CodeContentTooLarge, CodeUnsupportedMediaType} {
+			set[c] = true
+		}
+	}
+	if pathArgument != "" {
+		set[CodeNotFound] = true
+	}
+	return set
+}
+
+// sortedCodes adds own to set and returns the codes sorted.
+func sortedCodes(set map[Code]bool, own []Code) []Code {
+	for _, c := range own {
 		set[c] = true
 	}
 	out := make([]Code, 0, len(set))

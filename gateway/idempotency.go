@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net/http"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
@@ -24,10 +25,14 @@ import (
 // commit in one store transaction: after a crash either all of them exist
 // (a retry replays) or none does (a retry executes once). Refusals that
 // happen before the operation runs (authentication, scope, key format,
-// schema) never reach this code and consume no key. Answers of the
-// operation itself, success or a contract error such as a state conflict,
-// are recorded and replayed; internal failures roll back and consume
-// nothing.
+// schema, policy) never reach this code and consume no key. Answers of the
+// operation itself are recorded and replayed when they are decided by the
+// state: a success, or a 409 conflict (version, transition, guard, runId,
+// mission state). Refusals of the request itself (a transition's arguments
+// that do not validate, an unknown object, an ambiguous goal) consume no
+// key either, so the caller can correct the request and resend it with the
+// same key, as the links it follows carry one. Internal failures roll back
+// and consume nothing.
 
 // fingerprint identifies a request: the operation and the canonical JSON of
 // its arguments (encoding/json sorts object keys; numbers keep their text).
@@ -104,6 +109,13 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 	return res
 }
 
+// recordedRefusal says whether a refusal by the operation is remembered
+// under the idempotency key: only conflicts with the state, which a retry
+// of the same request would meet again.
+func recordedRefusal(err *contracts.Error) bool {
+	return err.Status() == http.StatusConflict
+}
+
 func inProgress() *contracts.Error {
 	return &contracts.Error{Code: contracts.CodeIdempotencyInProgress,
 		Message: "a request with this idempotency key is still being processed",
@@ -139,7 +151,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 		default:
 			return opErr
 		}
-		if rec != nil {
+		if rec != nil && (res.Err == nil || recordedRefusal(res.Err)) {
 			rec.Status = res.Status
 			rec.Header = res.Header
 			if res.Err != nil {

@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"strings"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -98,6 +99,16 @@ func (s *Service) project(in *workflow.Instance, status string, style linkStyle,
 	p.Result.Status = status
 	if status == statusCompleted || d == nil {
 		return p
+	}
+	if in.Pending != nil {
+		// The answer to wait on: read the mission again to see the approval
+		// resolved.
+		get := contracts.Link{Rel: "get", Title: "Read the mission (waiting for approval " + in.Pending.ApprovalID + ")",
+			Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}
+		if style == styleAura {
+			get.Method, get.Args = contracts.ToolGetMission, map[string]any{"runId": in.RunID}
+		}
+		p.Links = append(p.Links, get)
 	}
 	for _, t := range d.Legal(in.State) {
 		if in.Pending != nil && in.Pending.Transition == t.Name {
@@ -299,6 +310,32 @@ func versionConflict(workflowID string, expected int64) *contracts.Error {
 		Links:   []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": workflowID}}}}
 }
 
+// auraError rewrites the praxec links of an error answered on an aura_*
+// route. Links in aura_* answers name aura_* tools (DESIGN, "Missions are
+// praxec workflows"), errors included; the engine and the conflicts above
+// build praxec links (seeds/000), which an aura-only client cannot follow
+// and which lead to a projection without runId. A get link becomes
+// aura_get_mission on runID (the mission the error is about); the
+// workflow list becomes aura_search_capabilities. Other links are kept.
+func auraError(err error, runID string) error {
+	var ce *contracts.Error
+	if !errors.As(err, &ce) || len(ce.Links) == 0 {
+		return err
+	}
+	c := *ce
+	c.Links = make([]contracts.Link, 0, len(ce.Links))
+	for _, l := range ce.Links {
+		switch {
+		case l.Method == contracts.ToolPraxecQuery && l.Rel == "get" && runID != "":
+			l = contracts.Link{Rel: "get", Title: "Read the mission", Method: contracts.ToolGetMission, Args: map[string]any{"runId": runID}}
+		case l.Method == contracts.ToolPraxecQuery && l.Rel == "list_workflows":
+			l = contracts.Link{Rel: "search", Title: "Search the workflows", Method: contracts.ToolSearchCapabilities, Args: map[string]any{"query": "", "kind": "workflow"}}
+		}
+		c.Links = append(c.Links, l)
+	}
+	return &c
+}
+
 // startMission starts a workflow for the call's principal.
 func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definitionID, runID string, input map[string]any) (*workflow.Outcome, error) {
 	if runID != "" {
@@ -337,10 +374,15 @@ func submitFingerprint(transition string, args map[string]any) string {
 
 // submit fires a transition of a loaded instance. An exact replay of a
 // submit that already succeeded answers the recorded response.
-func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any, style linkStyle) (any, error) {
+func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any, style linkStyle) (_ any, err error) {
 	in, m, err := s.loadMission(ctx, tx, e.principal.Tenant, byRunID, ref)
 	if err != nil {
 		return nil, err
+	}
+	if style == styleAura {
+		// Fix: VERSION_CONFLICT and GUARD_REJECTED answered a signal with
+		// praxec get links; an aura_* answer links aura_* tools.
+		defer func() { err = auraError(err, in.RunID) }()
 	}
 	if args == nil {
 		args = map[string]any{}
@@ -494,22 +536,26 @@ func (s *Service) createMission(ctx context.Context, tx store.Tx, e *env) (any, 
 	input, _ := e.args["input"].(map[string]any)
 	out, err := s.startMission(ctx, tx, e, def, stringArg(e.args, "runId"), input)
 	if err != nil {
-		return nil, err
+		// Fix: RUN_ID_ALREADY_RUNNING (and an unknown definitionId) answered
+		// aura_create_mission with praxec links; the existing mission is
+		// the one with the runId the caller sent.
+		return nil, auraError(err, stringArg(e.args, "runId"))
 	}
 	e.event("mission.created", map[string]any{"runId": out.Instance.RunID, "workflowId": out.Instance.ID, "definitionId": def})
 	return s.project(out.Instance, statusStarted, styleAura, out.Chain), nil
 }
 
-// candidates ranks the configured workflows against free text, best first.
+// candidates ranks the configured workflows against free text, best first,
+// with the discovery index's search (ties in id order); blank text has
+// none.
 func (s *Service) candidates(text string) []Candidate {
-	var out []Candidate
-	for _, id := range s.workflows.IDs() {
-		d, _ := s.workflows.Lookup(id)
-		if score := d.Match(text); score > 0 {
-			out = append(out, Candidate{DefinitionID: id, Title: d.Title, Description: d.Description, Score: score})
-		}
+	if strings.TrimSpace(text) == "" {
+		return nil
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	var out []Candidate
+	for _, h := range s.disc.index.Search(discovery.Query{Text: text, Kinds: []discovery.Kind{discovery.KindWorkflow}, Limit: discovery.MaxLimit}) {
+		out = append(out, Candidate{DefinitionID: h.Item.ID, Title: h.Item.Title, Description: h.Item.Description, Score: h.Score})
+	}
 	return out
 }
 

@@ -22,12 +22,20 @@ func (s *Service) operations() map[string]operation {
 		"getMission":    {read: s.getMission},
 		"signalMission": {mutate: s.signalMission, exists: s.missionExists},
 		"cancelMission": {mutate: s.cancelMission, exists: s.missionExists},
+		"getCoverage":   {read: s.getCoverage},
 
 		string(contracts.OpHome):    {read: s.home},
 		string(contracts.OpStart):   {mutate: s.praxecStart},
 		string(contracts.OpSubmit):  {mutate: s.praxecSubmit},
 		string(contracts.OpGet):     {read: s.praxecGet},
 		string(contracts.OpExplain): {read: s.praxecExplain},
+
+		"searchCapabilities":              {read: s.searchCapabilities},
+		string(contracts.OpSearch):        {read: s.praxecSearch},
+		string(contracts.OpDescribe):      {read: s.describe},
+		string(contracts.OpLexiconSearch): {read: s.lexiconSearch},
+		string(contracts.OpLexiconLookup): {read: s.lexiconLookup},
+		string(contracts.OpDefine):        {mutate: s.defineTerm},
 	}
 }
 

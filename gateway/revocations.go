@@ -112,11 +112,17 @@ type RevokeRequest struct {
 	JTI       string    `json:"jti"`
 	Reason    string    `json:"reason,omitempty"`
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	// RequestID and TraceID place the audit event in the caller's trace.
+	RequestID string `json:"-"`
+	TraceID   string `json:"-"`
 }
 
 // RevokeToken records a revocation durably (scope tokens:write) and makes it
 // effective in this process at once. p may be nil for the operator's own
-// command line, which acts with the store's authority.
+// command line, which acts with the store's authority. tokens:write is an
+// operator scope with gateway-wide authority: token ids are unique per
+// issuer, not per tenant, so a revocation applies whatever the token's
+// tenant.
 func (s *Service) RevokeToken(ctx context.Context, p *auth.Principal, req RevokeRequest, revs *Revocations) error {
 	if p != nil {
 		if err := requireScope(p, contracts.ScopeTokensWrite); err != nil {
@@ -127,7 +133,9 @@ func (s *Service) RevokeToken(ctx context.Context, p *auth.Principal, req Revoke
 		return &contracts.Error{Code: contracts.CodeInvalidParams, Message: "jti must be 1 to 256 characters",
 			Fields: []contracts.FieldError{{Pointer: "/jti", Detail: "must be 1 to 256 characters long"}}}
 	}
-	now := s.now()
+	// Replicas poll revocations by wall-clock time, so the record is
+	// stamped with it rather than with the service's clock.
+	now := time.Now()
 	by := "operator"
 	if p != nil {
 		by = p.Subject
@@ -136,7 +144,8 @@ func (s *Service) RevokeToken(ctx context.Context, p *auth.Principal, req Revoke
 		if err := tx.Revoke(ctx, store.Revocation{JTI: req.JTI, RevokedAt: now, ExpiresAt: req.ExpiresAt, By: by, Reason: req.Reason}); err != nil {
 			return err
 		}
-		ev := store.Event{Type: "token.revoked", At: now, Outcome: "allowed", Subject: by, Attributes: map[string]any{"jti": req.JTI}}
+		ev := store.Event{Type: "token.revoked", At: now, Outcome: "allowed", Subject: by, Attributes: map[string]any{"jti": req.JTI},
+			RequestID: req.RequestID, TraceID: req.TraceID, Operation: contracts.EndpointRevokeToken}
 		if p != nil {
 			ev.Tenant, ev.ClientID = p.Tenant, p.ClientID
 		}

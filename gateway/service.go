@@ -11,6 +11,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -30,6 +31,7 @@ type Service struct {
 	inflight  sync.Map // namespace + "\x00" + key -> struct{}
 	workflows *workflow.Registry
 	engine    *workflow.Engine
+	disc      *discoveryState
 	policy    config.Policy
 }
 
@@ -48,6 +50,17 @@ type Options struct {
 	Workflows *workflow.Registry
 	// Policy holds the destructive-action denials.
 	Policy config.Policy
+	// Discovery is the catalogue search and describe answer from; nil
+	// indexes Workflows alone.
+	Discovery *discovery.Index
+	// Lexicon holds the configuration's lexicon terms, keyed by term.
+	Lexicon map[string]config.LexiconEntry
+	// LexiconWrites accepts praxec.command define (off by default: a
+	// define answers LEXICON_WRITES_DISABLED).
+	LexiconWrites bool
+	// SkillsSearch and ScriptsSearch accept the skill and script kinds in
+	// a search (INVALID_PARAMS otherwise).
+	SkillsSearch, ScriptsSearch bool
 }
 
 // New returns a Service over st.
@@ -74,6 +87,7 @@ func New(st store.Store, opts *Options) *Service {
 	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention,
 		workflows: o.Workflows, policy: o.Policy}
 	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID}
+	s.disc = newDiscoveryState(&o)
 	s.ops = s.operations()
 	return s
 }
@@ -170,8 +184,8 @@ type operation struct {
 }
 
 // Authorize checks what needs no arguments: the principal's tool allowlist
-// and, outside praxec, the tool's scope. REST calls it before reading a
-// body; Invoke calls it again.
+// and, outside praxec, the tool's scope. Invoke calls it first, before any
+// argument is read, and audits its refusals.
 func (s *Service) Authorize(p *auth.Principal, tool contracts.Tool) *contracts.Error {
 	if !p.AllowsTool(tool.Name) {
 		return contracts.Errorf(contracts.CodeToolNotAllowed, "the token does not allow the tool %s", tool.Name)
@@ -337,6 +351,9 @@ func (s *Service) read(ctx context.Context, op operation, e *env) *Result {
 	})
 	if err != nil {
 		return &Result{Err: asContractError(err)}
+	}
+	if len(e.events) == 0 {
+		e.event("request.allowed", nil)
 	}
 	for _, ev := range e.events {
 		s.audit.Record(ev)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/restclient"
@@ -18,6 +19,10 @@ type Remote struct {
 // Call implements Backend.
 func (r *Remote) Call(ctx context.Context, tool string, args json.RawMessage) Outcome {
 	resp, err := r.Client.CallTool(ctx, tool, args)
+	var refused *contracts.Error
+	if errors.As(err, &refused) {
+		return Outcome{Err: refused} // arguments that cannot be sent: nothing left the adapter
+	}
 	if err != nil {
 		return Outcome{Err: &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway could not be reached", Cause: err}}
 	}

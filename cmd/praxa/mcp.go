@@ -15,6 +15,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -133,8 +134,13 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 		st.Close()
 		return nil, nil, err
 	}
+	index, err := discovery.Build(workflows, cfg)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
 	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy,
-		Retention: time.Duration(cfg.Server.Idempotency.Retention)})
+		Retention: time.Duration(cfg.Server.Idempotency.Retention), Discovery: index, Lexicon: cfg.Lexicon})
 	runCtx, cancel := context.WithCancel(ctx)
 	go revs.Run(runCtx)
 	fmt.Fprintf(env.stderr, "praxa mcp: serving %s tools on stdio for %s (tenant %s)\n", toolSet, p.Subject, p.Tenant)

@@ -22,11 +22,13 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/gateway/workflow"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
+	"github.com/praxa/praxa/openapi"
 )
 
 func init() {
@@ -50,6 +52,8 @@ type serveFlags struct {
 	config  string
 	dev     bool
 	tools   string
+	// discovery: the gated search kinds and lexicon writes (serve only).
+	skillsSearch, scriptsSearch, lexiconWrites bool
 }
 
 func (f *serveFlags) register(env *environment, fs interface {
@@ -103,6 +107,9 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	var f serveFlags
 	f.register(env, fs, true)
 	fs.StringVar(&f.tools, "tools", contracts.SetAll, "tool set /mcp registers: "+setNames())
+	fs.BoolVar(&f.skillsSearch, "enable-skills-search", false, "accept kind skill in searches (authoring time; INVALID_PARAMS otherwise)")
+	fs.BoolVar(&f.scriptsSearch, "enable-scripts-search", false, "accept kind script in searches (authoring time; INVALID_PARAMS otherwise)")
+	fs.BoolVar(&f.lexiconWrites, "lexicon-writes", false, "accept praxec.command define (lexicon:write scope); off: LEXICON_WRITES_DISABLED")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -172,8 +179,14 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	if err != nil {
 		return fail(err)
 	}
+	index, err := discovery.Build(workflows, cfg)
+	if err != nil {
+		return fail(err)
+	}
 	a.service = gateway.New(a.store, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention),
-		Workflows: workflows, Policy: cfg.Policy})
+		Workflows: workflows, Policy: cfg.Policy,
+		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: f.lexiconWrites,
+		SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch})
 
 	var statics []auth.StaticIssuer
 	var dev *issuer.Issuer
@@ -217,8 +230,17 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	}
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: log})
+	doc, err := openapi.Build()
+	if err != nil {
+		return fail(err)
+	}
+	openAPI, err := openapi.MarshalJSON(doc)
+	if err != nil {
+		return fail(err)
+	}
 	handler := httpapi.New(httpapi.Options{
 		MCP:     mcpHandler,
+		OpenAPI: openAPI,
 		Service: a.service, Auth: verifier, Config: cfg, Metrics: metrics, Logger: log,
 		Revocations: revs, Issuers: issuers,
 		Ready: func(ctx context.Context) error {

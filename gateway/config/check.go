@@ -39,6 +39,8 @@ func semanticProblems(doc *document, reported map[string]bool) []Problem {
 	c.auth()
 	c.durations()
 	c.workflows()
+	c.capabilities()
+	c.lexicon()
 	c.policy()
 	return c.out
 }

@@ -20,8 +20,18 @@ type Config struct {
 	Auth   Auth   `json:"auth"`
 	// Workflows are the workflow definitions, keyed by id.
 	Workflows map[string]Workflow `json:"workflows,omitempty"`
+	// Capabilities are the capability definitions, keyed by id.
+	Capabilities map[string]Capability `json:"capabilities,omitempty"`
+	// Proxy says which capabilities the proxy surface offers.
+	Proxy Proxy `json:"proxy,omitzero"`
+	// Lexicon holds the terms of the gateway's vocabulary, keyed by term.
+	Lexicon map[string]LexiconEntry `json:"lexicon,omitempty"`
 	// Policy holds decisions beyond scopes.
 	Policy Policy `json:"policy"`
+
+	// connectionNames are the keys of the reserved connections section
+	// (see ConnectionNames).
+	connectionNames []string
 }
 
 // Server configures the HTTP listener and request limits.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -158,6 +159,11 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		return nil, fmt.Errorf("config: %s: decoding the validated file: %w", name, err)
 	}
+	if root, ok := doc.value.(map[string]any); ok {
+		if conns, ok := root["connections"].(map[string]any); ok && len(conns) > 0 {
+			cfg.SetConnectionNames(slices.Collect(maps.Keys(conns)))
+		}
+	}
 	return &cfg, nil
 }
 
@@ -279,6 +285,8 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 			return "must be an identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit"
 		case "must match the pattern " + evidenceNamePattern:
 			return "must be an evidence name: 1 to 64 lowercase letters, digits, '_', '.' or '-', starting with a letter"
+		case "must match the pattern " + termPattern:
+			return "must be a term: a letter or a digit, then up to 127 letters, digits, spaces and . _ ' / + -"
 		}
 	case "format":
 		if fe.Detail == "must be a valid uri" {

@@ -425,8 +425,11 @@ func TestPatternsMatchSchema(t *testing.T) {
 	if from["pattern"] != identifierPattern {
 		t.Errorf("transition.from pattern %v, want %s", from["pattern"], identifierPattern)
 	}
-	// Every propertyNames of the schema is the identifier, which the
-	// semantic checks test keys against: workflows and states only.
+	if got := defs["term"].(map[string]any)["pattern"]; got != termPattern {
+		t.Errorf("term pattern %v, want %s", got, termPattern)
+	}
+	// Every propertyNames of the schema is the identifier (the lexicon's
+	// is the term), which the semantic checks test keys against.
 	var found []string
 	var walk func(path string, v any)
 	walk = func(path string, v any) {
@@ -435,8 +438,12 @@ func TestPatternsMatchSchema(t *testing.T) {
 			for k, child := range v {
 				if k == "propertyNames" {
 					found = append(found, path)
-					if child.(map[string]any)["$ref"] != "#/$defs/identifier" {
-						t.Errorf("%s: propertyNames %v, want the identifier", path, child)
+					want := "#/$defs/identifier"
+					if path == "/$defs/lexicon" {
+						want = "#/$defs/term"
+					}
+					if child.(map[string]any)["$ref"] != want {
+						t.Errorf("%s: propertyNames %v, want %s", path, child, want)
 					}
 				}
 				walk(path+"/"+k, child)
@@ -449,7 +456,7 @@ func TestPatternsMatchSchema(t *testing.T) {
 	}
 	walk("", root)
 	slices.Sort(found)
-	if want := []string{"/$defs/workflow/properties/states", "/$defs/workflows"}; !slices.Equal(found, want) {
+	if want := []string{"/$defs/capabilities", "/$defs/lexicon", "/$defs/workflow/properties/states", "/$defs/workflows"}; !slices.Equal(found, want) {
 		t.Errorf("propertyNames at %v, want %v (the key checks in check.go follow them)", found, want)
 	}
 }

@@ -48,6 +48,10 @@ type Options struct {
 	// authentication as /v8 and an Origin check; the principal reaches it
 	// through the request context (auth.FromContext).
 	MCP http.Handler
+	// OpenAPI, when set, is the OpenAPI document served, without
+	// authentication, at /openapi.json (the caller builds it: this
+	// package does not import openapi).
+	OpenAPI []byte
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -86,8 +90,13 @@ func New(o Options) http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, 0, contracts.Errorf(contracts.CodeNotFound, "no route for %s", r.URL.Path), requestID(r.Context()))
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, 0, contracts.Errorf(contracts.CodeMethodNotAllowed, "%s is not allowed here", r.Method), requestID(r.Context()))
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		// RFC 9110 §15.5.6: a 405 lists the methods the resource supports.
+		// chi sets Allow only in its default handler, so ask the router.
+		if allow := allowedMethods(r, req); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+		}
+		writeProblem(w, 0, contracts.Errorf(contracts.CodeMethodNotAllowed, "%s is not allowed here", req.Method), requestID(req.Context()))
 	})
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -108,7 +117,11 @@ func New(o Options) http.Handler {
 		r.Get("/v8/approvals", s.listApprovals)
 		r.Post("/v8/approvals/{approvalId}/approve", s.resolveApproval(true))
 		r.Post("/v8/approvals/{approvalId}/reject", s.resolveApproval(false))
+		r.Post(contracts.CoverageRunsPath, s.recordCoverageRun)
 	})
+	if o.OpenAPI != nil {
+		r.Get("/openapi.json", serveDocument(o.OpenAPI))
+	}
 	if o.MCP != nil {
 		r.Handle("/mcp", s.checkOrigin(s.authenticated(o.MCP)))
 	}
@@ -149,6 +162,26 @@ func (s *server) checkOrigin(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// allowMethods are the methods a 405 may list.
+var allowMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodOptions}
+
+// allowedMethods lists the methods routes answers for req's path, by
+// matching the path, as chi routes it, against each method.
+func allowedMethods(routes chi.Routes, req *http.Request) []string {
+	path := req.URL.RawPath
+	if path == "" {
+		path = req.URL.Path
+	}
+	var out []string
+	for _, m := range allowMethods {
+		if routes.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // metadataURL is where RFC 9728 puts the metadata of resource: the

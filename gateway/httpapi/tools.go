@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -18,8 +19,10 @@ import (
 )
 
 // toolHandler serves one contract operation. The order of checks is the
-// gateway's: transport guards (413, 415), authentication (401, 400),
-// rate limit (429), tool allowlist and scope (403), then the service.
+// gateway's: transport guards (413, 415), authentication (401, 400) and
+// rate limit (429) here, then the service: tool allowlist and scope (403),
+// ownership of the path's object (404), idempotency key (400), body and
+// schema (400), idempotency record.
 func (s *server) toolHandler(tool contracts.Tool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rid := requestID(r.Context())
@@ -37,14 +40,15 @@ func (s *server) toolHandler(tool contracts.Tool) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		if err := s.Service.Authorize(p, tool); err != nil {
-			s.writeResult(w, r, &gateway.Result{Err: err})
-			return
-		}
+		// The tool allowlist, the scope, ownership and the key are checked
+		// by the service, in the gateway's order and before it reads the
+		// body, so that its refusals of an authenticated principal are
+		// audited like every other decision. A malformed Idempotency-Key
+		// header reaches it as a key that was sent but is empty, which it
+		// refuses as idempotency-key-invalid (safe reads ignore the header).
 		key, sent, kerr := parseKeyHeader(r.Header)
-		if kerr != nil && tool.Idempotency != contracts.IdempotencySafeRead {
-			writeProblem(w, 0, kerr, rid)
-			return
+		if kerr != nil {
+			key = ""
 		}
 		call := gateway.Call{
 			Tool: tool.Name, Surface: gateway.SurfaceREST, Key: key, KeySent: sent,
@@ -52,7 +56,8 @@ func (s *server) toolHandler(tool contracts.Tool) http.HandlerFunc {
 			Args: func() (map[string]any, error) { return s.arguments(w, r, tool, key) },
 		}
 		if tool.PathArgument != "" {
-			call.PathValue = chi.URLParam(r, tool.PathArgument)
+			// A malformed escape is refused when the arguments are read.
+			call.PathValue, _ = pathArgument(r, tool.PathArgument)
 		}
 		res := s.Service.Invoke(r.Context(), p, call)
 		s.writeResult(w, r, res)
@@ -204,12 +209,34 @@ func (s *server) arguments(w http.ResponseWriter, r *http.Request, tool contract
 		}
 	}
 	if tool.PathArgument != "" {
-		args[tool.PathArgument] = chi.URLParam(r, tool.PathArgument)
+		v, err := pathArgument(r, tool.PathArgument)
+		if err != nil {
+			return nil, err
+		}
+		args[tool.PathArgument] = v
 	}
 	if tool.Idempotency == contracts.IdempotencyRequired {
 		args["idempotencyKey"] = key
 	}
 	return args, nil
+}
+
+// pathArgument returns the decoded value of the path parameter name. chi
+// routes on the escaped path when the request's path holds escapes that
+// differ from Go's canonical encoding (r.URL.RawPath set), and its
+// parameters are then still escaped: "/v8/traces/%61bc" would read as
+// "%61bc" instead of "abc". Decode them once, as RFC 3986 §2.1 prescribes.
+func pathArgument(r *http.Request, name string) (string, error) {
+	v := chi.URLParam(r, name)
+	if r.URL.RawPath == "" {
+		return v, nil
+	}
+	dec, err := url.PathUnescape(v)
+	if err != nil {
+		return v, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "the path holds a malformed escape",
+			Fields: []contracts.FieldError{{Pointer: "/" + name, Detail: "is not a valid path segment"}}}
+	}
+	return dec, nil
 }
 
 // queryArguments turns a GET request's query into typed arguments, using

@@ -109,7 +109,12 @@ var ErrUnknownTool = errors.New("restclient: unknown tool")
 
 // CallTool sends one tool call as its REST operation. args must be a JSON
 // object (it may be empty). The error is non-nil only when no answer came
-// back; an error answer is a Response with a Problem.
+// back. Arguments that cannot be expressed as the REST request without
+// changing them (not an object, duplicate members, a path argument or an
+// idempotencyKey that is missing or not a string) give the *contracts.Error
+// the gateway itself answers them with (INVALID_PARAMS naming the field,
+// malformed-json, idempotency-key-invalid), and nothing is sent. An error
+// answer is a Response with a Problem.
 func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage) (*Response, error) {
 	t, ok := contracts.Lookup(tool)
 	if !ok {
@@ -117,17 +122,32 @@ func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage
 	}
 	fields := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(args)) > 0 {
-		if err := json.Unmarshal(args, &fields); err != nil {
-			return nil, fmt.Errorf("restclient: arguments of %s: %w", tool, err)
+		if err := json.Unmarshal(args, &fields); err != nil || fields == nil {
+			return nil, invalidArgument(contracts.CodeInvalidParams, "", "type", "must be of type object",
+				"the arguments of "+tool+" must be a JSON object")
+		}
+		// Decoding into a map keeps the last of duplicate members; the
+		// gateway refuses duplicates, so they must not be collapsed here.
+		// (Nested values travel verbatim, for the gateway to check.)
+		if name, dup := duplicateMember(args); dup {
+			return nil, &contracts.Error{Code: contracts.CodeMalformedJSON, Message: fmt.Sprintf("duplicate member name %q", name)}
 		}
 	}
 	path := t.Path
 	if t.PathArgument != "" {
 		var v string
-		if raw, ok := fields[t.PathArgument]; ok {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return nil, fmt.Errorf("restclient: %s must be a string", t.PathArgument)
-			}
+		raw, ok := fields[t.PathArgument]
+		if !ok {
+			return nil, invalidArgument(contracts.CodeInvalidParams, "/"+t.PathArgument, "required", "is required",
+				"the arguments do not match the input schema of "+tool)
+		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, invalidArgument(contracts.CodeInvalidParams, "/"+t.PathArgument, "type", "must be of type string",
+				"the arguments do not match the input schema of "+tool)
+		}
+		if v == "" {
+			return nil, invalidArgument(contracts.CodeInvalidParams, "/"+t.PathArgument, "minLength", "must be at least 1 characters long",
+				"the arguments do not match the input schema of "+tool)
 		}
 		path = strings.Replace(path, "{"+t.PathArgument+"}", url.PathEscape(v), 1)
 		delete(fields, t.PathArgument)
@@ -135,8 +155,10 @@ func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage
 	header := http.Header{}
 	if raw, ok := fields["idempotencyKey"]; ok && t.Idempotency == contracts.IdempotencyRequired {
 		var k string
-		if err := json.Unmarshal(raw, &k); err != nil {
-			return nil, errors.New("restclient: idempotencyKey must be a string")
+		if err := json.Unmarshal(raw, &k); err != nil || k == "" {
+			// Present but empty or not a string: malformed, not missing,
+			// as the gateway answers it.
+			return nil, contracts.CheckIdempotencyKey("\x00")
 		}
 		header.Set("Idempotency-Key", k)
 		delete(fields, "idempotencyKey")
@@ -164,12 +186,49 @@ func (c *Client) CallTool(ctx context.Context, tool string, args json.RawMessage
 	return c.Do(ctx, t.Method, path, nil, header, body)
 }
 
-// Do sends one request to path (relative to the base URL) and reads the
-// answer. A non-nil body is sent as application/json.
+// duplicateMember reports the first member name that occurs twice in the
+// JSON object obj.
+func duplicateMember(obj []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		name, _ := tok.(string)
+		if seen[name] {
+			return name, true
+		}
+		seen[name] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// invalidArgument is the refusal of arguments CallTool cannot send.
+func invalidArgument(code contracts.Code, pointer, keyword, detail, message string) *contracts.Error {
+	return &contracts.Error{Code: code, Message: message,
+		Fields: []contracts.FieldError{{Pointer: pointer, Keyword: keyword, Detail: detail}}}
+}
+
+// Do sends one request to path (relative to the base URL, and already
+// escaped: a path segment holding a value is escaped with url.PathEscape)
+// and reads the answer. A non-nil body is sent as application/json.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, header http.Header, body []byte) (*Response, error) {
 	u := *c.base
-	u.Path = strings.TrimRight(u.Path, "/") + path
-	u.RawPath = ""
+	u.RawPath = strings.TrimRight(c.base.EscapedPath(), "/") + path
+	p, err := url.PathUnescape(u.RawPath)
+	if err != nil {
+		return nil, fmt.Errorf("restclient: path %q: %w", path, err)
+	}
+	u.Path = p
 	if query != nil {
 		u.RawQuery = query.Encode()
 	}

@@ -86,6 +86,13 @@ type ReadTx interface {
 	// ListApprovals returns up to limit approvals of the tenant with the
 	// status ("" for any), oldest first.
 	ListApprovals(ctx context.Context, tenant, status string, limit int) ([]Approval, error)
+	// GetLexiconTerm returns the overlay term with the key, or ErrNotFound.
+	GetLexiconTerm(ctx context.Context, key string) (LexiconTerm, error)
+	// ListLexiconTerms returns every overlay term, by key.
+	ListLexiconTerms(ctx context.Context) ([]LexiconTerm, error)
+	// LatestCoverageRun returns the most recently recorded coverage run
+	// (by RecordedAt, then by the order of recording), or ErrNotFound.
+	LatestCoverageRun(ctx context.Context) (CoverageRun, error)
 }
 
 // Tx reads and writes inside a transaction.
@@ -117,6 +124,14 @@ type Tx interface {
 	// UpdateApproval replaces an approval whose stored status is
 	// expectedStatus; ErrConflict otherwise.
 	UpdateApproval(ctx context.Context, a Approval, expectedStatus string) error
+	// PutLexiconTerm writes an overlay term. With expectedVersion 0 it
+	// inserts, ErrExists when the key holds a term; otherwise it replaces
+	// the term whose stored version is expectedVersion: ErrConflict when it
+	// is another, ErrNotFound when there is none.
+	PutLexiconTerm(ctx context.Context, t LexiconTerm, expectedVersion int64) error
+	// PutCoverageRun stores a recorded coverage run; ErrExists if its id is
+	// taken.
+	PutCoverageRun(ctx context.Context, r CoverageRun) error
 }
 
 // IdempotencyRecord is the remembered outcome of one idempotent request.
@@ -237,4 +252,37 @@ type Revocation struct {
 	// By is the subject that revoked it.
 	By     string
 	Reason string
+}
+
+// CoverageRun is one recorded conformance run: the coverage evidence
+// aura_get_coverage serves. It describes the gateway, not a tenant's data,
+// so it is not keyed by tenant; Tenant and Subject name who recorded it.
+type CoverageRun struct {
+	ID         string
+	Tenant     string
+	Subject    string
+	RecordedAt time.Time
+	// Doc is the run's evidence, an opaque JSON document.
+	Doc []byte
+}
+
+// LexiconTerm is one term of the lexicon overlay: a definition written at
+// run time (praxec.command define) on top of the configuration's lexicon.
+// The lexicon is gateway-wide configuration, so the overlay is not
+// partitioned by tenant: every tenant and every replica reads the same
+// terms. Who wrote a term last is recorded beside it.
+type LexiconTerm struct {
+	// Key is the term's lookup key (config.TermKey); unique.
+	Key string
+	// Term is the term as it was defined.
+	Term string
+	// Entry is the entry's JSON document.
+	Entry []byte
+	// Version counts the writes of the term, from 1.
+	Version int64
+	// Tenant, Subject and ClientID identify who wrote the term last.
+	Tenant    string
+	Subject   string
+	ClientID  string
+	UpdatedAt time.Time
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -144,40 +143,4 @@ func (d *Definition) Legal(state string) []*Transition {
 		}
 	}
 	return out
-}
-
-// Match scores how well the definition fits free text: a simple, stable
-// score over its id, title, description and tags, used to compile an intent
-// or a goal into candidate workflows.
-func (d *Definition) Match(text string) float64 {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	})
-	if len(words) == 0 {
-		return 0
-	}
-	id := strings.ToLower(d.ID)
-	title := strings.ToLower(d.Title)
-	desc := strings.ToLower(d.Description)
-	var score float64
-	for _, w := range words {
-		if len(w) < 3 {
-			continue
-		}
-		switch {
-		case strings.Contains(id, w):
-			score += 3
-		case strings.Contains(title, w):
-			score += 3
-		}
-		for _, tag := range d.Tags {
-			if strings.EqualFold(tag, w) {
-				score += 2
-			}
-		}
-		if strings.Contains(desc, w) {
-			score++
-		}
-	}
-	return score
 }

@@ -54,7 +54,9 @@ type DB struct {
 	missions  map[string]store.Mission // by id: ids are unique across tenants
 	runIDs    map[runKey]string        // tenant and runId -> mission id
 	submits   map[submitKey]store.SubmitRecord
-	approvals map[string]store.Approval // by id
+	approvals map[string]store.Approval    // by id
+	lexicon   map[string]store.LexiconTerm // by key; nil until the first term
+	coverage  []store.CoverageRun          // in the order recorded
 }
 
 type idemKey struct{ namespace, key string }
@@ -211,6 +213,8 @@ type txn struct {
 	missions  map[string]store.Mission
 	submits   map[submitKey]store.SubmitRecord
 	approvals map[string]store.Approval
+	lexicon   map[string]store.LexiconTerm
+	coverage  []store.CoverageRun
 }
 
 var _ store.Tx = (*txn)(nil)
@@ -226,6 +230,8 @@ func (t *txn) apply() {
 	}
 	maps.Copy(db.submits, t.submits)
 	maps.Copy(db.approvals, t.approvals)
+	t.applyLexicon()
+	db.coverage = append(db.coverage, t.coverage...)
 	for _, e := range t.events {
 		k := traceKey{e.Tenant, e.TraceID}
 		db.traces[k] = insertSorted(db.traces[k], e)

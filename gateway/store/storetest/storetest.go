@@ -50,6 +50,9 @@ func Run(t *testing.T, factory Factory) {
 		{"MissionCompareAndSet", testMissionCompareAndSet},
 		{"Submits", testSubmits},
 		{"Approvals", testApprovals},
+		{"LexiconTerms", testLexiconTerms},
+		{"LexiconCompareAndSet", testLexiconCompareAndSet},
+		{"CoverageRuns", testCoverageRuns},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench/gobench.sh: runs the Go benchmarks of ./bench pinned to one core, in
+# ROUNDS rounds of -count=1 so that the candidates of each comparison run back
+# to back (interleaved) rather than one candidate's repetitions in a row, and
+# records how much of the machine other processes used meanwhile (the VM is
+# shared: a benchmark that lost its core to someone else reads slow).
+# Before each round it waits (at most QUIET_WAIT s) for a quiet second.
+#
+# Usage: bench/gobench.sh [extra go test flags]
+# Environment (defaults): CPU=0 BENCH=. BENCHTIME=1s ROUNDS=3 CPUS=1,2
+#   QUIET_WAIT=120 QUIET_MAX=10 OUT=<new dir under /tmp>
+# Output: $OUT/bench.txt (the go test output of every round, benchstat-ready)
+# and $OUT/cpu.txt (one line a second: round, benchmark CPU %, CPU % of other
+# processes (of one core, both cores together), steal %).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CPU=${CPU:-0}
+BENCH=${BENCH:-.}
+BENCHTIME=${BENCHTIME:-1s}
+ROUNDS=${ROUNDS:-3}
+CPUS=${CPUS:-1,2}
+QUIET_WAIT=${QUIET_WAIT:-120}
+QUIET_MAX=${QUIET_MAX:-10}
+OUT=${OUT:-$(mktemp -d /tmp/praxa-gobench.XXXXXX)}
+mkdir -p "$OUT"
+hz=$(getconf CLK_TCK)
+
+busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4}' /proc/stat; }
+quiet_wait() {
+	local waited=0 a b
+	while :; do
+		a=$(busy_ticks); sleep 1; b=$(busy_ticks)
+		[ $(((b - a) * 100 / hz)) -le "$QUIET_MAX" ] && return 0
+		waited=$((waited + 1))
+		[ "$waited" -ge "$QUIET_WAIT" ] && { echo "gobench: not quiet after ${QUIET_WAIT}s, running anyway" >&2; return 0; }
+	done
+}
+
+(cd "$ROOT" && go test -c -o "$OUT/bench.test" ./bench)
+cd "$ROOT/bench"
+: >"$OUT/bench.txt"
+: >"$OUT/cpu.txt"
+for round in $(seq 1 "$ROUNDS"); do
+	quiet_wait
+	taskset -c "$CPU" "$OUT/bench.test" -test.run='^$' -test.bench="$BENCH" -test.benchtime="$BENCHTIME" \
+		-test.count=1 -test.cpu="$CPUS" "$@" >"$OUT/round$round.txt" 2>&1 &
+	pid=$!
+	prev_p=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+	read -r prev_b prev_s < <(awk '$1 == "cpu" {print $2 + $3 + $4, $9}' /proc/stat)
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		p=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) || break
+		read -r b s < <(awk '$1 == "cpu" {print $2 + $3 + $4, $9}' /proc/stat)
+		awk -v r="$round" -v p=$((p - prev_p)) -v b=$((b - prev_b)) -v s=$((s - prev_s)) -v hz="$hz" \
+			'BEGIN { printf "%d %.0f %.0f %.0f\n", r, 100 * p / hz, 100 * (b - p) / hz, 100 * s / hz }' >>"$OUT/cpu.txt"
+		prev_p=$p prev_b=$b prev_s=$s
+	done
+	wait "$pid" || { cat "$OUT/round$round.txt"; exit 1; }
+	cat "$OUT/round$round.txt" >>"$OUT/bench.txt"
+done
+
+cat "$OUT/bench.txt"
+awk '{n[$1]++; bench[$1] += $2; other[$1] += $3; steal[$1] += $4; if ($3 > 20) busy[$1]++}
+	END { for (r in n) printf "round %d, %d s: benchmark CPU %.0f%% of its core on average; other processes %.0f%% (of one core) on average, above 20%% in %d s; steal %.1f%%\n", r, n[r], bench[r] / n[r], other[r] / n[r], busy[r], steal[r] / n[r] }' \
+	"$OUT/cpu.txt" | sort -n -k2 | tee "$OUT/cpu-summary.txt"
+echo "output in $OUT"

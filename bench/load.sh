@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# bench/load.sh: wrk load harness for the gateway, method of
+# shared/reference/performance.md: servers pinned to one core, wrk to the
+# other, every figure reported with its ratio to a baseline measured in the
+# same run, candidates interleaved.
+#
+# Candidates (all on 127.0.0.1, nothing else is contacted):
+#   bare        GET  /v8/ping on bench/barechi (chi, small JSON, no middleware)
+#   read        GET  /v8/traces/{id} on praxa serve --dev, bearer token (cached
+#               after the first verification), default durable SQLite store
+#   post        POST /v8/intents on the same server, a new Idempotency-Key per
+#               request (post-intent.lua): fsync'd, group-committed SQLite
+#   post-tmpfs  (only with TMPFS=1) the same POST on a second praxa serve whose
+#               data directory is on tmpfs (/dev/shm): the durable settings,
+#               but fsync costs nothing there. It stands in for a NoSync store,
+#               which praxa serve has no switch for.
+#
+# Usage: bench/load.sh            (from anywhere; builds from this checkout)
+# Environment (defaults): DURATION=10s WARMUP=3s RUNS=3 THREADS=2 CONNS=64
+#   SERVER_CPU=0 LOAD_CPU=1 TMPFS=0 OUT=<new dir under /tmp, on disk>
+# Output: a table of medians (min-max) and the ratios, also in $OUT/summary.txt;
+# raw wrk outputs and server logs stay in $OUT.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-3s}
+RUNS=${RUNS:-3}
+THREADS=${THREADS:-2}
+CONNS=${CONNS:-64}
+SERVER_CPU=${SERVER_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+TMPFS=${TMPFS:-0}
+OUT=${OUT:-$(mktemp -d /tmp/praxa-load.XXXXXX)}
+mkdir -p "$OUT"
+
+log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# --- tools -----------------------------------------------------------------
+if ! command -v wrk >/dev/null 2>&1; then
+	log "installing wrk from Debian's packages"
+	if ! apt-get install -y wrk >"$OUT/apt.log" 2>&1; then
+		apt-get update >>"$OUT/apt.log" 2>&1
+		apt-get install -y wrk >>"$OUT/apt.log" 2>&1
+	fi
+fi
+for tool in wrk taskset curl go; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "load.sh: $tool is missing" >&2; exit 1; }
+done
+if [ "$(nproc)" -lt 2 ]; then
+	echo "load.sh: needs two CPUs (server on $SERVER_CPU, wrk on $LOAD_CPU)" >&2
+	exit 1
+fi
+
+log "building praxa and barechi from $ROOT into $OUT"
+(cd "$ROOT" && go build -o "$OUT/praxa" ./cmd/praxa && go build -o "$OUT/barechi" ./bench/barechi)
+
+# One token sends all the traffic: lift the per-principal rate limit.
+cat >"$OUT/praxec.yaml" <<'EOF'
+server:
+  limits:
+    ratePerSecond: -1
+EOF
+
+# --- servers ---------------------------------------------------------------
+PIDS=()
+cleanup() {
+	for pid in "${PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	if [ -n "${TMPFS_DIR:-}" ]; then rm -rf "$TMPFS_DIR"; fi
+}
+trap cleanup EXIT
+
+# wait_url LOGFILE PREFIX: the URL the server printed, within 30 s.
+wait_url() {
+	local file=$1 prefix=$2 url=""
+	for _ in $(seq 1 300); do
+		url=$(sed -n "s/^$prefix: listening on \(http:\/\/[^ ]*\).*/\1/p" "$file" 2>/dev/null | head -n1)
+		[ -n "$url" ] && { echo "$url"; return 0; }
+		sleep 0.1
+	done
+	echo "load.sh: no listening line in $file" >&2
+	cat "$file" >&2
+	return 1
+}
+
+# start_praxa NAME DATADIR: starts praxa serve --dev pinned to SERVER_CPU.
+start_praxa() {
+	local name=$1 dir=$2
+	taskset -c "$SERVER_CPU" "$OUT/praxa" serve --dev --addr 127.0.0.1:0 --data-dir "$dir" \
+		--config "$OUT/praxec.yaml" 2>"$OUT/$name.log" &
+	PIDS+=($!)
+	printf -v "PID_$name" '%s' "$!"
+	local url
+	url=$(wait_url "$OUT/$name.log" praxa)
+	printf -v "URL_$name" '%s' "$url"
+}
+
+taskset -c "$SERVER_CPU" "$OUT/barechi" -addr 127.0.0.1:0 2>"$OUT/barechi.log" &
+PIDS+=($!)
+PID_bare=$!
+URL_bare=$(wait_url "$OUT/barechi.log" barechi)
+
+start_praxa disk "$OUT/data"
+if [ "$TMPFS" = 1 ]; then
+	TMPFS_DIR=$(mktemp -d /dev/shm/praxa-load.XXXXXX)
+	start_praxa tmpfs "$TMPFS_DIR"
+fi
+
+export PRAXA_TOKEN
+PRAXA_TOKEN=$("$OUT/praxa" token --data-dir "$OUT/data" --ttl 2h)
+TOKEN_tmpfs=""
+if [ "$TMPFS" = 1 ]; then TOKEN_tmpfs=$("$OUT/praxa" token --data-dir "$TMPFS_DIR" --ttl 2h); fi
+
+# One intent, whose trace the read candidate reads.
+answer=$(curl -sS --max-time 10 -H "Authorization: Bearer $PRAXA_TOKEN" -H 'Content-Type: application/json' \
+	-H "Idempotency-Key: load-sh-trace-seed-$(date +%s)" \
+	-d '{"intent":"seed the trace the load test reads"}' "$URL_disk/v8/intents")
+TRACE=$(printf '%s' "$answer" | sed -n 's/.*"traceId":"\([0-9a-f]*\)".*/\1/p')
+[ -n "$TRACE" ] || { echo "load.sh: no traceId in: $answer" >&2; exit 1; }
+code=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $PRAXA_TOKEN" "$URL_disk/v8/traces/$TRACE")
+[ "$code" = 200 ] || { echo "load.sh: GET /v8/traces/$TRACE answered $code" >&2; exit 1; }
+
+CANDIDATES=(bare read post)
+if [ "$TMPFS" = 1 ]; then CANDIDATES+=(post-tmpfs); fi
+
+# --- measuring -------------------------------------------------------------
+# The machine is shared: other work on either core skews every figure. Each
+# run waits (at most QUIET_WAIT seconds) for a second in which both cores are
+# nearly idle, and records how much CPU went to processes other than the
+# server and wrk while it ran ("foreign", in % of one core).
+QUIET_WAIT=${QUIET_WAIT:-120}
+QUIET_MAX=${QUIET_MAX:-10} # busy % of both cores together that counts as quiet
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# busy_ticks: user+nice+system ticks of all CPUs (not irq, softirq, steal).
+busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4}' /proc/stat; }
+steal_ticks() { awk '$1 == "cpu" {print $9}' /proc/stat; }
+quiet_wait() {
+	local waited=0 a b busy
+	while :; do
+		a=$(busy_ticks); sleep 1; b=$(busy_ticks)
+		busy=$(( (b - a) * 100 / $(getconf CLK_TCK) ))
+		[ "$busy" -le "$QUIET_MAX" ] && return 0
+		waited=$((waited + 1))
+		if [ "$waited" -ge "$QUIET_WAIT" ]; then
+			log "the machine did not quiet down in ${QUIET_WAIT}s (busy ${busy}%): measuring anyway"
+			return 0
+		fi
+	done
+}
+to_ms() { # wrk latency ("812.00us", "1.23ms", "2.01s") -> milliseconds
+	awk -v v="$1" 'BEGIN {
+		n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+		if (u == "us") n /= 1000; else if (u == "s") n *= 1000; else if (u == "m") n *= 60000
+		printf "%.3f", n }'
+}
+
+# run CANDIDATE DURATION TAG: one wrk run; prints
+# "rps p50ms p99ms failed server-cpu% foreign-cpu% steal%", failed being non-2xx
+# answers plus socket errors.
+run() {
+	local cand=$1 dur=$2 tag=$3 url script="" pid token=$PRAXA_TOKEN
+	case $cand in
+	bare) url="$URL_bare/v8/ping"; pid=$PID_bare ;;
+	read) url="$URL_disk/v8/traces/$TRACE"; script="$ROOT/bench/get-auth.lua"; pid=$PID_disk ;;
+	post) url="$URL_disk/v8/intents"; script="$ROOT/bench/post-intent.lua"; pid=$PID_disk ;;
+	post-tmpfs) url="$URL_tmpfs/v8/intents"; script="$ROOT/bench/post-intent.lua"; pid=$PID_tmpfs; token=$TOKEN_tmpfs ;;
+	esac
+	local args=(-t"$THREADS" -c"$CONNS" -d"$dur" --latency --timeout 10s)
+	[ -n "$script" ] && args+=(-s "$script")
+	local file="$OUT/wrk-$cand-$tag.txt" before after busy0 busy1 steal0 steal1 wrk0 wrk1
+	quiet_wait
+	times >"$OUT/.times" # in this shell: a pipeline would run it in a subshell
+	wrk0=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
+	before=$(cpu_ticks "$pid"); busy0=$(busy_ticks); steal0=$(steal_ticks)
+	PRAXA_TOKEN=$token KEY_PREFIX="load-$cand-$tag-$(date +%s)" \
+		taskset -c "$LOAD_CPU" wrk "${args[@]}" "$url" >"$file" 2>&1
+	after=$(cpu_ticks "$pid"); busy1=$(busy_ticks); steal1=$(steal_ticks)
+	times >"$OUT/.times"
+	wrk1=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
+	local rps p50 p99 bad secs
+	rps=$(awk '/^Requests\/sec:/ {print $2}' "$file")
+	p50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$file")")
+	p99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$file")")
+	# non-2xx answers plus socket errors (connect, read, write, timeout)
+	bad=$(awk '/Non-2xx or 3xx responses:/ {n += $5}
+		/Socket errors:/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10}
+		END {print n + 0}' "$file")
+	secs=$(awk -v d="$dur" 'BEGIN { n = d + 0; if (d ~ /m$/) n *= 60; print n }')
+	local hz cpu foreign steal wrkcpu
+	hz=$(getconf CLK_TCK)
+	cpu=$(awk -v t="$((after - before))" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.0f", 100 * t / hz / s }')
+	# times prints "XmY.YYYs XmY.YYYs" (user, system) of this shell's children.
+	wrkcpu=$(printf '%s\n%s\n' "$wrk0" "$wrk1" | awk -v s="$secs" '
+		function sec(v,  m) { m = v; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", v); sub(/s$/, "", v); return m * 60 + v }
+		NR == 1 {a = sec($1) + sec($2)} NR == 2 {b = sec($1) + sec($2)} END {printf "%.0f", 100 * (b - a) / s}')
+	foreign=$(awk -v t="$((busy1 - busy0))" -v hz="$hz" -v s="$secs" -v srv="$cpu" -v w="$wrkcpu" \
+		'BEGIN { f = 100 * t / hz / s - srv - w; if (f < 0) f = 0; printf "%.0f", f }')
+	steal=$(awk -v t="$((steal1 - steal0))" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.0f", 100 * t / hz / s }')
+	[ -n "$rps" ] || { echo "load.sh: wrk failed, see $file" >&2; cat "$file" >&2; exit 1; }
+	echo "$rps $p50 $p99 ${bad:-0} $cpu $foreign $steal"
+}
+
+log "servers: bare $URL_bare, praxa $URL_disk${URL_tmpfs:+, praxa on tmpfs $URL_tmpfs}; trace $TRACE"
+log "warm-up: one ${WARMUP} run per candidate, discarded"
+for cand in "${CANDIDATES[@]}"; do run "$cand" "$WARMUP" warmup >/dev/null; done
+
+declare -A RES
+for r in $(seq 1 "$RUNS"); do
+	for cand in "${CANDIDATES[@]}"; do
+		RES[$cand,$r]=$(run "$cand" "$DURATION" "run$r")
+		log "run $r $cand: $(echo "${RES[$cand,$r]}" | awk '{printf "%s req/s, p50 %s ms, p99 %s ms, failed %s, server CPU %s%%, foreign CPU %s%%, steal %s%%", $1, $2, $3, $4, $5, $6, $7}')"
+	done
+done
+
+# --- summary ---------------------------------------------------------------
+# col CANDIDATE FIELD: the values of one field over the runs, one per line.
+col() { for r in $(seq 1 "$RUNS"); do echo "${RES[$1,$r]}" | awk -v f="$2" '{print $f}'; done; }
+median() { sort -g | awk '{a[NR] = $1} END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+minmax() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {print lo "-" hi}'; }
+# ratio A B: median of A's req/s over median of B's, and the range of the
+# per-round ratios (the candidates of one round ran back to back).
+ratio() {
+	local a b
+	a=$(col "$1" 1 | median)
+	b=$(col "$2" 1 | median)
+	local per
+	per=$(for r in $(seq 1 "$RUNS"); do
+		paste <(echo "${RES[$1,$r]}" | awk '{print $1}') <(echo "${RES[$2,$r]}" | awk '{print $1}') | awk '{printf "%.3f\n", $1 / $2}'
+	done | minmax)
+	awk -v a="$a" -v b="$b" -v per="$per" -v n1="$1" -v n2="$2" 'BEGIN { printf "%-22s %.3f  (per-round %s)\n", n1 " / " n2, a / b, per }'
+}
+
+{
+	echo "praxa load harness, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, server on CPU $SERVER_CPU, wrk on CPU $LOAD_CPU"
+	echo "wrk -t$THREADS -c$CONNS -d$DURATION --latency; $RUNS measured runs per candidate (interleaved), ${WARMUP} warm-up discarded"
+	echo
+	printf '%-11s %-30s %-22s %-24s %-7s %-8s %s\n' candidate "req/s median (min-max)" "p50 ms" "p99 ms" failed "srv CPU%" "foreign CPU% (max)"
+	for cand in "${CANDIDATES[@]}"; do
+		printf '%-11s %-30s %-22s %-24s %-7s %-8s %s\n' "$cand" \
+			"$(col "$cand" 1 | median) ($(col "$cand" 1 | minmax))" \
+			"$(col "$cand" 2 | median) ($(col "$cand" 2 | minmax))" \
+			"$(col "$cand" 3 | median) ($(col "$cand" 3 | minmax))" \
+			"$(col "$cand" 4 | awk '{s += $1} END {print s}')" \
+			"$(col "$cand" 5 | median)" \
+			"$(col "$cand" 6 | sort -g | tail -n1)"
+	done
+	echo
+	echo "ratios of req/s medians:"
+	ratio read bare
+	ratio post bare
+	ratio post read
+	if [ "$TMPFS" = 1 ]; then ratio post post-tmpfs; fi
+	echo
+	echo "raw outputs and server logs: $OUT"
+} | tee "$OUT/summary.txt"

@@ -1,0 +1,581 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	_ "modernc.org/sqlite" // the raw count below reads the file with database/sql
+)
+
+// This file holds the checklist's crash test: "a process killed mid-request
+// and restarted either replays or executes once". It runs the real binary as
+// a child process, kills it with SIGKILL while POST /v8/intents requests are
+// in flight, restarts it on the same data directory and retries every key.
+
+// crashConfig disables the per-principal rate limit (the test sends
+// hundreds of requests with one token; 429s would hide nothing but noise).
+const crashConfig = "server:\n  limits:\n    ratePerSecond: -1\n"
+
+var crashListeningRE = regexp.MustCompile(`praxa: listening on (\S+)`)
+
+// crashChild is one running `praxa serve --dev` process.
+type crashChild struct {
+	cmd  *exec.Cmd
+	url  string
+	done chan struct{} // closed when the process has exited and stderr is drained
+	mu   sync.Mutex
+	tail []string // the last lines of stderr, for failure messages
+}
+
+func (c *crashChild) keep(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tail = append(c.tail, line)
+	if len(c.tail) > 40 {
+		c.tail = c.tail[len(c.tail)-40:]
+	}
+}
+
+func (c *crashChild) stderr() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.tail, "\n")
+}
+
+// crashBuild builds the binary once into a temporary directory.
+func crashBuild(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go tool to build the binary: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "praxa")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// crashStart starts `praxa serve --dev` on addr and returns once it listens.
+// It retries a few times when the port is still held by the killed process.
+func crashStart(t *testing.T, bin, addr, dataDir, cfgPath string) *crashChild {
+	t.Helper()
+	var last string
+	for attempt := range 5 {
+		c, err := crashTryStart(bin, addr, dataDir, cfgPath)
+		if err == nil {
+			return c
+		}
+		last = err.Error()
+		if !strings.Contains(last, "address already in use") {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+	}
+	t.Fatalf("praxa serve did not start: %s", last)
+	return nil
+}
+
+func crashTryStart(bin, addr, dataDir, cfgPath string) (*crashChild, error) {
+	c := &crashChild{done: make(chan struct{})}
+	c.cmd = exec.Command(bin, "serve", "--dev", "--addr", addr, "--data-dir", dataDir, "--config", cfgPath)
+	c.cmd.Env = append(os.Environ(), "PRAXA_DATA_DIR=")
+	stderr, err := c.cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	c.cmd.Stdout = io.Discard
+	if err := c.cmd.Start(); err != nil {
+		return nil, err
+	}
+	urlc := make(chan string, 1)
+	go func() {
+		// Drain stderr for the life of the process: the server logs a line
+		// per request and would block on a full pipe.
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			c.keep(line)
+			if m := crashListeningRE.FindStringSubmatch(line); m != nil {
+				select {
+				case urlc <- m[1]:
+				default:
+				}
+			}
+		}
+		c.cmd.Wait()
+		close(c.done)
+	}()
+	select {
+	case c.url = <-urlc:
+		return c, nil
+	case <-c.done:
+		return nil, fmt.Errorf("exited before listening: %s", c.stderr())
+	case <-time.After(60 * time.Second):
+		c.cmd.Process.Kill()
+		<-c.done
+		return nil, fmt.Errorf("no listening line within 60s: %s", c.stderr())
+	}
+}
+
+// kill ends the child with SIGKILL and waits for it.
+func (c *crashChild) kill(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Errorf("kill: %v", err)
+	}
+	<-c.done
+}
+
+// stop asks the child to shut down gracefully and waits at most 30s.
+func (c *crashChild) stop(t *testing.T) {
+	t.Helper()
+	c.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-c.done:
+	case <-time.After(30 * time.Second):
+		t.Errorf("praxa serve did not stop within 30s; killing it")
+		c.kill(t)
+	}
+}
+
+// crashToken runs `praxa token` for the data directory.
+func crashToken(t *testing.T, bin, dataDir string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "token", "--data-dir", dataDir, "--ttl", "1h")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("praxa token: %v\n%s", err, stderr.String())
+	}
+	return strings.TrimSpace(stdout.String())
+}
+
+// crashAnswer is what one POST /v8/intents answered.
+type crashAnswer struct {
+	status   int
+	intentID string
+	replayed bool
+	err      error // transport failure: the outcome is unknown
+}
+
+func crashBody(key string) string {
+	return fmt.Sprintf(`{"intent":"crash test for %s","tags":["crash"]}`, key)
+}
+
+func crashPost(ctx context.Context, client *http.Client, base, token, key string) crashAnswer {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v8/intents", strings.NewReader(crashBody(key)))
+	if err != nil {
+		return crashAnswer{err: err}
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := client.Do(req)
+	if err != nil {
+		return crashAnswer{err: err}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return crashAnswer{err: err}
+	}
+	a := crashAnswer{status: resp.StatusCode, replayed: resp.Header.Get("Idempotent-Replayed") == "true"}
+	if resp.StatusCode == http.StatusOK {
+		var out struct {
+			IntentID string `json:"intentId"`
+		}
+		if err := json.Unmarshal(body, &out); err != nil || out.IntentID == "" {
+			return crashAnswer{status: resp.StatusCode, err: fmt.Errorf("200 without an intentId: %s", body)}
+		}
+		a.intentID = out.IntentID
+	}
+	return a
+}
+
+func crashClient() *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}}
+}
+
+// crashLedger keeps, for each key, the intent id of every 200 answer seen.
+type crashLedger struct {
+	mu   sync.Mutex
+	seen map[string]map[string]int // key -> intentId -> answers
+}
+
+// has reports whether a 200 was seen for key.
+func (l *crashLedger) has(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.seen[key]) > 0
+}
+
+func (l *crashLedger) add(key, intentID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen[key] == nil {
+		l.seen[key] = map[string]int{}
+	}
+	l.seen[key][intentID]++
+}
+
+// TestCrashRestartExactlyOnce kills the gateway with SIGKILL while intents
+// are being submitted, three times, restarting it on the same data
+// directory each time, and proves every idempotency key was executed
+// exactly once: every retry answers 200 (fresh or replayed), every 200 of a
+// key names one intent, and the database holds one intent per key.
+func TestCrashRestartExactlyOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and kills it: skipped with -short")
+	}
+	bin := crashBuild(t)
+	dataDir := t.TempDir()
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
+	if err := os.WriteFile(cfgPath, []byte(crashConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	const (
+		rounds    = 3
+		workers   = 8
+		perRound  = 300 // keys fired per round before and around the kill
+		maxRetry  = 3   // attempts per key after a restart (transport errors only)
+		roundTime = 60 * time.Second
+	)
+	// The first start picks a free port; restarts reuse it, because in dev
+	// mode the issuer URL (and with it the principal's idempotency
+	// namespace) contains the port.
+	child := crashStart(t, bin, "127.0.0.1:0", dataDir, cfgPath)
+	u, err := url.Parse(child.url)
+	if err != nil {
+		t.Fatalf("listening URL %q: %v", child.url, err)
+	}
+	addr := u.Host
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		t.Fatalf("listening URL %q: %v", child.url, err)
+	}
+	t.Cleanup(func() {
+		if child != nil {
+			select {
+			case <-child.done:
+			default:
+				child.kill(t)
+			}
+		}
+	})
+
+	led := &crashLedger{seen: map[string]map[string]int{}}
+	var allKeys []string
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+
+	for round := range rounds {
+		token := crashToken(t, bin, dataDir)
+		keys := make([]string, perRound)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("crash-r%d-%06d-%08x", round, i, rng.Uint32())
+		}
+		allKeys = append(allKeys, keys...)
+
+		// Fire, and kill once a random number of answers came back: the
+		// other workers are then in the middle of their requests.
+		killAfter := int64(10 + rng.IntN(perRound/2))
+		var (
+			next, answered, inflight, unknown atomic.Int64
+			killed                            atomic.Bool
+			inflightAtKill                    int64
+			wg                                sync.WaitGroup
+		)
+		ctx, cancel := context.WithTimeout(context.Background(), roundTime)
+		client := crashClient()
+		killc := make(chan struct{})
+		var killOnce sync.Once
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !killed.Load() && ctx.Err() == nil {
+					i := next.Add(1) - 1
+					if i >= perRound {
+						return
+					}
+					inflight.Add(1)
+					a := crashPost(ctx, client, child.url, token, keys[i])
+					inflight.Add(-1)
+					switch {
+					case a.err != nil:
+						unknown.Add(1)
+					case a.status == http.StatusOK:
+						led.add(keys[i], a.intentID)
+					default:
+						t.Errorf("round %d, key %s before the kill: status %d", round, keys[i], a.status)
+					}
+					if answered.Add(1) >= killAfter {
+						killOnce.Do(func() { close(killc) })
+					}
+				}
+			}()
+		}
+		select {
+		case <-killc:
+		case <-ctx.Done():
+			t.Fatalf("round %d: the kill threshold (%d answers) was not reached in time", round, killAfter)
+		}
+		inflightAtKill = inflight.Load()
+		killed.Store(true)
+		child.kill(t)
+		wg.Wait()
+		client.CloseIdleConnections()
+		cancel()
+		t.Logf("round %d: killed after %d answers with %d requests in flight; %d requests had no answer",
+			round, answered.Load(), inflightAtKill, unknown.Load())
+
+		// Restart on the same data directory and port; retry every key of
+		// the round with the identical body.
+		child = crashStart(t, bin, addr, dataDir, cfgPath)
+		token = crashToken(t, bin, dataDir)
+		crashRetry(t, child.url, token, keys, led, workers, maxRetry, fmt.Sprintf("round %d", round))
+	}
+
+	// Every key of every round once more, after all the restarts.
+	crashRetry(t, child.url, crashToken(t, bin, dataDir), allKeys, led, workers, maxRetry, "final")
+	child.stop(t)
+	if t.Failed() {
+		t.Fatalf("stderr of the last run:\n%s", child.stderr())
+	}
+
+	// Exactly once: one intent id per key across every 200 seen ...
+	ids := map[string]string{} // intent id -> key
+	for _, k := range allKeys {
+		seen := led.seen[k]
+		if len(seen) != 1 {
+			t.Errorf("key %s: the 200 answers name %d intents: %v", k, len(seen), seen)
+			continue
+		}
+		for id := range seen {
+			if other, dup := ids[id]; dup {
+				t.Errorf("intent %s answered for two keys: %s and %s", id, other, k)
+			}
+			ids[id] = k
+		}
+	}
+	// ... each of them in the store ...
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, dataPath(dataDir), nil)
+	if err != nil {
+		t.Fatalf("reopen the store: %v", err)
+	}
+	err = st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		for id, k := range ids {
+			if _, err := tx.GetIntent(ctx, devTenant, id); err != nil {
+				t.Errorf("intent %s of key %s: %v", id, k, err)
+			}
+		}
+		return nil
+	})
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ... and nothing else: the file holds exactly one intent (and one
+	// idempotency record) per key.
+	db, err := sql.Open("sqlite", "file:"+dataPath(dataDir)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var intents, records int
+	if err := db.QueryRow(`SELECT count(*) FROM intents`).Scan(&intents); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM idempotency`).Scan(&records); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != len(allKeys) || intents != len(allKeys) || records != len(allKeys) {
+		t.Errorf("keys %d, distinct intents answered %d, intents stored %d, idempotency records %d; want all equal",
+			len(allKeys), len(ids), intents, records)
+	}
+}
+
+// crashRetry sends every key once more, from several goroutines, and
+// requires 200 for each; a transport error is retried up to maxRetry times.
+func crashRetry(t *testing.T, base, token string, keys []string, led *crashLedger, workers, maxRetry int, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client := crashClient()
+	defer client.CloseIdleConnections()
+	var next, fresh, replayed, lostAnswers atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(keys) || ctx.Err() != nil {
+					return
+				}
+				var a crashAnswer
+				for range maxRetry {
+					if a = crashPost(ctx, client, base, token, keys[i]); a.err == nil {
+						break
+					}
+				}
+				switch {
+				case a.err != nil:
+					t.Errorf("%s: retry of %s: %v", what, keys[i], a.err)
+				case a.status != http.StatusOK:
+					t.Errorf("%s: retry of %s: status %d, want 200", what, keys[i], a.status)
+				default:
+					if a.replayed && !led.has(keys[i]) {
+						lostAnswers.Add(1) // committed before the kill, answer lost
+					}
+					led.add(keys[i], a.intentID)
+					if a.replayed {
+						replayed.Add(1)
+					} else {
+						fresh.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%s: retried %d keys: %d replayed (%d of them committed before the kill with the answer lost), %d executed now",
+		what, len(keys), replayed.Load(), lostAnswers.Load(), fresh.Load())
+}
+
+// TestConcurrentSameKeyOneIntent sends 20 identical requests with one key
+// at once to an in-process gateway: one intent is recorded, every 200 names
+// it, the others are told the key is in progress (409), and retrying those
+// replays the same answer.
+func TestConcurrentSameKeyOneIntent(t *testing.T) {
+	dataDir := t.TempDir()
+	var logs crashLog
+	env := &environment{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &logs, getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, dev: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			a.close()
+		}
+	}()
+	var tokOut bytes.Buffer
+	if code := run(ctx, &environment{stdout: &tokOut, stderr: io.Discard, getenv: env.getenv}, []string{"token", "--data-dir", dataDir}); code != 0 {
+		t.Fatalf("praxa token exited %d", code)
+	}
+	token := strings.TrimSpace(tokOut.String())
+
+	const n = 20
+	key := "same-key-" + fmt.Sprint(time.Now().UnixNano())
+	client := crashClient()
+	defer client.CloseIdleConnections()
+	answers := make([]crashAnswer, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			answers[i] = crashPost(ctx, client, a.url, token, key)
+		}()
+	}
+	close(start)
+	wg.Wait()
+
+	ids := map[string]int{}
+	var ok, busy, replays int
+	for i, ans := range answers {
+		switch {
+		case ans.err != nil:
+			t.Fatalf("request %d: %v", i, ans.err)
+		case ans.status == http.StatusOK:
+			ok++
+			if ans.replayed {
+				replays++
+			}
+			ids[ans.intentID]++
+		case ans.status == http.StatusConflict:
+			busy++
+		default:
+			t.Errorf("request %d: status %d, want 200 or 409", i, ans.status)
+		}
+	}
+	if ok-replays != 1 || len(ids) != 1 {
+		t.Fatalf("200 answers %d naming intents %v; want one fresh (%d replayed), all naming one intent", ok, ids, replays)
+	}
+	// The ones told to retry get the same answer, replayed.
+	for range busy {
+		ans := crashPost(ctx, client, a.url, token, key)
+		if ans.err != nil || ans.status != http.StatusOK || !ans.replayed {
+			t.Fatalf("retry after 409: %+v", ans)
+		}
+		ids[ans.intentID]++
+	}
+	if len(ids) != 1 {
+		t.Fatalf("answers name intents %v; want one", ids)
+	}
+	t.Logf("%d concurrent requests: %d answered 200 (%d of them replayed), %d answered 409 and replayed on retry", n, ok, replays, busy)
+
+	if err := a.close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	closed = true
+	db, err := sql.Open("sqlite", "file:"+dataPath(dataDir)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var count int
+	if err := db.QueryRow(`SELECT count(*) FROM intents`).Scan(&count); err != nil {
+		t.Fatal(err)
+	}
+	if count != 1 {
+		t.Errorf("intents stored: %d, want 1", count)
+	}
+}
+
+// crashLog is a bytes.Buffer safe for concurrent writers.
+type crashLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *crashLog) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// TestMCPCommand runs `praxa mcp` as a child process over stdio, as an MCP
+// host does: on the local store of a `praxa serve --dev` data directory,
+// and as a client of the running gateway (--gateway URL).
+func TestMCPCommand(t *testing.T) {
+	bin := buildPraxa(t)
+	dir := t.TempDir()
+	gw := startDevServe(t, bin, dir) // creates the dev issuer; --gateway talks to it
+	tok := mintToken(t, bin, dir)
+
+	t.Run("local store", func(t *testing.T) {
+		cs, stderr := connectStdio(t, bin, childEnv(), "mcp", "--dev", "--data-dir", dir, "--token", tok)
+		started := stdioDrive(t, cs)
+		// The store is the gateway's: the mission started over stdio is
+		// read back over REST.
+		assertMissionState(t, gw.url, tok, started, "test")
+		if !strings.Contains(stderr.String(), "serving all tools on stdio for dev-user (tenant dev)") {
+			t.Errorf("stderr does not announce the binding:\n%s", stderr.String())
+		}
+	})
+	t.Run("local store, token from PRAXA_TOKEN, one tool set", func(t *testing.T) {
+		cs, _ := connectStdio(t, bin, childEnv("PRAXA_TOKEN="+tok), "mcp", "--dev", "--data-dir", dir, "--tools", contracts.SetPraxec)
+		res, err := cs.ListTools(context.Background(), nil)
+		must(t, err, "tools/list")
+		if len(res.Tools) != 2 {
+			t.Errorf("--tools praxec lists %d tools, want 2", len(res.Tools))
+		}
+	})
+	t.Run("gateway", func(t *testing.T) {
+		cs, _ := connectStdio(t, bin, childEnv(), "mcp", "--gateway", gw.url, "--token", tok)
+		started := stdioDrive(t, cs)
+		assertMissionState(t, gw.url, tok, started, "test")
+	})
+
+	refusals := []struct {
+		name, want string
+		env        []string
+		args       []string
+	}{
+		{"no token", "no credential: pass --token or set PRAXA_TOKEN", childEnv(), []string{"mcp", "--dev", "--data-dir", dir}},
+		{"empty PRAXA_TOKEN", "no credential", childEnv("PRAXA_TOKEN="), []string{"mcp", "--dev", "--data-dir", dir}},
+		{"invalid token", "the credential is not accepted", childEnv(), []string{"mcp", "--dev", "--data-dir", dir, "--token", tok[:len(tok)-6] + "AAAAAA"}},
+		{"garbage token", "the credential is not accepted", childEnv(), []string{"mcp", "--dev", "--data-dir", dir, "--token", "not-a-token"}},
+		{"no token, gateway", "no credential", childEnv(), []string{"mcp", "--gateway", gw.url}},
+		{"bad token, gateway", "refuses the credential", childEnv(), []string{"mcp", "--gateway", gw.url, "--token", "not-a-token"}},
+		{"unknown tool set", "unknown tool set", childEnv(), []string{"mcp", "--dev", "--data-dir", dir, "--token", tok, "--tools", "nope"}},
+	}
+	for _, r := range refusals {
+		t.Run(r.name, func(t *testing.T) {
+			code, stdout, stderr := runChild(t, bin, r.env, r.args...)
+			if code == 0 {
+				t.Errorf("exit 0, want non-zero")
+			}
+			if stdout != "" {
+				t.Errorf("stdout, the protocol channel, holds %q", stdout)
+			}
+			if !strings.Contains(stderr, r.want) {
+				t.Errorf("stderr %q does not say %q", stderr, r.want)
+			}
+		})
+	}
+}
+
+// connectStdio starts bin args as an MCP server over stdio with env.
+func connectStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.ClientSession, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Dir = t.TempDir()
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "praxa-mcp-test", Version: "0"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect to %v: %v\nstderr:\n%s", args, err, stderr.String())
+	}
+	t.Cleanup(func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("close: %v\nstderr:\n%s", err, stderr.String())
+		}
+		if cmd.ProcessState == nil || !cmd.ProcessState.Success() {
+			t.Errorf("praxa mcp did not exit cleanly on EOF: %v\nstderr:\n%s", cmd.ProcessState, stderr.String())
+		}
+	})
+	return cs, stderr
+}
+
+// stdioDrive lists the tools, reads home, starts deploy_pipeline and follows
+// its run_lint link verbatim. It returns the started workflow's id.
+func stdioDrive(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	ctx := context.Background()
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Errorf("stdio protocol %s, want 2026-07-28", v)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	must(t, err, "tools/list")
+	if len(tools.Tools) != 14 {
+		t.Errorf("tools/list: %d tools, want 14", len(tools.Tools))
+	}
+	callOK := func(tool string, args any) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		must(t, err, "%s", tool)
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError {
+			t.Fatalf("%s: %s", tool, text)
+		}
+		var body map[string]any
+		must(t, json.Unmarshal([]byte(text), &body), "%s answer", tool)
+		return body
+	}
+	callOK(contracts.ToolPraxecQuery, map[string]any{})
+	started := callOK(contracts.ToolPraxecCommand, map[string]any{"definitionId": "deploy_pipeline"})
+	for _, l := range started["links"].([]any) {
+		l := l.(map[string]any)
+		if l["rel"] == "run_lint" {
+			next := callOK(l["method"].(string), l["args"])
+			if s := next["workflow"].(map[string]any)["state"]; s != "test" {
+				t.Errorf("after run_lint: state %v", s)
+			}
+		}
+	}
+	// A refusal is a tool error, and the server goes on.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: contracts.ToolSubmitIntent, Arguments: map[string]any{"intent": "x"}})
+	must(t, err, "aura_submit_intent without a key")
+	if !res.IsError || res.StructuredContent != nil || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"idempotency-key-missing"`) {
+		t.Errorf("aura_submit_intent without a key: %+v", res)
+	}
+	return started["workflow"].(map[string]any)["id"].(string)
+}
+
+// assertMissionState reads a mission over REST.
+func assertMissionState(t *testing.T, base, tok, id, state string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/v8/missions/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	res, err := http.DefaultClient.Do(req)
+	must(t, err, "GET mission")
+	defer res.Body.Close()
+	var m struct {
+		Workflow struct{ State string } `json:"workflow"`
+	}
+	must(t, json.NewDecoder(res.Body).Decode(&m), "decode mission")
+	if res.StatusCode != http.StatusOK || m.Workflow.State != state {
+		t.Errorf("GET /v8/missions/%s: %d, state %q, want %q", id, res.StatusCode, m.Workflow.State, state)
+	}
+}

@@ -1,0 +1,146 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// mcpPath is where the contract's MCP server is served over streamable
+// HTTP, beside /v8.
+const mcpPath = "/mcp"
+
+// mcpProtocolVersion is the protocol version of the suite's raw JSON-RPC
+// requests.
+const mcpProtocolVersion = "2025-06-18"
+
+// bearer adds a bearer token to every request of the MCP client.
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// session connects the go-sdk client to the target's /mcp with tok; it is
+// closed when the case ends.
+func (t *T) session(tok string) *mcp.ClientSession {
+	hc := *t.r.http
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = &bearer{token: tok, base: base}
+	client := mcp.NewClient(&mcp.Implementation{Name: SuiteName, Version: Version}, nil)
+	cs, err := client.Connect(t.ctx, &mcp.StreamableClientTransport{Endpoint: t.r.base + mcpPath, HTTPClient: &hc,
+		DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatalf("connect an MCP client to %s: %v", mcpPath, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callTool calls a tool through an MCP session; a protocol error fails the
+// case.
+func (t *T) callTool(cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	res, err := cs.CallTool(t.ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res
+}
+
+// toolText returns the text of a result's first text content.
+func toolText(res *mcp.CallToolResult) string {
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			return tc.Text
+		}
+	}
+	return ""
+}
+
+// toolError checks that res is a tool error in the seeds/000 envelope
+// {error:{code,message,hint}, links} with no structuredContent, and
+// returns it.
+func (t *T) toolError(what string, res *mcp.CallToolResult) contracts.ErrorEnvelope {
+	if !res.IsError {
+		t.Fatalf("%s: want a tool result with isError, got a success: %s", what, truncate(toolText(res), 300))
+	}
+	if res.StructuredContent != nil {
+		t.Fatalf("%s: an error result must carry no structuredContent (clients validate it against the output schema)", what)
+	}
+	var env struct {
+		Error *contracts.ErrorBody `json:"error"`
+		Links *[]contracts.Link    `json:"links"`
+	}
+	text := toolText(res)
+	if err := json.Unmarshal([]byte(text), &env); err != nil || env.Error == nil || env.Links == nil {
+		t.Fatalf("%s: the error text is not the {error:{code,message,hint}, links:[]} envelope: %s", what, truncate(text, 300))
+	}
+	if env.Error.Code == "" || env.Error.Message == "" {
+		t.Fatalf("%s: the error envelope needs a code and a message: %s", what, truncate(text, 300))
+	}
+	return contracts.ErrorEnvelope{Error: *env.Error, Links: *env.Links}
+}
+
+// rpcAnswer is one raw JSON-RPC exchange over /mcp.
+type rpcAnswer struct {
+	resp *response
+	// msg is the JSON-RPC response, when the answer held one.
+	msg *struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+}
+
+// rpc posts one raw JSON-RPC body to /mcp (no initialize: the transport
+// is expected to serve stateless requests) and decodes the answer, JSON or
+// an event stream.
+func (t *T) rpc(tok string, header http.Header, body any) rpcAnswer {
+	h := http.Header{}
+	h.Set("Accept", "application/json, text/event-stream")
+	h.Set("MCP-Protocol-Version", mcpProtocolVersion)
+	for k, vs := range header {
+		h[k] = vs
+	}
+	resp := t.do(request{method: http.MethodPost, path: mcpPath, token: tok, header: h, body: mustJSON(t, body)})
+	a := rpcAnswer{resp: resp}
+	if resp.Status != http.StatusOK {
+		return a
+	}
+	payload := resp.Body
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+		payload = nil
+		sc := bufio.NewScanner(bytes.NewReader(resp.Body))
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
+				payload = []byte(strings.TrimSpace(data))
+				if bytes.Contains(payload, []byte(`"id"`)) {
+					break
+				}
+			}
+		}
+	}
+	if len(payload) > 0 && json.Unmarshal(payload, &a.msg) != nil {
+		a.msg = nil
+	}
+	return a
+}

@@ -1,0 +1,263 @@
+package config
+
+import (
+	"slices"
+	"strconv"
+)
+
+// Capability is one capability under capabilities: a named piece of work
+// (its executor) with the discovery metadata that makes it findable and the
+// guards checked right before it runs. A capability may wrap another one:
+// it then runs the wrapped capability's executor and adds its own guards on
+// top of the wrapped one's.
+//
+// Which capabilities the proxy surface offers is decided by proxy.expose and
+// by Exposed: see there.
+type Capability struct {
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	// Aliases are further names search matches the capability by.
+	Aliases []string `json:"aliases,omitempty"`
+	// Domain is a coarse group (git, ticket, deploy) for browsing.
+	Domain string `json:"domain,omitempty"`
+	// ExposeDirectly asks MCP surfaces to list the capability as a tool of
+	// its own rather than only through search and describe.
+	ExposeDirectly bool `json:"exposeDirectly,omitempty"`
+	// InputSchema validates the capability's arguments (JSON Schema
+	// 2020-12, object root, local references only).
+	InputSchema map[string]any `json:"inputSchema,omitempty"`
+	// Guards run immediately before the executor; all must pass.
+	Guards []Guard `json:"guards,omitempty"`
+	// Executor does the work (noop when absent). A capability that wraps
+	// another has none of its own.
+	Executor *Executor `json:"executor,omitempty"`
+	// Wraps names the capability whose executor this one runs.
+	Wraps string `json:"wraps,omitempty"`
+	// Produces names the evidence a successful run adds.
+	Produces []string `json:"produces,omitempty"`
+	// Reliability bounds one run.
+	Reliability *Reliability `json:"reliability,omitempty"`
+}
+
+// Reliability bounds the run of a capability.
+type Reliability struct {
+	// TimeoutMs is the longest one run may take, in milliseconds.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+}
+
+// Proxy configures the proxy surface: the capabilities it offers.
+type Proxy struct {
+	// Expose lists the capabilities the proxy surface offers, declared
+	// inline (name) or by reference to one under capabilities
+	// (capability, optionally renamed with as).
+	Expose []Exposure `json:"expose,omitempty"`
+	// Import is reserved for importing the tools of a connection; it is
+	// accepted and ignored until connections are implemented.
+	Import []map[string]any `json:"import,omitempty"`
+}
+
+// Exposure is one entry of proxy.expose. Exactly one of Name (an inline
+// capability, described by the other members) and Capability (a capability
+// declared under capabilities) is set; As renames a referenced capability.
+// The metadata members of a reference override the capability's title,
+// description, domain and input schema, add to its tags and aliases, and
+// stack its guards on top of the capability's.
+type Exposure struct {
+	Name       string `json:"name,omitempty"`
+	Capability string `json:"capability,omitempty"`
+	As         string `json:"as,omitempty"`
+
+	Title          string         `json:"title,omitempty"`
+	Description    string         `json:"description,omitempty"`
+	Tags           []string       `json:"tags,omitempty"`
+	Aliases        []string       `json:"aliases,omitempty"`
+	Domain         string         `json:"domain,omitempty"`
+	ExposeDirectly bool           `json:"exposeDirectly,omitempty"`
+	InputSchema    map[string]any `json:"inputSchema,omitempty"`
+	Guards         []Guard        `json:"guards,omitempty"`
+	// Executor is the inline capability's executor (noop when absent); a
+	// reference takes the capability's.
+	Executor    *Executor    `json:"executor,omitempty"`
+	Produces    []string     `json:"produces,omitempty"`
+	Reliability *Reliability `json:"reliability,omitempty"`
+}
+
+// ProxyDefaultWorkflow is the id of the built-in workflow proxy capabilities
+// run in; no workflow, capability or connection may take it.
+const ProxyDefaultWorkflow = "proxy_default"
+
+// ExposedCapability is a capability as the proxy surface offers it, with
+// everything it inherits resolved.
+type ExposedCapability struct {
+	// ID is the name the surface knows it by.
+	ID string
+	// Declared is the capability under capabilities it stands for, ""
+	// for an inline exposure.
+	Declared string
+	// Source says where it was declared: capabilities.ID or
+	// proxy.expose[N].
+	Source string
+
+	Title, Description, Domain string
+	Tags, Aliases              []string
+	ExposeDirectly             bool
+	// InputSchema is nil when neither the exposure nor the capabilities it
+	// stands for declare one.
+	InputSchema map[string]any
+	// Guards in the order they run: the innermost wrapped capability's
+	// first, the exposure's last.
+	Guards []Guard
+	// Executor is nil for noop.
+	Executor    *Executor
+	Produces    []string
+	Reliability *Reliability
+}
+
+// Exposed resolves the capabilities the proxy surface offers, in a stable
+// order (proxy.expose in declaration order, then the capabilities by id):
+//
+//   - every proxy.expose entry, under its name, or under as, or under the
+//     name of the capability it references;
+//   - every capability under capabilities that no other capability wraps
+//     and no proxy.expose entry references, under its own id. A wrapped
+//     capability is a building block (exposing it would skip the guards of
+//     its wrapper); a referenced one is offered through its exposure.
+//
+// The configuration is assumed valid (Load checked it): references resolve
+// and wraps has no cycle; a broken reference is skipped.
+func (c *Config) Exposed() []ExposedCapability {
+	var out []ExposedCapability
+	referenced := map[string]bool{}
+	for i, e := range c.Proxy.Expose {
+		src := "proxy.expose[" + strconv.Itoa(i) + "]"
+		if e.Capability != "" {
+			base, ok := c.resolveCapability(e.Capability, 0)
+			if !ok {
+				continue
+			}
+			referenced[e.Capability] = true
+			x := base
+			x.ID, x.Declared, x.Source = e.Capability, e.Capability, src
+			if e.As != "" {
+				x.ID = e.As
+			}
+			x.Title = firstNonEmpty(e.Title, x.Title)
+			x.Description = firstNonEmpty(e.Description, x.Description)
+			x.Domain = firstNonEmpty(e.Domain, x.Domain)
+			x.Tags = union(x.Tags, e.Tags)
+			x.Aliases = union(x.Aliases, e.Aliases)
+			x.ExposeDirectly = x.ExposeDirectly || e.ExposeDirectly
+			if e.InputSchema != nil {
+				x.InputSchema = e.InputSchema
+			}
+			x.Guards = append(slices.Clone(x.Guards), e.Guards...)
+			x.Produces = union(x.Produces, e.Produces)
+			if e.Reliability != nil {
+				x.Reliability = e.Reliability
+			}
+			out = append(out, x)
+			continue
+		}
+		if e.Name == "" {
+			continue
+		}
+		out = append(out, ExposedCapability{ID: e.Name, Source: src, Title: e.Title, Description: e.Description,
+			Domain: e.Domain, Tags: slices.Clone(e.Tags), Aliases: slices.Clone(e.Aliases), ExposeDirectly: e.ExposeDirectly,
+			InputSchema: e.InputSchema, Guards: slices.Clone(e.Guards), Executor: e.Executor,
+			Produces: slices.Clone(e.Produces), Reliability: e.Reliability})
+	}
+	wrapped := map[string]bool{}
+	for _, cp := range c.Capabilities {
+		if cp.Wraps != "" {
+			wrapped[cp.Wraps] = true
+		}
+	}
+	ids := make([]string, 0, len(c.Capabilities))
+	for id := range c.Capabilities {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if wrapped[id] || referenced[id] {
+			continue
+		}
+		x, ok := c.resolveCapability(id, 0)
+		if !ok {
+			continue
+		}
+		x.ID, x.Declared = id, id
+		out = append(out, x)
+	}
+	return out
+}
+
+// maxWraps bounds how deep wraps may nest when resolving, as a guard
+// against a cycle the loader would have refused.
+const maxWraps = 64
+
+// resolveCapability resolves the capability id through what it wraps: the
+// wrapped capability's executor, its metadata where id declares none, and
+// its guards before id's own.
+func (c *Config) resolveCapability(id string, depth int) (ExposedCapability, bool) {
+	cp, ok := c.Capabilities[id]
+	if !ok || depth > maxWraps {
+		return ExposedCapability{}, false
+	}
+	x := ExposedCapability{Source: "capabilities." + id}
+	if cp.Wraps != "" {
+		inner, ok := c.resolveCapability(cp.Wraps, depth+1)
+		if !ok {
+			return ExposedCapability{}, false
+		}
+		x = inner
+		x.Source = "capabilities." + id
+	}
+	x.Title = firstNonEmpty(cp.Title, x.Title)
+	x.Description = firstNonEmpty(cp.Description, x.Description)
+	x.Domain = firstNonEmpty(cp.Domain, x.Domain)
+	x.Tags = union(x.Tags, cp.Tags)
+	x.Aliases = union(x.Aliases, cp.Aliases)
+	x.ExposeDirectly = x.ExposeDirectly || cp.ExposeDirectly
+	if cp.InputSchema != nil {
+		x.InputSchema = cp.InputSchema
+	}
+	x.Guards = append(slices.Clone(x.Guards), cp.Guards...)
+	if cp.Executor != nil {
+		x.Executor = cp.Executor
+	}
+	x.Produces = union(x.Produces, cp.Produces)
+	if cp.Reliability != nil {
+		x.Reliability = cp.Reliability
+	}
+	return x, true
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// union returns a followed by the members of b it lacks, as a new slice.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ConnectionNames returns the names of the connections the file declares,
+// sorted. The connections section is otherwise reserved: its entries are
+// accepted and not read until connections are implemented.
+func (c *Config) ConnectionNames() []string { return slices.Clone(c.connectionNames) }
+
+// SetConnectionNames replaces the connection names (for configurations
+// built in code, such as tests).
+func (c *Config) SetConnectionNames(names []string) {
+	c.connectionNames = slices.Sorted(slices.Values(names))
+}

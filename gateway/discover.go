@@ -1,0 +1,230 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// This file serves discovery: praxec.query search and describe, and
+// aura_search_capabilities, from the index of package discovery. Both
+// surfaces answer the same items; they differ in the tools their links
+// name (the praxec pair, or aura_* with a fresh idempotency key).
+
+// discoveryState is the service's catalogue and lexicon configuration.
+type discoveryState struct {
+	index *discovery.Index
+	// lexiconBase holds the configuration's lexicon terms.
+	lexiconBase map[string]config.LexiconEntry
+	// lexicon caches the merged lexicon of the last overlay read.
+	lexicon       atomic.Pointer[lexiconSnapshot]
+	lexiconWrites bool
+	skills        bool
+	scripts       bool
+}
+
+func newDiscoveryState(o *Options) *discoveryState {
+	d := &discoveryState{index: o.Discovery, lexiconBase: o.Lexicon, lexiconWrites: o.LexiconWrites,
+		skills: o.SkillsSearch, scripts: o.ScriptsSearch}
+	if d.index == nil {
+		d.index, _ = discovery.Build(o.Workflows, nil) // workflows alone: their ids are unique
+	}
+	return d
+}
+
+// DiscoveryItem is one entry of the catalogue as search and describe show
+// it: the seeds/000 members, and for a capability its discovery metadata
+// (domain and exposeDirectly, when set; aliases are searched, not shown).
+type DiscoveryItem struct {
+	ID             string           `json:"id"`
+	Kind           string           `json:"kind"`
+	Title          string           `json:"title"`
+	Description    string           `json:"description,omitempty"`
+	Tags           []string         `json:"tags"`
+	Domain         string           `json:"domain,omitempty"`
+	ExposeDirectly bool             `json:"exposeDirectly,omitempty"`
+	Links          []contracts.Link `json:"links"`
+}
+
+// SearchItem is one search result.
+type SearchItem struct {
+	Score float64       `json:"score"`
+	Item  DiscoveryItem `json:"item"`
+}
+
+// SearchResult is the answer of praxec.query search and of
+// aura_search_capabilities.
+type SearchResult struct {
+	Query string           `json:"query"`
+	Kind  string           `json:"kind,omitempty"`
+	Items []SearchItem     `json:"items"`
+	Links []contracts.Link `json:"links"`
+}
+
+// Description is the answer of praxec.query describe.
+type Description struct {
+	ID    string           `json:"id"`
+	Item  DiscoveryItem    `json:"item"`
+	Links []contracts.Link `json:"links"`
+}
+
+// homeLink and searchLink are the navigation links of the praxec surface.
+func homeLink() contracts.Link {
+	return contracts.Link{Rel: "home", Method: contracts.ToolPraxecQuery, Args: map[string]any{}}
+}
+
+func searchLink(query string) contracts.Link {
+	return contracts.Link{Rel: "search", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": query}}
+}
+
+// objectSchema is the input schema of what declares none.
+var objectSchema = json.RawMessage(`{"type":"object"}`)
+
+// render turns an index item into its wire form with the links of style.
+// goal is the goal an aura_create_mission link carries.
+func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
+	d := DiscoveryItem{ID: it.ID, Kind: string(it.Kind), Title: it.Title, Description: it.Description,
+		Tags: it.Tags, Domain: it.Domain, ExposeDirectly: it.ExposeDirectly, Links: []contracts.Link{}}
+	if goal == "" {
+		goal = it.Title
+	}
+	switch it.Kind {
+	case discovery.KindWorkflow:
+		l := contracts.Link{Rel: "start", InputSchema: it.InputSchema}
+		if style == styleAura {
+			l.Title, l.Method = "Create a mission with "+it.Title, contracts.ToolCreateMission
+			l.Args = map[string]any{"goal": goal, "definitionId": it.ID, "idempotencyKey": NewIdempotencyKey()}
+		} else {
+			l.Method = contracts.ToolPraxecCommand
+			l.Args = map[string]any{"definitionId": it.ID, "input": map[string]any{}}
+		}
+		d.Links = append(d.Links, l)
+	case discovery.KindCapability:
+		// Proxy capabilities run in the built-in proxy_default workflow:
+		// starting it with input.capability fires the capability first.
+		schema := it.InputSchema
+		if schema == nil {
+			schema = objectSchema
+		}
+		l := contracts.Link{Rel: "start", InputSchemaSnake: schema}
+		input := map[string]any{"capability": it.ID}
+		if style == styleAura {
+			l.Title, l.Method = "Run the capability "+it.ID, contracts.ToolCreateMission
+			l.Args = map[string]any{"goal": goal, "definitionId": config.ProxyDefaultWorkflow, "input": input, "idempotencyKey": NewIdempotencyKey()}
+		} else {
+			l.Method = contracts.ToolPraxecCommand
+			l.Args = map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": input}
+		}
+		d.Links = append(d.Links, l)
+	}
+	return d
+}
+
+// searchQuery reads the search arguments. kind must name a kind this
+// gateway searches: workflow, capability or connection, and skill or
+// script when the server enables them.
+func (s *Service) searchQuery(e *env) (discovery.Query, string, error) {
+	q := discovery.Query{Text: stringArg(e.args, "query"), Limit: int(int64Arg(e.args, "limit"))}
+	raw, present := e.args["kind"]
+	if !present {
+		return q, "", nil
+	}
+	name, _ := raw.(string)
+	kind, ok := discovery.ParseKind(name)
+	searchable := []string{"workflow", "capability", "connection"}
+	if s.disc.skills {
+		searchable = append(searchable, "skill")
+	}
+	if s.disc.scripts {
+		searchable = append(searchable, "script")
+	}
+	if e.tool.Name == contracts.ToolPraxecQuery {
+		searchable = append(searchable, contracts.LexiconKind)
+	}
+	switch {
+	case name == contracts.LexiconKind:
+		// Only aura_search_capabilities gets here: praxec.query routes a
+		// lexicon search elsewhere.
+		return q, "", &contracts.Error{Code: contracts.CodeInvalidParams, Message: "aura_search_capabilities does not search the lexicon",
+			Hint:   "Search lexicon terms with praxec.query (query, kind lexicon).",
+			Fields: []contracts.FieldError{{Pointer: "/kind", Detail: "must be one of " + strings.Join(searchable, ", ")}}}
+	case kind == discovery.KindSkill && !s.disc.skills, kind == discovery.KindScript && !s.disc.scripts:
+		return q, "", &contracts.Error{Code: contracts.CodeInvalidParams,
+			Message: fmt.Sprintf("searching kind %s is not enabled on this gateway", name),
+			Hint:    fmt.Sprintf("%s search is an authoring-time feature the operator enables with --enable-%ss-search; search workflow, capability or connection instead.", name, name),
+			Fields:  []contracts.FieldError{{Pointer: "/kind", Detail: "must be one of " + strings.Join(searchable, ", ")}}}
+	case !ok:
+		return q, "", &contracts.Error{Code: contracts.CodeInvalidParams, Message: fmt.Sprintf("%q is not a kind this gateway searches", name),
+			Hint:   "Leave kind out to search everything, or use one of " + strings.Join(searchable, ", ") + ".",
+			Fields: []contracts.FieldError{{Pointer: "/kind", Detail: "must be one of " + strings.Join(searchable, ", ")}}}
+	}
+	q.Kinds = []discovery.Kind{kind}
+	return q, name, nil
+}
+
+// search runs a search and renders it in style.
+func (s *Service) search(e *env, style linkStyle) (SearchResult, error) {
+	q, kind, err := s.searchQuery(e)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	hits := s.disc.index.Search(q)
+	res := SearchResult{Query: q.Text, Kind: kind, Items: make([]SearchItem, 0, len(hits))}
+	goal := strings.TrimSpace(q.Text)
+	for _, h := range hits {
+		res.Items = append(res.Items, SearchItem{Score: h.Score, Item: render(h.Item, style, goal)})
+	}
+	if style == styleAura {
+		res.Links = []contracts.Link{{Rel: "search", Title: "Search again", Method: contracts.ToolSearchCapabilities, Args: map[string]any{"query": ""}}}
+	} else {
+		res.Links = []contracts.Link{homeLink()}
+	}
+	return res, nil
+}
+
+// praxecSearch serves praxec.query search.
+func (s *Service) praxecSearch(_ context.Context, _ store.ReadTx, e *env) (any, error) {
+	return s.search(e, stylePraxec)
+}
+
+// searchCapabilities serves aura_search_capabilities.
+func (s *Service) searchCapabilities(_ context.Context, _ store.ReadTx, e *env) (any, error) {
+	return s.search(e, styleAura)
+}
+
+// describe serves praxec.query describe: the item whose id is the subject,
+// with navigation links. Every describe is audited as
+// guidance.describe_requested, with the workflowId the call names (null
+// for a browse-time describe).
+func (s *Service) describe(_ context.Context, _ store.ReadTx, e *env) (any, error) {
+	subject := stringArg(e.args, "subject")
+	it, ok := s.disc.index.Lookup(subject)
+	if !ok {
+		return nil, &contracts.Error{Code: contracts.CodeNotFound,
+			Message: fmt.Sprintf("there is no workflow, capability or connection with the id %q", subject),
+			Hint:    "Describe an id that a search answered; the linked search looks for this one.",
+			Links:   []contracts.Link{searchLink(subject)}}
+	}
+	s.describeEvent(e, subject, string(it.Kind))
+	return Description{ID: it.ID, Item: render(it, stylePraxec, ""), Links: []contracts.Link{homeLink(), searchLink("")}}, nil
+}
+
+// describeEvent records guidance.describe_requested for the call.
+func (s *Service) describeEvent(e *env, subject, kind string) {
+	wf, given := e.args["workflowId"].(string)
+	attrs := map[string]any{"subject": subject, "kind": kind, "workflowId": nil}
+	if given {
+		attrs["workflowId"] = wf
+	}
+	e.event("guidance.describe_requested", attrs)
+	if given {
+		e.events[len(e.events)-1].WorkflowID = wf
+	}
+}

@@ -1,0 +1,677 @@
+package e2e_test
+
+// This file is the package's harness. It wires real parts the way
+// cmd/praxa/serve.go does: the embedded example configuration
+// (examples/praxec.yaml) compiled by workflow.Compile, a SQLite file in
+// t.TempDir() opened with sqlitestore.Open, gateway.New with the workflows
+// and the policy, a real OIDC issuer served over HTTP and trusted through
+// config.Auth.Issuers (discovery, not a static key set), auth.NewVerifier
+// with gateway.NewRevocations, and httpapi.New behind an httptest server.
+// Tests talk to it with net/http only.
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/examples"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/gateway/workflow"
+	"github.com/praxa/praxa/issuer"
+)
+
+// resource is the resource identifier (token audience) of every gateway of
+// the package: two replicas over one file sit behind one public name, so a
+// token minted for one is accepted by the other.
+const resource = "https://gateway.e2e.praxa.test"
+
+// Identities used throughout the package.
+const (
+	tenantA       = "acme"
+	userA         = "alice"
+	operatorA     = "olivia-operator"
+	tenantB       = "globex"
+	userB         = "bob"
+	tenantSandbox = "sandbox"
+	userSandbox   = "sandy"
+)
+
+// sandboxPolicy denies destructive tools to the sandbox tenant, as the
+// commented policy block of examples/praxec.yaml does.
+var sandboxPolicy = config.Policy{DenyDestructive: []config.PrincipalMatch{{Tenant: tenantSandbox}}}
+
+// testIssuer is a real OIDC issuer served over HTTP.
+type testIssuer struct {
+	iss *issuer.Issuer
+	url string
+}
+
+func newIssuer(t testing.TB) *testIssuer {
+	t.Helper()
+	iss, err := issuer.New(issuer.Options{Algorithms: []string{issuer.ES256}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(iss)
+	t.Cleanup(srv.Close)
+	iss.SetIssuer(srv.URL)
+	return &testIssuer{iss: iss, url: srv.URL}
+}
+
+// allScopes is every scope the gateway knows.
+func allScopes() []string {
+	var out []string
+	for _, s := range contracts.Scopes() {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// token mints an access token for this package's resource; no scopes
+// means every scope.
+func (ti *testIssuer) token(t testing.TB, tenant, subject string, scopes ...string) string {
+	t.Helper()
+	if len(scopes) == 0 {
+		scopes = allScopes()
+	}
+	tok, err := ti.iss.Mint(ti.url, resource, subject, tenant, scopes, time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// logBuffer keeps a gateway's logs; they are printed when a test fails.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// gw is one running gateway.
+type gw struct {
+	url     string
+	client  *http.Client
+	handler http.Handler
+	service *gateway.Service
+	store   *sqlitestore.Store
+	dbPath  string
+	cfg     *config.Config
+}
+
+// gwOptions tune startGateway.
+type gwOptions struct {
+	// dbPath opens an existing database file (a second engine); empty
+	// creates one in t.TempDir().
+	dbPath string
+	// policy is the configuration's policy block.
+	policy config.Policy
+}
+
+// startGateway starts a complete gateway over the embedded examples.
+func startGateway(t testing.TB, ti *testIssuer, o gwOptions) *gw {
+	t.Helper()
+	ctx := context.Background()
+	logs := &logBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Auth.Issuers = []config.Issuer{{Issuer: ti.url}}
+	cfg.Auth.Resource = resource
+	// One principal sends far more than the default 50 requests a second
+	// here (benchmarks, races); the limiter has tests of its own.
+	cfg.Server.Limits.RatePerSecond = -1
+	cfg.Policy = o.policy
+	srv := httptest.NewUnstartedServer(nil)
+	cfg.Defaults(srv.Listener.Addr().String())
+
+	dbPath := o.dbPath
+	if dbPath == "" {
+		dbPath = filepath.Join(t.TempDir(), "praxa.db")
+	}
+	st, err := sqlitestore.Open(ctx, dbPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	workflows, err := workflow.Compile(cfg.Workflows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := gateway.New(st, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention),
+		Workflows: workflows, Policy: cfg.Policy})
+
+	var verifier atomic.Pointer[auth.Verifier]
+	revs, err := gateway.NewRevocations(ctx, st, time.Hour, func(jti string) {
+		if v := verifier.Load(); v != nil {
+			v.Forget(jti)
+		}
+	}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: revs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier.Store(v)
+	runCtx, cancel := context.WithCancel(ctx)
+	runDone := make(chan struct{})
+	go func() { defer close(runDone); revs.Run(runCtx) }()
+
+	handler := httpapi.New(httpapi.Options{
+		Service: svc, Auth: v, Config: cfg, Logger: log, Revocations: revs, Issuers: []string{ti.url},
+	})
+	srv.Config.Handler = handler
+	srv.Start()
+	g := &gw{url: srv.URL, client: srv.Client(), handler: handler, service: svc, store: st, dbPath: dbPath, cfg: cfg}
+	t.Cleanup(func() {
+		srv.Close()
+		cancel()
+		<-runDone
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer scancel()
+		if err := svc.Close(sctx); err != nil {
+			t.Errorf("service close: %v", err)
+		}
+		if err := st.Close(); err != nil {
+			t.Errorf("store close: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("gateway %s logs:\n%s", srv.URL, logs.String())
+		}
+	})
+	return g
+}
+
+// req is one HTTP request to a gateway.
+type req struct {
+	method string
+	path   string // path and query, relative to the gateway
+	body   any    // JSON-encoded; nil sends no body
+	token  string
+	key    string // Idempotency-Key header, when not empty
+	trace  string // W3C trace id sent as traceparent, when not empty
+}
+
+// resp is a read HTTP answer.
+type resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// object decodes the body as a JSON object, numbers as json.Number (what
+// the contract validators and a verbatim re-send expect).
+func (r *resp) object(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := decode(r.Body, &m); err != nil {
+		t.Fatalf("answer %d is not a JSON object: %v\n%s", r.Status, err, r.Body)
+	}
+	return m
+}
+
+func decode(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	return d.Decode(v)
+}
+
+// do sends r to the gateway.
+func (g *gw) do(t testing.TB, r req) *resp {
+	t.Helper()
+	res, err := g.send(r)
+	if err != nil {
+		t.Fatalf("%s %s: %v", r.method, r.path, err)
+	}
+	return res
+}
+
+// send sends r to the gateway; unlike do it may run on any goroutine.
+func (g *gw) send(r req) (*resp, error) {
+	var body io.Reader
+	if r.body != nil {
+		b, err := json.Marshal(r.body)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+	}
+	hr, err := http.NewRequest(r.method, g.url+r.path, body)
+	if err != nil {
+		return nil, err
+	}
+	if r.body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if r.token != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	if r.key != "" {
+		hr.Header.Set("Idempotency-Key", r.key)
+	}
+	if r.trace != "" {
+		hr.Header.Set("Traceparent", "00-"+r.trace+"-00f067aa0ba902b7-01")
+	}
+	res, err := g.client.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	return &resp{Status: res.StatusCode, Header: res.Header, Body: b}, nil
+}
+
+// Shorthands for the calls tests construct on purpose (error cases, the
+// first praxec start, observers). The link-following driver never uses
+// them for its path.
+
+func (g *gw) command(t testing.TB, token string, args map[string]any) *resp {
+	t.Helper()
+	return g.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: args, token: token})
+}
+
+func (g *gw) query(t testing.TB, token string, args map[string]any) *resp {
+	t.Helper()
+	return g.do(t, req{method: http.MethodPost, path: "/v8/praxec/query", body: args, token: token})
+}
+
+func (g *gw) createMission(t testing.TB, token, key string, args map[string]any) *resp {
+	t.Helper()
+	return g.do(t, req{method: http.MethodPost, path: "/v8/missions", body: args, token: token, key: key})
+}
+
+func (g *gw) getMission(t testing.TB, token, runID string) *resp {
+	t.Helper()
+	return g.do(t, req{method: http.MethodGet, path: "/v8/missions/" + url.PathEscape(runID), token: token})
+}
+
+func (g *gw) signal(t testing.TB, token, key, runID string, args map[string]any) *resp {
+	t.Helper()
+	return g.do(t, req{method: http.MethodPost, path: "/v8/missions/" + url.PathEscape(runID) + "/signals", body: args, token: token, key: key})
+}
+
+func (g *gw) cancelMission(t testing.TB, token, key, runID string, args map[string]any) *resp {
+	t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	return g.do(t, req{method: http.MethodPost, path: "/v8/missions/" + url.PathEscape(runID) + "/cancel", body: args, token: token, key: key})
+}
+
+func (g *gw) trace(t testing.TB, token, traceID string) *resp {
+	t.Helper()
+	return g.do(t, req{method: http.MethodGet, path: "/v8/traces/" + url.PathEscape(traceID), token: token})
+}
+
+// newKey returns a fresh idempotency key.
+func newKey() string { return "e2e-" + randomHex(16) }
+
+// newTraceID returns a fresh W3C trace id.
+func newTraceID() string { return randomHex(16) }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// link is one entry of links[] as a client reads it.
+type link struct {
+	Rel         string         `json:"rel"`
+	Title       string         `json:"title"`
+	Method      string         `json:"method"`
+	Actor       string         `json:"actor"`
+	Args        map[string]any `json:"args"`
+	InputSchema map[string]any `json:"inputSchema"`
+}
+
+// linksOf reads the links[] of a decoded answer; it fails unless the
+// member is present and an array.
+func linksOf(t testing.TB, body map[string]any) []link {
+	t.Helper()
+	raw, ok := body["links"]
+	if !ok {
+		t.Fatalf("answer has no links member: %v", body)
+	}
+	if _, ok := raw.([]any); !ok {
+		t.Fatalf("links is %T, not an array", raw)
+	}
+	b, _ := json.Marshal(raw)
+	var out []link
+	if err := decode(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// findLink returns the link with rel; it fails when there is none.
+func findLink(t testing.TB, links []link, rel string) link {
+	t.Helper()
+	for _, l := range links {
+		if l.Rel == rel {
+			return l
+		}
+	}
+	rels := make([]string, 0, len(links))
+	for _, l := range links {
+		rels = append(rels, l.Rel)
+	}
+	t.Fatalf("no link %q among %v", rel, rels)
+	return link{}
+}
+
+// requiredOf lists the required members of a link's inputSchema.
+func requiredOf(schema map[string]any) []string {
+	raw, _ := schema["required"].([]any)
+	var out []string
+	for _, r := range raw {
+		if s, ok := r.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// agent is a client that only follows links: each call it makes is a
+// link's args sent verbatim to the REST route of the tool its method
+// names.
+type agent struct {
+	g     *gw
+	token string
+	// trace, when set, is sent as the traceparent of every call.
+	trace string
+}
+
+// follow makes the call link l describes. fill holds what the model adds:
+// transition arguments that the link's inputSchema requires and its
+// prefill (args.arguments) does not supply; anything else in fill fails
+// the test, so the driver never edits a call beyond the model's share.
+// Every successful answer is validated against the output schema of the
+// tool the link names.
+func (a *agent) follow(t testing.TB, l link, fill map[string]any) *resp {
+	t.Helper()
+	res := a.g.do(t, a.request(t, l, fill))
+	if res.Status < 300 {
+		validateOutput(t, l.Method, res)
+	}
+	return res
+}
+
+// request is the HTTP request that follows link l (see follow).
+func (a *agent) request(t testing.TB, l link, fill map[string]any) req {
+	t.Helper()
+	args := maps.Clone(l.Args)
+	if len(fill) > 0 {
+		prefill, _ := args["arguments"].(map[string]any)
+		merged := maps.Clone(prefill)
+		if merged == nil {
+			merged = map[string]any{}
+		}
+		required := requiredOf(l.InputSchema)
+		for k, v := range fill {
+			if !slices.Contains(required, k) {
+				t.Fatalf("link %s: the model may fill only required arguments; %q is not required by %v", l.Rel, k, l.InputSchema)
+			}
+			if _, ok := prefill[k]; ok {
+				t.Fatalf("link %s: %q is prefilled; the model must not change it", l.Rel, k)
+			}
+			merged[k] = v
+		}
+		args["arguments"] = merged
+	}
+	take := func(name string) string {
+		s, ok := args[name].(string)
+		if !ok || s == "" {
+			t.Fatalf("link %s (%s) has no %s in args %v", l.Rel, l.Method, name, l.Args)
+		}
+		delete(args, name)
+		return s
+	}
+	r := req{token: a.token, trace: a.trace}
+	switch l.Method {
+	case contracts.ToolPraxecCommand:
+		r.method, r.path, r.body = http.MethodPost, "/v8/praxec/command", args
+	case contracts.ToolPraxecQuery:
+		r.method, r.path, r.body = http.MethodPost, "/v8/praxec/query", args
+	case contracts.ToolCreateMission:
+		r.key = take("idempotencyKey")
+		r.method, r.path, r.body = http.MethodPost, "/v8/missions", args
+	case contracts.ToolSignalMission:
+		r.key = take("idempotencyKey")
+		r.method, r.path, r.body = http.MethodPost, "/v8/missions/"+url.PathEscape(take("runId"))+"/signals", args
+	case contracts.ToolCancelMission:
+		r.key = take("idempotencyKey")
+		r.method, r.path, r.body = http.MethodPost, "/v8/missions/"+url.PathEscape(take("runId"))+"/cancel", args
+	case contracts.ToolGetMission:
+		r.method, r.path = http.MethodGet, "/v8/missions/"+url.PathEscape(take("runId"))
+	case contracts.ToolGetTrace:
+		r.method, r.path = http.MethodGet, "/v8/traces/"+url.PathEscape(take("traceId"))
+	default:
+		t.Fatalf("link %s names %q, a tool this driver cannot call", l.Rel, l.Method)
+	}
+	if r.method == http.MethodGet {
+		q := url.Values{}
+		for k, v := range args {
+			s, ok := v.(string)
+			if !ok {
+				t.Fatalf("link %s: GET argument %s is %T", l.Rel, k, v)
+			}
+			q.Set(k, s)
+		}
+		if len(q) > 0 {
+			r.path += "?" + q.Encode()
+		}
+	}
+	return r
+}
+
+// validateOutput holds a successful answer to the output schema of tool.
+func validateOutput(t testing.TB, tool string, r *resp) {
+	t.Helper()
+	var v any
+	if err := decode(r.Body, &v); err != nil {
+		t.Fatalf("%s answered %d with invalid JSON: %v", tool, r.Status, err)
+	}
+	if err := contracts.ValidateOutput(tool, v); err != nil {
+		ce := contracts.AsError(err)
+		t.Errorf("CONTRACT: a real %s answer violates its output schema: %v %+v\n%s", tool, err, ce.Fields, r.Body)
+	}
+}
+
+// wantStatus fails unless r has the status.
+func wantStatus(t testing.TB, r *resp, status int) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+}
+
+// problem is a decoded problem+json answer.
+type problem struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail"`
+	Instance  string `json:"instance"`
+	Code      string `json:"code"`
+	RequestID string `json:"requestId"`
+	Retryable bool   `json:"retryable"`
+	Hint      string `json:"hint"`
+	Errors    []struct {
+		Pointer string `json:"pointer"`
+		Keyword string `json:"keyword"`
+		Detail  string `json:"detail"`
+	} `json:"errors"`
+	Links []link `json:"links"`
+	raw   map[string]any
+}
+
+// wantProblem checks that r is an RFC 9457 problem with status and code,
+// carrying the seeds/000 envelope members (code, detail as the message,
+// links always an array) and the gateway's own (type, title, instance,
+// requestId, retryable).
+func wantProblem(t testing.TB, r *resp, status int, code contracts.Code) problem {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d (%s): %s", r.Status, status, code, r.Body)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type %q, want application/problem+json", ct)
+	}
+	if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("Cache-Control %q, want no-store", cc)
+	}
+	var p problem
+	if err := decode(r.Body, &p); err != nil {
+		t.Fatalf("problem does not decode: %v\n%s", err, r.Body)
+	}
+	p.raw = r.object(t)
+	if p.Code != string(code) {
+		t.Fatalf("code %q, want %q: %s", p.Code, code, r.Body)
+	}
+	info, _ := code.Info()
+	if p.Status != status || p.Title != info.Title || p.Type != code.TypeURI() || p.Retryable != info.Retryable {
+		t.Errorf("problem members status=%d title=%q type=%q retryable=%v disagree with the code registry %+v", p.Status, p.Title, p.Type, p.Retryable, info)
+	}
+	if p.Detail == "" {
+		t.Errorf("problem has no detail (the envelope's message): %s", r.Body)
+	}
+	if p.RequestID == "" || p.Instance != "urn:praxa:request:"+p.RequestID || r.Header.Get("X-Request-Id") != p.RequestID {
+		t.Errorf("problem requestId %q / instance %q / X-Request-Id %q disagree", p.RequestID, p.Instance, r.Header.Get("X-Request-Id"))
+	}
+	if l, ok := p.raw["links"].([]any); !ok || l == nil {
+		t.Errorf("problem links is %T, want an array", p.raw["links"])
+	}
+	return p
+}
+
+// str reads a string member path ("workflow.state") of a decoded answer.
+func str(t testing.TB, body map[string]any, path string) string {
+	t.Helper()
+	v := member(t, body, path)
+	s, ok := v.(string)
+	if !ok {
+		t.Fatalf("%s is %T (%v), not a string", path, v, v)
+	}
+	return s
+}
+
+// num reads an integer member path of a decoded answer.
+func num(t testing.TB, body map[string]any, path string) int64 {
+	t.Helper()
+	v := member(t, body, path)
+	n, ok := v.(json.Number)
+	if !ok {
+		t.Fatalf("%s is %T (%v), not a number", path, v, v)
+	}
+	i, err := n.Int64()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return i
+}
+
+func member(t testing.TB, body map[string]any, path string) any {
+	t.Helper()
+	var cur any = body
+	for _, p := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			t.Fatalf("%s: %v is not an object", path, cur)
+		}
+		if cur, ok = m[p]; !ok {
+			t.Fatalf("%s: no member %q in %v", path, p, m)
+		}
+	}
+	return cur
+}
+
+// strs reads a string-array member of a decoded answer.
+func strs(t testing.TB, body map[string]any, name string) []string {
+	t.Helper()
+	raw, ok := body[name].([]any)
+	if !ok {
+		t.Fatalf("%s is %T, not an array", name, body[name])
+	}
+	out := make([]string, 0, len(raw))
+	for _, v := range raw {
+		s, _ := v.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// traceEvents reads a trace as an observer (a token with traces:read).
+type traceEvent struct {
+	Seq        int64          `json:"seq"`
+	Type       string         `json:"type"`
+	Outcome    string         `json:"outcome"`
+	Code       string         `json:"code"`
+	Operation  string         `json:"operation"`
+	WorkflowID string         `json:"workflowId"`
+	RunID      string         `json:"runId"`
+	Attributes map[string]any `json:"attributes"`
+}
+
+func (g *gw) traceEvents(t testing.TB, token, traceID string) []traceEvent {
+	t.Helper()
+	r := g.trace(t, token, traceID)
+	wantStatus(t, r, http.StatusOK)
+	validateOutput(t, contracts.ToolGetTrace, r)
+	var out struct {
+		Events []traceEvent `json:"events"`
+	}
+	if err := decode(r.Body, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Events
+}
+
+// countEvents counts the events of a type.
+func countEvents(events []traceEvent, typ string) int {
+	n := 0
+	for _, e := range events {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,379 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// This file serves the lexicon: lookup (praxec.query subject lexicon:TERM),
+// search (praxec.query query with kind lexicon) and define (praxec.command
+// subject lexicon:TERM with a definition).
+//
+// The configuration's lexicon section is the operator's source. Defines
+// land in an overlay kept in the store, so that every replica answers the
+// same terms and a restart keeps them; an overlay term replaces the
+// configuration's term of the same key until an operator folds it into
+// praxec.yaml. The lexicon is gateway-wide configuration, not tenant data:
+// the overlay is shared by every tenant, and each term records the tenant,
+// subject and client that wrote it last. Define needs the lexicon:write
+// scope and a server started with lexicon writes enabled.
+
+// persistedToOverlay is the persisted_to of a define answer.
+const persistedToOverlay = "overlay"
+
+// lexiconSnapshot is a merged lexicon and the overlay it was built from.
+type lexiconSnapshot struct {
+	overlay string // fingerprint of the overlay rows
+	lex     *discovery.Lexicon
+}
+
+// lexicon returns the merged lexicon as of tx: the configuration's terms
+// under the overlay's. The merge is rebuilt only when the overlay changed
+// since the last call.
+func (s *Service) lexicon(ctx context.Context, tx store.ReadTx) (*discovery.Lexicon, error) {
+	rows, err := tx.ListLexiconTerms(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var fp strings.Builder
+	for _, r := range rows {
+		fp.WriteString(r.Key)
+		fp.WriteByte(0)
+		fp.WriteString(strconv.FormatInt(r.Version, 10))
+		fp.WriteByte(0)
+		fp.Write(r.Entry)
+		fp.WriteByte(0)
+	}
+	if snap := s.disc.lexicon.Load(); snap != nil && snap.overlay == fp.String() {
+		return snap.lex, nil
+	}
+	overlay := make([]discovery.Term, 0, len(rows))
+	for _, r := range rows {
+		var e discovery.Entry
+		if err := json.Unmarshal(r.Entry, &e); err != nil {
+			return nil, fmt.Errorf("lexicon overlay term %q: %w", r.Key, err)
+		}
+		overlay = append(overlay, discovery.Term{Term: r.Term, Entry: e})
+	}
+	lex := discovery.NewLexicon(s.disc.lexiconBase, overlay)
+	s.disc.lexicon.Store(&lexiconSnapshot{overlay: fp.String(), lex: lex})
+	return lex, nil
+}
+
+// LexiconLookup is the answer of a lexicon lookup. Entry is null when the
+// term has no definition.
+type LexiconLookup struct {
+	Term  string           `json:"term"`
+	Entry *discovery.Entry `json:"entry"`
+	Links []contracts.Link `json:"links"`
+}
+
+// LexiconSearch is the answer of a lexicon search.
+type LexiconSearch struct {
+	Hits  []discovery.LexiconHit `json:"hits"`
+	Links []contracts.Link       `json:"links"`
+}
+
+// LexiconDefined is the answer of a define.
+type LexiconDefined struct {
+	Term        string           `json:"term"`
+	Entry       discovery.Entry  `json:"entry"`
+	PersistedTo string           `json:"persisted_to"`
+	Links       []contracts.Link `json:"links"`
+}
+
+func lexiconSubject(term string) string { return contracts.LexiconPrefix + term }
+
+func lookupLink(term string) contracts.Link {
+	return contracts.Link{Rel: "lookup", Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": lexiconSubject(term)}}
+}
+
+// subjectTerm returns the term of a lexicon:TERM subject.
+func subjectTerm(e *env) (string, *contracts.Error) {
+	subject := stringArg(e.args, "subject")
+	term, ok := strings.CutPrefix(subject, contracts.LexiconPrefix)
+	term = strings.TrimSpace(term)
+	switch {
+	case !ok:
+		return "", &contracts.Error{Code: contracts.CodeInvalidParams, Message: "a define names its term as lexicon:TERM",
+			Hint:   "Send subject lexicon:TERM with the definition.",
+			Fields: []contracts.FieldError{{Pointer: "/subject", Detail: "must start with " + contracts.LexiconPrefix}}}
+	case term == "":
+		return "", &contracts.Error{Code: contracts.CodeInvalidParams, Message: "the subject names no term",
+			Fields: []contracts.FieldError{{Pointer: "/subject", Detail: "must name a term after " + contracts.LexiconPrefix}}}
+	}
+	return term, nil
+}
+
+// lexiconLookup serves praxec.query describe of a lexicon:TERM subject: the
+// term's entry, or null; a ref or an alias answers its term.
+func (s *Service) lexiconLookup(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
+	term, cerr := subjectTerm(e)
+	if cerr != nil {
+		return nil, cerr
+	}
+	lex, err := s.lexicon(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	out := LexiconLookup{Term: term, Links: []contracts.Link{
+		{Rel: "search", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": term, "kind": contracts.LexiconKind}},
+	}}
+	if t, ok := lex.Lookup(term); ok {
+		entry := t.Entry
+		out.Term, out.Entry = t.Term, &entry
+	} else if s.disc.lexiconWrites {
+		out.Links = append(out.Links, contracts.Link{Rel: "define_new", Method: contracts.ToolPraxecCommand,
+			Args: map[string]any{"subject": lexiconSubject(term), "definition": map[string]any{"definition_short": "<fill in>"}},
+			Hint: fmt.Sprintf("Use this if '%s' is a concept worth defining.", term)})
+	}
+	s.describeEvent(e, stringArg(e.args, "subject"), contracts.LexiconKind)
+	return out, nil
+}
+
+// lexiconSearch serves praxec.query search with kind lexicon.
+func (s *Service) lexiconSearch(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
+	lex, err := s.lexicon(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	hits := lex.Search(stringArg(e.args, "query"), int(int64Arg(e.args, "limit")))
+	if hits == nil {
+		hits = []discovery.LexiconHit{}
+	}
+	return LexiconSearch{Hits: hits, Links: []contracts.Link{homeLink()}}, nil
+}
+
+// lexiconWritesDisabled is the seeds/000 refusal of a define, links
+// included, word for word.
+func lexiconWritesDisabled() *contracts.Error {
+	return &contracts.Error{Code: contracts.CodeLexiconWritesDisabled,
+		Message: "This runtime does not accept lexicon define commands.",
+		Hint:    "Operators add lexicon terms via the `praxec lexicon define` CLI subcommand.",
+		Links: []contracts.Link{
+			{Rel: "operator_path", Method: "cli", Args: map[string]any{"command": "praxec lexicon define <term> <definition>"}},
+			{Rel: "lookup", Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": "lexicon:<term>"}},
+		}}
+}
+
+// definition is a parsed define body.
+type definition struct {
+	short, context, governance string
+	hasShort                   bool
+	refs, aliasesAdd           []string
+}
+
+// Bounds of a definition, as the configuration's lexicon section has them.
+const (
+	maxDefinitionShort = 2000
+	maxBoundedContext  = 128
+	maxGovernance      = 64
+	maxTermRefs        = 64
+)
+
+// parseDefinition reads the four members the seed's define reads
+// (definition_short, boundedContext in camel case, refs, governance) and
+// aliases_add; every other member is ignored.
+func parseDefinition(raw map[string]any) (definition, *contracts.Error) {
+	var d definition
+	var fields []contracts.FieldError
+	bad := func(member, detail string) {
+		fields = append(fields, contracts.FieldError{Pointer: "/definition/" + member, Detail: detail})
+	}
+	text := func(member string, maxLen int) (string, bool) {
+		v, present := raw[member]
+		if !present {
+			return "", false
+		}
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			bad(member, "must be a string")
+		case strings.TrimSpace(s) == "":
+			bad(member, "must not be empty")
+		case len([]rune(s)) > maxLen:
+			bad(member, fmt.Sprintf("must be at most %d characters long", maxLen))
+		default:
+			return strings.TrimSpace(s), true
+		}
+		return "", false
+	}
+	terms := func(member string) []string {
+		v, present := raw[member]
+		if !present {
+			return nil
+		}
+		list, ok := v.([]any)
+		if !ok {
+			bad(member, "must be an array of terms")
+			return nil
+		}
+		if len(list) > maxTermRefs {
+			bad(member, fmt.Sprintf("must have at most %d items", maxTermRefs))
+			return nil
+		}
+		var out []string
+		for i, item := range list {
+			s, ok := item.(string)
+			switch {
+			case !ok || !config.ValidTerm(s):
+				bad(member+"/"+strconv.Itoa(i), "must be a term: a letter or a digit, then up to 127 letters, digits, spaces and . _ ' / + -")
+			case !slices.ContainsFunc(out, func(o string) bool { return config.TermKey(o) == config.TermKey(s) }):
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	_, d.hasShort = raw["definition_short"]
+	d.short, _ = text("definition_short", maxDefinitionShort)
+	d.context, _ = text("boundedContext", maxBoundedContext)
+	d.governance, _ = text("governance", maxGovernance)
+	d.refs = terms("refs")
+	d.aliasesAdd = terms("aliases_add")
+	if !d.hasShort && raw["aliases_add"] == nil && len(fields) == 0 {
+		bad("definition_short", "is required, unless the definition only adds aliases (aliases_add)")
+	}
+	if len(fields) > 0 {
+		return d, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "the definition is not valid",
+			Hint: "Send definition_short (with optional boundedContext, refs and governance) to define a term, or aliases_add to add aliases to a defined one.", Fields: fields}
+	}
+	return d, nil
+}
+
+// defineTerm serves praxec.command define: it writes a term, or adds
+// aliases to one, in the overlay.
+func (s *Service) defineTerm(ctx context.Context, tx store.Tx, e *env) (any, error) {
+	if !s.disc.lexiconWrites {
+		return nil, lexiconWritesDisabled()
+	}
+	term, cerr := subjectTerm(e)
+	if cerr != nil {
+		return nil, cerr
+	}
+	if !config.ValidTerm(term) {
+		return nil, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "the subject is not a valid term",
+			Fields: []contracts.FieldError{{Pointer: "/subject", Detail: "must be lexicon: and a letter or a digit, then up to 127 letters, digits, spaces and . _ ' / + -"}}}
+	}
+	raw, _ := e.args["definition"].(map[string]any)
+	d, cerr := parseDefinition(raw)
+	if cerr != nil {
+		return nil, cerr
+	}
+	lex, err := s.lexicon(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	if owner, ok := lex.AliasOf(term); ok {
+		return nil, &contracts.Error{Code: contracts.CodeInvalidParams,
+			Message: fmt.Sprintf("%q is a ref or alias of the term %q", term, owner.Term),
+			Hint:    "Define or extend the term itself; its lookup is linked.",
+			Fields:  []contracts.FieldError{{Pointer: "/subject", Detail: "names a ref or alias of another term"}},
+			Links:   []contracts.Link{lookupLink(owner.Term)}}
+	}
+	existing, exists := lex.Lookup(term)
+	var entry discovery.Entry
+	action := "define"
+	switch {
+	case d.hasShort:
+		entry = discovery.Entry{DefinitionShort: d.short, BoundedContext: d.context, Refs: d.refs, Governance: d.governance}
+		if exists {
+			// A new definition keeps the aliases the term gathered.
+			entry.Aliases = slices.Clone(existing.Entry.Aliases)
+			term = existing.Term
+		}
+	case !exists:
+		return nil, &contracts.Error{Code: contracts.CodeNotFound, Message: fmt.Sprintf("there is no term %q to add aliases to", term),
+			Hint: "Define the term first (definition_short), or add the aliases to the term they stand for.",
+			Links: []contracts.Link{{Rel: "define_new", Method: contracts.ToolPraxecCommand,
+				Args: map[string]any{"subject": lexiconSubject(term), "definition": map[string]any{"definition_short": "<fill in>"}}}}}
+	default:
+		action = "aliases_add"
+		term = existing.Term
+		entry = existing.Entry
+		entry.Refs = slices.Clone(entry.Refs)
+		entry.Aliases = slices.Clone(entry.Aliases)
+	}
+	key := config.TermKey(term)
+	have := func(a string) bool {
+		return slices.ContainsFunc(append(slices.Clone(entry.Refs), entry.Aliases...), func(x string) bool { return config.TermKey(x) == config.TermKey(a) })
+	}
+	var added []string
+	for _, a := range d.aliasesAdd {
+		if !have(a) {
+			entry.Aliases = append(entry.Aliases, a)
+			added = append(added, a)
+		}
+	}
+	if err := aliasConflicts(lex, key, d); err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(entry)
+	if err != nil {
+		return nil, err
+	}
+	row := store.LexiconTerm{Key: key, Term: term, Entry: body, Version: 1, Tenant: e.principal.Tenant,
+		Subject: e.principal.Subject, ClientID: e.principal.ClientID, UpdatedAt: e.now}
+	prev, err := tx.GetLexiconTerm(ctx, key)
+	switch {
+	case err == nil:
+		row.Version = prev.Version + 1
+		err = tx.PutLexiconTerm(ctx, row, prev.Version)
+	case errors.Is(err, store.ErrNotFound):
+		err = tx.PutLexiconTerm(ctx, row, 0)
+	}
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists) {
+		return nil, &contracts.Error{Code: contracts.CodeVersionConflict, Message: fmt.Sprintf("the term %q changed while it was being defined", term),
+			Hint: "Look the term up again, then send the define again.", Links: []contracts.Link{lookupLink(term)}}
+	}
+	if err != nil {
+		return nil, err
+	}
+	attrs := map[string]any{"term": term, "action": action, "version": row.Version}
+	if len(added) > 0 {
+		attrs["aliasesAdded"] = added
+	}
+	e.event("lexicon.defined", attrs)
+	return LexiconDefined{Term: term, Entry: entry, PersistedTo: persistedToOverlay, Links: []contracts.Link{lookupLink(term)}}, nil
+}
+
+// aliasConflicts refuses refs and aliases that would make a lookup
+// ambiguous: one naming the term itself, another term, or another term's
+// ref or alias.
+func aliasConflicts(lex *discovery.Lexicon, key string, d definition) *contracts.Error {
+	var fields []contracts.FieldError
+	check := func(member string, list []string) {
+		for i, a := range list {
+			ptr := "/definition/" + member + "/" + strconv.Itoa(i)
+			ak := config.TermKey(a)
+			if ak == key {
+				fields = append(fields, contracts.FieldError{Pointer: ptr, Detail: "names the term itself"})
+				continue
+			}
+			t, ok := lex.Lookup(a)
+			if ok && config.TermKey(t.Term) != key {
+				if config.TermKey(t.Term) == ak {
+					fields = append(fields, contracts.FieldError{Pointer: ptr, Detail: "is another term: " + t.Term})
+				} else {
+					fields = append(fields, contracts.FieldError{Pointer: ptr, Detail: "is already a ref or alias of " + t.Term})
+				}
+			}
+		}
+	}
+	check("refs", d.refs)
+	check("aliases_add", d.aliasesAdd)
+	if len(fields) == 0 {
+		return nil
+	}
+	return &contracts.Error{Code: contracts.CodeInvalidParams, Message: "a ref or alias would make a lookup ambiguous",
+		Hint: "Every term, ref and alias leads a lookup to one term: leave out the ones named in errors.", Fields: fields}
+}

@@ -1,0 +1,80 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// This file holds the lexicon overlay (migration 0004): one row per term,
+// keyed by its lookup key, written with compare-and-set on its version.
+
+const lexiconColumns = `key, term, entry, version, tenant, subject, client_id, updated_at`
+
+func scanLexiconTerm(row interface{ Scan(...any) error }) (store.LexiconTerm, error) {
+	var lt store.LexiconTerm
+	var updated int64
+	err := row.Scan(&lt.Key, &lt.Term, &lt.Entry, &lt.Version, &lt.Tenant, &lt.Subject, &lt.ClientID, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return lt, store.ErrNotFound
+	}
+	if err != nil {
+		return lt, fmt.Errorf("sqlitestore: lexicon term: %w", err)
+	}
+	lt.UpdatedAt = fromNanos(updated)
+	return lt, nil
+}
+
+func (t *txn) GetLexiconTerm(ctx context.Context, key string) (store.LexiconTerm, error) {
+	return scanLexiconTerm(t.q.QueryRowContext(ctx, `SELECT `+lexiconColumns+` FROM lexicon_terms WHERE key = ?`, key))
+}
+
+func (t *txn) ListLexiconTerms(ctx context.Context) ([]store.LexiconTerm, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT `+lexiconColumns+` FROM lexicon_terms ORDER BY key`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: list lexicon terms: %w", err)
+	}
+	defer rows.Close()
+	var out []store.LexiconTerm
+	for rows.Next() {
+		lt, err := scanLexiconTerm(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lt)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlitestore: list lexicon terms: %w", err)
+	}
+	return out, nil
+}
+
+func (t *txn) PutLexiconTerm(ctx context.Context, lt store.LexiconTerm, expectedVersion int64) error {
+	if expectedVersion == 0 {
+		res, err := t.q.ExecContext(ctx, `INSERT INTO lexicon_terms (`+lexiconColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`,
+			lt.Key, lt.Term, nonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, nanos(lt.UpdatedAt))
+		if err != nil {
+			return fmt.Errorf("sqlitestore: insert lexicon term: %w", err)
+		}
+		return affectedOne(res, store.ErrExists, "insert lexicon term")
+	}
+	res, err := t.q.ExecContext(ctx, `UPDATE lexicon_terms SET term = ?, entry = ?, version = ?, tenant = ?, subject = ?,
+		client_id = ?, updated_at = ? WHERE key = ? AND version = ?`,
+		lt.Term, nonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, nanos(lt.UpdatedAt), lt.Key, expectedVersion)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: update lexicon term: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlitestore: update lexicon term: %w", err)
+	} else if n == 1 {
+		return nil
+	}
+	if _, err := t.GetLexiconTerm(ctx, lt.Key); err != nil {
+		return err
+	}
+	return store.ErrConflict
+}

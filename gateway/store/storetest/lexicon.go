@@ -1,0 +1,128 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+func lexiconTerm(key, term string, version int64, entry string) store.LexiconTerm {
+	return store.LexiconTerm{Key: key, Term: term, Entry: []byte(entry), Version: version,
+		Tenant: "a", Subject: "op", ClientID: "cli", UpdatedAt: epoch}
+}
+
+// testLexiconTerms: the overlay is one gateway-wide keyspace, listed by
+// key, insert-only at version 0, durable across a reopen, and copied on
+// the way in and out.
+func testLexiconTerms(t *testing.T, o Opener) {
+	s := o.Open(t)
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if _, err := tx.GetLexiconTerm(ctx, "evidence pack"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("empty overlay: %v, want ErrNotFound", err)
+		}
+		if got, err := tx.ListLexiconTerms(ctx); err != nil || len(got) != 0 {
+			t.Errorf("empty overlay lists %v, %v", got, err)
+		}
+		return nil
+	})
+	entry := []byte(`{"definition_short":"A set."}`)
+	first := lexiconTerm("evidence pack", "Evidence Pack", 1, string(entry))
+	first.Entry = entry
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.PutLexiconTerm(ctx, first, 0); err != nil {
+			return err
+		}
+		entry[0] = 'X' // the store keeps its own copy
+		// A transaction sees its own writes.
+		if got, err := tx.GetLexiconTerm(ctx, "evidence pack"); err != nil || got.Term != "Evidence Pack" {
+			return fmt.Errorf("read own write: %+v, %v", got, err)
+		}
+		return tx.PutLexiconTerm(ctx, lexiconTerm("alpha", "alpha", 1, `{}`), 0)
+	})
+	other := lexiconTerm("evidence pack", "evidence pack", 1, `{"definition_short":"Another."}`)
+	other.Tenant = "b"
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutLexiconTerm(ctx, other, 0) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("second insert of a key (from another tenant): %v, want ErrExists", err)
+	}
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutLexiconTerm(ctx, lexiconTerm("missing", "missing", 2, `{}`), 1)
+	}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("replacing a missing term: %v, want ErrNotFound", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = o.Open(t)
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetLexiconTerm(ctx, "evidence pack")
+		if err != nil {
+			t.Fatalf("after reopen: %v", err)
+		}
+		if got.Term != "Evidence Pack" || string(got.Entry) != `{"definition_short":"A set."}` || got.Version != 1 ||
+			got.Tenant != "a" || got.Subject != "op" || got.ClientID != "cli" || !got.UpdatedAt.Equal(epoch) {
+			t.Errorf("GetLexiconTerm = %+v", got)
+		}
+		got.Entry[0] = 'X'
+		again, _ := tx.GetLexiconTerm(ctx, "evidence pack")
+		if again.Entry[0] != '{' {
+			t.Error("the stored entry changed through a returned slice")
+		}
+		list, err := tx.ListLexiconTerms(ctx)
+		if err != nil || len(list) != 2 || list[0].Key != "alpha" || list[1].Key != "evidence pack" {
+			t.Errorf("ListLexiconTerms = %+v, %v", list, err)
+		}
+		return nil
+	})
+}
+
+// testLexiconCompareAndSet: a replace succeeds only from the stored
+// version, and of concurrent replaces from one version exactly one wins.
+func testLexiconCompareAndSet(t *testing.T, o Opener) {
+	s := o.Open(t)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutLexiconTerm(ctx, lexiconTerm("pr", "PR", 1, `{"definition_short":"v1"}`), 0)
+	})
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutLexiconTerm(ctx, lexiconTerm("pr", "PR", 2, `{"definition_short":"v2"}`), 1)
+	})
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutLexiconTerm(ctx, lexiconTerm("pr", "PR", 2, `{"definition_short":"stale"}`), 1)
+	}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("stale replace: %v, want ErrConflict", err)
+	}
+	var wins, conflicts atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lt := lexiconTerm("pr", "PR", 3, fmt.Sprintf(`{"definition_short":"racer %d"}`, i))
+			lt.UpdatedAt = epoch.Add(time.Duration(i) * time.Second)
+			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error { return tx.PutLexiconTerm(ctx, lt, 2) })
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case errors.Is(err, store.ErrConflict):
+				conflicts.Add(1)
+			default:
+				t.Errorf("racer %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 || conflicts.Load() != 7 {
+		t.Errorf("%d wins and %d conflicts, want 1 and 7", wins.Load(), conflicts.Load())
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if got, err := tx.GetLexiconTerm(ctx, "pr"); err != nil || got.Version != 3 {
+			t.Errorf("after the race: %+v, %v", got, err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,160 @@
+package mcpadapter_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+func TestStreamableHTTP(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.token(t, nil, nil)
+	cs := h.overHTTP(t, tok)
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Errorf("negotiated protocol %s, want 2026-07-28 (stateless handler)", v)
+	}
+	if id := cs.ID(); id != "" {
+		t.Errorf("stateless /mcp pinned a session %q", id)
+	}
+	if n := len(listTools(t, cs)); n != 14 {
+		t.Errorf("tools/list over HTTP: %d tools, want 14", n)
+	}
+	driveDeployPipeline(t, cs)
+
+	// Clients of earlier protocol versions, with the SDK's default
+	// transport (standalone SSE stream on), are served too.
+	for _, version := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
+		hc := &http.Client{Transport: &bearerTransport{token: tok, base: h.client.Transport}}
+		old, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: hc},
+			&mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("protocol %s: %v", version, err)
+		}
+		if v := old.InitializeResult().ProtocolVersion; v != version {
+			t.Errorf("asked for %s, negotiated %s", version, v)
+		}
+		call(t, old, contracts.ToolPraxecQuery, map[string]any{})
+		old.Close()
+	}
+
+	// A refusal inside the session is a tool error, never a transport one.
+	ro := h.overHTTP(t, h.token(t, scopesWithout(contracts.ScopeMissionsWrite), nil))
+	callErr(t, ro, contracts.ToolPraxecCommand, map[string]any{"definitionId": "deploy_pipeline"}, contracts.CodeInsufficientScope)
+	narrow := h.overHTTP(t, h.token(t, nil, map[string]any{"tools": []string{contracts.ToolPraxecQuery}}))
+	callErr(t, narrow, contracts.ToolSubmitIntent, map[string]any{"idempotencyKey": "http-narrow-key-00001", "intent": "x"},
+		contracts.CodeToolNotAllowed)
+}
+
+// The transport refuses before the SDK runs, exactly as /v8 does.
+func TestStreamableHTTPRefusals(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.token(t, nil, nil)
+	const listBody = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+	post := func(path string, header map[string]string) *http.Response {
+		t.Helper()
+		hdr := map[string]string{"Accept": "application/json, text/event-stream"}
+		for k, v := range header {
+			hdr[k] = v
+		}
+		res, _ := h.rest(t, http.MethodPost, path, listBody, hdr)
+		return res
+	}
+
+	t.Run("no token", func(t *testing.T) {
+		res := post("/mcp", nil)
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("status %d, want 401", res.StatusCode)
+		}
+		ch := res.Header.Get("WWW-Authenticate")
+		if !strings.HasPrefix(ch, "Bearer ") || !strings.Contains(ch, `resource_metadata="`+h.url+`/.well-known/oauth-protected-resource"`) {
+			t.Errorf("WWW-Authenticate %q lacks resource_metadata", ch)
+		}
+		if strings.Contains(ch, "error=") {
+			t.Errorf("a request without credentials got an error code: %q", ch)
+		}
+	})
+	t.Run("bad token", func(t *testing.T) {
+		for name, bad := range map[string]string{
+			"tampered": tok[:len(tok)-4] + "AAAA",
+			"garbage":  "not-a-jwt",
+			"foreign audience": func() string {
+				s, err := h.iss.Mint(h.issURL, "https://elsewhere.example", userA, tenantA, allScopes(), 0, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}(),
+		} {
+			res := post("/mcp", map[string]string{"Authorization": "Bearer " + bad})
+			if res.StatusCode != http.StatusUnauthorized || !strings.Contains(res.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+				t.Errorf("%s: %d %q, want 401 with error=\"invalid_token\"", name, res.StatusCode, res.Header.Get("WWW-Authenticate"))
+			}
+		}
+	})
+	t.Run("foreign origin", func(t *testing.T) {
+		for _, hdr := range []map[string]string{
+			{"Authorization": "Bearer " + tok, "Origin": "https://evil.example"},
+			{"Origin": "https://evil.example"}, // the origin check answers before authentication
+		} {
+			if res := post("/mcp", hdr); res.StatusCode != http.StatusForbidden {
+				t.Errorf("Origin https://evil.example: %d, want 403", res.StatusCode)
+			}
+		}
+		// The gateway's own origin passes.
+		if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok, "Origin": h.url}); res.StatusCode != http.StatusOK {
+			t.Errorf("own origin: %d, want 200", res.StatusCode)
+		}
+	})
+	t.Run("token in the query string", func(t *testing.T) {
+		res := post("/mcp?access_token="+tok, nil)
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("?access_token=: %d, want 400", res.StatusCode)
+		}
+		res = post("/mcp?access_token="+tok, map[string]string{"Authorization": "Bearer " + tok})
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("token twice: %d, want 400", res.StatusCode)
+		}
+	})
+	t.Run("raw call with a token", func(t *testing.T) {
+		if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok}); res.StatusCode != http.StatusOK {
+			t.Errorf("tools/list with a token: %d, want 200", res.StatusCode)
+		}
+	})
+}
+
+// Two replicas over one SQLite file: a workflow started through one
+// replica's /mcp advances through the other's, since no session is pinned.
+func TestStreamableHTTPTwoReplicas(t *testing.T) {
+	a := newHarness(t, nil)
+	b := newHarness(t, &harnessOptions{replicaOf: a})
+	tok := a.token(t, nil, nil)
+	csA, csB := a.overHTTP(t, tok), b.overHTTP(t, tok)
+
+	started := call(t, csA, contracts.ToolPraxecCommand, map[string]any{"definitionId": "deploy_pipeline"})
+	linted := follow(t, csB, started, "run_lint", nil)
+	if s := linted.str("workflow.state"); s != "test" {
+		t.Fatalf("run_lint through replica B: state %q: %s", s, linted.raw)
+	}
+	tested := follow(t, csA, linted, "run_tests", map[string]any{"coverage": 90})
+	if s := tested.str("workflow.state"); s != "build" {
+		t.Fatalf("run_tests back through replica A: state %q", s)
+	}
+	got := call(t, csB, contracts.ToolPraxecQuery, map[string]any{"workflowId": started.str("workflow.id")})
+	if got.str("workflow.state") != "build" {
+		t.Errorf("replica B reads %s", got.raw)
+	}
+	// The exact replay of a submit through the other replica answers the
+	// original response; the same stale version with other arguments is a
+	// conflict.
+	replay := call(t, csB, contracts.ToolPraxecCommand, followArgs(t, linted.link(t, "run_tests"), map[string]any{"coverage": 90}))
+	if !jsonEqual(t, replay.raw, tested.raw) {
+		t.Errorf("exact replay through replica B: %s, want the original %s", replay.raw, tested.raw)
+	}
+	callErr(t, csB, contracts.ToolPraxecCommand, followArgs(t, linted.link(t, "run_tests"), map[string]any{"coverage": 80}),
+		contracts.CodeVersionConflict)
+}

@@ -1,0 +1,131 @@
+package mcpadapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/restclient"
+	"github.com/praxa/praxa/mcpadapter"
+)
+
+// remote connects a client in memory to an adapter whose backend is the
+// gateway's REST API, as praxa mcp --gateway does.
+func (h *harness) remote(t testing.TB, tok string) *mcp.ClientSession {
+	t.Helper()
+	rc, err := restclient.New(h.url, &restclient.Options{HTTPClient: h.client, Token: restclient.StaticToken(tok)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpadapter.New(&mcpadapter.Remote{Client: rc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := newClient().Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+// The remote backend answers what the local one answers: the same
+// successes and the same error envelopes, whatever the REST mapping of the
+// tool (body, query string, path argument, Idempotency-Key header).
+func TestRemoteBackendMatchesLocal(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.token(t, nil, nil)
+	rs := h.remote(t, tok)
+	ls := h.inMemory(t, tok, nil)
+
+	answers := driveDeployPipeline(t, rs)
+	runID := answers[0].str("workflow.id")
+	viaREST := call(t, rs, contracts.ToolGetMission, map[string]any{"runId": runID})
+	local := call(t, ls, contracts.ToolGetMission, map[string]any{"runId": runID})
+	if !jsonEqual(t, viaREST.raw, local.raw) {
+		t.Errorf("aura_get_mission remote %s, local %s", viaREST.raw, local.raw)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{contracts.ToolSearchCapabilities, map[string]any{"query": "deploy", "kind": "workflow", "limit": 3}},
+		{contracts.ToolListWorldCertificates, map[string]any{"limit": 5}},
+		{contracts.ToolGetCoverage, map[string]any{}},
+		{contracts.ToolPraxecQuery, map[string]any{"query": "", "kind": "workflow"}},
+	} {
+		r, l := tryCall(t, rs, c.tool, c.args), tryCall(t, ls, c.tool, c.args)
+		if r.IsError != l.IsError || (r.IsError && textOf(t, r) != textOf(t, l)) {
+			t.Errorf("%s %v: remote %s (isError %v), local %s (isError %v)", c.tool, c.args, textOf(t, r), r.IsError, textOf(t, l), l.IsError)
+		}
+		if !r.IsError {
+			success(t, c.tool, r)
+		}
+	}
+
+	// Errors keep their envelope through REST: code, message, hint, links
+	// and field errors.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		code contracts.Code
+	}{
+		{contracts.ToolPraxecCommand, map[string]any{"input": map[string]any{}}, contracts.CodeAmbiguousIntent},
+		{contracts.ToolPraxecQuery, map[string]any{"bogus": 1}, contracts.CodeInvalidParams},
+		{contracts.ToolSubmitIntent, map[string]any{"intent": "deploy"}, contracts.CodeIdempotencyKeyMissing},
+		{contracts.ToolSubmitIntent, map[string]any{"intent": "deploy", "idempotencyKey": 7}, contracts.CodeIdempotencyKeyInvalid},
+		{contracts.ToolSubmitIntent, map[string]any{"intent": "deploy", "idempotencyKey": ""}, contracts.CodeIdempotencyKeyInvalid},
+		{contracts.ToolSubmitIntent, map[string]any{"intent": "deploy", "idempotencyKey": "short"}, contracts.CodeIdempotencyKeyInvalid},
+		{contracts.ToolGetMission, map[string]any{}, contracts.CodeInvalidParams},
+		{contracts.ToolGetMission, map[string]any{"runId": "wf_nope"}, contracts.CodeNotFound},
+		{contracts.ToolGetMission, map[string]any{"runId": 7}, contracts.CodeInvalidParams},
+	} {
+		_, r := callErr(t, rs, c.tool, c.args, c.code)
+		_, l := callErr(t, ls, c.tool, c.args, c.code)
+		if rt, lt := textOf(t, r), textOf(t, l); !jsonEqual(t, []byte(rt), []byte(lt)) {
+			t.Errorf("%s %v:\nremote %s\nlocal  %s", c.tool, c.args, rt, lt)
+		}
+	}
+
+	// Duplicate members are refused as the gateway refuses them, not
+	// collapsed on the way to it.
+	dup := json.RawMessage(`{"workflowId":"wf_a","workflowId":"wf_b"}`)
+	r, _ := callErr(t, rs, contracts.ToolPraxecQuery, dup, contracts.CodeMalformedJSON)
+	l, _ := callErr(t, ls, contracts.ToolPraxecQuery, dup, contracts.CodeMalformedJSON)
+	if !strings.Contains(r.Error.Message, `"workflowId"`) || !strings.Contains(l.Error.Message, `"workflowId"`) {
+		t.Errorf("duplicate member: remote %q, local %q", r.Error.Message, l.Error.Message)
+	}
+
+	// A replay over REST is marked in _meta as it is locally.
+	args := map[string]any{"idempotencyKey": "remote-replay-key-0001", "intent": "deploy the payments service"}
+	first := call(t, rs, contracts.ToolSubmitIntent, args)
+	again := call(t, rs, contracts.ToolSubmitIntent, args)
+	if first.meta[mcpadapter.ReplayedMetaKey] != nil || again.meta[mcpadapter.ReplayedMetaKey] != true {
+		t.Errorf("replay marks: first %v, again %v", first.meta, again.meta)
+	}
+	if !jsonEqual(t, first.raw, again.raw) {
+		t.Errorf("replay %s differs from %s", again.raw, first.raw)
+	}
+}
+
+func tryCall(t testing.TB, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res
+}
