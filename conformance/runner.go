@@ -49,7 +49,7 @@ type Options struct {
 }
 
 // Result is the outcome of one case. Its JSON form is a result of the
-// coverage report (contracts.CoverageRunInputSchema).
+// coverage report (the input schema of the recordCoverageRun endpoint in contracts).
 type Result struct {
 	ID         string        `json:"id"`
 	Title      string        `json:"title,omitempty"`
@@ -64,7 +64,7 @@ type Result struct {
 }
 
 // Report is the outcome of a run. Its JSON form is the body of
-// POST /v8/coverage/runs (contracts.CoverageRunInputSchema).
+// POST /v8/coverage/runs (the input schema of the recordCoverageRun endpoint in contracts).
 type Report struct {
 	Suite        string    `json:"suite"`
 	SuiteVersion string    `json:"suiteVersion"`

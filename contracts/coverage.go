@@ -1,10 +1,6 @@
 package contracts
 
 import (
-	"encoding/json"
-	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Coverage evidence: aura_get_coverage reads it, and the operator endpoint
@@ -35,11 +31,11 @@ const (
 )
 
 func coverageVerdict() schema {
-	return enum(CoveragePass, CoverageFail, CoverageSkip)
+	return str(1, 8).with("enum", []string{CoveragePass, CoverageFail, CoverageSkip}).desc("The case's verdict: pass, fail or skip.")
 }
 
 func dateTime() schema {
-	return str(1, 64).with("format", "date-time")
+	return str(1, 64).with("format", "date-time").desc("An RFC 3339 date-time.")
 }
 
 // coverageRunIn is the body of POST /v8/coverage/runs: a conformance run's
@@ -60,7 +56,7 @@ func coverageRunIn() schema {
 			"result":     coverageVerdict(),
 			"reason":     str(0, maxSummaryLen).desc("Why the case failed or was skipped."),
 			"at":         dateTime().desc("When the case ran."),
-			"durationMs": integer(0, maxVersionValue),
+			"durationMs": integer(0, maxVersionValue).desc("How long the case ran, in milliseconds."),
 		}), MaxCoverageResults).with("minItems", 1).desc("One entry per case that ran."),
 	})
 }
@@ -108,43 +104,13 @@ func coverageOut() schema {
 	})
 }
 
-// CoverageRunInputSchema returns the JSON Schema of the body of
-// POST /v8/coverage/runs.
-func CoverageRunInputSchema() json.RawMessage { return root(coverageRunIn()) }
-
-// CoverageRunOutputSchema returns the JSON Schema of its answer.
-func CoverageRunOutputSchema() json.RawMessage { return root(coverageRunOut()) }
-
-var coverageRunCompiled struct {
-	once          sync.Once
-	input, output *jsonschema.Schema
-	err           error
-}
-
-func compiledCoverageRun() error {
-	c := &coverageRunCompiled
-	c.once.Do(func() {
-		if c.input, c.err = CompileSchema(OperationRecordCoverageRun+".input", CoverageRunInputSchema()); c.err != nil {
-			return
-		}
-		c.output, c.err = CompileSchema(OperationRecordCoverageRun+".output", CoverageRunOutputSchema())
-	})
-	return c.err
-}
-
 // ValidateCoverageRun checks a decoded report against the input schema of
 // POST /v8/coverage/runs; a violation is an *Error with code INVALID_PARAMS.
 func ValidateCoverageRun(report any) error {
-	if err := compiledCoverageRun(); err != nil {
-		return err
-	}
-	return validate(coverageRunCompiled.input, report, "the report does not match the input schema of "+OperationRecordCoverageRun)
+	return ValidateEndpointInput(OperationRecordCoverageRun, report)
 }
 
 // ValidateCoverageRunOutput checks a decoded answer of POST /v8/coverage/runs.
 func ValidateCoverageRunOutput(result any) error {
-	if err := compiledCoverageRun(); err != nil {
-		return err
-	}
-	return validate(coverageRunCompiled.output, result, "the result does not match the output schema of "+OperationRecordCoverageRun)
+	return ValidateEndpointOutput(OperationRecordCoverageRun, result)
 }

@@ -181,6 +181,16 @@ func buildEndpoints() []Endpoint {
 			SuccessStatus: 200,
 			Errors:        []Code{CodeMissionStateConflict},
 		},
+		{
+			OperationID: OperationRecordCoverageRun, Method: "POST", Path: CoverageRunsPath,
+			RequiredScope: ScopeCoverageWrite,
+			Summary:       "Record a conformance run",
+			Description: "Store the report of a conformance run (praxa conformance URL --record) so that aura_get_coverage serves it: " +
+				"each case's operation, verdict and time. A run restricted to some cases keeps the last results of the others.",
+			InputSchema:   root(coverageRunIn()),
+			OutputSchema:  root(coverageRunOut()),
+			SuccessStatus: 201,
+		},
 	}
 }
 

@@ -25,6 +25,7 @@ var wantEndpoints = []endpointRow{
 	{"listApprovals", "GET", "/v8/approvals", "approvals:write", "", false},
 	{"approveApproval", "POST", "/v8/approvals/{approvalId}/approve", "approvals:write", "approvalId", true},
 	{"rejectApproval", "POST", "/v8/approvals/{approvalId}/reject", "approvals:write", "approvalId", true},
+	{"recordCoverageRun", "POST", "/v8/coverage/runs", "coverage:write", "", false},
 }
 
 func TestEndpointRows(t *testing.T) {
@@ -47,8 +48,8 @@ func TestEndpointRows(t *testing.T) {
 			if got.Summary == "" || got.Description == "" {
 				t.Errorf("summary %q, description %q: neither may be empty", got.Summary, got.Description)
 			}
-			if got.SuccessStatus != 200 {
-				t.Errorf("successStatus %d, want 200", got.SuccessStatus)
+			if want := map[bool]int{true: 201, false: 200}[got.OperationID == "recordCoverageRun"]; got.SuccessStatus != want {
+				t.Errorf("successStatus %d, want %d (a recorded run is created)", got.SuccessStatus, want)
 			}
 			if got.BodyOptional && got.Method != "POST" {
 				t.Error("only a POST has a body to leave out")
@@ -357,6 +358,9 @@ func TestValidateEndpointInput(t *testing.T) {
 		{"rejectApproval", "no body", `{"approvalId":"ap_1"}`, nil},
 		{"rejectApproval", "note", `{"approvalId":"ap_1","note":"wrong target"}`, nil},
 		{"rejectApproval", "empty id", `{"approvalId":""}`, []fe{{"/approvalId", "minLength"}, {"/approvalId", "pattern"}}},
+		{"recordCoverageRun", "one result", `{"suite":"praxa-conformance","startedAt":"2026-11-30T10:00:00Z","finishedAt":"2026-11-30T10:01:00Z","results":[{"id":"AUTH-001","result":"pass","operations":["getMission"]}]}`, nil},
+		{"recordCoverageRun", "no results", `{"suite":"praxa-conformance","startedAt":"2026-11-30T10:00:00Z","finishedAt":"2026-11-30T10:01:00Z","results":[]}`, []fe{{"/results", "minItems"}}},
+		{"recordCoverageRun", "bad verdict", `{"suite":"s","startedAt":"2026-11-30T10:00:00Z","finishedAt":"2026-11-30T10:01:00Z","results":[{"id":"A","result":"maybe"}]}`, []fe{{"/results/0/result", "enum"}}},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -32,7 +32,7 @@ var inputKeywords = []string{
 	"properties", "required", "additionalProperties", "maxProperties",
 	"minLength", "maxLength", "pattern", "format", "enum",
 	"minimum", "maximum",
-	"items", "maxItems", "uniqueItems",
+	"items", "minItems", "maxItems", "uniqueItems",
 }
 
 // walkInput checks one node of an input schema and recurses into it. It

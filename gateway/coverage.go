@@ -72,7 +72,7 @@ type CoverageRecorded struct {
 	Skipped    int    `json:"skipped"`
 }
 
-// coverageReport is a report as posted (contracts.CoverageRunInputSchema).
+// coverageReport is a report as posted (the input schema of the recordCoverageRun endpoint in contracts).
 type coverageReport struct {
 	Suite        string           `json:"suite"`
 	SuiteVersion string           `json:"suiteVersion"`

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
@@ -87,6 +88,8 @@ func New(o Options) http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(s.observe)
+	// RFC 9110: HEAD is answered wherever GET is.
+	r.Use(middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, 0, contracts.Errorf(contracts.CodeNotFound, "no route for %s", r.URL.Path), requestID(r.Context()))
 	})
