@@ -1,7 +1,6 @@
 package contracts
 
-import (
-)
+import ()
 
 // Coverage evidence: aura_get_coverage reads it, and the operator endpoint
 // POST /v8/coverage/runs (scope coverage:write) records it from a
