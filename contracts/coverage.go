@@ -1,6 +1,5 @@
 package contracts
 
-
 // Coverage evidence: aura_get_coverage reads it, and the operator endpoint
 // POST /v8/coverage/runs (scope coverage:write) records it from a
 // conformance run's report. Both shapes are declared here, beside the tool,
