@@ -177,6 +177,10 @@ type operation struct {
 	status int
 	// header computes response headers from the answer.
 	header func(result any) map[string]string
+	// storeless marks a read that answers from memory (home, the discovery
+	// index): it runs without opening a store transaction, and its tx is
+	// nil.
+	storeless bool
 	// exists checks that the object the path argument names belongs to the
 	// tenant, before the idempotency key and the body are looked at (reads
 	// need none: they answer not-found themselves).
@@ -344,11 +348,16 @@ func checkHeaderKey(tool contracts.Tool, key string, sent bool) *contracts.Error
 
 func (s *Service) read(ctx context.Context, op operation, e *env) *Result {
 	var out any
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		var err error
-		out, err = op.read(ctx, tx, e)
-		return err
-	})
+	var err error
+	if op.storeless {
+		out, err = op.read(ctx, nil, e)
+	} else {
+		err = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+			var err error
+			out, err = op.read(ctx, tx, e)
+			return err
+		})
+	}
 	if err != nil {
 		return &Result{Err: asContractError(err)}
 	}

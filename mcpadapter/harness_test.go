@@ -128,7 +128,7 @@ func newHarness(t testing.TB, o *harnessOptions) *harness {
 	if toolSet == "" {
 		toolSet = contracts.SetAll
 	}
-	mcpServer, err := mcpadapter.New(&mcpadapter.Local{Service: h.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
+	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: h.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		&mcpadapter.Options{Logger: log, ToolSet: toolSet})
 	if err != nil {
@@ -136,8 +136,7 @@ func newHarness(t testing.TB, o *harnessOptions) *harness {
 	}
 	srv.Config.Handler = httpapi.New(httpapi.Options{
 		Service: h.service, Auth: h.verifier, Config: cfg, Logger: log, Issuers: []string{h.issURL},
-		MCP: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
-			&mcp.StreamableHTTPOptions{Stateless: true, Logger: log}),
+		MCP: mcpHandler,
 	})
 	srv.Start()
 	h.url, h.client = srv.URL, srv.Client()

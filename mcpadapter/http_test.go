@@ -46,6 +46,18 @@ func TestStreamableHTTP(t *testing.T) {
 	ro := h.overHTTP(t, h.token(t, scopesWithout(contracts.ScopeMissionsWrite), nil))
 	callErr(t, ro, contracts.ToolPraxecCommand, map[string]any{"definitionId": "deploy_pipeline"}, contracts.CodeInsufficientScope)
 	narrow := h.overHTTP(t, h.token(t, nil, map[string]any{"tools": []string{contracts.ToolPraxecQuery}}))
+	// tools/list shows only what the token's allowlist lets it use...
+	var listed []string
+	for tool, err := range narrow.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, tool.Name)
+	}
+	if len(listed) != 1 || listed[0] != contracts.ToolPraxecQuery {
+		t.Errorf("a token allowing only praxec.query lists %v", listed)
+	}
+	// ...and a call outside it is refused whatever a client believes.
 	callErr(t, narrow, contracts.ToolSubmitIntent, map[string]any{"idempotencyKey": "http-narrow-key-00001", "intent": "x"},
 		contracts.CodeToolNotAllowed)
 }

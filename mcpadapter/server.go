@@ -35,6 +35,10 @@ type Options struct {
 	ToolSet string
 	// Logger receives the server's logs (never stdout under stdio).
 	Logger *slog.Logger
+	// Allowed, when set, narrows tools/list to the tools the caller may
+	// use (its token's tool allowlist); calls outside it are refused by the
+	// service whatever the list shows.
+	Allowed func(ctx context.Context, tool string) bool
 }
 
 // ReplayedMetaKey marks, in a result's _meta, an answer replayed for an
@@ -67,7 +71,29 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 		}
 		srv.AddTool(tool(t), handler(backend, t.Name))
 	}
+	if o.Allowed != nil {
+		srv.AddReceivingMiddleware(narrowToolList(o.Allowed))
+	}
 	return srv, nil
+}
+
+// narrowToolList filters tools/list answers to the tools the caller may use.
+func narrowToolList(allowed func(context.Context, string) bool) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil && method == "tools/list" {
+				kept := list.Tools[:0:0]
+				for _, t := range list.Tools {
+					if allowed(ctx, t.Name) {
+						kept = append(kept, t)
+					}
+				}
+				list.Tools = kept
+			}
+			return res, err
+		}
+	}
 }
 
 func tool(t contracts.Tool) *mcp.Tool {

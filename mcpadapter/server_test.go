@@ -212,6 +212,8 @@ func TestToolErrors(t *testing.T) {
 	t.Run("tool not allowed by the token", func(t *testing.T) {
 		narrow := h.inMemory(t, h.token(t, nil, map[string]any{"tools": []string{contracts.ToolPraxecQuery}}), nil)
 		call(t, narrow, contracts.ToolPraxecQuery, map[string]any{})
+		// The list shows every tool here: this in-memory server was built
+		// without an Allowed filter; the HTTP test checks the narrowed list.
 		callErr(t, narrow, contracts.ToolPraxecCommand, map[string]any{"definitionId": "deploy_pipeline"}, contracts.CodeToolNotAllowed)
 	})
 	t.Run("idempotency key missing", func(t *testing.T) {

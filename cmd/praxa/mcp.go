@@ -50,6 +50,7 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	}
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var backend mcpadapter.Backend
+	var allowed func(context.Context, string) bool
 	if *remote != "" {
 		client, err := restclient.New(*remote, &restclient.Options{Token: restclient.StaticToken(tok),
 			HTTPClient: &http.Client{Timeout: 60 * time.Second}})
@@ -73,8 +74,12 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		}
 		defer closeFn()
 		backend = local
+		allowed = func(ctx context.Context, tool string) bool {
+			p, err := local.Bind(ctx)
+			return err == nil && p.AllowsTool(tool)
+		}
 	}
-	srv, err := mcpadapter.New(backend, &mcpadapter.Options{ToolSet: *tools, Logger: log})
+	srv, err := mcpadapter.New(backend, &mcpadapter.Options{ToolSet: *tools, Logger: log, Allowed: allowed})
 	if err != nil {
 		return err
 	}

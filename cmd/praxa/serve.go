@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/examples"
@@ -222,14 +221,12 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	go revs.Run(runCtx)
 	go sweepIdempotency(runCtx, a.store, log)
 
-	mcpServer, err := mcpadapter.New(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: f.tools,
+	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: f.tools,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		&mcpadapter.Options{Logger: log, ToolSet: f.tools})
 	if err != nil {
 		return fail(err)
 	}
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
-		&mcp.StreamableHTTPOptions{Stateless: true, Logger: log})
 	doc, err := openapi.Build()
 	if err != nil {
 		return fail(err)
