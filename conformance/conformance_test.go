@@ -1,142 +1,45 @@
 package conformance_test
 
-// These tests run the suite against a real gateway, wired the way
-// cmd/praxa/serve.go wires one (the embedded examples/praxec.yaml, SQLite
-// in t.TempDir(), the service, bearer verification trusting the suite's own
-// issuer through OIDC discovery, the REST edge, MCP at /mcp and the OpenAPI
-// document), and against two deliberately broken variants of it, to show
-// that the suite passes what conforms and fails what does not.
+// These tests run the suite against a real gateway, wired by gatewaytest
+// the way cmd/praxa/serve.go wires one (the embedded examples/praxec.yaml,
+// SQLite in t.TempDir(), the service, bearer verification trusting the
+// suite's own issuer through OIDC discovery, the REST edge, MCP at /mcp and
+// the OpenAPI document), and against two deliberately broken variants of
+// it, to show that the suite passes what conforms and fails what does not.
+// Only these test files use gatewaytest: the suite itself stays a black
+// box (see deps_test.go).
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/praxa/praxa/conformance"
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/examples"
-	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/httpapi"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	"github.com/praxa/praxa/gateway/workflow"
-	"github.com/praxa/praxa/mcpadapter"
-	"github.com/praxa/praxa/openapi"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // resource is the resource identifier (token audience) of the test gateway.
 const resource = "https://gateway.conformance.praxa.test"
 
-// logBuffer keeps a gateway's logs; they are printed when a test fails.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// startGateway serves a complete gateway that trusts iss; wrap, when not
-// nil, breaks it.
+// startGateway serves a complete gateway (gatewaytest.New) that trusts iss;
+// wrap, when not nil, breaks it.
 func startGateway(t *testing.T, iss *conformance.Issuer, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
-	ctx := context.Background()
-	logs := &logBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-
-	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Auth.Issuers = []config.Issuer{{Issuer: iss.URL()}}
-	cfg.Auth.Resource = resource
-	cfg.Server.Limits.RatePerSecond = -1
-	srv := httptest.NewUnstartedServer(nil)
-	cfg.Defaults(srv.Listener.Addr().String())
-
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	workflows, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := gateway.New(st, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention),
-		Workflows: workflows, Policy: cfg.Policy})
-	revs, err := gateway.NewRevocations(ctx, st, time.Hour, nil, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	verifier, err := auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: revs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mcpServer, err := mcpadapter.New(&mcpadapter.Local{Service: svc, MaxDepth: cfg.Server.Limits.MaxDepth,
-		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
-		&mcpadapter.Options{Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := openapi.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	openAPI, err := openapi.MarshalJSON(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var handler http.Handler = httpapi.New(httpapi.Options{
-		Service: svc, Auth: verifier, Config: cfg, Logger: log, Revocations: revs, Issuers: []string{iss.URL()},
-		MCP: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
-			&mcp.StreamableHTTPOptions{Stateless: true, Logger: log}),
-		OpenAPI: openAPI,
-	})
-	if wrap != nil {
-		handler = wrap(handler)
-	}
-	srv.Config.Handler = handler
-	srv.Start()
-	t.Cleanup(func() {
-		srv.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := svc.Close(sctx); err != nil {
-			t.Errorf("service close: %v", err)
-		}
-		if err := st.Close(); err != nil {
-			t.Errorf("store close: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("gateway logs:\n%s", logs.String())
-		}
-	})
-	return srv.URL
+	return gatewaytest.New(t, &gatewaytest.Options{
+		Issuer: &gatewaytest.Issuer{Issuer: iss.Issuer, URL: iss.URL()},
+		Edit:   func(cfg *config.Config) { cfg.Auth.Resource = resource },
+		Wrap:   wrap,
+	}).URL
 }
 
 func startIssuer(t *testing.T) *conformance.Issuer {

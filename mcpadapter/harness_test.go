@@ -1,10 +1,10 @@
 package mcpadapter_test
 
-// This file wires the real parts the way cmd/praxa/serve.go does: an OIDC
-// issuer served over HTTP and trusted by discovery, a SQLite file in
-// t.TempDir(), the service layer with the example workflows, the verifier,
-// and httpapi.New with /mcp mounted as a stateless streamable HTTP handler
-// over the adapter's server. Tests reach the adapter in memory (a Local
+// This file's gateways are wired by gatewaytest the way cmd/praxa/serve.go
+// wires one: an OIDC issuer served over HTTP and trusted by discovery, a
+// SQLite file in t.TempDir(), the service layer with the example workflows,
+// the verifier, and httpapi.New with /mcp mounted as a stateless streamable
+// HTTP handler over the adapter's server. Tests reach the adapter in memory (a Local
 // backend bound to a principal, as praxa mcp does), over /mcp, or over REST.
 
 import (
@@ -14,23 +14,17 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/httpapi"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	"github.com/praxa/praxa/gateway/workflow"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -52,6 +46,7 @@ type harness struct {
 	verifier *auth.Verifier
 	url      string
 	client   *http.Client
+	g        *gatewaytest.Gateway
 }
 
 // harnessOptions tune newHarness.
@@ -66,110 +61,30 @@ type harnessOptions struct {
 	quiet bool
 }
 
+// newHarness starts a gateway (gatewaytest.New) over the embedded
+// examples, without rate limits: benchmarks and drives send many calls
+// with one token.
 func newHarness(t testing.TB, o *harnessOptions) *harness {
 	t.Helper()
 	if o == nil {
 		o = &harnessOptions{}
 	}
-	ctx := context.Background()
-	h := &harness{}
-	var logOut io.Writer = testWriter{t}
-	level := slog.LevelWarn
+	opts := &gatewaytest.Options{ToolSet: o.toolSet}
 	if o.quiet {
-		logOut, level = io.Discard, slog.LevelError
+		opts.LogLevel = slog.LevelError
 	}
-	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-
+	var g *gatewaytest.Gateway
 	if r := o.replicaOf; r != nil {
-		h.iss, h.issURL, h.dbPath = r.iss, r.issURL, r.dbPath
+		g = r.g.Replica(t, opts)
 	} else {
-		iss, err := issuer.New(issuer.Options{Algorithms: []string{issuer.RS256}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		issSrv := httptest.NewServer(iss)
-		t.Cleanup(issSrv.Close)
-		iss.SetIssuer(issSrv.URL)
-		h.iss, h.issURL = iss, issSrv.URL
-		h.dbPath = filepath.Join(t.TempDir(), "praxa.db")
+		g = gatewaytest.New(t, opts)
 	}
-
-	// The listener is bound first so that, as in serve.go, the defaults
-	// (public URL, resource) follow its address.
-	srv := httptest.NewUnstartedServer(nil)
-	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Auth.Issuers = []config.Issuer{{Issuer: h.issURL}}
-	cfg.Server.Limits.RatePerSecond = -1 // benchmarks and drives send many calls with one token
-	if r := o.replicaOf; r != nil {
-		cfg.Server.PublicURL = r.cfg.Server.PublicURL
-		cfg.Auth.Resource = r.cfg.Auth.Resource
-	}
-	cfg.Defaults(srv.Listener.Addr().String())
-	h.cfg = cfg
-
-	st, err := sqlitestore.Open(ctx, h.dbPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	workflows, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.service = gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy,
-		Retention: time.Duration(cfg.Server.Idempotency.Retention)})
-	h.verifier, err = auth.NewVerifier(ctx, cfg.Auth, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	toolSet := o.toolSet
-	if toolSet == "" {
-		toolSet = contracts.SetAll
-	}
-	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: h.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
-		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
-		&mcpadapter.Options{Logger: log, ToolSet: toolSet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Config.Handler = httpapi.New(httpapi.Options{
-		Service: h.service, Auth: h.verifier, Config: cfg, Logger: log, Issuers: []string{h.issURL},
-		MCP: mcpHandler,
-	})
-	srv.Start()
-	h.url, h.client = srv.URL, srv.Client()
-	t.Cleanup(func() {
-		srv.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := h.service.Close(sctx); err != nil {
-			t.Errorf("service close: %v", err)
-		}
-		if err := st.Close(); err != nil {
-			t.Errorf("store close: %v", err)
-		}
-	})
-	return h
-}
-
-// testWriter sends the gateway's logs to the test log.
-type testWriter struct{ t testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
+	return &harness{iss: g.Issuer.Issuer, issURL: g.Issuer.URL, cfg: g.Config, dbPath: g.DBPath,
+		service: g.Service, verifier: g.Verifier, url: g.URL, client: g.Client, g: g}
 }
 
 // allScopes is every scope the gateway knows.
-func allScopes() []string {
-	var out []string
-	for _, s := range contracts.Scopes() {
-		out = append(out, string(s))
-	}
-	return out
-}
+func allScopes() []string { return gatewaytest.AllScopes() }
 
 // scopesWithout is every scope but drop.
 func scopesWithout(drop ...contracts.Scope) []string {
@@ -180,14 +95,7 @@ func scopesWithout(drop ...contracts.Scope) []string {
 // given scopes (nil: every scope) and extra claims.
 func (h *harness) token(t testing.TB, scopes []string, extra map[string]any) string {
 	t.Helper()
-	if scopes == nil {
-		scopes = allScopes()
-	}
-	tok, err := h.iss.Mint(h.issURL, h.cfg.Auth.Resource, userA, tenantA, scopes, time.Hour, extra)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return h.g.Token(t, tenantA, userA, scopes, extra)
 }
 
 // newClient is the go-sdk client every test uses.

@@ -1,32 +1,23 @@
 package discovery_test
 
-// The REST tests of discovery and the lexicon run the real stack: an OIDC
-// issuer behind an httptest server, a SQLite store in t.TempDir(), the
-// service with the index built from a configuration, the bearer verifier
-// and the /v8 router behind another httptest server.
+// The REST tests of discovery and the lexicon run the real stack, wired by
+// gatewaytest: an OIDC issuer behind an httptest server, a SQLite store in
+// t.TempDir(), the service with the index built from a configuration, the
+// bearer verifier and the /v8 router behind another httptest server.
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/discovery"
-	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	"github.com/praxa/praxa/gateway/workflow"
 	"github.com/praxa/praxa/issuer"
 )
 
@@ -138,97 +129,40 @@ type harness struct {
 	store   store.Store
 	auditor *gateway.Auditor
 	stop    func()
+	g       *gatewaytest.Gateway
 }
 
+// newHarness starts a gateway (gatewaytest.New) over catalogueYAML, with
+// the discovery switches of o.
 func newHarness(t *testing.T, o harnessOptions) *harness {
 	t.Helper()
-	ctx := context.Background()
-	h := &harness{iss: o.iss, dbPath: o.dbPath}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if h.iss == nil {
-		iss, err := issuer.New(issuer.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.iss = iss
+	opts := &gatewaytest.Options{
+		Config:        func() (*config.Config, error) { return config.Parse("catalogue.yaml", []byte(catalogueYAML)) },
+		Edit:          func(cfg *config.Config) { cfg.Auth.Resource = "https://praxa.test" }, // stable across restarts
+		RateLimits:    true,
+		DBPath:        o.dbPath,
+		LexiconWrites: o.lexiconWrites, SkillsSearch: o.skills, ScriptsSearch: o.scripts,
 	}
-	issSrv := httptest.NewServer(h.iss)
-	t.Cleanup(issSrv.Close)
-	h.iss.SetIssuer(issSrv.URL)
-	h.issURL = issSrv.URL
-
-	cfg, err := config.Parse("catalogue.yaml", []byte(catalogueYAML))
-	if err != nil {
-		t.Fatal(err)
+	if o.iss != nil {
+		// Still served where the first harness served it.
+		opts.Issuer = &gatewaytest.Issuer{Issuer: o.iss, URL: o.iss.Issuer()}
 	}
-	cfg.Auth.Issuers = []config.Issuer{{Issuer: h.issURL}}
-	srv := httptest.NewUnstartedServer(nil)
-	cfg.Defaults(srv.Listener.Addr().String())
-	cfg.Auth.Resource = "https://praxa.test" // stable across restarts
-	h.cfg = cfg
-	if h.dbPath == "" {
-		h.dbPath = filepath.Join(t.TempDir(), "praxa.db")
-	}
-	st, err := sqlitestore.Open(ctx, h.dbPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.store = st
-	h.auditor = gateway.NewAuditor(st, &gateway.AuditorOptions{Logger: log})
-	reg, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := discovery.Build(reg, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := gateway.New(st, &gateway.Options{Logger: log, Auditor: h.auditor, Workflows: reg, Policy: cfg.Policy,
-		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.lexiconWrites, SkillsSearch: o.skills, ScriptsSearch: o.scripts})
-	verifier, err := auth.NewVerifier(ctx, cfg.Auth, &auth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Config.Handler = httpapi.New(httpapi.Options{Service: svc, Auth: verifier, Config: cfg, Logger: log})
-	srv.Start()
-	h.url, h.client = srv.URL, srv.Client()
-	stopped := false
-	h.stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		srv.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := svc.Close(sctx); err != nil {
-			t.Errorf("service close: %v", err)
-		}
-		if err := st.Close(); err != nil {
-			t.Errorf("store close: %v", err)
-		}
-	}
-	t.Cleanup(h.stop)
-	return h
+	g := gatewaytest.New(t, opts)
+	return &harness{url: g.URL, client: g.Client, iss: g.Issuer.Issuer, issURL: g.Issuer.URL, cfg: g.Config,
+		dbPath: g.DBPath, store: g.Store, auditor: g.Auditor, stop: g.Close, g: g}
 }
 
 // token mints a token for subject at tenant with scopes (nil: every scope).
 func (h *harness) token(t *testing.T, tenant, subject string, scopes ...contracts.Scope) string {
 	t.Helper()
 	var names []string
-	if scopes == nil {
-		for _, s := range contracts.Scopes() {
-			names = append(names, string(s))
-		}
+	if scopes != nil {
+		names = []string{}
 	}
 	for _, s := range scopes {
 		names = append(names, string(s))
 	}
-	tok, err := h.iss.Mint(h.issURL, h.cfg.Auth.Resource, subject, tenant, names, time.Hour, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return h.g.Token(t, tenant, subject, names, nil)
 }
 
 // everyScopeBut is every scope except drop.
@@ -345,18 +279,5 @@ func jsonOf(t *testing.T, s string) any {
 // asynchronous audit of reads was written.
 func (h *harness) events(t *testing.T, tenant, traceID string) []store.Event {
 	t.Helper()
-	ctx := context.Background()
-	if err := h.auditor.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var out []store.Event
-	err := h.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		var err error
-		out, err = tx.TraceEvents(ctx, tenant, traceID, 100)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return h.g.Events(t, tenant, traceID)
 }

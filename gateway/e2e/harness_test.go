@@ -1,42 +1,31 @@
 package e2e_test
 
-// This file is the package's harness. It wires real parts the way
-// cmd/praxa/serve.go does: the embedded example configuration
-// (examples/praxec.yaml) compiled by workflow.Compile, a SQLite file in
-// t.TempDir() opened with sqlitestore.Open, gateway.New with the workflows
-// and the policy, a real OIDC issuer served over HTTP and trusted through
-// config.Auth.Issuers (discovery, not a static key set), auth.NewVerifier
-// with gateway.NewRevocations, and httpapi.New behind an httptest server.
-// Tests talk to it with net/http only.
+// This file is the package's harness. Its gateways are wired by
+// gatewaytest the way cmd/praxa/serve.go wires one: the embedded example
+// configuration (examples/praxec.yaml), a SQLite file in t.TempDir(), a
+// real OIDC issuer served over HTTP and trusted through config.Auth.Issuers
+// (discovery, not a static key set), and httpapi.New behind an httptest
+// server. Tests talk to it with net/http only.
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	"github.com/praxa/praxa/gateway/workflow"
 	"github.com/praxa/praxa/issuer"
 )
 
@@ -68,24 +57,12 @@ type testIssuer struct {
 
 func newIssuer(t testing.TB) *testIssuer {
 	t.Helper()
-	iss, err := issuer.New(issuer.Options{Algorithms: []string{issuer.ES256}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(iss)
-	t.Cleanup(srv.Close)
-	iss.SetIssuer(srv.URL)
-	return &testIssuer{iss: iss, url: srv.URL}
+	ti := gatewaytest.NewIssuer(t, issuer.Options{Algorithms: []string{issuer.ES256}})
+	return &testIssuer{iss: ti.Issuer, url: ti.URL}
 }
 
 // allScopes is every scope the gateway knows.
-func allScopes() []string {
-	var out []string
-	for _, s := range contracts.Scopes() {
-		out = append(out, string(s))
-	}
-	return out
-}
+func allScopes() []string { return gatewaytest.AllScopes() }
 
 // token mints an access token for this package's resource; no scopes
 // means every scope.
@@ -99,24 +76,6 @@ func (ti *testIssuer) token(t testing.TB, tenant, subject string, scopes ...stri
 		t.Fatal(err)
 	}
 	return tok
-}
-
-// logBuffer keeps a gateway's logs; they are printed when a test fails.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // gw is one running gateway.
@@ -139,82 +98,21 @@ type gwOptions struct {
 	policy config.Policy
 }
 
-// startGateway starts a complete gateway over the embedded examples.
+// startGateway starts a complete gateway over the embedded examples
+// (gatewaytest.New), trusting ti, without rate limits: one principal sends
+// far more than the default 50 requests a second here (benchmarks, races);
+// the limiter has tests of its own.
 func startGateway(t testing.TB, ti *testIssuer, o gwOptions) *gw {
 	t.Helper()
-	ctx := context.Background()
-	logs := &logBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-
-	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Auth.Issuers = []config.Issuer{{Issuer: ti.url}}
-	cfg.Auth.Resource = resource
-	// One principal sends far more than the default 50 requests a second
-	// here (benchmarks, races); the limiter has tests of its own.
-	cfg.Server.Limits.RatePerSecond = -1
-	cfg.Policy = o.policy
-	srv := httptest.NewUnstartedServer(nil)
-	cfg.Defaults(srv.Listener.Addr().String())
-
-	dbPath := o.dbPath
-	if dbPath == "" {
-		dbPath = filepath.Join(t.TempDir(), "praxa.db")
-	}
-	st, err := sqlitestore.Open(ctx, dbPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	workflows, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := gateway.New(st, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention),
-		Workflows: workflows, Policy: cfg.Policy})
-
-	var verifier atomic.Pointer[auth.Verifier]
-	revs, err := gateway.NewRevocations(ctx, st, time.Hour, func(jti string) {
-		if v := verifier.Load(); v != nil {
-			v.Forget(jti)
-		}
-	}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: revs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	verifier.Store(v)
-	runCtx, cancel := context.WithCancel(ctx)
-	runDone := make(chan struct{})
-	go func() { defer close(runDone); revs.Run(runCtx) }()
-
-	handler := httpapi.New(httpapi.Options{
-		Service: svc, Auth: v, Config: cfg, Logger: log, Revocations: revs, Issuers: []string{ti.url},
+	g := gatewaytest.New(t, &gatewaytest.Options{
+		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		DBPath: o.dbPath,
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			cfg.Policy = o.policy
+		},
 	})
-	srv.Config.Handler = handler
-	srv.Start()
-	g := &gw{url: srv.URL, client: srv.Client(), handler: handler, service: svc, store: st, dbPath: dbPath, cfg: cfg}
-	t.Cleanup(func() {
-		srv.Close()
-		cancel()
-		<-runDone
-		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer scancel()
-		if err := svc.Close(sctx); err != nil {
-			t.Errorf("service close: %v", err)
-		}
-		if err := st.Close(); err != nil {
-			t.Errorf("store close: %v", err)
-		}
-		if t.Failed() {
-			t.Logf("gateway %s logs:\n%s", srv.URL, logs.String())
-		}
-	})
-	return g
+	return &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
 }
 
 // req is one HTTP request to a gateway.

@@ -1,14 +1,14 @@
 package httpapi_test
 
-// This file is the end-to-end harness of the REST edge. It wires real parts
-// the way cmd/praxa/serve.go does: a real OIDC issuer served over HTTP and
-// trusted through a config.Issuer entry (discovery, not a static key set), a
-// SQLite file in t.TempDir(), the service layer with its Auditor, the
-// verifier with the store-backed revocation list, and httpapi.New behind a
-// real HTTP listener. Tests talk to it with net/http only.
+// This file is the end-to-end harness of the REST edge. Its gateways are
+// wired by gatewaytest the way cmd/praxa/serve.go wires one: a real OIDC
+// issuer served over HTTP and trusted through a config.Issuer entry
+// (discovery, not a static key set), a SQLite file in t.TempDir(), the
+// service layer with its Auditor, the verifier with the store-backed
+// revocation list, and httpapi.New behind a real HTTP listener. Tests talk
+// to it with net/http only.
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -17,8 +17,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,10 +28,10 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	"github.com/praxa/praxa/gateway/workflow"
 	"github.com/praxa/praxa/issuer"
 )
 
@@ -71,22 +69,7 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 // logBuffer collects the gateway's logs so tests can check what they hold.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logBuffer = gatewaytest.LogBuffer
 
 // harnessConfig tunes one harness.
 type harnessConfig struct {
@@ -95,12 +78,8 @@ type harnessConfig struct {
 	// revInterval is the revocation poll interval (default: an hour, so
 	// polling never interferes unless a test asks for it).
 	revInterval time.Duration
-	// dbPath reuses an existing database file (a second replica).
-	dbPath string
-	// iss reuses an issuer and its server (a second replica).
-	iss    *issuer.Issuer
-	issURL string
-	clock  *clock
+	// replicaOf makes the harness a second replica of another.
+	replicaOf *harness
 }
 
 type harnessOption func(*harnessConfig)
@@ -128,13 +107,7 @@ func withLimits(edit func(*config.Limits)) harnessOption {
 // one public URL), its own store handle, service, revocation list, verifier
 // and listener.
 func asReplicaOf(h *harness, revInterval time.Duration) harnessOption {
-	return func(c *harnessConfig) {
-		c.dbPath, c.iss, c.issURL, c.clock, c.revInterval = h.dbPath, h.iss, h.issURL, h.clock, revInterval
-		withConfig(func(cfg *config.Config) {
-			cfg.Server.PublicURL = h.cfg.Server.PublicURL
-			cfg.Auth.Resource = h.cfg.Auth.Resource
-		})(c)
-	}
+	return func(c *harnessConfig) { c.replicaOf, c.revInterval = h, revInterval }
 }
 
 // harness is one running gateway and the issuer it trusts.
@@ -153,130 +126,44 @@ type harness struct {
 	logs     *logBuffer
 	url      string
 	client   *http.Client
+	g        *gatewaytest.Gateway
 }
 
+// newHarness starts a gateway (gatewaytest.New) over the embedded default
+// configuration, with its rate limits, debug logs and a shared clock, and
+// an issuer signing with RS256 and ES256 keys on that clock.
 func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()
 	hc := harnessConfig{revInterval: time.Hour}
 	for _, o := range opts {
 		o(&hc)
 	}
-	ctx := context.Background()
-	h := &harness{clock: hc.clock, logs: &logBuffer{}}
-	if h.clock == nil {
-		h.clock = &clock{}
+	o := &gatewaytest.Options{
+		Config:             func() (*config.Config, error) { return config.Default(), nil },
+		Edit:               hc.edit,
+		RateLimits:         true,
+		RevocationInterval: hc.revInterval,
+		LogLevel:           slog.LevelDebug,
 	}
-	log := slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-
-	// The issuer, reached over HTTP by OIDC discovery.
-	if hc.iss != nil {
-		h.iss, h.issURL = hc.iss, hc.issURL
+	h := &harness{}
+	var g *gatewaytest.Gateway
+	if r := hc.replicaOf; r != nil {
+		h.clock = r.clock
+		g = r.g.Replica(t, o)
 	} else {
-		iss, err := issuer.New(issuer.Options{Algorithms: []string{issuer.RS256, issuer.ES256}, Now: h.clock.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		issSrv := httptest.NewServer(iss)
-		t.Cleanup(issSrv.Close)
-		iss.SetIssuer(issSrv.URL)
-		h.iss, h.issURL = iss, issSrv.URL
+		h.clock = &clock{}
+		o.Now = h.clock.Now
+		o.Issuer = gatewaytest.NewIssuer(t, issuer.Options{Algorithms: []string{issuer.RS256, issuer.ES256}, Now: h.clock.Now})
+		g = gatewaytest.New(t, o)
 	}
-
-	// The gateway's listener is bound first so that, as in serve.go, the
-	// configuration's defaults (public URL, resource) follow its address.
-	srv := httptest.NewUnstartedServer(nil)
-	cfg := config.Default()
-	cfg.Auth.Issuers = []config.Issuer{{Issuer: h.issURL}}
-	if hc.edit != nil {
-		hc.edit(cfg)
-	}
-	cfg.Defaults(srv.Listener.Addr().String())
-	h.cfg = cfg
-
-	h.dbPath = hc.dbPath
-	if h.dbPath == "" {
-		h.dbPath = filepath.Join(t.TempDir(), "praxa.db")
-	}
-	st, err := sqlitestore.Open(ctx, h.dbPath, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.store = st
-	h.auditor = gateway.NewAuditor(st, &gateway.AuditorOptions{Logger: log})
-	workflows, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.service = gateway.New(st, &gateway.Options{Now: h.clock.Now, Logger: log,
-		Retention: time.Duration(cfg.Server.Idempotency.Retention), Auditor: h.auditor,
-		Workflows: workflows, Policy: cfg.Policy})
-	h.metrics = httpapi.NewMetrics()
-
-	var verifier *auth.Verifier
-	var vmu sync.Mutex
-	h.revs, err = gateway.NewRevocations(ctx, st, hc.revInterval, func(jti string) {
-		vmu.Lock()
-		v := verifier
-		vmu.Unlock()
-		if v != nil {
-			v.Forget(jti)
-		}
-	}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: h.revs, Now: h.clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vmu.Lock()
-	verifier = v
-	vmu.Unlock()
-	h.verifier = v
-	runCtx, cancel := context.WithCancel(ctx)
-	runDone := make(chan struct{})
-	go func() { defer close(runDone); h.revs.Run(runCtx) }()
-
-	issuers := []string{h.issURL}
-	srv.Config.Handler = httpapi.New(httpapi.Options{
-		Service: h.service, Auth: v, Config: cfg, Metrics: h.metrics, Logger: log,
-		Revocations: h.revs, Issuers: issuers, Now: h.clock.Now,
-		Ready: func(ctx context.Context) error {
-			_, err := st.RevokedSince(ctx, time.Now())
-			return err
-		},
-	})
-	srv.Config.ReadHeaderTimeout = 5 * time.Second
-	srv.Config.MaxHeaderBytes = 64 << 10 // as serve.go
-	srv.Config.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-	srv.Start()
-	h.url = srv.URL
-	h.client = srv.Client()
-
-	t.Cleanup(func() {
-		srv.Close()
-		cancel()
-		<-runDone
-		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer scancel()
-		if err := h.service.Close(sctx); err != nil {
-			t.Errorf("service close: %v", err)
-		}
-		if err := st.Close(); err != nil {
-			t.Errorf("store close: %v", err)
-		}
-	})
+	h.g, h.iss, h.issURL, h.cfg, h.dbPath = g, g.Issuer.Issuer, g.Issuer.URL, g.Config, g.DBPath
+	h.store, h.auditor, h.service, h.revs, h.verifier = g.Store, g.Auditor, g.Service, g.Revocations, g.Verifier
+	h.metrics, h.logs, h.url, h.client = g.Metrics, g.Logs, g.URL, g.Client
 	return h
 }
 
 // allScopes is every scope the gateway knows.
-func allScopes() []string {
-	var out []string
-	for _, s := range contracts.Scopes() {
-		out = append(out, string(s))
-	}
-	return out
-}
+func allScopes() []string { return gatewaytest.AllScopes() }
 
 // scopesWithout is every scope but drop.
 func scopesWithout(drop ...string) []string {
@@ -585,27 +472,13 @@ func newKey() string {
 // flush writes every queued audit event.
 func (h *harness) flush(t testing.TB) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := h.auditor.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
+	h.g.Flush(t)
 }
 
 // events reads the tenant's events of one trace straight from the store.
 func (h *harness) events(t testing.TB, tenant, traceID string) []store.Event {
 	t.Helper()
-	h.flush(t)
-	var out []store.Event
-	err := h.store.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
-		var err error
-		out, err = tx.TraceEvents(ctx, tenant, traceID, 10000)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return h.g.Events(t, tenant, traceID)
 }
 
 // eventTypes lists the types of events.

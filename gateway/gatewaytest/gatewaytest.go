@@ -1,0 +1,411 @@
+// Package gatewaytest wires a complete real gateway for tests, the way
+// cmd/praxa/serve.go wires one: a real OIDC issuer (package issuer) served
+// over HTTP and trusted through config.Auth.Issuers (discovery, not a static
+// key set), a real SQLite file in t.TempDir() (sqlitestore.Open), the
+// workflows of the configuration compiled by workflow.Compile, the
+// discovery index (discovery.Build), the service with its Auditor
+// (gateway.New), the store-backed revocation list (gateway.NewRevocations),
+// bearer verification (auth.NewVerifier), MCP at /mcp
+// (mcpadapter.NewHTTPHandler), the OpenAPI document, and httpapi.New behind
+// a real HTTP server (httptest). Everything is closed when the test ends.
+//
+// It is test support only: it must not be imported by non-test code (a
+// test of this package enforces that with go list -deps over the module's
+// packages).
+package gatewaytest
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/examples"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/gateway/workflow"
+	"github.com/praxa/praxa/issuer"
+	"github.com/praxa/praxa/mcpadapter"
+	"github.com/praxa/praxa/openapi"
+)
+
+// Options tune New. The zero value (or nil) starts a gateway over the
+// embedded examples/praxec.yaml that trusts an issuer of its own.
+type Options struct {
+	// Config returns the configuration to start from (nil: the embedded
+	// examples/praxec.yaml). It is called once per gateway, so replicas
+	// get configurations of their own.
+	Config func() (*config.Config, error)
+	// Edit changes the configuration after New has set the trusted issuer
+	// and the rate limit, before Defaults applies (so what it sets, such
+	// as Auth.Resource, is kept).
+	Edit func(*config.Config)
+	// RateLimits keeps the configuration's per-principal rate limit. By
+	// default it is off (RatePerSecond -1): tests send far more than the
+	// default 50 requests a second with one token.
+	RateLimits bool
+	// Now is the clock of the issuer New starts, the verifier, the
+	// service and the REST edge (nil: time.Now).
+	Now func() time.Time
+	// Issuer is trusted instead of an issuer of New's own (a second
+	// gateway, a restart, an issuer the test started).
+	Issuer *Issuer
+	// DBPath opens an existing database file (a second gateway on the
+	// same data); empty creates one in t.TempDir().
+	DBPath string
+	// RevocationInterval is how often the revocation list polls the store
+	// (default an hour, so polling never interferes unless asked for).
+	RevocationInterval time.Duration
+	// ToolSet is the tool set /mcp registers, as serve --tools (empty:
+	// every tool).
+	ToolSet string
+	// LexiconWrites, SkillsSearch and ScriptsSearch are serve's
+	// --lexicon-writes, --enable-skills-search and --enable-scripts-search.
+	LexiconWrites, SkillsSearch, ScriptsSearch bool
+	// Wrap, when set, wraps the handler the server serves (e.g. to break
+	// the gateway on purpose).
+	Wrap func(http.Handler) http.Handler
+	// LogLevel is the lowest level of the logs kept in Gateway.Logs
+	// (nil: slog.LevelWarn).
+	LogLevel slog.Leveler
+}
+
+// Gateway is one running gateway. Its parts are exposed for tests that
+// reach past HTTP; they are closed when the test ends (or by Close).
+type Gateway struct {
+	// URL is the base URL of the gateway's HTTP server.
+	URL string
+	// Client is an HTTP client for URL.
+	Client *http.Client
+	// Handler is what the server serves (httpapi.New, wrapped by
+	// Options.Wrap when set), for calls in process.
+	Handler http.Handler
+	// Config is the configuration, Defaults applied.
+	Config *config.Config
+	// DBPath is the SQLite file.
+	DBPath string
+	// Store is this gateway's handle on DBPath.
+	Store *sqlitestore.Store
+	// Auditor writes the events of reads and refusals.
+	Auditor *gateway.Auditor
+	// Service is the service layer.
+	Service *gateway.Service
+	// Revocations is the store-backed revocation list.
+	Revocations *gateway.Revocations
+	// Verifier verifies bearer tokens.
+	Verifier *auth.Verifier
+	// Metrics are the metrics /metrics exposes.
+	Metrics *httpapi.Metrics
+	// Issuer is the issuer the gateway trusts.
+	Issuer *Issuer
+	// Logs holds the gateway's logs (JSON lines, as serve writes them);
+	// they are printed when the test fails.
+	Logs *LogBuffer
+
+	opts  Options
+	close func()
+}
+
+// Issuer is a real OIDC issuer served over HTTP.
+type Issuer struct {
+	// Issuer signs the tokens and serves discovery and the JWKS.
+	*issuer.Issuer
+	// URL is where it is served: its iss claim and discovery base.
+	URL string
+}
+
+// NewIssuer serves a new issuer made with opts over HTTP until the test
+// ends.
+func NewIssuer(t testing.TB, opts issuer.Options) *Issuer {
+	t.Helper()
+	iss, err := issuer.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(iss)
+	t.Cleanup(srv.Close)
+	iss.SetIssuer(srv.URL)
+	return &Issuer{Issuer: iss, URL: srv.URL}
+}
+
+// LogBuffer is a buffer that is safe for concurrent writes.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// String returns what was written.
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// AllScopes is every scope the gateway knows.
+func AllScopes() []string {
+	var out []string
+	for _, s := range contracts.Scopes() {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// openAPI is the OpenAPI document, built once.
+var openAPI = sync.OnceValues(func() ([]byte, error) {
+	doc, err := openapi.Build()
+	if err != nil {
+		return nil, err
+	}
+	return openapi.MarshalJSON(doc)
+})
+
+// New starts a complete gateway; opts may be nil. It fails the test when
+// any part does not start, and closes every part when the test ends.
+func New(t testing.TB, opts *Options) *Gateway {
+	t.Helper()
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	ctx := context.Background()
+	g := &Gateway{opts: o, Issuer: o.Issuer, Logs: &LogBuffer{}}
+	level := o.LogLevel
+	if level == nil {
+		level = slog.LevelWarn
+	}
+	log := slog.New(slog.NewJSONHandler(g.Logs, &slog.HandlerOptions{Level: level}))
+	if g.Issuer == nil {
+		g.Issuer = NewIssuer(t, issuer.Options{Now: o.Now})
+	}
+
+	// The listener is bound first so that, as in serve.go, the defaults
+	// (public URL, resource) follow its address.
+	srv := httptest.NewUnstartedServer(nil)
+	g.Config = parseConfig(t, o.Config)
+	g.Config.Auth.Issuers = []config.Issuer{{Issuer: g.Issuer.URL}}
+	if !o.RateLimits {
+		g.Config.Server.Limits.RatePerSecond = -1
+	}
+	if o.Edit != nil {
+		o.Edit(g.Config)
+	}
+	g.Config.Defaults(srv.Listener.Addr().String())
+	cfg := g.Config
+
+	g.DBPath = o.DBPath
+	if g.DBPath == "" {
+		g.DBPath = filepath.Join(t.TempDir(), "praxa.db")
+	}
+	st, err := sqlitestore.Open(ctx, g.DBPath, nil)
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	g.Store = st
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("gateway %s logs:\n%s", g.URL, g.Logs.String())
+		}
+	})
+	// From here on, Close (run at cleanup, before the logs are printed)
+	// undoes what was started.
+	var started []func() error
+	runCtx, cancel := context.WithCancel(ctx)
+	var closeOnce sync.Once
+	g.close = func() {
+		closeOnce.Do(func() {
+			srv.Close()
+			cancel()
+			for i := len(started) - 1; i >= 0; i-- {
+				if err := started[i](); err != nil {
+					t.Errorf("gatewaytest: close: %v", err)
+				}
+			}
+			if err := st.Close(); err != nil {
+				t.Errorf("gatewaytest: store close: %v", err)
+			}
+		})
+	}
+	t.Cleanup(g.close)
+
+	workflows, err := workflow.Compile(cfg.Workflows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := discovery.Build(workflows, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Auditor = gateway.NewAuditor(st, &gateway.AuditorOptions{Logger: log})
+	g.Service = gateway.New(st, &gateway.Options{Now: o.Now, Logger: log,
+		Retention: time.Duration(cfg.Server.Idempotency.Retention), Auditor: g.Auditor,
+		Workflows: workflows, Policy: cfg.Policy,
+		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.LexiconWrites,
+		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch})
+	started = append(started, func() error {
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer scancel()
+		return g.Service.Close(sctx)
+	})
+
+	interval := o.RevocationInterval
+	if interval <= 0 {
+		interval = time.Hour
+	}
+	var verifier atomic.Pointer[auth.Verifier]
+	g.Revocations, err = gateway.NewRevocations(ctx, st, interval, func(jti string) {
+		if v := verifier.Load(); v != nil {
+			v.Forget(jti)
+		}
+	}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Verifier, err = auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: g.Revocations, Now: o.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier.Store(g.Verifier)
+	runDone := make(chan struct{})
+	go func() { defer close(runDone); g.Revocations.Run(runCtx) }()
+	started = append(started, func() error { <-runDone; return nil })
+
+	toolSet := o.ToolSet
+	if toolSet == "" {
+		toolSet = contracts.SetAll
+	}
+	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
+		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
+		&mcpadapter.Options{Logger: log, ToolSet: toolSet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Metrics = httpapi.NewMetrics()
+	g.Handler = httpapi.New(httpapi.Options{
+		MCP:     mcpHandler,
+		OpenAPI: doc,
+		Service: g.Service, Auth: g.Verifier, Config: cfg, Metrics: g.Metrics, Logger: log,
+		Revocations: g.Revocations, Issuers: []string{g.Issuer.URL}, Now: o.Now,
+		Ready: func(ctx context.Context) error {
+			_, err := st.RevokedSince(ctx, time.Now())
+			return err
+		},
+	})
+	if o.Wrap != nil {
+		g.Handler = o.Wrap(g.Handler)
+	}
+	srv.Config.Handler = g.Handler
+	srv.Config.ReadHeaderTimeout = 5 * time.Second
+	srv.Config.MaxHeaderBytes = 64 << 10 // as serve.go
+	srv.Config.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	srv.Start()
+	g.URL, g.Client = srv.URL, srv.Client()
+	return g
+}
+
+// parseConfig returns the configuration of fn, or the embedded examples.
+func parseConfig(t testing.TB, fn func() (*config.Config, error)) *config.Config {
+	t.Helper()
+	if fn == nil {
+		fn = func() (*config.Config, error) { return config.Parse(examples.PraxecYAMLName, examples.PraxecYAML) }
+	}
+	cfg, err := fn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// Replica starts a second gateway on g's database file, trusting g's
+// issuer, on g's clock, under g's public URL and resource identifier
+// (replicas sit behind one public name, so a token for one is good for
+// the other), with its own store handle, service, revocation list,
+// verifier and server. opts (nil: the options g was started with) tunes
+// the rest; its Issuer, DBPath and Now are ignored.
+func (g *Gateway) Replica(t testing.TB, opts *Options) *Gateway {
+	t.Helper()
+	o := g.opts
+	if opts != nil {
+		o = *opts
+	}
+	o.Issuer, o.DBPath, o.Now = g.Issuer, g.DBPath, g.opts.Now
+	edit, publicURL, resource := o.Edit, g.Config.Server.PublicURL, g.Config.Auth.Resource
+	o.Edit = func(c *config.Config) {
+		if edit != nil {
+			edit(c)
+		}
+		c.Server.PublicURL, c.Auth.Resource = publicURL, resource
+	}
+	return New(t, &o)
+}
+
+// Token mints an access token (RFC 9068, valid an hour) of subject at
+// tenant for this gateway's resource with scopes (nil: every scope) and
+// extra claims (a nil value removes a claim).
+func (g *Gateway) Token(t testing.TB, tenant, subject string, scopes []string, extra map[string]any) string {
+	t.Helper()
+	if scopes == nil {
+		scopes = AllScopes()
+	}
+	tok, err := g.Issuer.Mint(g.Issuer.URL, g.Config.Auth.Resource, subject, tenant, scopes, time.Hour, extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// Flush writes every queued audit event.
+func (g *Gateway) Flush(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := g.Auditor.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Events flushes the audit and reads the tenant's events of one trace
+// straight from the store.
+func (g *Gateway) Events(t testing.TB, tenant, traceID string) []store.Event {
+	t.Helper()
+	g.Flush(t)
+	var out []store.Event
+	err := g.Store.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		out, err = tx.TraceEvents(ctx, tenant, traceID, 10000)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Close stops the server and closes the service and the store, reporting
+// errors to the test. It runs when the test ends; call it to stop earlier
+// (e.g. before a restart on the same DBPath). Calls after the first do
+// nothing. The issuer keeps serving until the test ends.
+func (g *Gateway) Close() { g.close() }
