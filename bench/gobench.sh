@@ -4,14 +4,18 @@
 # to back (interleaved) rather than one candidate's repetitions in a row, and
 # records how much of the machine other processes used meanwhile (the VM is
 # shared: a benchmark that lost its core to someone else reads slow).
-# Before each round it waits (at most QUIET_WAIT s) for a quiet second.
+# Before each round it waits (at most QUIET_WAIT s) for three quiet seconds;
+# a round during which other processes used more than MAX_OTHER % of a core
+# on average is discarded and run again (at most MAX_ATTEMPTS rounds in all).
 #
 # Usage: bench/gobench.sh [extra go test flags]
 # Environment (defaults): CPU=0 BENCH=. BENCHTIME=1s ROUNDS=3 CPUS=1,2
-#   QUIET_WAIT=120 QUIET_MAX=10 OUT=<new dir under /tmp>
-# Output: $OUT/bench.txt (the go test output of every round, benchstat-ready)
-# and $OUT/cpu.txt (one line a second: round, benchmark CPU %, CPU % of other
-# processes (of one core, both cores together), steal %).
+#   QUIET_WAIT=300 QUIET_MAX=10 MAX_OTHER=30 MAX_ATTEMPTS=3*ROUNDS
+#   OUT=<new dir under /tmp>
+# Output: $OUT/bench.txt (the go test output of the kept rounds,
+# benchstat-ready), $OUT/round<N>.txt (every attempt) and $OUT/cpu.txt (one
+# line a second: attempt, benchmark CPU %, CPU % of other processes (of one
+# core, both cores together), steal %).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,18 +24,21 @@ BENCH=${BENCH:-.}
 BENCHTIME=${BENCHTIME:-1s}
 ROUNDS=${ROUNDS:-3}
 CPUS=${CPUS:-1,2}
-QUIET_WAIT=${QUIET_WAIT:-120}
+QUIET_WAIT=${QUIET_WAIT:-300}
 QUIET_MAX=${QUIET_MAX:-10}
+MAX_OTHER=${MAX_OTHER:-30}
+MAX_ATTEMPTS=${MAX_ATTEMPTS:-$((3 * ROUNDS))}
 OUT=${OUT:-$(mktemp -d /tmp/praxa-gobench.XXXXXX)}
 mkdir -p "$OUT"
 hz=$(getconf CLK_TCK)
 
 busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4}' /proc/stat; }
 quiet_wait() {
-	local waited=0 a b
+	local waited=0 quiet=0 a b
 	while :; do
 		a=$(busy_ticks); sleep 1; b=$(busy_ticks)
-		[ $(((b - a) * 100 / hz)) -le "$QUIET_MAX" ] && return 0
+		if [ $(((b - a) * 100 / hz)) -le "$QUIET_MAX" ]; then quiet=$((quiet + 1)); else quiet=0; fi
+		[ "$quiet" -ge 3 ] && return 0
 		waited=$((waited + 1))
 		[ "$waited" -ge "$QUIET_WAIT" ] && { echo "gobench: not quiet after ${QUIET_WAIT}s, running anyway" >&2; return 0; }
 	done
@@ -41,7 +48,11 @@ quiet_wait() {
 cd "$ROOT/bench"
 : >"$OUT/bench.txt"
 : >"$OUT/cpu.txt"
-for round in $(seq 1 "$ROUNDS"); do
+: >"$OUT/kept.txt"
+kept=0
+round=0
+while [ "$kept" -lt "$ROUNDS" ] && [ "$round" -lt "$MAX_ATTEMPTS" ]; do
+	round=$((round + 1))
 	quiet_wait
 	taskset -c "$CPU" "$OUT/bench.test" -test.run='^$' -test.bench="$BENCH" -test.benchtime="$BENCHTIME" \
 		-test.count=1 -test.cpu="$CPUS" "$@" >"$OUT/round$round.txt" 2>&1 &
@@ -57,8 +68,16 @@ for round in $(seq 1 "$ROUNDS"); do
 		prev_p=$p prev_b=$b prev_s=$s
 	done
 	wait "$pid" || { cat "$OUT/round$round.txt"; exit 1; }
+	other=$(awk -v r="$round" '$1 == r {n++; o += $3} END {printf "%.0f", n ? o / n : 0}' "$OUT/cpu.txt")
+	if [ "$other" -gt "$MAX_OTHER" ]; then
+		echo "gobench: round $round discarded: other processes used ${other}% of a core" >&2
+		continue
+	fi
+	kept=$((kept + 1))
+	echo "$round" >>"$OUT/kept.txt"
 	cat "$OUT/round$round.txt" >>"$OUT/bench.txt"
 done
+[ "$kept" -eq "$ROUNDS" ] || echo "gobench: only $kept of $ROUNDS rounds were quiet enough" >&2
 
 cat "$OUT/bench.txt"
 awk '{n[$1]++; bench[$1] += $2; other[$1] += $3; steal[$1] += $4; if ($3 > 20) busy[$1]++}

@@ -18,6 +18,7 @@
 # Usage: bench/load.sh            (from anywhere; builds from this checkout)
 # Environment (defaults): DURATION=10s WARMUP=3s RUNS=3 THREADS=2 CONNS=64
 #   SERVER_CPU=0 LOAD_CPU=1 TMPFS=0 OUT=<new dir under /tmp, on disk>
+#   QUIET_WAIT=300 QUIET_MAX=10 MAX_FOREIGN=30 RETRIES=2 (see "measuring")
 # Output: a table of medians (min-max) and the ratios, also in $OUT/summary.txt;
 # raw wrk outputs and server logs stay in $OUT.
 set -euo pipefail
@@ -133,18 +134,21 @@ if [ "$TMPFS" = 1 ]; then CANDIDATES+=(post-tmpfs); fi
 # run waits (at most QUIET_WAIT seconds) for a second in which both cores are
 # nearly idle, and records how much CPU went to processes other than the
 # server and wrk while it ran ("foreign", in % of one core).
-QUIET_WAIT=${QUIET_WAIT:-120}
+QUIET_WAIT=${QUIET_WAIT:-300}
 QUIET_MAX=${QUIET_MAX:-10} # busy % of both cores together that counts as quiet
+MAX_FOREIGN=${MAX_FOREIGN:-30} # a run with more foreign CPU is run again ...
+RETRIES=${RETRIES:-2}          # ... at most this many times (the last one is kept)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # busy_ticks: user+nice+system ticks of all CPUs (not irq, softirq, steal).
 busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4}' /proc/stat; }
 steal_ticks() { awk '$1 == "cpu" {print $9}' /proc/stat; }
-quiet_wait() {
-	local waited=0 a b busy
+quiet_wait() { # three quiet seconds in a row
+	local waited=0 quiet=0 a b busy
 	while :; do
 		a=$(busy_ticks); sleep 1; b=$(busy_ticks)
 		busy=$(( (b - a) * 100 / $(getconf CLK_TCK) ))
-		[ "$busy" -le "$QUIET_MAX" ] && return 0
+		if [ "$busy" -le "$QUIET_MAX" ]; then quiet=$((quiet + 1)); else quiet=0; fi
+		[ "$quiet" -ge 3 ] && return 0
 		waited=$((waited + 1))
 		if [ "$waited" -ge "$QUIET_WAIT" ]; then
 			log "the machine did not quiet down in ${QUIET_WAIT}s (busy ${busy}%): measuring anyway"
@@ -212,7 +216,12 @@ for cand in "${CANDIDATES[@]}"; do run "$cand" "$WARMUP" warmup >/dev/null; done
 declare -A RES
 for r in $(seq 1 "$RUNS"); do
 	for cand in "${CANDIDATES[@]}"; do
-		RES[$cand,$r]=$(run "$cand" "$DURATION" "run$r")
+		for attempt in $(seq 0 "$RETRIES"); do
+			RES[$cand,$r]=$(run "$cand" "$DURATION" "run$r-$attempt")
+			foreign=$(echo "${RES[$cand,$r]}" | awk '{print $6}')
+			[ "$foreign" -le "$MAX_FOREIGN" ] && break
+			log "run $r $cand: foreign CPU ${foreign}% > ${MAX_FOREIGN}%$([ "$attempt" -lt "$RETRIES" ] && echo ': run again' || echo ': kept anyway')"
+		done
 		log "run $r $cand: $(echo "${RES[$cand,$r]}" | awk '{printf "%s req/s, p50 %s ms, p99 %s ms, failed %s, server CPU %s%%, foreign CPU %s%%, steal %s%%", $1, $2, $3, $4, $5, $6, $7}')"
 	done
 done

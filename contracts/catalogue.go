@@ -1,5 +1,7 @@
 package contracts
 
+import "slices"
+
 // IdempotencyKeyPattern is the exact pattern every idempotencyKey matches:
 // 16 to 128 characters, starting with a letter or digit.
 const IdempotencyKeyPattern = `^[A-Za-z0-9][A-Za-z0-9._:-]{15,127}$`
@@ -82,6 +84,28 @@ func missionOut() schema {
 		"links":    linksOut(),
 		"chain":    outArray(outObject()).desc("Deterministic transitions that fired on their own during this call."),
 	})
+}
+
+var (
+	goalStatuses             = []string{"active", "paused", "achieved", "abandoned"}
+	skillEvidenceStates      = []string{"draft", "reviewed", "validated", "deprecated"}
+	certificateVerifications = []string{"valid", "bad_signature", "unknown_issuer", "expired", "not_yet_valid"}
+)
+
+// GoalStatuses returns the statuses a context goal can have.
+func GoalStatuses() []string { return slices.Clone(goalStatuses) }
+
+// SkillEvidenceStates returns the evidence states of a governed skill
+// version: draft, reviewed, validated (from least to most trusted) and
+// deprecated.
+func SkillEvidenceStates() []string { return slices.Clone(skillEvidenceStates) }
+
+// CertificateVerifications returns the results of verifying a model
+// capability certificate.
+func CertificateVerifications() []string { return slices.Clone(certificateVerifications) }
+
+func skillEvidenceState() schema {
+	return enum(skillEvidenceStates...)
 }
 
 func discoveryItemOut() schema {
@@ -232,43 +256,60 @@ func buildCatalogue() []Tool {
 				"tags":        tags("Only records carrying all of these tags."),
 				"limit":       limit(),
 			})),
-			OutputSchema: root(record([]string{"compartment", "purpose", "records"}, map[string]schema{
-				"compartment": outString(),
-				"purpose":     outString(),
-				"records": outArray(record([]string{"id", "content"}, map[string]schema{
-					"id":      outString(),
-					"content": outString(),
-					"tags":    outArray(outString()),
-					"score":   outNumber(),
-				})),
+			OutputSchema: root(record([]string{"compartment", "purpose", "query", "records"}, map[string]schema{
+				"compartment": outString().desc("The compartment searched, as requested."),
+				"purpose":     outString().desc("The purpose the records are allowed for, as requested."),
+				"query":       outString(),
+				"records": outArray(record([]string{"id", "content", "tags", "score", "createdAt"}, map[string]schema{
+					"id":        outString(),
+					"content":   outString(),
+					"tags":      outArray(outString()),
+					"score":     outNumber().desc("The text-match score (0 for a listing without query words); higher is better."),
+					"createdAt": outString().with("format", "date-time"),
+				})).desc("Best first: by score, then newest, then by id."),
 			})),
 			OperationID: "queryMemory", Method: "POST", Path: "/v8/memory/query",
 			RequiredScope: ScopeMemoryRead, Idempotency: IdempotencySafeRead,
 			Annotations:   Annotations{ReadOnlyHint: true, IdempotentHint: true},
 			SuccessStatus: 200,
+			Errors:        []Code{CodeCompartmentForbidden, CodePurposeForbidden},
 		},
 		{
 			Name:  ToolGetSkill,
 			Title: "Get skill",
 			Description: "Read a governed skill by id: its markdown body, its version history and its evidence state. " +
-				"The newest version is returned unless version names another. Read-only.",
+				"The newest version (in semantic-version order) is returned unless version names another. Read-only.",
 			InputSchema: root(object([]string{"skillId"}, map[string]schema{
 				"skillId": identifier("The skill's identifier."),
 				"version": str(1, 32).with("pattern", "^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$").desc("A specific version; the newest when omitted."),
 			})),
-			OutputSchema: root(record([]string{"id", "version", "title", "body", "evidenceState", "versions"}, map[string]schema{
+			OutputSchema: root(record([]string{"id", "version", "title", "tags", "body", "evidenceState", "evidence", "latestVersion", "versions"}, map[string]schema{
 				"id":            outString(),
-				"version":       outString(),
+				"version":       outString().desc("The version returned."),
 				"title":         outString(),
+				"description":   outString(),
 				"tags":          outArray(outString()),
-				"body":          outString(),
-				"evidenceState": outString(),
-				"versions":      outArray(record([]string{"version"}, map[string]schema{"version": outString(), "evidenceState": outString()})),
+				"body":          outString().desc("The skill's markdown body."),
+				"evidenceState": skillEvidenceState(),
+				"evidence": record([]string{"state"}, map[string]schema{
+					"state":      skillEvidenceState(),
+					"reviewedBy": outArray(outString()),
+					"reviewedAt": outString(),
+					"summary":    outString(),
+					"refs":       outArray(outString()),
+				}).desc("The governance record of the version returned."),
+				"latestVersion": outString().desc("The newest version of the skill."),
+				"versions": outArray(record([]string{"version", "evidenceState", "title"}, map[string]schema{
+					"version":       outString(),
+					"evidenceState": skillEvidenceState(),
+					"title":         outString(),
+				})).desc("Every version of the skill, newest first."),
 			})),
 			OperationID: "getSkill", Method: "GET", Path: "/v8/skills/{skillId}",
 			RequiredScope: ScopeSkillsRead, Idempotency: IdempotencySafeRead,
 			Annotations:  Annotations{ReadOnlyHint: true, IdempotentHint: true},
 			PathArgument: "skillId", SuccessStatus: 200,
+			Errors: []Code{CodeNotFound},
 		},
 		{
 			Name:  ToolGetTrace,
@@ -299,40 +340,48 @@ func buildCatalogue() []Tool {
 			InputSchema: root(object([]string{"compartment", "purpose"}, map[string]schema{
 				"compartment": identifier("The compartment whose goals to list."),
 				"purpose":     identifier("The purpose the goals will serve."),
+				"status":      enum(goalStatuses...).with("maxLength", 16).desc("Only goals with this status."),
 				"limit":       limit(),
 			})),
 			OutputSchema: root(record([]string{"compartment", "purpose", "goals"}, map[string]schema{
 				"compartment": outString(),
 				"purpose":     outString(),
-				"goals": outArray(record([]string{"id", "title"}, map[string]schema{
-					"id":     outString(),
-					"title":  outString(),
-					"status": outString(),
-					"tags":   outArray(outString()),
-				})),
+				"goals": outArray(record([]string{"id", "title", "status", "tags", "createdAt"}, map[string]schema{
+					"id":          outString(),
+					"title":       outString(),
+					"description": outString(),
+					"status":      enum(goalStatuses...),
+					"tags":        outArray(outString()),
+					"createdAt":   outString().with("format", "date-time"),
+				})).desc("By id."),
 			})),
 			OperationID: "listGoals", Method: "GET", Path: "/v8/context-twin/goals",
 			RequiredScope: ScopeContextRead, Idempotency: IdempotencySafeRead,
 			Annotations:   Annotations{ReadOnlyHint: true, IdempotentHint: true},
 			SuccessStatus: 200,
+			Errors:        []Code{CodeCompartmentForbidden, CodePurposeForbidden},
 		},
 		{
 			Name:  ToolListWorldCertificates,
 			Title: "List world certificates",
-			Description: "List signed model capability certificates with the result of verifying each signature (valid, bad signature, unknown issuer or expired). " +
+			Description: "List signed model capability certificates with the result of verifying each one now (valid, bad signature, unknown issuer, expired or not yet valid). " +
 				"Certificates are information only: they grant no authority to act anywhere in the gateway. Read-only.",
 			InputSchema: root(object(nil, map[string]schema{
 				"issuer": identifier("Only certificates from this issuer."),
 				"limit":  limit(),
 			})),
-			OutputSchema: root(record([]string{"certificates"}, map[string]schema{
-				"certificates": outArray(record([]string{"id", "issuer", "verification"}, map[string]schema{
+			OutputSchema: root(record([]string{"certificates", "statement"}, map[string]schema{
+				"certificates": outArray(record([]string{"id", "issuer", "subject", "capabilities", "issuedAt", "expiresAt", "verification"}, map[string]schema{
 					"id":           outString(),
 					"issuer":       outString(),
-					"subject":      outString(),
-					"verification": enum("valid", "bad_signature", "unknown_issuer", "expired"),
-				})),
-				"statement": outString(),
+					"subject":      outString().desc("The model the certificate is about."),
+					"capabilities": outArray(outString()),
+					"issuedAt":     outString().with("format", "date-time"),
+					"expiresAt":    outString().with("format", "date-time"),
+					"verification": enum(certificateVerifications...).desc("The result of verifying the certificate now, against the issuers this gateway is configured with."),
+					"detail":       outString().desc("Why a certificate is not valid."),
+				})).desc("By id."),
+				"statement": outString().desc("A reminder that certificates grant no authority."),
 			})),
 			OperationID: "listWorldCertificates", Method: "GET", Path: "/v8/world-model/certificates",
 			RequiredScope: ScopeWorldRead, Idempotency: IdempotencySafeRead,

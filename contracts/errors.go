@@ -53,6 +53,20 @@ const (
 	CodeInternal                Code = "internal"
 )
 
+// The codes of purpose-filtered context reads (memory, goals): the request
+// names a compartment or a purpose the token's claims do not allow. They
+// are distinct from tenant-forbidden: the tenant is right, the token is
+// narrower than the request, and the gateway never widens it.
+const (
+	CodeCompartmentForbidden Code = "compartment-forbidden"
+	CodePurposeForbidden     Code = "purpose-forbidden"
+)
+
+// CodeUpstreamFailed answers a move whose executor reached an upstream
+// (an MCP server, a command, a REST API) that answered with a failure: the
+// move did not happen.
+const CodeUpstreamFailed Code = "upstream-failed"
+
 // CodeInfo is the registry entry of one code: how every surface reports it.
 type CodeInfo struct {
 	Code Code `json:"code"`
@@ -98,9 +112,12 @@ var codeRegistry = map[Code]CodeInfo{
 	CodeRateLimited:             {Status: 429, Title: "Too many requests", Retryable: true},
 	CodeDestructiveActionDenied: {Status: 403, Title: "Policy denies this destructive action", Stop: true},
 	CodeMissionStateConflict:    {Status: 409, Title: "The mission's state does not allow this", Stop: true},
+	CodeUpstreamFailed:          {Status: 502, Title: "An upstream answered the call with a failure"},
 	CodeOutcomeUnknown:          {Status: 504, Title: "The outcome is unknown; replay with the same key or read back", Retryable: true, Stop: true},
 	CodeUnavailable:             {Status: 503, Title: "Temporarily unavailable", Retryable: true},
 	CodeOriginForbidden:         {Status: 403, Title: "Requests from this origin are not allowed", Stop: true},
+	CodeCompartmentForbidden:    {Status: 403, Title: "The access token does not allow this compartment", Stop: true},
+	CodePurposeForbidden:        {Status: 403, Title: "The access token does not allow this purpose", Stop: true},
 	CodeNotImplemented:          {Status: 501, Title: "This operation is not available on this gateway yet", Stop: true},
 	CodeInternal:                {Status: 500, Title: "Internal error", Retryable: true},
 }

@@ -91,6 +91,7 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 	}
 	tool := contracts.Tool{Name: "approvals", OperationID: "resolveApproval"}
 	e := &env{principal: p, tool: tool, args: map[string]any{}, requestID: requestID, traceID: traceID, now: s.now()}
+	defer s.prepareApproval(ctx, e, p.Tenant, id, approve)()
 	var res Resolution
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		e.events = e.events[:0]
@@ -108,9 +109,9 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 		if err != nil {
 			return err
 		}
-		out, err := s.engine.Resolve(ctx, in, id, approve, p.Subject)
+		out, err := s.engine.Resolve(s.moveCtx(ctx, e), in, id, approve, p.Subject)
 		if err != nil {
-			return err
+			return moveError(err, in.ID)
 		}
 		a.Status = "rejected"
 		if approve {

@@ -66,6 +66,9 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 		if err := s.deniedDestructive(p, tool, e.toolSet); err != nil {
 			return &Result{Err: err}
 		}
+		if op.prepare != nil {
+			defer op.prepare(ctx, e)()
+		}
 		res, _ := s.runMutation(ctx, op, e, nil)
 		return res
 	}
@@ -100,6 +103,9 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 		return &Result{Err: inProgress()}
 	}
 	defer s.inflight.Delete(slot)
+	if op.prepare != nil {
+		defer op.prepare(ctx, e)()
+	}
 	rec = store.IdempotencyRecord{Namespace: ns, Key: key, Operation: tool.OperationID, Fingerprint: fp,
 		CreatedAt: e.now, ExpiresAt: e.now.Add(s.retention)}
 	res, prev := s.runMutation(ctx, op, e, &rec)
@@ -113,7 +119,10 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 // under the idempotency key: only conflicts with the state, which a retry
 // of the same request would meet again.
 func recordedRefusal(err *contracts.Error) bool {
-	return err.Status() == http.StatusConflict
+	// An outcome-unknown is recorded too: the call may have acted, so a
+	// retry with the same key answers from the record instead of calling
+	// again.
+	return err.Status() == http.StatusConflict || err.Code == contracts.CodeOutcomeUnknown
 }
 
 func inProgress() *contracts.Error {

@@ -345,9 +345,12 @@ func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definit
 			return nil, err
 		}
 	}
-	out, err := s.engine.Start(ctx, workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID, Tenant: e.principal.Tenant})
+	out, err := s.engine.Start(s.moveCtx(ctx, e), workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID, Tenant: e.principal.Tenant})
 	if err != nil {
-		return nil, err
+		if out != nil {
+			s.engineEvents(e, out.Events, runID)
+		}
+		return nil, moveError(err, "")
 	}
 	if err := s.persist(ctx, tx, e, out, nil, store.Mission{}); err != nil {
 		return nil, err
@@ -400,12 +403,12 @@ func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool,
 	if style == styleAura && d != nil && d.Terminal(in.State) {
 		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission ended in state %s and takes no signal", in.State)
 	}
-	out, err := s.engine.Fire(ctx, in, transition, args)
+	out, err := s.engine.Fire(s.moveCtx(ctx, e), in, transition, args)
 	if err != nil {
 		if out != nil {
 			s.engineEvents(e, out.Events, in.RunID)
 		}
-		return nil, err
+		return nil, moveError(err, in.ID)
 	}
 	if err := s.persist(ctx, tx, e, out, in, m); err != nil {
 		return nil, err

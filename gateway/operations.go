@@ -18,15 +18,15 @@ func (s *Service) operations() map[string]operation {
 	return map[string]operation{
 		"submitIntent":  {mutate: s.submitIntent},
 		"getTrace":      {read: s.getTrace},
-		"createMission": {mutate: s.createMission, header: createdHeader},
+		"createMission": {mutate: s.createMission, header: createdHeader, prepare: s.prepareCreate},
 		"getMission":    {read: s.getMission},
-		"signalMission": {mutate: s.signalMission, exists: s.missionExists},
+		"signalMission": {mutate: s.signalMission, exists: s.missionExists, prepare: s.prepareSignal},
 		"cancelMission": {mutate: s.cancelMission, exists: s.missionExists},
 		"getCoverage":   {read: s.getCoverage},
 
 		string(contracts.OpHome):    {read: s.home, storeless: true},
-		string(contracts.OpStart):   {mutate: s.praxecStart},
-		string(contracts.OpSubmit):  {mutate: s.praxecSubmit},
+		string(contracts.OpStart):   {mutate: s.praxecStart, prepare: s.prepareStart},
+		string(contracts.OpSubmit):  {mutate: s.praxecSubmit, prepare: s.prepareSubmit},
 		string(contracts.OpGet):     {read: s.praxecGet},
 		string(contracts.OpExplain): {read: s.praxecExplain},
 
@@ -36,6 +36,11 @@ func (s *Service) operations() map[string]operation {
 		string(contracts.OpLexiconSearch): {read: s.lexiconSearch},
 		string(contracts.OpLexiconLookup): {read: s.lexiconLookup},
 		string(contracts.OpDefine):        {mutate: s.defineTerm},
+
+		"getSkill":              {read: s.getSkill, storeless: true},
+		"queryMemory":           {read: s.queryMemory},
+		"listGoals":             {read: s.listGoals},
+		"listWorldCertificates": {read: s.listWorldCertificates},
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -31,8 +33,11 @@ type Service struct {
 	inflight  sync.Map // namespace + "\x00" + key -> struct{}
 	workflows *workflow.Registry
 	engine    *workflow.Engine
-	disc      *discoveryState
-	policy    config.Policy
+	// moves serializes the moves that reach outside (see external.go).
+	moves    moveLocks
+	disc     *discoveryState
+	ctxState *contextState
+	policy   config.Policy
 }
 
 // Options configure a Service. The zero value is usable.
@@ -61,6 +66,18 @@ type Options struct {
 	// SkillsSearch and ScriptsSearch accept the skill and script kinds in
 	// a search (INVALID_PARAMS otherwise).
 	SkillsSearch, ScriptsSearch bool
+	// Runners run the executor kinds that reach outside the gateway (mcp,
+	// cli, rest: package connect); without them those executors answer
+	// not-implemented. Their calls run outside any store transaction (see
+	// external.go).
+	Runners map[string]workflow.Runner
+	// Skills are the governed skills aura_get_skill serves (none when
+	// nil): gateway-wide configuration, the same for every tenant.
+	Skills *skills.Catalog
+	// CertificateIssuers are the trusted issuers of model capability
+	// certificates (see CertificateIssuers); a certificate from any other
+	// is listed as unknown_issuer.
+	CertificateIssuers certs.Issuers
 }
 
 // New returns a Service over st.
@@ -86,8 +103,9 @@ func New(st store.Store, opts *Options) *Service {
 	}
 	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention,
 		workflows: o.Workflows, policy: o.Policy}
-	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID}
+	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: o.Runners}
 	s.disc = newDiscoveryState(&o)
+	s.ctxState = newContextState(&o)
 	s.ops = s.operations()
 	return s
 }
@@ -157,6 +175,9 @@ type env struct {
 	now       time.Time
 	events    []store.Event
 	toolSet   string
+	// tape holds the outside calls a move made before its transaction
+	// (see external.go).
+	tape *workflow.Tape
 }
 
 // event appends an audit event of this call, to commit with its mutation.
@@ -185,6 +206,11 @@ type operation struct {
 	// tenant, before the idempotency key and the body are looked at (reads
 	// need none: they answer not-found themselves).
 	exists func(ctx context.Context, tx store.ReadTx, tenant, id string) error
+	// prepare runs, outside any transaction and before mutate, the calls
+	// of a move that reach outside the gateway, recording them in e.tape
+	// for mutate to replay; it returns what releases the move's lock
+	// after the transaction (see external.go).
+	prepare func(ctx context.Context, e *env) (release func())
 }
 
 // Authorize checks what needs no arguments: the principal's tool allowlist

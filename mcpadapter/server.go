@@ -39,6 +39,9 @@ type Options struct {
 	// use (its token's tool allowlist); calls outside it are refused by the
 	// service whatever the list shows.
 	Allowed func(ctx context.Context, tool string) bool
+	// Direct lists the capabilities exposed directly: each becomes an MCP
+	// tool of its own (see DirectTool).
+	Direct []DirectTool
 }
 
 // ReplayedMetaKey marks, in a result's _meta, an answer replayed for an
@@ -70,6 +73,9 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 			continue
 		}
 		srv.AddTool(tool(t), handler(backend, t.Name))
+	}
+	if err := addDirect(srv, backend, o.Direct, o.Logger); err != nil {
+		return nil, err
 	}
 	if o.Allowed != nil {
 		srv.AddReceivingMiddleware(narrowToolList(o.Allowed))

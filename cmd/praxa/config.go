@@ -8,6 +8,7 @@ import (
 	iofs "io/fs"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/skills"
 )
 
 func init() {
@@ -66,7 +67,12 @@ func runConfigValidate(_ context.Context, env *environment, args []string) error
 	}
 	bad := 0
 	for _, file := range fs.Args() {
-		_, err := config.Load(file)
+		cfg, err := config.Load(file)
+		if err == nil && cfg.Skills.Dir != "" {
+			// The skills the file names are part of it: their front
+			// matter is checked too.
+			_, err = skills.FromConfig(cfg, nil, "")
+		}
 		var le *config.LoadError
 		var pe *iofs.PathError
 		switch {
@@ -74,7 +80,7 @@ func runConfigValidate(_ context.Context, env *environment, args []string) error
 			fmt.Fprintf(env.stdout, "%s: ok\n", file)
 			continue
 		case errors.As(err, &le):
-			fmt.Fprintln(env.stderr, le.Error())
+			fmt.Fprintln(env.stderr, err.Error()) // every file's problems, skills included
 		case errors.As(err, &pe):
 			fmt.Fprintf(env.stderr, "%s: %v\n", file, pe.Err)
 		default:

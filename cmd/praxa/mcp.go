@@ -15,10 +15,10 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	"github.com/praxa/praxa/gateway/workflow"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -134,18 +134,26 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 		st.Close()
 		return nil, nil, fmt.Errorf("the credential is not accepted: %w", err)
 	}
-	workflows, err := workflow.Compile(cfg.Workflows)
+	conns, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
 	if err != nil {
 		st.Close()
 		return nil, nil, err
 	}
 	index, err := discovery.Build(workflows, cfg)
 	if err != nil {
+		conns.Close()
+		st.Close()
+		return nil, nil, err
+	}
+	skillCatalog, certIssuers, err := contextOptions(cfg)
+	if err != nil {
+		conns.Close()
 		st.Close()
 		return nil, nil, err
 	}
 	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy,
-		Retention: time.Duration(cfg.Server.Idempotency.Retention), Discovery: index, Lexicon: cfg.Lexicon})
+		Retention: time.Duration(cfg.Server.Idempotency.Retention), Discovery: index, Lexicon: cfg.Lexicon, Runners: conns.Runners(),
+		Skills: skillCatalog, CertificateIssuers: certIssuers})
 	runCtx, cancel := context.WithCancel(ctx)
 	go revs.Run(runCtx)
 	fmt.Fprintf(env.stderr, "praxa mcp: serving %s tools on stdio for %s (tenant %s)\n", toolSet, p.Subject, p.Tenant)
@@ -155,6 +163,7 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	return local, func() {
 		cancel()
 		svc.Close(context.Background())
+		conns.Close()
 		st.Close()
 	}, nil
 }

@@ -21,10 +21,10 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	"github.com/praxa/praxa/gateway/workflow"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 	"github.com/praxa/praxa/openapi"
@@ -129,6 +129,7 @@ type app struct {
 	log      *slog.Logger
 	cfg      *config.Config
 	store    *sqlitestore.Store
+	conns    *connect.Manager
 	service  *gateway.Service
 	server   *http.Server
 	listener net.Listener
@@ -169,23 +170,35 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		if a.store != nil {
 			a.store.Close()
 		}
+		if a.conns != nil {
+			a.conns.Close()
+		}
 		return nil, err
 	}
 	if a.store, err = sqlitestore.Open(ctx, dataPath(f.dataDir), nil); err != nil {
 		return fail(err)
 	}
-	workflows, err := workflow.Compile(cfg.Workflows)
+	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
 	if err != nil {
 		return fail(err)
 	}
+	a.conns = conns
+	for _, p := range problems {
+		fmt.Fprintf(env.stderr, "praxa: %s\n", p)
+	}
 	index, err := discovery.Build(workflows, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	skillCatalog, certIssuers, err := contextOptions(cfg)
 	if err != nil {
 		return fail(err)
 	}
 	a.service = gateway.New(a.store, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention),
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: f.lexiconWrites,
-		SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch})
+		SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch,
+		Skills: skillCatalog, CertificateIssuers: certIssuers, Runners: conns.Runners()})
 
 	var statics []auth.StaticIssuer
 	var dev *issuer.Issuer
@@ -223,7 +236,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: f.tools,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
-		&mcpadapter.Options{Logger: log, ToolSet: f.tools})
+		&mcpadapter.Options{Logger: log, ToolSet: f.tools, Direct: mcpadapter.DirectTools(cfg.Exposed())})
 	if err != nil {
 		return fail(err)
 	}
@@ -277,6 +290,11 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 			"    -H 'Idempotency-Key: 8e03978e-40d5-43e8-bc93-6894a57f9324' \\\n"+
 			"    -d '{\"intent\":\"deploy the payments service to staging\"}' %s/v8/intents\n\n", a.url)
 		fmt.Fprintf(env.stderr, "More tokens: praxa token --data-dir %s --scope \"missions:read\" --tenant %s\n\n", f.dataDir, devTenant)
+		fmt.Fprintf(env.stderr, "The token allows compartment %s and purpose %s; load the example context data with:\n\n"+
+			"  praxa memory import examples/memory.jsonl --tenant %s --data-dir %s\n"+
+			"  praxa goals import examples/goals.jsonl --tenant %s --data-dir %s\n"+
+			"  praxa certificates import examples/certificates.jsonl --dev --data-dir %s\n\n",
+			strings.Join(devCompartments, ","), strings.Join(devPurposes, ","), devTenant, f.dataDir, devTenant, f.dataDir, f.dataDir)
 	}
 	return a, nil
 }
@@ -299,7 +317,7 @@ func (a *app) close() error {
 		err = nil
 	}
 	a.cancel()
-	err = errors.Join(err, a.service.Close(shutdown), a.store.Close())
+	err = errors.Join(err, a.service.Close(shutdown), a.conns.Close(), a.store.Close())
 	a.log.Info("stopped")
 	return err
 }
@@ -328,6 +346,10 @@ const devIssuerFile = "issuer.json"
 type devIssuerInfo struct {
 	Issuer   string `json:"issuer"`
 	Audience string `json:"audience"`
+	// CompartmentsClaim and PurposesClaim name the claims the gateway
+	// reads compartments and purposes from (auth.claims).
+	CompartmentsClaim string `json:"compartmentsClaim,omitempty"`
+	PurposesClaim     string `json:"purposesClaim,omitempty"`
 }
 
 func devDir(dataDir string) string { return filepath.Join(dataDir, "dev") }
@@ -343,7 +365,8 @@ func openDevIssuer(dataDir string, cfg *config.Config) (*issuer.Issuer, error) {
 	url := strings.TrimRight(cfg.Server.PublicURL, "/") + devPathPrefix
 	is.SetIssuer(url)
 	is.SetPathPrefix(devPathPrefix)
-	b, _ := json.MarshalIndent(devIssuerInfo{Issuer: url, Audience: cfg.Auth.Resource}, "", "  ")
+	b, _ := json.MarshalIndent(devIssuerInfo{Issuer: url, Audience: cfg.Auth.Resource,
+		CompartmentsClaim: cfg.Auth.Claims.Compartments, PurposesClaim: cfg.Auth.Claims.Purposes}, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, devIssuerFile), append(b, '\n'), 0o600); err != nil {
 		return nil, fmt.Errorf("dev issuer: %w", err)
 	}
@@ -351,7 +374,8 @@ func openDevIssuer(dataDir string, cfg *config.Config) (*issuer.Issuer, error) {
 }
 
 func mintDevToken(is *issuer.Issuer, cfg *config.Config, scopes []string, tenant string, ttl time.Duration) (string, error) {
-	return is.Mint(is.Issuer(), cfg.Auth.Resource, devSubject, tenant, scopes, ttl, nil)
+	return is.Mint(is.Issuer(), cfg.Auth.Resource, devSubject, tenant, scopes, ttl,
+		contextClaims(cfg.Auth.Claims.Compartments, cfg.Auth.Claims.Purposes, devCompartments, devPurposes))
 }
 
 func allScopes() []string {

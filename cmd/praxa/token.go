@@ -18,13 +18,23 @@ func init() {
 }
 
 func runToken(_ context.Context, env *environment, args []string) error {
-	fs := newFlagSet(env, "token", "[--scope \"a b\"] [--tenant T] [--subject S] [--ttl D] [--data-dir DIR]")
+	fs := newFlagSet(env, "token", "[--scope \"a b\"] [--tenant T] [--subject S] [--ttl D] [--compartments A,B] [--purposes A,B] [--data-dir DIR]")
 	scope := fs.String("scope", strings.Join(allScopes(), " "), "space-separated scopes")
 	tenant := fs.String("tenant", devTenant, "tenant of the token")
 	subject := fs.String("subject", devSubject, "subject (sub) of the token")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime of the token")
 	dataDir := fs.String("data-dir", defaultDataDir(env), "data directory of the gateway run with --dev")
+	compartmentsFlag := fs.String("compartments", "", "comma-separated memory compartments the token allows (none by default)")
+	purposesFlag := fs.String("purposes", "", "comma-separated purposes the token allows (none by default)")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	compartments, err := commaList(env, "token", "compartments", *compartmentsFlag)
+	if err != nil {
+		return err
+	}
+	purposes, err := commaList(env, "token", "purposes", *purposesFlag)
+	if err != nil {
 		return err
 	}
 	if *ttl <= 0 || *ttl > 30*24*time.Hour {
@@ -46,7 +56,8 @@ func runToken(_ context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	tok, err := is.Mint(info.Issuer, info.Audience, *subject, *tenant, scopes, *ttl, nil)
+	tok, err := is.Mint(info.Issuer, info.Audience, *subject, *tenant, scopes, *ttl,
+		contextClaims(info.CompartmentsClaim, info.PurposesClaim, compartments, purposes))
 	if err != nil {
 		return err
 	}

@@ -52,9 +52,9 @@ type Proxy struct {
 	// inline (name) or by reference to one under capabilities
 	// (capability, optionally renamed with as).
 	Expose []Exposure `json:"expose,omitempty"`
-	// Import is reserved for importing the tools of a connection; it is
-	// accepted and ignored until connections are implemented.
-	Import []map[string]any `json:"import,omitempty"`
+	// Import lists mcp connections whose tools become capabilities when
+	// the gateway starts (see Import and SetImported).
+	Import []Import `json:"import,omitempty"`
 }
 
 // Exposure is one entry of proxy.expose. Exactly one of Name (an inline
@@ -115,7 +115,8 @@ type ExposedCapability struct {
 }
 
 // Exposed resolves the capabilities the proxy surface offers, in a stable
-// order (proxy.expose in declaration order, then the capabilities by id):
+// order (proxy.expose in declaration order, then the capabilities by id,
+// then those proxy.import produced at start, see SetImported):
 //
 //   - every proxy.expose entry, under its name, or under as, or under the
 //     name of the capability it references;
@@ -127,6 +128,11 @@ type ExposedCapability struct {
 // The configuration is assumed valid (Load checked it): references resolve
 // and wraps has no cycle; a broken reference is skipped.
 func (c *Config) Exposed() []ExposedCapability {
+	return append(c.exposedDeclared(), slices.Clone(c.imported)...)
+}
+
+// exposedDeclared is Exposed without the imported capabilities.
+func (c *Config) exposedDeclared() []ExposedCapability {
 	var out []ExposedCapability
 	referenced := map[string]bool{}
 	for i, e := range c.Proxy.Expose {
@@ -252,8 +258,7 @@ func union(a, b []string) []string {
 }
 
 // ConnectionNames returns the names of the connections the file declares,
-// sorted. The connections section is otherwise reserved: its entries are
-// accepted and not read until connections are implemented.
+// sorted.
 func (c *Config) ConnectionNames() []string { return slices.Clone(c.connectionNames) }
 
 // SetConnectionNames replaces the connection names (for configurations

@@ -48,7 +48,7 @@ func TestExposed(t *testing.T) {
 	if !slices.Equal(pr.Produces, []string{"pr_opened", "pr_checked"}) || pr.Reliability.TimeoutMs != 60000 {
 		t.Errorf("produces %v reliability %+v", pr.Produces, pr.Reliability)
 	}
-	if !slices.Equal(cfg.ConnectionNames(), []string{"crm", "github"}) {
+	if !slices.Equal(cfg.ConnectionNames(), []string{"crm", "github", "github_api", "shell"}) {
 		t.Errorf("connection names %v", cfg.ConnectionNames())
 	}
 }

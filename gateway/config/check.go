@@ -40,7 +40,9 @@ func semanticProblems(doc *document, reported map[string]bool) []Problem {
 	c.durations()
 	c.workflows()
 	c.capabilities()
+	c.connections()
 	c.lexicon()
+	c.contextSections()
 	c.policy()
 	return c.out
 }
@@ -232,9 +234,9 @@ var executorMembers = map[string][]string{
 	ExecutorNoop:     {"kind"},
 	ExecutorHuman:    {"kind", "queue"},
 	ExecutorWorkflow: {"kind", "definitionId", "input", "timeoutMs"},
-	ExecutorMCP:      {"kind", "connection", "tool", "map"},
-	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure"},
-	ExecutorREST:     {"kind", "connection", "method", "path", "query", "headers", "body"},
+	ExecutorMCP:      {"kind", "connection", "tool", "map", "timeoutMs"},
+	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure", "timeoutMs"},
+	ExecutorREST:     {"kind", "connection", "method", "path", "query", "headers", "body", "timeoutMs"},
 }
 
 // executorValueMembers are the executor members whose string values may be
@@ -316,6 +318,9 @@ func checkPath(s string, roots []string) string {
 		return ""
 	}
 	root, member, _ := strings.Cut(rest, ".")
+	if i := strings.IndexByte(rest, '['); i >= 0 && (i < len(root) || member == "") {
+		root, member = rest[:i], rest[i:]
+	}
 	if !slices.Contains(roots, root) {
 		var starts []string
 		for _, r := range roots {
@@ -327,8 +332,17 @@ func checkPath(s string, roots []string) string {
 		}
 		return msg
 	}
-	if member == "" || slices.Contains(strings.Split(member, "."), "") {
+	if member == "" {
 		return fmt.Sprintf("is a path into $.%s, but names no member: write $.%s.NAME", root, root)
+	}
+	if simplePath(member) {
+		return ""
+	}
+	if slices.Contains(strings.Split(member, "."), "") && !strings.ContainsAny(member, "[]") {
+		return fmt.Sprintf("is a path into $.%s, but names no member: write $.%s.NAME", root, root)
+	}
+	if err := CheckJSONPath(s); err != nil {
+		return "is not a valid JSONPath query (RFC 9535): " + err.Error()
 	}
 	return ""
 }
@@ -475,6 +489,7 @@ func (c *checker) executor(ptr string, ids []string) (string, bool) {
 		}
 	}
 	kind, _ := c.str(ptr + "/kind")
+	c.executorConnection(ptr, kind)
 	if kind != ExecutorWorkflow {
 		return "", false
 	}

@@ -26,12 +26,21 @@ type Config struct {
 	Proxy Proxy `json:"proxy,omitzero"`
 	// Lexicon holds the terms of the gateway's vocabulary, keyed by term.
 	Lexicon map[string]LexiconEntry `json:"lexicon,omitempty"`
+	// Skills says where the governed skills are loaded from.
+	Skills Skills `json:"skills,omitzero"`
+	// Certificates names the trusted issuers of model capability
+	// certificates.
+	Certificates Certificates `json:"certificates,omitzero"`
 	// Policy holds decisions beyond scopes.
 	Policy Policy `json:"policy"`
+	// Connections are the backends executors reach, keyed by name.
+	Connections map[string]Connection `json:"connections,omitempty"`
 
-	// connectionNames are the keys of the reserved connections section
-	// (see ConnectionNames).
+	// connectionNames are the keys of the connections section (see
+	// ConnectionNames).
 	connectionNames []string
+	// imported are the capabilities proxy.import produced (SetImported).
+	imported []ExposedCapability
 }
 
 // Server configures the HTTP listener and request limits.

@@ -285,6 +285,8 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 			return "must be an identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit"
 		case "must match the pattern " + evidenceNamePattern:
 			return "must be an evidence name: 1 to 64 lowercase letters, digits, '_', '.' or '-', starting with a letter"
+		case "must match the pattern ^/":
+			return "must be an absolute path (starting with /)"
 		case "must match the pattern " + termPattern:
 			return "must be a term: a letter or a digit, then up to 127 letters, digits, spaces and . _ ' / + -"
 		}
@@ -409,6 +411,9 @@ func unknownField(doc *document, ptr string) locatedProblem {
 	}
 	if kind, ok := executorKindAt(doc, parentPointer(ptr)); ok {
 		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownExecutorMember(kind, name)}, ptr}
+	}
+	if kind, ok := connectionKindAt(doc, parentPointer(ptr)); ok {
+		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownConnectionMember(kind, name)}, ptr}
 	}
 	msg := "is not a known " + what
 	if known := knownFields(parentPointer(ptr)); len(known) > 0 {

@@ -25,8 +25,7 @@ const durationPattern = `^[0-9]+(\.[0-9]+)?(ns|us|µs|μs|ms|s|m|h)([0-9]+(\.[0-
 // schema accepts each of them as an open object and the loader ignores it
 // until its feature closes the schema.
 var reservedSections = []string{
-	"connections",
-	"skills", "memory", "goals", "certificates",
+	"memory", "goals",
 }
 
 // The patterns of schema.json's identifier and evidenceName: the loader

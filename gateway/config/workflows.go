@@ -82,8 +82,8 @@ type Guard struct {
 // capability. Which members apply depends on Kind: noop; human (Queue);
 // workflow (DefinitionID, Input, TimeoutMs); mcp (Connection, Tool, Map);
 // cli (Connection, Args, TreatNonZeroAsFailure); rest (Connection, Method,
-// Path, Query, Headers, Body). The kinds that need a connection are known to
-// the loader; running them comes with connections.
+// Path, Query, Headers, Body). mcp, cli and rest name a connection of
+// their kind and may bound one call with TimeoutMs.
 type Executor struct {
 	Kind string `json:"kind"`
 

@@ -74,6 +74,8 @@ func TestWorkflowProblems(t *testing.T) {
     states: {a: {}, b: {terminal: true}}
     transitions:
       - {name: t, from: a, to: b, executor: {kind: mcp, connection: github}}
+connections:
+  github: {kind: mcp, command: github-mcp-server}
 `,
 			want: []string{"p.yaml:8:35: workflows.w.transitions[0].executor.tool: is required by an mcp executor"},
 		},
@@ -236,6 +238,8 @@ func TestWorkflowProblems(t *testing.T) {
           connection: github
           tool: create_pull_request
           map: {title: $.arguments.title, head: $.output.branch}
+connections:
+  github: {kind: mcp, command: github-mcp-server}
 `,
 			want: []string{"p.yaml:15:49: workflows.w.transitions[0].executor.map.head: is a path (it starts with $.), but not into $.arguments., $.context. or $.input.: an executor runs before there is an output to read"},
 		},
@@ -456,7 +460,7 @@ func TestPatternsMatchSchema(t *testing.T) {
 	}
 	walk("", root)
 	slices.Sort(found)
-	if want := []string{"/$defs/capabilities", "/$defs/lexicon", "/$defs/workflow/properties/states", "/$defs/workflows"}; !slices.Equal(found, want) {
+	if want := []string{"/$defs/capabilities", "/$defs/connections", "/$defs/lexicon", "/$defs/workflow/properties/states", "/$defs/workflows"}; !slices.Equal(found, want) {
 		t.Errorf("propertyNames at %v, want %v (the key checks in check.go follow them)", found, want)
 	}
 }

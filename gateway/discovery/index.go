@@ -113,6 +113,10 @@ func Build(workflows *workflow.Registry, cfg *config.Config) (*Index, error) {
 	if workflows != nil {
 		for _, id := range workflows.IDs() {
 			d, _ := workflows.Lookup(id)
+			if d.Proxy() {
+				// proxy_default is reached through its capabilities.
+				continue
+			}
 			it := Item{ID: id, Kind: KindWorkflow, Title: d.Title, Description: d.Description, Tags: slices.Clone(d.Tags)}
 			if d.InputSchema != nil {
 				b, err := json.Marshal(d.InputSchema)

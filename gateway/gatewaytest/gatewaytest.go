@@ -31,11 +31,11 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	"github.com/praxa/praxa/gateway/workflow"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 	"github.com/praxa/praxa/openapi"
@@ -94,6 +94,8 @@ type Gateway struct {
 	Handler http.Handler
 	// Config is the configuration, Defaults applied.
 	Config *config.Config
+	// Connections are the configuration's connections (package connect).
+	Connections *connect.Manager
 	// DBPath is the SQLite file.
 	DBPath string
 	// Store is this gateway's handle on DBPath.
@@ -247,10 +249,12 @@ func New(t testing.TB, opts *Options) *Gateway {
 	}
 	t.Cleanup(g.close)
 
-	workflows, err := workflow.Compile(cfg.Workflows)
+	conns, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.Connections = conns
+	started = append(started, conns.Close)
 	index, err := discovery.Build(workflows, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +264,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		Retention: time.Duration(cfg.Server.Idempotency.Retention), Auditor: g.Auditor,
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.LexiconWrites,
-		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch})
+		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: conns.Runners()})
 	started = append(started, func() error {
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer scancel()
@@ -295,7 +299,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 	}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
-		&mcpadapter.Options{Logger: log, ToolSet: toolSet})
+		&mcpadapter.Options{Logger: log, ToolSet: toolSet, Direct: mcpadapter.DirectTools(cfg.Exposed())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -229,7 +229,10 @@ func TestOtherContractRoutes(t *testing.T) {
 			r = h.do(t, op.method, op.path, op.body, opts(h.token(t, tok{scopes: scopesWithout(string(op.scope))}))...)
 			wantInsufficientScope(t, h, r, op.scope)
 
-			r = h.do(t, op.method, op.path, op.body, opts(h.tokenA(t))...)
+			// The context reads also need the compartment and purpose
+			// they name among the token's claims.
+			authorized := h.token(t, tok{claims: map[string]any{"compartments": []string{"c1"}, "purposes": []string{"p1"}}})
+			r = h.do(t, op.method, op.path, op.body, opts(authorized)...)
 			switch {
 			case r.Status == http.StatusNotImplemented:
 				wantProblem(t, r, http.StatusNotImplemented, contracts.CodeNotImplemented)

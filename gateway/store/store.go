@@ -93,6 +93,8 @@ type ReadTx interface {
 	// LatestCoverageRun returns the most recently recorded coverage run
 	// (by RecordedAt, then by the order of recording), or ErrNotFound.
 	LatestCoverageRun(ctx context.Context) (CoverageRun, error)
+	// ContextReadTx reads memory records, goals and certificates.
+	ContextReadTx
 }
 
 // Tx reads and writes inside a transaction.
@@ -132,6 +134,8 @@ type Tx interface {
 	// PutCoverageRun stores a recorded coverage run; ErrExists if its id is
 	// taken.
 	PutCoverageRun(ctx context.Context, r CoverageRun) error
+	// ContextTx writes memory records, goals and certificates.
+	ContextTx
 }
 
 // IdempotencyRecord is the remembered outcome of one idempotent request.

@@ -28,6 +28,10 @@ type Definition struct {
 	config.Workflow
 	input       *jsonschema.Schema
 	transitions map[string]*Transition
+	// proxy marks the built-in proxy_default workflow (AddProxy).
+	proxy bool
+	// outside says a move may reach outside the engine (ReachesOutside).
+	outside bool
 }
 
 // Transition is a compiled transition.
@@ -93,6 +97,7 @@ func Compile(workflows map[string]config.Workflow) (*Registry, error) {
 		r.ids = append(r.ids, id)
 	}
 	sort.Strings(r.ids)
+	r.markOutside()
 	return r, nil
 }
 
@@ -106,6 +111,57 @@ func compile(name string, schema map[string]any) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("workflow: %w", err)
 	}
 	return s, nil
+}
+
+// ReachesOutside reports whether a move of d may run an executor of a
+// kind that reaches outside the engine (mcp, cli, rest), in a transition,
+// a state's onEnter or a sub-workflow.
+func (d *Definition) ReachesOutside() bool { return d.outside }
+
+// external reports whether x reaches outside the engine.
+func external(x *config.Executor) bool {
+	return x != nil && x.Kind != config.ExecutorNoop && x.Kind != config.ExecutorHuman && x.Kind != config.ExecutorWorkflow
+}
+
+// markOutside sets outside on the definitions that reach outside, through
+// their sub-workflows too.
+func (r *Registry) markOutside() {
+	direct := map[string]bool{}
+	subs := map[string][]string{}
+	for id, d := range r.defs {
+		for _, st := range d.States {
+			direct[id] = direct[id] || external(st.OnEnter)
+			if st.OnEnter != nil && st.OnEnter.Kind == config.ExecutorWorkflow {
+				subs[id] = append(subs[id], st.OnEnter.DefinitionID)
+			}
+		}
+		for _, t := range d.Workflow.Transitions {
+			direct[id] = direct[id] || external(t.Executor)
+			if t.Executor != nil && t.Executor.Kind == config.ExecutorWorkflow {
+				subs[id] = append(subs[id], t.Executor.DefinitionID)
+			}
+		}
+	}
+	for id, d := range r.defs {
+		seen := map[string]bool{}
+		var walk func(string) bool
+		walk = func(x string) bool {
+			if seen[x] {
+				return false
+			}
+			seen[x] = true
+			if direct[x] {
+				return true
+			}
+			for _, y := range subs[x] {
+				if walk(y) {
+					return true
+				}
+			}
+			return false
+		}
+		d.outside = walk(id)
+	}
 }
 
 // Lookup returns the definition with this id.

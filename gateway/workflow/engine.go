@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -128,6 +129,9 @@ type StartRequest struct {
 	RunID        string
 	Tenant       string
 	ParentID     string
+	// Arguments are the arguments of the first move of a proxy_default
+	// run; nil takes the input's members other than capability.
+	Arguments map[string]any
 }
 
 // Start creates an instance at its definition's initial state, runs the
@@ -162,6 +166,30 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 	out := &Outcome{Instance: in}
 	out.Events = append(out.Events, Event{Type: "workflow.started", WorkflowID: id,
 		Attributes: map[string]any{"definitionId": d.ID, "definitionVersion": d.Version, "state": in.State, "parentId": req.ParentID}})
+	if d.proxy {
+		// A run of proxy_default starts with its first move.
+		t, args, err := proxyFirstMove(d, req, input)
+		if err != nil {
+			return nil, err
+		}
+		if t.input != nil {
+			if err := contracts.Validate(t.input, args, "the arguments do not match the input schema of capability "+t.Name); err != nil {
+				return nil, prefixPointers(err, "/input")
+			}
+		}
+		if err := guards(t, in); err != nil {
+			ge := err.(*guardError)
+			out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID,
+				Attributes: map[string]any{"transition": t.Name, "missing": ge.missing}})
+			ce := ge.contract(in, t)
+			ce.Links = proxyGuardLinks(d, in, ge.missing, false)
+			return out, ce
+		}
+		if err := e.fire(ctx, d, in, t, args, out, depth, config.ActorAgent); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	if err := e.enter(ctx, d, in, out, depth); err != nil {
 		return nil, err
 	}
@@ -194,9 +222,14 @@ func (e *Engine) Fire(ctx context.Context, in *Instance, name string, args map[s
 		}
 	}
 	if err := guards(t, in); err != nil {
+		ge := err.(*guardError)
 		out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID,
-			Attributes: map[string]any{"transition": name, "missing": err.(*guardError).missing}})
-		return out, err.(*guardError).contract(in, t)
+			Attributes: map[string]any{"transition": name, "missing": ge.missing}})
+		ce := ge.contract(in, t)
+		if d.proxy {
+			ce.Links = proxyGuardLinks(d, in, ge.missing, true)
+		}
+		return out, ce
 	}
 	if t.NeedsApproval() {
 		queue := ""
@@ -336,15 +369,44 @@ func guards(t *Transition, in *Instance) error {
 func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Transition, args map[string]any, out *Outcome, depth int, actor string) error {
 	scope := Scope{Arguments: args, Context: in.Context, Input: in.Input}
 	output, err := e.execute(ctx, t.Executor, scope, in, out, depth)
-	if err != nil {
+	ok := err == nil
+	var xe *ExecutorError
+	switch {
+	case err == nil:
+	case errors.As(err, &xe) && d.proxy && xe.Outcome == OutcomeFailed:
+		// In a proxy run a failed call is the move's result: the run
+		// records it and gains no evidence.
+		output = xe.Output
+	case errors.As(err, &xe):
+		wf := ""
+		if in.Version > 1 || !d.proxy {
+			wf = in.ID
+		}
+		return xe.contractError(wf)
+	default:
 		return err
+	}
+	if output == nil {
+		output = map[string]any{}
 	}
 	scope.Output = output
 	from := in.State
 	for k, v := range t.Set {
 		in.Context[k] = Resolve(v, scope)
 	}
+	if d.proxy {
+		last := map[string]any{"capability": t.Name, "ok": ok, "output": cloneMap(output)}
+		if !ok {
+			last["error"] = xe.Message
+		}
+		in.Context[LastRunKey] = last
+	}
+	produced := []string{}
 	for _, ev := range t.Produces {
+		if !ok {
+			break
+		}
+		produced = append(produced, ev)
 		if !slices.Contains(in.Evidence, ev) {
 			in.Evidence = append(in.Evidence, ev)
 		}
@@ -358,7 +420,7 @@ func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Trans
 		in.Pending = nil
 	}
 	out.Events = append(out.Events, Event{Type: "transition.fired", WorkflowID: in.ID,
-		Attributes: map[string]any{"transition": t.Name, "from": from, "to": t.To, "actor": actor, "version": in.Version, "produced": t.Produces}})
+		Attributes: map[string]any{"transition": t.Name, "from": from, "to": t.To, "actor": actor, "version": in.Version, "produced": produced, "ok": ok}})
 	return e.enter(ctx, d, in, out, depth)
 }
 
@@ -369,6 +431,10 @@ func (e *Engine) enter(ctx context.Context, d *Definition, in *Instance, out *Ou
 		return nil
 	}
 	output, err := e.execute(ctx, st.OnEnter, Scope{Arguments: map[string]any{}, Context: in.Context, Input: in.Input}, in, out, depth)
+	var xe *ExecutorError
+	if errors.As(err, &xe) {
+		return xe.contractError(in.ID)
+	}
 	if err != nil {
 		return err
 	}
@@ -429,7 +495,10 @@ func (e *Engine) execute(ctx context.Context, x *config.Executor, scope Scope, i
 	default:
 		r, ok := e.Runners[x.Kind]
 		if !ok {
-			return nil, contracts.Errorf(contracts.CodeNotImplemented, "executors of kind %s need connections, which this gateway does not run yet", x.Kind)
+			return nil, contracts.Errorf(contracts.CodeNotImplemented, "executors of kind %s need connections, which this gateway does not run here", x.Kind)
+		}
+		if tp := tapeFrom(ctx); tp != nil {
+			return tp.run(ctx, r, *x, scope)
 		}
 		return r.Run(ctx, *x, scope)
 	}
@@ -437,36 +506,22 @@ func (e *Engine) execute(ctx context.Context, x *config.Executor, scope Scope, i
 
 // Resolve evaluates a value of a set, map or input block: strings starting
 // with "$." are paths into the scope ($.arguments, $.context, $.input,
-// $.output, then dotted members); maps and lists resolve member by member;
-// anything else is a literal. A path that leads nowhere resolves to nil.
+// $.output); maps and lists resolve member by member; anything else is a
+// literal. A plain dotted path ($.arguments.title) walks objects member by
+// member; any other path is a JSONPath query (RFC 9535) over the document
+// {"arguments", "context", "input", "output"}: a singular query gives its
+// node or nil, any other query the list of its nodes. A path that leads
+// nowhere resolves to nil.
 func Resolve(v any, s Scope) any {
 	switch v := v.(type) {
 	case string:
 		if !strings.HasPrefix(v, "$.") {
 			return v
 		}
-		parts := strings.Split(v[2:], ".")
-		var cur any
-		switch parts[0] {
-		case "arguments":
-			cur = s.Arguments
-		case "context":
-			cur = s.Context
-		case "input":
-			cur = s.Input
-		case "output":
-			cur = s.Output
-		default:
-			return nil
+		if config.IsSimplePath(v) || !strings.ContainsAny(v[2:], ".[") {
+			return resolveDotted(v, s)
 		}
-		for _, p := range parts[1:] {
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return nil
-			}
-			cur = m[p]
-		}
-		return cloneValue(cur)
+		return resolveJSONPath(v, s)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
@@ -482,6 +537,66 @@ func Resolve(v any, s Scope) any {
 	default:
 		return v
 	}
+}
+
+// root returns the scope member a path starts from.
+func (s Scope) root(name string) (any, bool) {
+	switch name {
+	case "arguments":
+		return s.Arguments, true
+	case "context":
+		return s.Context, true
+	case "input":
+		return s.Input, true
+	case "output":
+		return s.Output, true
+	}
+	return nil, false
+}
+
+// resolveDotted walks a plain dotted path.
+func resolveDotted(v string, s Scope) any {
+	parts := strings.Split(v[2:], ".")
+	cur, ok := s.root(parts[0])
+	if !ok {
+		return nil
+	}
+	for _, p := range parts[1:] {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cloneValue(cur)
+}
+
+// resolveJSONPath evaluates a JSONPath query against the scope document.
+func resolveJSONPath(v string, s Scope) any {
+	p, err := config.ParseJSONPath(v)
+	if err != nil {
+		return nil
+	}
+	doc := map[string]any{}
+	for _, name := range []string{"arguments", "context", "input", "output"} {
+		if r, _ := s.root(name); r != nil {
+			if m, ok := r.(map[string]any); !ok || m != nil {
+				doc[name] = r
+			}
+		}
+	}
+	nodes := p.Select(doc)
+	if p.Query().Singular() != nil {
+		if len(nodes) == 0 {
+			return nil
+		}
+		return cloneValue(nodes[0])
+	}
+	out := make([]any, len(nodes))
+	for i, n := range nodes {
+		out[i] = cloneValue(n)
+	}
+	return out
 }
 
 func cloneMap(m map[string]any) map[string]any {

@@ -57,6 +57,7 @@ type DB struct {
 	approvals map[string]store.Approval    // by id
 	lexicon   map[string]store.LexiconTerm // by key; nil until the first term
 	coverage  []store.CoverageRun          // in the order recorded
+	context   contextData                  // memory, goals, certificates
 }
 
 type idemKey struct{ namespace, key string }
@@ -215,6 +216,7 @@ type txn struct {
 	approvals map[string]store.Approval
 	lexicon   map[string]store.LexiconTerm
 	coverage  []store.CoverageRun
+	context   contextData
 }
 
 var _ store.Tx = (*txn)(nil)
@@ -231,6 +233,7 @@ func (t *txn) apply() {
 	maps.Copy(db.submits, t.submits)
 	maps.Copy(db.approvals, t.approvals)
 	t.applyLexicon()
+	t.applyContext()
 	db.coverage = append(db.coverage, t.coverage...)
 	for _, e := range t.events {
 		k := traceKey{e.Tenant, e.TraceID}

@@ -53,6 +53,9 @@ func Run(t *testing.T, factory Factory) {
 		{"LexiconTerms", testLexiconTerms},
 		{"LexiconCompareAndSet", testLexiconCompareAndSet},
 		{"CoverageRuns", testCoverageRuns},
+		{"ContextRecords", testContextRecords},
+		{"ContextRecordFilters", testContextRecordFilters},
+		{"Certificates", testCertificates},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/examples"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/certs"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/skills"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+)
+
+// This file holds the context commands (praxa memory import, praxa goals
+// import, praxa certificates import) and what serve needs of the skills,
+// the certificate issuers and the demo context claims of --dev.
+
+func init() {
+	register(command{name: "memory", summary: "import memory records (JSON Lines) for one tenant: memory import FILE --tenant T", run: runMemory})
+	register(command{name: "goals", summary: "import context goals (JSON Lines) for one tenant: goals import FILE --tenant T", run: runGoals})
+	register(command{name: "certificates", summary: "import model capability certificates (gateway-wide): certificates import FILE", run: runCertificates})
+}
+
+// The compartment and purpose the token serve --dev prints allows: those of
+// the example data (examples/memory.jsonl and examples/goals.jsonl).
+var (
+	devCompartments = []string{"payments"}
+	devPurposes     = []string{"incident-review"}
+)
+
+// contextOptions loads what the service serves beside the store: the
+// skills cfg names (the embedded examples' for the embedded configuration)
+// and the trusted certificate issuers.
+func contextOptions(cfg *config.Config) (*skills.Catalog, certs.Issuers, error) {
+	cat, err := skills.FromConfig(cfg, examples.FS, examples.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	issuers, err := gateway.CertificateIssuers(cfg.Certificates)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cat, issuers, nil
+}
+
+// contextClaims returns the claims that allow compartments and purposes,
+// under the names the gateway reads them from.
+func contextClaims(compartmentsClaim, purposesClaim string, compartments, purposes []string) map[string]any {
+	extra := map[string]any{}
+	if compartmentsClaim == "" {
+		compartmentsClaim = "compartments"
+	}
+	if purposesClaim == "" {
+		purposesClaim = "purposes"
+	}
+	if len(compartments) > 0 {
+		extra[compartmentsClaim] = compartments
+	}
+	if len(purposes) > 0 {
+		extra[purposesClaim] = purposes
+	}
+	return extra
+}
+
+var claimValueRE = regexp.MustCompile(contracts.IdentifierPattern)
+
+// commaList splits a comma-separated flag value; every item must be an
+// identifier (what the context tools accept as a compartment or purpose).
+func commaList(env *environment, cmd, flagName, v string) ([]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if !claimValueRE.MatchString(item) {
+			fmt.Fprintf(env.stderr, "praxa %s: --%s: %q is not an identifier (1 to 128 letters, digits, '.', '_', ':' or '-')\n", cmd, flagName, item)
+			return nil, errUsage
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// openInput opens FILE, or standard input for "-".
+func openInput(env *environment, name string) (io.Reader, func(), error) {
+	if name == "-" {
+		return env.stdin, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// printReport prints what an import did.
+func printReport(env *environment, what string, rep gateway.ImportReport, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	where := ""
+	if rep.Tenant != "" {
+		where = " into tenant " + rep.Tenant
+	}
+	fmt.Fprintf(env.stdout, "%s: imported %s%s: %d added, %d updated, %d unchanged (audit trace %s)\n",
+		rep.File, what, where, rep.Added, rep.Updated, rep.Unchanged, rep.TraceID)
+	for _, it := range rep.Items {
+		if it.Verification != "" {
+			fmt.Fprintf(env.stdout, "  line %d: %s %s (%s)\n", it.Line, it.ID, it.Outcome, it.Verification)
+		} else {
+			fmt.Fprintf(env.stdout, "  line %d: %s %s\n", it.Line, it.ID, it.Outcome)
+		}
+	}
+	return nil
+}
+
+// importCommand runs "praxa NOUN import FILE ...".
+func importCommand(ctx context.Context, env *environment, args []string, noun string, tenanted bool,
+	do func(ctx context.Context, svc *gateway.Service, tenant, name string, r io.Reader) (gateway.ImportReport, error)) error {
+	synopsis := "import FILE [--config FILE] [--format text|json] [--data-dir DIR]"
+	if tenanted {
+		synopsis = "import FILE --tenant T [--format text|json] [--data-dir DIR]"
+	}
+	if len(args) == 0 || args[0] != "import" {
+		fmt.Fprintf(env.stderr, "Usage: praxa %s %s\n", noun, synopsis)
+		return errUsage
+	}
+	fs := newFlagSet(env, noun+" import", synopsis[len("import "):])
+	tenant := new(string)
+	if tenanted {
+		fs.StringVar(tenant, "tenant", "", "tenant whose records to import (required)")
+	}
+	format := fs.String("format", "text", "text or json")
+	var f serveFlags
+	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
+	if !tenanted {
+		fs.StringVar(&f.config, "config", "", "configuration naming the trusted certificate issuers (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
+		fs.BoolVar(&f.dev, "dev", false, "without --config and ./praxec.yaml, verify against the embedded example configuration")
+	}
+	// FILE may come before, between or after the flags.
+	rest := args[1:]
+	var files []string
+	for {
+		if len(rest) > 0 && (!strings.HasPrefix(rest[0], "-") || rest[0] == "-") {
+			files, rest = append(files, rest[0]), rest[1:]
+			continue
+		}
+		if err := parseFlags(fs, rest); err != nil {
+			return err
+		}
+		if rest = fs.Args(); len(rest) == 0 {
+			break
+		}
+	}
+	file := ""
+	if len(files) == 1 {
+		file = files[0]
+	}
+	if file == "" || (tenanted && *tenant == "") || (*format != "text" && *format != "json") {
+		fmt.Fprintf(env.stderr, "Usage: praxa %s %s\n", noun, synopsis)
+		return errUsage
+	}
+	var opts gateway.Options
+	if !tenanted {
+		cfg, err := loadConfig(f.config, f.dev)
+		if err != nil {
+			return err
+		}
+		if opts.CertificateIssuers, err = gateway.CertificateIssuers(cfg.Certificates); err != nil {
+			return err
+		}
+	}
+	r, closeInput, err := openInput(env, file)
+	if err != nil {
+		return err
+	}
+	defer closeInput()
+	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	st, err := sqlitestore.Open(ctx, dataPath(f.dataDir), nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := gateway.New(st, &opts)
+	defer svc.Close(ctx)
+	rep, err := do(ctx, svc, *tenant, file, r)
+	if err != nil {
+		return err
+	}
+	return printReport(env, noun, rep, *format)
+}
+
+// runMemory imports memory records: praxa memory import FILE --tenant T.
+func runMemory(ctx context.Context, env *environment, args []string) error {
+	return importCommand(ctx, env, args, "memory", true, func(ctx context.Context, svc *gateway.Service, tenant, name string, r io.Reader) (gateway.ImportReport, error) {
+		return svc.ImportMemory(ctx, tenant, name, r)
+	})
+}
+
+// runGoals imports goals: praxa goals import FILE --tenant T.
+func runGoals(ctx context.Context, env *environment, args []string) error {
+	return importCommand(ctx, env, args, "goals", true, func(ctx context.Context, svc *gateway.Service, tenant, name string, r io.Reader) (gateway.ImportReport, error) {
+		return svc.ImportGoals(ctx, tenant, name, r)
+	})
+}
+
+// runCertificates imports certificates, gateway-wide: praxa certificates
+// import FILE. The configuration (--config) names the trusted issuers the
+// report verifies each certificate against; the gateway verifies them again
+// whenever it lists them.
+func runCertificates(ctx context.Context, env *environment, args []string) error {
+	return importCommand(ctx, env, args, "certificates", false, func(ctx context.Context, svc *gateway.Service, _, name string, r io.Reader) (gateway.ImportReport, error) {
+		return svc.ImportCertificates(ctx, name, r)
+	})
+}

@@ -1,0 +1,160 @@
+package config
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// The connection kinds.
+const (
+	ConnectionMCP  = "mcp"
+	ConnectionCLI  = "cli"
+	ConnectionREST = "rest"
+)
+
+// Connection is one backend the gateway talks to, under connections: an
+// MCP server (a child process over stdio, or a streamable HTTP URL), a
+// command line program, or a REST API. Which members apply depends on Kind:
+//
+//   - mcp: Command, Args and Env (a child process the gateway starts), or
+//     URL and Headers (a server running elsewhere);
+//   - cli: Command, WorkingDirectory, Env, Shell and Confine;
+//   - rest: BaseURL and Headers.
+//
+// Values of Env and Headers may name environment variables of the gateway
+// as ${NAME}; they are read when the connection is opened, never logged.
+type Connection struct {
+	Kind string `json:"kind"`
+
+	// Command is the program to run (mcp over stdio, cli): a path, or a
+	// name looked up in the PATH the child is given.
+	Command string `json:"command,omitempty"`
+	// Args are the arguments of an mcp child process (a cli executor
+	// brings its own arguments).
+	Args []string `json:"args,omitempty"`
+	// Env is added to the child's environment, which otherwise holds only
+	// PATH, HOME, LANG and TMPDIR of the gateway's: never its secrets.
+	Env map[string]string `json:"env,omitempty"`
+
+	// URL is the streamable HTTP endpoint of an mcp server.
+	URL string `json:"url,omitempty"`
+	// Headers are sent with every request (rest, and mcp over URL).
+	Headers map[string]string `json:"headers,omitempty"`
+
+	// WorkingDirectory is where a cli command runs (default the gateway's
+	// working directory).
+	WorkingDirectory string `json:"workingDirectory,omitempty"`
+	// Shell runs a cli command line through /bin/sh -c: the command and
+	// the executor's arguments joined by spaces, each argument read from a
+	// path quoted for the shell. Default false: argv, no shell.
+	Shell bool `json:"shell,omitempty"`
+	// Confine runs a cli command in a bubblewrap sandbox where it may
+	// write only under the listed directories. A machine without bwrap
+	// refuses the connection rather than run it unconfined.
+	Confine *Confine `json:"confine,omitempty"`
+
+	// BaseURL is the root of a rest API.
+	BaseURL string `json:"baseUrl,omitempty"`
+}
+
+// Confine is the sandbox of a cli connection.
+type Confine struct {
+	// Writable lists the directories the command may write under; the
+	// rest of the file system is read-only.
+	Writable []string `json:"writable"`
+}
+
+// Import is one entry of proxy.import: the tools of an mcp connection,
+// listed when the gateway starts, each offered as a capability named
+// PREFIX.TOOL with the upstream description and input schema.
+type Import struct {
+	// Connection names an mcp connection.
+	Connection string `json:"connection"`
+	// Prefix is prepended to each tool name with a dot (default the
+	// connection's name).
+	Prefix string `json:"prefix,omitempty"`
+	// Include, when set, imports only these tools; Exclude skips tools
+	// after Include.
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+	// Tags are given to every imported capability.
+	Tags []string `json:"tags,omitempty"`
+	// ExposeDirectly lists every imported tool as an MCP tool of its own.
+	ExposeDirectly bool `json:"exposeDirectly,omitempty"`
+}
+
+// envRef matches ${NAME} in a connection's header or env value.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// Interpolate replaces every ${NAME} of s with the value getenv gives
+// (os.Getenv when nil); an unset variable becomes empty and is reported in
+// missing.
+func Interpolate(s string, getenv func(string) string) (out string, missing []string) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	out = envRef.ReplaceAllStringFunc(s, func(m string) string {
+		name := envRef.FindStringSubmatch(m)[1]
+		v := getenv(name)
+		if v == "" && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+		return v
+	})
+	return out, missing
+}
+
+// EnvNames returns the names of the environment variables s refers to as
+// ${NAME}.
+func EnvNames(s string) []string {
+	var out []string
+	for _, m := range envRef.FindAllStringSubmatch(s, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// SetImported adds the capabilities proxy.import produced at start to the
+// ones the configuration declares; Exposed lists them after those. An
+// imported capability whose id is already taken is not added (the caller
+// logs it); the ids added are returned.
+func (c *Config) SetImported(caps []ExposedCapability) []string {
+	taken := map[string]bool{}
+	for _, x := range c.exposedDeclared() {
+		taken[x.ID] = true
+	}
+	for id := range c.Workflows {
+		taken[id] = true
+	}
+	for _, n := range c.ConnectionNames() {
+		taken[n] = true
+	}
+	c.imported = c.imported[:0]
+	var added []string
+	for _, x := range caps {
+		if taken[x.ID] || x.ID == ProxyDefaultWorkflow {
+			continue
+		}
+		taken[x.ID] = true
+		c.imported = append(c.imported, x)
+		added = append(added, x.ID)
+	}
+	return added
+}
+
+// hasShellMeta reports whether s holds a character a shell interprets.
+func hasShellMeta(s string) bool {
+	return strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]{}~#!")
+}
+
+// ShellQuote quotes s as one word for /bin/sh.
+func ShellQuote(s string) string {
+	if s != "" && !hasShellMeta(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

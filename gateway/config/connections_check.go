@@ -1,0 +1,130 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// connectionKinds are the connection kinds, in the order of schema.json.
+var connectionKinds = []string{ConnectionMCP, ConnectionCLI, ConnectionREST}
+
+// connectionMembers lists the members each connection kind admits, as the
+// if/then rules of schema.json do.
+var connectionMembers = map[string][]string{
+	ConnectionMCP:  {"kind", "command", "args", "env", "url", "headers"},
+	ConnectionCLI:  {"kind", "command", "workingDirectory", "env", "shell", "confine"},
+	ConnectionREST: {"kind", "baseUrl", "headers"},
+}
+
+// connectionKindAt returns the kind of the connection at ptr when ptr is a
+// connection of a known kind.
+func connectionKindAt(doc *document, ptr string) (string, bool) {
+	if typeAt(ptr) != reflect.TypeFor[Connection]() {
+		return "", false
+	}
+	v, _ := lookup(doc.value, ptr+"/kind")
+	kind, _ := v.(string)
+	_, ok := connectionMembers[kind]
+	return kind, ok
+}
+
+// unknownConnectionMember words an unknown member of a connection.
+func unknownConnectionMember(kind, name string) string {
+	var owners []string
+	for _, k := range connectionKinds {
+		if slices.Contains(connectionMembers[k], name) {
+			owners = append(owners, k)
+		}
+	}
+	what := article(kind) + " " + kind + " connection"
+	if len(owners) > 0 {
+		return fmt.Sprintf("is not a known field of %s (%s belongs to %s connections); known fields: %s", what, name, joinAnd(owners), strings.Join(connectionMembers[kind], ", "))
+	}
+	if s, ok := suggest(name, connectionMembers[kind]); ok {
+		return fmt.Sprintf("is not a known field of %s; did you mean %q?", what, s)
+	}
+	return fmt.Sprintf("is not a known field of %s; known fields: %s", what, strings.Join(connectionMembers[kind], ", "))
+}
+
+// envNameRE matches an environment variable name.
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+
+// connections checks what the schema cannot say of the connections
+// section and of proxy.import: URLs, and that an import names an mcp
+// connection.
+func (c *checker) connections() {
+	conns, _ := c.obj("/connections")
+	for _, name := range c.keys("/connections", conns) {
+		ptr := "/connections/" + escapePointer(name)
+		if conn, ok := c.obj(ptr); ok && conn["kind"] == ConnectionMCP && !c.reported[ptr+"/kind"] {
+			_, cmd := conn["command"]
+			_, url := conn["url"]
+			switch {
+			case cmd && url:
+				c.reportKey(ptr+"/url", "cannot be set together with command: an mcp connection is a child process the gateway starts (command) or a server running elsewhere (url)")
+			case !cmd && !url:
+				c.reportKey(ptr, "needs command (a child process the gateway starts) or url (a server running elsewhere)")
+			}
+			for _, m := range []string{"args", "env"} {
+				if _, has := conn[m]; has && url && !cmd {
+					c.reportKey(ptr+"/"+m, "applies to a child process (command), not to a server reached by url")
+				}
+			}
+			if _, has := conn["headers"]; has && cmd && !url {
+				c.reportKey(ptr+"/headers", "applies to a server reached by url, not to a child process (command)")
+			}
+		}
+		env, _ := c.obj(ptr + "/env")
+		for _, k := range c.keys(ptr+"/env", env) {
+			if !envNameRE.MatchString(k) {
+				c.reportKey(ptr+"/env/"+escapePointer(k), "is not an environment variable name: letters, digits and _, not starting with a digit")
+			}
+		}
+		for _, m := range []string{"/url", "/baseUrl"} {
+			if s, ok := c.str(ptr + m); ok {
+				if msg := checkURL(s, urlRules{http: true}); msg != "" {
+					c.report(ptr+m, "%s", msg)
+				}
+			}
+		}
+	}
+	items, _ := c.list("/proxy/import")
+	for i := range items {
+		ptr := "/proxy/import/" + strconv.Itoa(i) + "/connection"
+		name, ok := c.str(ptr)
+		if !ok {
+			continue
+		}
+		conn, declared := conns[name].(map[string]any)
+		switch {
+		case !declared:
+			c.report(ptr, "names no declared connection%s", nameHint(name, c.keys("/connections", conns), "connections"))
+		case conn["kind"] != ConnectionMCP:
+			c.report(ptr, "names the %v connection %s: only the tools of an mcp connection can be imported", conn["kind"], name)
+		}
+	}
+}
+
+// executorConnection checks that the executor at ptr, of an mcp, cli or
+// rest kind, names a declared connection of its own kind.
+func (c *checker) executorConnection(ptr, kind string) {
+	if kind != ExecutorMCP && kind != ExecutorCLI && kind != ExecutorREST {
+		return
+	}
+	name, ok := c.str(ptr + "/connection")
+	if !ok {
+		return
+	}
+	conns, _ := c.obj("/connections")
+	conn, declared := conns[name].(map[string]any)
+	switch {
+	case !declared:
+		c.report(ptr+"/connection", "names no declared connection%s", nameHint(name, c.keys("/connections", conns), "connections"))
+	case conn["kind"] != kind && conn["kind"] != nil:
+		c.report(ptr+"/connection", "names the %v connection %s: %s %s executor needs %s %s connection", conn["kind"], name, article(kind), kind, article(kind), kind)
+	}
+}

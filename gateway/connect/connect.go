@@ -1,0 +1,194 @@
+package connect
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+// DefaultTimeout bounds one call whose executor and capability set none.
+const DefaultTimeout = 60 * time.Second
+
+// Options configure a Manager. The zero value is usable.
+type Options struct {
+	// Logger receives connection events (default slog.Default()).
+	Logger *slog.Logger
+	// Getenv reads the gateway's environment (default os.Getenv): the
+	// allow-listed variables and the ${NAME} references.
+	Getenv func(string) string
+	// Bwrap is the bubblewrap program confined cli connections run under
+	// (default "bwrap", looked up in the gateway's PATH).
+	Bwrap string
+	// ClientName is the name the MCP client gives upstream servers.
+	ClientName, ClientVersion string
+}
+
+// Manager holds the connections of one configuration.
+type Manager struct {
+	log    *slog.Logger
+	getenv func(string) string
+	mcp    map[string]*mcpConn
+	cli    map[string]*cliConn
+	rest   map[string]*restConn
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// New prepares the connections. Nothing is started: an MCP connection
+// opens on first use. A connection that cannot run at all (a cli
+// connection that demands a sandbox on a machine without bwrap) is kept
+// refused: its calls answer unavailable with the reason, and Problems
+// lists it so the caller can say so at start.
+func New(conns map[string]config.Connection, opts *Options) *Manager {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Bwrap == "" {
+		o.Bwrap = "bwrap"
+	}
+	if o.ClientName == "" {
+		o.ClientName, o.ClientVersion = "praxa-gateway", "1"
+	}
+	m := &Manager{log: o.Logger, getenv: o.Getenv, mcp: map[string]*mcpConn{}, cli: map[string]*cliConn{}, rest: map[string]*restConn{}}
+	for _, name := range sortedKeys(conns) {
+		c := conns[name]
+		switch c.Kind {
+		case config.ConnectionMCP:
+			m.mcp[name] = newMCPConn(name, c, &o)
+		case config.ConnectionCLI:
+			m.cli[name] = newCLIConn(name, c, &o)
+		case config.ConnectionREST:
+			m.rest[name] = newRESTConn(name, c, &o)
+		}
+	}
+	return m
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Problems lists, by connection name, the connections that cannot run on
+// this machine and why.
+func (m *Manager) Problems() map[string]string {
+	out := map[string]string{}
+	for name, c := range m.cli {
+		if c.refused != "" {
+			out[name] = c.refused
+		}
+	}
+	return out
+}
+
+// Runners returns the runners of the executor kinds mcp, cli and rest, for
+// workflow.Engine.Runners.
+func (m *Manager) Runners() map[string]workflow.Runner {
+	return map[string]workflow.Runner{
+		config.ExecutorMCP:  mcpRunner{m},
+		config.ExecutorCLI:  cliRunner{m},
+		config.ExecutorREST: restRunner{m},
+	}
+}
+
+// Close ends every MCP session and kills the children and their process
+// groups. Calls after Close answer unavailable.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, c := range m.mcp {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.close(); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// timeout is how long one call of x may take.
+func timeout(x config.Executor) time.Duration {
+	if x.TimeoutMs > 0 {
+		return time.Duration(x.TimeoutMs) * time.Millisecond
+	}
+	return DefaultTimeout
+}
+
+// unavailable is the error of a call that was never sent.
+func unavailable(kind, conn, format string, args ...any) *workflow.ExecutorError {
+	return &workflow.ExecutorError{Outcome: workflow.OutcomeUnavailable, Kind: kind, Connection: conn, Message: fmt.Sprintf(format, args...)}
+}
+
+// noConnection answers a call to a connection the configuration does not
+// declare with the kind asked.
+func noConnection(kind, name string) *workflow.ExecutorError {
+	return unavailable(kind, name, "there is no %s connection %q", kind, name)
+}
+
+// execErrorMessage words a failure to start a program without quoting
+// its environment.
+func execErrorMessage(command string, err error) string {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return fmt.Sprintf("cannot start %s: %v", command, ee.Err)
+	}
+	return fmt.Sprintf("cannot start %s: %v", command, err)
+}
+
+// clip shortens s to n bytes for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Starts returns how many sessions the mcp connection name has opened
+// (0 for another kind): a held connection opens one, a restart one more.
+func (m *Manager) Starts(name string) int {
+	if c, ok := m.mcp[name]; ok {
+		return c.Starts()
+	}
+	return 0
+}
+
+// ChildPID returns the process id of the mcp connection's child, 0 when
+// none runs.
+func (m *Manager) ChildPID(name string) int {
+	c, ok := m.mcp[name]
+	if !ok {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return pid(c.cmd)
+}

@@ -1,0 +1,47 @@
+// Package connect runs the connections of the configuration: MCP servers
+// (child processes over stdio, or streamable HTTP URLs, through the go-sdk
+// client), command line programs and REST APIs. It implements
+// workflow.Runner for the executor kinds mcp, cli and rest, and lists the
+// tools of MCP connections for proxy.import.
+//
+// # Child processes
+//
+// Every process the gateway starts (an MCP server, a CLI command) gets an
+// environment built from an allow-list: PATH, HOME, LANG and TMPDIR of the
+// gateway's own environment, plus the variables its connection names in
+// env (whose values may read the gateway's variables as ${NAME}). Nothing
+// else of the gateway's environment, its secrets included, reaches it.
+//
+// No child outlives the gateway, grandchildren included (npx starts its
+// own). On Linux a child is started with a parent-death signal (SIGKILL)
+// in its own process group and, where the kernel lets the gateway create
+// one, in its own PID namespace: when the gateway dies, however it dies,
+// the kernel kills the child, and when that child (the namespace's first
+// process) dies, the kernel kills every process left in the namespace.
+// Where PID namespaces are not available (an unprivileged user without
+// user namespaces) the process group and the parent-death signal remain:
+// an orderly shutdown kills the whole group, a SIGKILL of the gateway
+// kills the child, and a grandchild sees its standard input close. The
+// parent-death signal fires when the thread that started the child ends,
+// so children are started from one goroutine locked to its thread for the
+// life of the process.
+//
+// # MCP connections
+//
+// An MCP connection is opened on its first use and held open: every call
+// reuses the one session. When the child dies, or the session breaks, the
+// next call opens it again, after a backoff that doubles on each failed
+// start (100ms up to 30s) and resets once a session has lived a minute.
+// Close ends every session and kills the process groups.
+//
+// # Outcomes
+//
+// A call that does not succeed returns a *workflow.ExecutorError whose
+// Outcome says what is known: unavailable (nothing was sent: the
+// connection could not open, the program could not start, the sandbox it
+// demands is missing), failed (the upstream answered with a failure), or
+// unknown (a timeout or a broken connection after the call was sent: it may
+// have taken effect). Messages name the connection, the tool, command or
+// path, and what the upstream said; header values and environment values
+// are never put in an error or a log line.
+package connect

@@ -1,0 +1,74 @@
+package connect
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+)
+
+var identifierRE = regexp.MustCompile(contracts.IdentifierPattern)
+
+// Import lists the tools of each proxy.import entry's connection and turns
+// each tool it keeps into a capability: PREFIX.TOOL, the upstream title,
+// description and input schema, the entry's tags, an mcp executor calling
+// the tool with the capability's arguments as they are. A tool whose name
+// does not make a valid id, or whose input schema fails CheckToolSchema, is
+// skipped with a log line; a connection that cannot be listed is logged
+// and imports nothing. Skipped tools and unlisted connections are also
+// returned as problems.
+func (m *Manager) Import(ctx context.Context, imports []config.Import) (caps []config.ExposedCapability, problems []string) {
+	for i, imp := range imports {
+		src := "proxy.import[" + strconv.Itoa(i) + "]"
+		c, ok := m.mcp[imp.Connection]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%s: there is no mcp connection %q", src, imp.Connection))
+			continue
+		}
+		tools, err := c.tools(ctx)
+		if err != nil {
+			m.log.Error("proxy.import: cannot list the tools of the connection", "import", src, "connection", imp.Connection, "err", err)
+			problems = append(problems, fmt.Sprintf("%s: %v", src, err))
+			continue
+		}
+		prefix := imp.Prefix
+		if prefix == "" {
+			prefix = imp.Connection
+		}
+		for _, t := range tools {
+			if len(imp.Include) > 0 && !slices.Contains(imp.Include, t.Name) {
+				continue
+			}
+			if slices.Contains(imp.Exclude, t.Name) {
+				continue
+			}
+			id := prefix + "." + t.Name
+			skip := func(reason string) {
+				m.log.Warn("proxy.import: tool skipped", "import", src, "connection", imp.Connection, "tool", t.Name, "reason", reason)
+				problems = append(problems, fmt.Sprintf("%s: tool %s skipped: %s", src, t.Name, reason))
+			}
+			if !identifierRE.MatchString(id) {
+				skip(fmt.Sprintf("%q is not a valid capability id", id))
+				continue
+			}
+			schema, err := config.CheckToolSchema(t.InputSchema)
+			if err != nil {
+				skip("input schema: " + err.Error())
+				continue
+			}
+			title := t.Title
+			if title == "" && t.Annotations != nil {
+				title = t.Annotations.Title
+			}
+			caps = append(caps, config.ExposedCapability{ID: id, Source: src, Title: title, Description: t.Description,
+				Tags: slices.Clone(imp.Tags), ExposeDirectly: imp.ExposeDirectly, InputSchema: schema,
+				Executor: &config.Executor{Kind: config.ExecutorMCP, Connection: imp.Connection, Tool: t.Name}})
+		}
+		m.log.Info("proxy.import: tools imported", "import", src, "connection", imp.Connection, "listed", len(tools))
+	}
+	return caps, problems
+}

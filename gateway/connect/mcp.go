@@ -1,0 +1,376 @@
+package connect
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+// The backoff between two starts of an MCP connection.
+const (
+	minBackoff = 100 * time.Millisecond
+	maxBackoff = 30 * time.Second
+	// healthyAfter is how long a session must live for the backoff to
+	// reset.
+	healthyAfter = time.Minute
+	// openTimeout bounds opening a session (start and handshake).
+	openTimeout = 30 * time.Second
+)
+
+// mcpConn is one MCP connection: a session opened on first use and held.
+type mcpConn struct {
+	name   string
+	cfg    config.Connection
+	log    *slog.Logger
+	getenv func(string) string
+	client *mcp.Client
+
+	mu      sync.Mutex
+	cs      *mcp.ClientSession
+	cmd     *exec.Cmd
+	opened  time.Time
+	dead    bool
+	closed  bool
+	backoff time.Duration
+	nextTry time.Time
+	// starts counts the sessions opened (for tests and metrics).
+	starts int
+}
+
+func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
+	client := mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	return &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv, client: client}
+}
+
+// session returns the open session, opening it when there is none (after
+// the backoff of failed starts).
+func (c *mcpConn) session(ctx context.Context) (*mcp.ClientSession, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, unavailable(config.ExecutorMCP, c.name, "the gateway is shutting down")
+	}
+	if c.cs != nil && !c.dead {
+		return c.cs, nil
+	}
+	if c.cs != nil {
+		c.teardownLocked()
+	}
+	if wait := time.Until(c.nextTry); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, unavailable(config.ExecutorMCP, c.name, "the server is restarting after a failure; retry in %s", wait.Round(time.Millisecond))
+		case <-t.C:
+		}
+	}
+	cs, err := c.openLocked()
+	if err != nil {
+		if c.backoff == 0 {
+			c.backoff = minBackoff
+		} else {
+			c.backoff = min(2*c.backoff, maxBackoff)
+		}
+		c.nextTry = time.Now().Add(c.backoff)
+		c.log.Warn("mcp connection failed to open", "err", err, "retry_in", c.backoff)
+		return nil, err
+	}
+	return cs, nil
+}
+
+// openLocked starts the child (or dials the URL) and runs the handshake.
+func (c *mcpConn) openLocked() (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	defer cancel()
+	var transport mcp.Transport
+	var cmd *exec.Cmd
+	if c.cfg.URL != "" {
+		headers := map[string]string{}
+		for k, v := range c.cfg.Headers {
+			s, missing := config.Interpolate(v, c.getenv)
+			if len(missing) > 0 {
+				c.log.Warn("mcp connection header refers to unset environment variables", "header", k, "variables", missing)
+			}
+			headers[k] = s
+		}
+		transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, DisableStandaloneSSE: true,
+			HTTPClient: &http.Client{Transport: headerTransport{headers: headers, next: http.DefaultTransport}}}
+	} else {
+		env, missing := childEnv(c.cfg.Env, c.getenv)
+		if len(missing) > 0 {
+			c.log.Warn("mcp connection env refers to unset environment variables", "variables", missing)
+		}
+		path, err := lookPath(c.cfg.Command, env)
+		if err != nil {
+			return nil, unavailable(config.ExecutorMCP, c.name, "%s", execErrorMessage(c.cfg.Command, err))
+		}
+		cmd = exec.Command(path, c.cfg.Args...)
+		cmd.Env = env
+		prepare(cmd)
+		cmd.Stderr = &logWriter{log: c.log}
+		transport = &spawnTransport{inner: &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}
+	}
+	cs, err := c.client.Connect(ctx, transport, nil)
+	if err != nil {
+		if cmd != nil && cmd.Process != nil {
+			killGroup(cmd.Process.Pid)
+			_ = cmd.Process.Kill()
+		}
+		return nil, unavailable(config.ExecutorMCP, c.name, "cannot open the session: %v", err)
+	}
+	c.cs, c.cmd, c.dead, c.opened = cs, cmd, false, time.Now()
+	c.starts++
+	go c.watch(cs)
+	c.log.Info("mcp connection opened", "pid", pid(cmd), "protocol", cs.InitializeResult().ProtocolVersion)
+	return cs, nil
+}
+
+func pid(cmd *exec.Cmd) int {
+	if cmd == nil || cmd.Process == nil {
+		return 0
+	}
+	return cmd.Process.Pid
+}
+
+// watch marks the session dead when it ends.
+func (c *mcpConn) watch(cs *mcp.ClientSession) {
+	err := cs.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cs != cs || c.closed {
+		return
+	}
+	c.dead = true
+	if time.Since(c.opened) >= healthyAfter {
+		c.backoff = 0
+		c.nextTry = time.Time{}
+	} else {
+		if c.backoff == 0 {
+			c.backoff = minBackoff
+		} else {
+			c.backoff = min(2*c.backoff, maxBackoff)
+		}
+		c.nextTry = time.Now().Add(c.backoff)
+	}
+	c.log.Warn("mcp connection ended; it will be opened again on the next call", "err", err, "retry_after", c.backoff)
+}
+
+// teardownLocked closes the current session and kills its process group.
+func (c *mcpConn) teardownLocked() {
+	cs, cmd := c.cs, c.cmd
+	c.cs, c.cmd = nil, nil
+	if cs != nil {
+		_ = cs.Close()
+	}
+	if cmd != nil && cmd.Process != nil {
+		killGroup(cmd.Process.Pid)
+	}
+}
+
+// markDead records that the session broke during a call.
+func (c *mcpConn) markDead(cs *mcp.ClientSession) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cs == cs {
+		c.dead = true
+	}
+}
+
+func (c *mcpConn) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	c.teardownLocked()
+	return nil
+}
+
+// Starts returns how many sessions the connection opened.
+func (c *mcpConn) Starts() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.starts
+}
+
+// call calls one tool.
+func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	cs, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err == nil {
+		return res, nil
+	}
+	var we *jsonrpc.Error
+	switch {
+	case errors.As(err, &we):
+		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorMCP, Connection: c.name,
+			Message: fmt.Sprintf("tool %s: %s", tool, clip(we.Message, 500)), Output: map[string]any{"error": map[string]any{"code": we.Code, "message": we.Message}}}
+	case ctx.Err() != nil:
+		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
+			Message: fmt.Sprintf("tool %s: no answer in time (%v)", tool, context.Cause(ctx))}
+	default:
+		c.markDead(cs)
+		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
+			Message: fmt.Sprintf("tool %s: the connection broke during the call: %v", tool, err)}
+	}
+}
+
+// tools lists the connection's tools.
+func (c *mcpConn) tools(ctx context.Context) ([]*mcp.Tool, error) {
+	cs, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*mcp.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, unavailable(config.ExecutorMCP, c.name, "tools/list: %v", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// mcpRunner runs mcp executors.
+type mcpRunner struct{ m *Manager }
+
+// Run calls the executor's tool with its map resolved against the scope
+// (the call's arguments as they are when there is no map). The output is
+// {content, structuredContent?, text}: text joins the text content.
+func (r mcpRunner) Run(ctx context.Context, x config.Executor, scope workflow.Scope) (map[string]any, error) {
+	c, ok := r.m.mcp[x.Connection]
+	if !ok {
+		return nil, noConnection(config.ExecutorMCP, x.Connection)
+	}
+	var args map[string]any
+	if x.Map != nil {
+		args, _ = workflow.Resolve(x.Map, scope).(map[string]any)
+	} else {
+		args = scope.Arguments
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout(x))
+	defer cancel()
+	res, err := c.call(ctx, x.Tool, args)
+	if err != nil {
+		return nil, err
+	}
+	out := resultOutput(res)
+	if res.IsError {
+		text, _ := out["text"].(string)
+		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorMCP, Connection: x.Connection,
+			Message: fmt.Sprintf("tool %s answered an error: %s", x.Tool, clip(text, 500)), Output: out}
+	}
+	return out, nil
+}
+
+// resultOutput renders a tool result as plain JSON values.
+func resultOutput(res *mcp.CallToolResult) map[string]any {
+	out := map[string]any{}
+	var texts []string
+	content := []any{}
+	for _, ct := range res.Content {
+		b, err := json.Marshal(ct)
+		if err != nil {
+			continue
+		}
+		var v any
+		if json.Unmarshal(b, &v) == nil {
+			content = append(content, v)
+		}
+		if t, ok := ct.(*mcp.TextContent); ok {
+			texts = append(texts, t.Text)
+		}
+	}
+	out["content"] = content
+	out["text"] = strings.Join(texts, "\n")
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			var v any
+			if json.Unmarshal(b, &v) == nil {
+				out["structuredContent"] = v
+			}
+		}
+	}
+	return out
+}
+
+// spawnTransport starts the child of a CommandTransport on the spawner's
+// thread (see spawner).
+type spawnTransport struct {
+	inner *mcp.CommandTransport
+}
+
+func (t *spawnTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	var conn mcp.Connection
+	err := onSpawner(func() error {
+		var err error
+		conn, err = t.inner.Connect(ctx)
+		return err
+	})
+	return conn, err
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(r)
+}
+
+// logWriter logs a child's stderr, line by line, at debug level.
+type logWriter struct {
+	log *slog.Logger
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := strings.IndexByte(string(w.buf), '\n')
+		if i < 0 {
+			break
+		}
+		w.log.Debug("mcp child stderr", "line", clip(string(w.buf[:i]), 2000))
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) > 64<<10 {
+		w.buf = w.buf[:0]
+	}
+	return len(p), nil
+}
+
+var (
+	_ io.Writer = (*logWriter)(nil)
+	_           = bufio.NewReader
+)

@@ -1,0 +1,267 @@
+package connect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+// The retries of a REST call: 408, 429 and 5xx answers (and, for methods
+// that may be repeated, transport errors) are tried again, at most
+// restAttempts times in all, after a backoff that doubles from
+// restBackoff (a Retry-After of at most maxRetryAfter is honoured), within
+// the call's timeout.
+const (
+	restAttempts  = 3
+	restBackoff   = 100 * time.Millisecond
+	maxRetryAfter = 5 * time.Second
+	maxBody       = 4 << 20
+)
+
+// restConn is one rest connection.
+type restConn struct {
+	name   string
+	cfg    config.Connection
+	log    *slog.Logger
+	getenv func(string) string
+	client *http.Client
+}
+
+func newRESTConn(name string, c config.Connection, o *Options) *restConn {
+	return &restConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv,
+		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// restRunner runs rest executors.
+type restRunner struct{ m *Manager }
+
+// pathVar matches {name} in a path template.
+var pathVar = regexp.MustCompile(`\{([^{}/]+)\}`)
+
+// Run sends the request: baseUrl + path, whose {name} segments are filled
+// from the arguments, then the context, then the input (escaped as a path
+// segment); query, headers and body resolved against the scope; the
+// connection's headers (with ${NAME} read from the environment) first. The
+// output is {status, body}: body is the answer parsed as JSON when it is
+// JSON, else its text. 2xx succeed; 408, 429 and 5xx are retried; any
+// other status fails the call.
+func (r restRunner) Run(ctx context.Context, x config.Executor, scope workflow.Scope) (map[string]any, error) {
+	c, ok := r.m.rest[x.Connection]
+	if !ok {
+		return nil, noConnection(config.ExecutorREST, x.Connection)
+	}
+	var missingVar string
+	path := pathVar.ReplaceAllStringFunc(x.Path, func(m string) string {
+		name := m[1 : len(m)-1]
+		for _, src := range []map[string]any{scope.Arguments, scope.Context, scope.Input} {
+			if v, ok := src[name]; ok && v != nil {
+				return url.PathEscape(argValues(v)[0])
+			}
+		}
+		missingVar = name
+		return ""
+	})
+	if missingVar != "" {
+		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnavailable, Kind: config.ExecutorREST, Connection: c.name,
+			Message: fmt.Sprintf("the path %s needs {%s}, which neither the arguments, the context nor the input hold", x.Path, missingVar)}
+	}
+	target := strings.TrimRight(c.cfg.BaseURL, "/")
+	if path != "" {
+		target += "/" + strings.TrimLeft(path, "/")
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, unavailable(config.ExecutorREST, c.name, "the URL of %s %s is not valid", x.Method, x.Path)
+	}
+	q := u.Query()
+	if x.Query != nil {
+		resolved, _ := workflow.Resolve(x.Query, scope).(map[string]any)
+		for _, k := range sortedKeys(resolved) {
+			if resolved[k] == nil {
+				continue
+			}
+			for _, v := range argValues(resolved[k]) {
+				q.Add(k, v)
+			}
+		}
+	}
+	u.RawQuery = q.Encode()
+	header := http.Header{}
+	for k, v := range c.cfg.Headers {
+		s, missing := config.Interpolate(v, c.getenv)
+		if len(missing) > 0 {
+			c.log.Warn("rest connection header refers to unset environment variables", "header", k, "variables", missing)
+		}
+		header.Set(k, s)
+	}
+	for k, v := range x.Headers {
+		if strings.HasPrefix(v, "$.") {
+			header.Set(k, argValues(workflow.Resolve(v, scope))[0])
+		} else {
+			header.Set(k, v)
+		}
+	}
+	var body []byte
+	if x.Body != nil {
+		body, err = json.Marshal(workflow.Resolve(x.Body, scope))
+		if err != nil {
+			return nil, unavailable(config.ExecutorREST, c.name, "the body cannot be encoded: %v", err)
+		}
+		if header.Get("Content-Type") == "" {
+			header.Set("Content-Type", "application/json")
+		}
+	}
+	if header.Get("Accept") == "" {
+		header.Set("Accept", "application/json")
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout(x))
+	defer cancel()
+	return c.do(ctx, x.Method, u, header, body, x.Path)
+}
+
+// repeatable reports whether a request with this method may be sent again
+// after a transport error (RFC 9110 idempotent methods).
+func repeatable(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
+func (c *restConn) do(ctx context.Context, method string, u *url.URL, header http.Header, body []byte, path string) (map[string]any, error) {
+	what := method + " " + path
+	backoff := restBackoff
+	for attempt := 1; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
+		if err != nil {
+			return nil, unavailable(config.ExecutorREST, c.name, "%s: %v", what, err)
+		}
+		if body == nil {
+			req.Body, req.ContentLength = http.NoBody, 0
+		}
+		req.Header = header.Clone()
+		resp, err := c.client.Do(req)
+		if err != nil {
+			sent := !isDialError(err)
+			switch {
+			case !sent && attempt < restAttempts && sleep(ctx, backoff):
+				backoff *= 2
+				continue
+			case !sent:
+				return nil, unavailable(config.ExecutorREST, c.name, "%s: cannot reach %s: %v", what, u.Host, transportReason(err))
+			case repeatable(method) && attempt < restAttempts && sleep(ctx, backoff):
+				backoff *= 2
+				continue
+			}
+			return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorREST, Connection: c.name,
+				Message: fmt.Sprintf("%s: no answer: %v", what, transportReason(err))}
+		}
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		resp.Body.Close()
+		out := map[string]any{"status": resp.StatusCode}
+		if v, ok := parseJSON(raw); ok {
+			out["body"] = v
+		} else {
+			out["body"] = string(raw)
+		}
+		st := resp.StatusCode
+		switch {
+		case st >= 200 && st < 300:
+			return out, nil
+		case st == http.StatusRequestTimeout || st == http.StatusTooManyRequests || st >= 500:
+			if attempt < restAttempts {
+				wait := backoff
+				if ra := retryAfter(resp.Header.Get("Retry-After")); ra > 0 {
+					wait = min(ra, maxRetryAfter)
+				}
+				if sleep(ctx, wait) {
+					backoff *= 2
+					continue
+				}
+			}
+			outcome := workflow.OutcomeFailed
+			switch st {
+			case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+				outcome = workflow.OutcomeUnavailable
+			case http.StatusBadGateway, http.StatusGatewayTimeout:
+				if !repeatable(method) {
+					outcome = workflow.OutcomeUnknown
+				}
+			}
+			return nil, &workflow.ExecutorError{Outcome: outcome, Kind: config.ExecutorREST, Connection: c.name,
+				Message: fmt.Sprintf("%s answered %d after %d attempts", what, st, attempt), Output: out}
+		default:
+			return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorREST, Connection: c.name,
+				Message: fmt.Sprintf("%s answered %d", what, st), Output: out}
+		}
+	}
+}
+
+// sleep waits d, or less when the context ends first (then false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	d += time.Duration(rand.Int64N(int64(d)/4 + 1))
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}
+
+// isDialError reports whether err happened before the request was sent
+// (the connection could not be made).
+func isDialError(err error) bool {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		return true
+	}
+	var de *net.DNSError
+	return errors.As(err, &de)
+}
+
+// transportReason words a transport error without the URL (which may
+// carry a query the caller did not mean to show).
+func transportReason(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timed out"
+	}
+	return err.Error()
+}

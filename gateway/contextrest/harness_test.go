@@ -1,0 +1,383 @@
+package contextrest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/examples"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/certs"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/skills"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/gateway/workflow"
+	"github.com/praxa/praxa/issuer"
+)
+
+const resource = "https://gateway.context.praxa.test"
+
+// Identities of the tests.
+const (
+	tenantA = "acme"
+	userA   = "alice"
+	tenantB = "globex"
+	userB   = "bob"
+)
+
+// clock is the service's clock: the example certificates are valid from
+// 2025 to 2035, one expired in 2024, one is valid only from 2099.
+var clock = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// harness is one running gateway over the example configuration, with its
+// skills and certificate issuer.
+type harness struct {
+	url    string
+	client *http.Client
+	svc    *gateway.Service
+	iss    *issuer.Issuer
+	issURL string
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	return newHarnessTrusting(t, nil)
+}
+
+// newHarnessTrusting starts a gateway that trusts the certificate issuers
+// of the example configuration and extra.
+func newHarnessTrusting(t *testing.T, extra certs.Issuers) *harness {
+	t.Helper()
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	iss, err := issuer.New(issuer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	issSrv := httptest.NewServer(iss)
+	t.Cleanup(issSrv.Close)
+	iss.SetIssuer(issSrv.URL)
+
+	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Auth.Issuers = []config.Issuer{{Issuer: issSrv.URL}}
+	cfg.Auth.Resource = resource
+	cfg.Server.Limits.RatePerSecond = -1
+	srv := httptest.NewUnstartedServer(nil)
+	cfg.Defaults(srv.Listener.Addr().String())
+
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	workflows, err := workflow.Compile(cfg.Workflows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := skills.FromConfig(cfg, examples.FS, examples.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certIssuers, err := gateway.CertificateIssuers(cfg.Certificates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps.Copy(certIssuers, extra)
+	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy,
+		Skills: cat, CertificateIssuers: certIssuers, Now: func() time.Time { return clock }})
+	v, err := auth.NewVerifier(ctx, cfg.Auth, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Config.Handler = httpapi.New(httpapi.Options{Service: svc, Auth: v, Config: cfg, Logger: log, Issuers: []string{issSrv.URL}})
+	srv.Start()
+	t.Cleanup(func() {
+		srv.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := svc.Close(sctx); err != nil {
+			t.Errorf("service close: %v", err)
+		}
+		if err := st.Close(); err != nil {
+			t.Errorf("store close: %v", err)
+		}
+	})
+	return &harness{url: srv.URL, client: srv.Client(), svc: svc, iss: iss, issURL: issSrv.URL}
+}
+
+// tok describes a token to mint.
+type tok struct {
+	tenant, subject string
+	scopes          []string // nil: every scope
+	compartments    []string
+	purposes        []string
+}
+
+func allScopes() []string {
+	var out []string
+	for _, s := range contracts.Scopes() {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+func without(scope contracts.Scope) []string {
+	var out []string
+	for _, s := range allScopes() {
+		if s != string(scope) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (h *harness) token(t testing.TB, spec tok) string {
+	t.Helper()
+	if spec.tenant == "" {
+		spec.tenant = tenantA
+	}
+	if spec.subject == "" {
+		spec.subject = userA
+	}
+	if spec.scopes == nil {
+		spec.scopes = allScopes()
+	}
+	extra := map[string]any{"client_id": spec.subject}
+	if spec.compartments != nil {
+		extra["compartments"] = spec.compartments
+	}
+	if spec.purposes != nil {
+		extra["purposes"] = spec.purposes
+	}
+	s, err := h.iss.Mint(h.issURL, resource, spec.subject, spec.tenant, spec.scopes, time.Hour, extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// reviewer is tenant A's token for the example data: compartment payments,
+// purpose incident-review (what serve --dev prints).
+func (h *harness) reviewer(t testing.TB) string {
+	return h.token(t, tok{compartments: []string{"payments"}, purposes: []string{"incident-review"}})
+}
+
+// resp is a read answer.
+type resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (r *resp) String() string { return http.StatusText(r.Status) + " " + string(r.Body) }
+
+func (h *harness) do(t testing.TB, method, path, token string, body any) *resp {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		var b []byte
+		switch v := body.(type) {
+		case string:
+			b = []byte(v)
+		default:
+			var err error
+			if b, err = json.Marshal(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, h.url+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &resp{Status: res.StatusCode, Header: res.Header, Body: b}
+}
+
+func (h *harness) getSkill(t testing.TB, token, id string, query url.Values) *resp {
+	t.Helper()
+	p := "/v8/skills/" + url.PathEscape(id)
+	if len(query) > 0 {
+		p += "?" + query.Encode()
+	}
+	return h.do(t, http.MethodGet, p, token, nil)
+}
+
+func (h *harness) queryMemory(t testing.TB, token string, body any) *resp {
+	t.Helper()
+	return h.do(t, http.MethodPost, "/v8/memory/query", token, body)
+}
+
+func (h *harness) listGoals(t testing.TB, token string, query url.Values) *resp {
+	t.Helper()
+	return h.do(t, http.MethodGet, "/v8/context-twin/goals?"+query.Encode(), token, nil)
+}
+
+func (h *harness) listCertificates(t testing.TB, token string, query url.Values) *resp {
+	t.Helper()
+	p := "/v8/world-model/certificates"
+	if len(query) > 0 {
+		p += "?" + query.Encode()
+	}
+	return h.do(t, http.MethodGet, p, token, nil)
+}
+
+// importFile imports an example file (or the given text) for tenant.
+func (h *harness) importMemory(t testing.TB, tenant, text string) gateway.ImportReport {
+	t.Helper()
+	rep, err := h.svc.ImportMemory(context.Background(), tenant, "memory.jsonl", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func (h *harness) importGoals(t testing.TB, tenant, text string) gateway.ImportReport {
+	t.Helper()
+	rep, err := h.svc.ImportGoals(context.Background(), tenant, "goals.jsonl", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func (h *harness) importCertificates(t testing.TB, name, text string) gateway.ImportReport {
+	t.Helper()
+	rep, err := h.svc.ImportCertificates(context.Background(), name, strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func exampleFile(t testing.TB, name string) string {
+	t.Helper()
+	b, err := examples.FS.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func decode(t testing.TB, b []byte) map[string]any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		t.Fatalf("not a JSON object: %v\n%s", err, b)
+	}
+	return m
+}
+
+// ok checks a 200 answer and holds it to tool's output schema.
+func ok(t testing.TB, tool string, r *resp) map[string]any {
+	t.Helper()
+	if r.Status != http.StatusOK {
+		t.Fatalf("%s: %s", tool, r)
+	}
+	m := decode(t, r.Body)
+	if err := contracts.ValidateOutput(tool, m); err != nil {
+		t.Fatalf("CONTRACT: %s answer violates its output schema: %v %+v\n%s", tool, err, contracts.AsError(err).Fields, r.Body)
+	}
+	return m
+}
+
+// problem is a decoded problem+json answer.
+type problem struct {
+	Status int    `json:"status"`
+	Code   string `json:"code"`
+	Title  string `json:"title"`
+	Detail string `json:"detail"`
+	Hint   string `json:"hint"`
+	Errors []struct {
+		Pointer string `json:"pointer"`
+		Keyword string `json:"keyword"`
+	} `json:"errors"`
+	Links []struct {
+		Rel    string         `json:"rel"`
+		Method string         `json:"method"`
+		Args   map[string]any `json:"args"`
+	} `json:"links"`
+}
+
+func wantProblem(t testing.TB, r *resp, status int, code contracts.Code) problem {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d (%s): %s", r.Status, status, code, r.Body)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	var p problem
+	if err := json.Unmarshal(r.Body, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Code != string(code) {
+		t.Fatalf("code %q, want %q: %s", p.Code, code, r.Body)
+	}
+	if info, _ := code.Info(); p.Title != info.Title || p.Status != status {
+		t.Errorf("problem %+v disagrees with the registry %+v", p, info)
+	}
+	return p
+}
+
+func (p problem) pointers() []string {
+	var out []string
+	for _, e := range p.Errors {
+		out = append(out, e.Pointer)
+	}
+	return out
+}
+
+// list reads an array of objects member.
+func list(t testing.TB, m map[string]any, name string) []map[string]any {
+	t.Helper()
+	raw, ok := m[name].([]any)
+	if !ok {
+		t.Fatalf("%s is %T", name, m[name])
+	}
+	out := make([]map[string]any, len(raw))
+	for i, v := range raw {
+		out[i] = v.(map[string]any)
+	}
+	return out
+}
+
+func ids(items []map[string]any) []string {
+	out := []string{}
+	for _, it := range items {
+		out = append(out, it["id"].(string))
+	}
+	return out
+}

@@ -1,0 +1,209 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"sync"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+// This file keeps the calls that reach outside the gateway (the mcp, cli
+// and rest executors of package connect) out of store transactions: a
+// store transaction must be short and do no I/O (gateway/store), and the
+// SQLite driver's one writer would otherwise wait on an upstream.
+//
+// A move (start, submit, signal, an approval) whose definition may reach
+// outside runs in two phases:
+//
+//  1. prepare, outside any transaction: read the instance, take the
+//     move's lock, and run the move with a recording workflow.Tape: every
+//     outside call is made once and its answer recorded; the resulting
+//     instance is thrown away.
+//  2. mutate, in the store transaction as before: read the instance again
+//     and run the same move with the tape replaying the recorded answers
+//     (no call is made), then store the outcome with compare-and-set.
+//
+// The engine is deterministic given the instance and the answers, and the
+// lock keeps the instance from moving between the phases within one
+// process, so the replay takes the same path; if it does not (another
+// replica moved the instance) the replay refuses and the move answers
+// VERSION_CONFLICT. Across replicas two moves on one version can still
+// both reach their upstream before one loses the compare-and-set: the
+// store-backed lease that closes this is the next slice (see the report of
+// issue 8).
+//
+// Without runners, or when no definition has an executor that reaches
+// outside, nothing of this runs.
+
+// moveLocks serializes the moves on one workflow (or one start runId)
+// within the process: 256 striped mutexes keyed by a hash.
+type moveLocks struct {
+	stripes [256]sync.Mutex
+}
+
+func (l *moveLocks) lock(key string) func() {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	m := &l.stripes[h.Sum32()%uint32(len(l.stripes))]
+	m.Lock()
+	return m.Unlock
+}
+
+func noRelease() {}
+
+// reachesOutside reports whether moves on definitionID may call outside.
+func (s *Service) reachesOutside(definitionID string) bool {
+	if len(s.engine.Runners) == 0 {
+		return false
+	}
+	d, ok := s.workflows.Lookup(definitionID)
+	return ok && d.ReachesOutside()
+}
+
+// moveCtx is the context a move runs under inside its transaction: it
+// replays the calls prepare recorded; where prepare recorded nothing, an
+// empty tape still keeps the move from calling out inside the transaction.
+func (s *Service) moveCtx(ctx context.Context, e *env) context.Context {
+	if e.tape != nil {
+		return workflow.WithTape(ctx, e.tape.Replay())
+	}
+	if len(s.engine.Runners) > 0 {
+		return workflow.WithTape(ctx, workflow.NewRecorder(nil).Replay())
+	}
+	return ctx
+}
+
+// moveError turns a replay that met other calls than recorded into a
+// version conflict.
+func moveError(err error, workflowID string) error {
+	if errors.Is(err, workflow.ErrTapeMismatch) {
+		if workflowID == "" {
+			return &contracts.Error{Code: contracts.CodeVersionConflict, Message: "the workflow changed while the move was running",
+				Hint: "Start it again."}
+		}
+		return versionConflict(workflowID, 0)
+	}
+	return err
+}
+
+// prepareStart prepares praxec.command start.
+func (s *Service) prepareStart(ctx context.Context, e *env) func() {
+	return s.prepareNew(ctx, e, stringArg(e.args, "definitionId"))
+}
+
+// prepareCreate prepares aura_create_mission.
+func (s *Service) prepareCreate(ctx context.Context, e *env) func() {
+	def := stringArg(e.args, "definitionId")
+	if def == "" {
+		cands := s.candidates(stringArg(e.args, "goal"))
+		if len(cands) == 0 || len(cands) > 1 && cands[0].Score == cands[1].Score {
+			return noRelease
+		}
+		def = cands[0].DefinitionID
+	}
+	return s.prepareNew(ctx, e, def)
+}
+
+// prepareNew runs a start's outside calls.
+func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) func() {
+	if !s.reachesOutside(definitionID) {
+		return noRelease
+	}
+	runID := stringArg(e.args, "runId")
+	release := noRelease
+	if runID != "" {
+		release = s.moves.lock("run\x00" + e.principal.Tenant + "\x00" + runID)
+		var taken bool
+		_ = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+			_, err := tx.GetMissionByRunID(ctx, e.principal.Tenant, runID)
+			taken = err == nil
+			return nil
+		})
+		if taken {
+			return release // mutate answers RUN_ID_ALREADY_RUNNING
+		}
+	}
+	input, _ := e.args["input"].(map[string]any)
+	tape := workflow.NewRecorder(nil)
+	_, _ = s.engine.Start(workflow.WithTape(ctx, tape), workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID,
+		Tenant: e.principal.Tenant})
+	e.tape = tape
+	return release
+}
+
+// prepareSubmit prepares praxec.command submit.
+func (s *Service) prepareSubmit(ctx context.Context, e *env) func() {
+	args, _ := e.args["arguments"].(map[string]any)
+	return s.prepareMove(ctx, e, false, stringArg(e.args, "workflowId"), stringArg(e.args, "transition"), int64Arg(e.args, "expectedVersion"), args)
+}
+
+// prepareSignal prepares aura_signal_mission.
+func (s *Service) prepareSignal(ctx context.Context, e *env) func() {
+	args, _ := e.args["arguments"].(map[string]any)
+	return s.prepareMove(ctx, e, true, stringArg(e.args, "runId"), stringArg(e.args, "signal"), int64Arg(e.args, "expectedVersion"), args)
+}
+
+// prepareMove runs a submit's outside calls, holding the workflow's lock
+// until the transaction is done.
+func (s *Service) prepareMove(ctx context.Context, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any) func() {
+	if len(s.engine.Runners) == 0 {
+		return noRelease
+	}
+	in, err := s.viewMission(ctx, e.principal.Tenant, byRunID, ref)
+	if err != nil || !s.reachesOutside(in.DefinitionID) {
+		return noRelease
+	}
+	release := s.moves.lock("wf\x00" + e.principal.Tenant + "\x00" + in.ID)
+	// Read again under the lock: a move that held it may have moved on.
+	if in, err = s.viewMission(ctx, e.principal.Tenant, false, in.ID); err != nil || in.Version != expected {
+		return release // mutate answers the replay or the conflict
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	tape := workflow.NewRecorder(nil)
+	_, _ = s.engine.Fire(workflow.WithTape(ctx, tape), in, transition, args)
+	e.tape = tape
+	return release
+}
+
+// viewMission reads a mission outside any write transaction.
+func (s *Service) viewMission(ctx context.Context, tenant string, byRunID bool, ref string) (*workflow.Instance, error) {
+	var in *workflow.Instance
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		in, _, err = s.loadMission(ctx, tx, tenant, byRunID, ref)
+		return err
+	})
+	return in, err
+}
+
+// prepareApproval runs the outside calls of the transition an approval
+// fires.
+func (s *Service) prepareApproval(ctx context.Context, e *env, tenant, approvalID string, approve bool) func() {
+	if !approve || len(s.engine.Runners) == 0 {
+		return noRelease
+	}
+	var a store.Approval
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		a, err = tx.GetApproval(ctx, tenant, approvalID)
+		return err
+	})
+	if err != nil || a.Status != "pending" {
+		return noRelease
+	}
+	release := s.moves.lock("wf\x00" + tenant + "\x00" + a.WorkflowID)
+	in, err := s.viewMission(ctx, tenant, false, a.WorkflowID)
+	if err != nil || !s.reachesOutside(in.DefinitionID) {
+		return release
+	}
+	tape := workflow.NewRecorder(nil)
+	_, _ = s.engine.Resolve(workflow.WithTape(ctx, tape), in, approvalID, true, e.principal.Subject)
+	e.tape = tape
+	return release
+}

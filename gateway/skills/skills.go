@@ -1,0 +1,284 @@
+// Package skills loads the gateway's governed skills: versioned markdown
+// documents with YAML front matter that tell an agent how to do something,
+// each version carrying its evidence state (draft, reviewed, validated or
+// deprecated). aura_get_skill serves them.
+//
+// Skills are gateway-wide configuration, like workflows and the lexicon:
+// they are read from the directory the configuration's skills.dir names,
+// once, at start; every tenant reads the same skills, and no call changes
+// them. They are not tenant data and are never stored.
+//
+// # Files
+//
+// Every *.md file under the directory (hidden files and directories
+// excluded) is one version of one skill:
+//
+//	---
+//	id: deploy-checklist
+//	version: 1.2.0
+//	title: Deploy checklist
+//	description: What to check before and after a deploy.   # optional
+//	tags: [deploy, release]                                # optional
+//	evidence:
+//	  state: validated          # draft, reviewed, validated or deprecated
+//	  reviewedBy: [sre-team]    # optional
+//	  reviewedAt: 2025-05-02    # optional: a date or an RFC 3339 time
+//	  summary: Used in 40 deploys without a miss.   # optional
+//	  refs: [https://wiki.example.com/deploys]      # optional
+//	---
+//	The markdown body ...
+//
+// A file whose front matter is missing or invalid, or whose body is empty,
+// is refused: Load reports every problem as FILE:LINE:COLUMN: FIELD:
+// MESSAGE and loads nothing. Two files of one skill with the same version
+// (see CompareVersions for the order) are refused too. The versions of a
+// skill are ordered newest first; the newest is the default answer,
+// whatever its evidence state (the answer always states it).
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+)
+
+// Evidence states.
+const (
+	StateDraft      = "draft"
+	StateReviewed   = "reviewed"
+	StateValidated  = "validated"
+	StateDeprecated = "deprecated"
+)
+
+// states lists the evidence states, as the contract declares them.
+var states = contracts.SkillEvidenceStates()
+
+// Evidence is the governance record of one skill version.
+type Evidence struct {
+	State      string   `json:"state"`
+	ReviewedBy []string `json:"reviewedBy,omitempty"`
+	ReviewedAt string   `json:"reviewedAt,omitempty"`
+	Summary    string   `json:"summary,omitempty"`
+	Refs       []string `json:"refs,omitempty"`
+}
+
+// Version is one version of a skill: one file.
+type Version struct {
+	ID          string
+	Version     string
+	Title       string
+	Description string
+	Tags        []string
+	Evidence    Evidence
+	// Body is the markdown after the front matter, without leading blank
+	// lines and trailing white space.
+	Body string
+	// File is where the version was loaded from, as problems name it.
+	File string
+
+	parsed                     semver
+	versionLine, versionColumn int
+}
+
+// Skill is every version of one skill, newest first.
+type Skill struct {
+	ID       string
+	Versions []*Version
+}
+
+// Latest returns the newest version.
+func (s *Skill) Latest() *Version { return s.Versions[0] }
+
+// Find returns the version named v: the one written exactly so, else the
+// one that is the same version in the skill order (1.2 finds 1.2.0).
+func (s *Skill) Find(v string) (*Version, bool) {
+	for _, x := range s.Versions {
+		if x.Version == v {
+			return x, true
+		}
+	}
+	p, ok := parseVersion(v)
+	if !ok {
+		return nil, false
+	}
+	for _, x := range s.Versions {
+		if x.parsed.compare(p) == 0 {
+			return x, true
+		}
+	}
+	return nil, false
+}
+
+// Catalog is the loaded skills. The zero value and nil are empty catalogs.
+// A Catalog is immutable and safe for concurrent use; treat what it
+// returns as read-only.
+type Catalog struct {
+	byID map[string]*Skill
+	ids  []string
+}
+
+// Lookup returns the skill id.
+func (c *Catalog) Lookup(id string) (*Skill, bool) {
+	if c == nil {
+		return nil, false
+	}
+	s, ok := c.byID[id]
+	return s, ok
+}
+
+// IDs returns the skill ids, sorted.
+func (c *Catalog) IDs() []string {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.ids)
+}
+
+// Len returns the number of skills.
+func (c *Catalog) Len() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.ids)
+}
+
+// MaxFileSize bounds one skill file.
+const MaxFileSize = 1 << 20
+
+// maxProblems bounds the problems one load reports.
+const maxProblems = 100
+
+// Load reads every skill under dir in fsys. display is how problems name
+// dir (the path as the operator wrote it, resolved). A load that finds any
+// problem returns an error listing them all (each file's as a
+// *config.LoadError, joined) and no catalog.
+func Load(fsys fs.FS, dir, display string) (*Catalog, error) {
+	dir = path.Clean(dir)
+	info, err := fs.Stat(fsys, dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("skills: the directory %s (skills.dir) does not exist", display)
+	case err != nil:
+		// Not wrapped: the error is about the directory, not about the
+		// file that names it.
+		return nil, fmt.Errorf("skills: the directory %s: %v", display, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("skills: %s is not a directory", display)
+	}
+	var files []string
+	err = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != dir && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".md") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("skills: reading %s: %w", display, err)
+	}
+	slices.Sort(files)
+	var errs []error
+	var versions []*Version
+	count := 0
+	for _, p := range files {
+		rel := p
+		if dir != "." {
+			rel = strings.TrimPrefix(p, dir+"/")
+		}
+		name := path.Join(display, rel)
+		data, err := readFile(fsys, p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		v, problems := parseFile(name, data)
+		if len(problems) > 0 {
+			if count < maxProblems {
+				errs = append(errs, &config.LoadError{File: name, Problems: problems})
+			}
+			count += len(problems)
+			continue
+		}
+		versions = append(versions, v)
+	}
+	c := &Catalog{byID: map[string]*Skill{}}
+	for _, v := range versions {
+		s := c.byID[v.ID]
+		if s == nil {
+			s = &Skill{ID: v.ID}
+			c.byID[v.ID] = s
+			c.ids = append(c.ids, v.ID)
+		}
+		if i := slices.IndexFunc(s.Versions, func(x *Version) bool { return x.parsed.compare(v.parsed) == 0 }); i >= 0 {
+			prev := s.Versions[i]
+			errs = append(errs, &config.LoadError{File: v.File, Problems: []config.Problem{{Line: v.versionLine, Column: v.versionColumn, Field: "version",
+				Message: fmt.Sprintf("skill %s version %s is already defined by %s (version %s): each version of a skill is one file", v.ID, v.Version, prev.File, prev.Version)}}})
+			continue
+		}
+		s.Versions = append(s.Versions, v)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	slices.Sort(c.ids)
+	for _, s := range c.byID {
+		slices.SortFunc(s.Versions, func(a, b *Version) int { return b.parsed.compare(a.parsed) })
+	}
+	return c, nil
+}
+
+// readFile reads a file of at most MaxFileSize bytes.
+func readFile(fsys fs.FS, p string) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("the file is larger than %d bytes", MaxFileSize)
+	}
+	return data, nil
+}
+
+// FromConfig loads the skills of cfg.Skills.Dir; with none configured it
+// returns an empty catalog. A configuration read from a file (cfg.Source
+// set) resolves a relative directory against the file's directory. One
+// without a Source was parsed from memory: its directory is read from
+// embedded when given (displayed under embeddedRoot, as praxa serve --dev
+// reads the embedded examples), else from the working directory.
+func FromConfig(cfg *config.Config, embedded fs.FS, embeddedRoot string) (*Catalog, error) {
+	dir := cfg.Skills.Dir
+	if dir == "" {
+		return &Catalog{}, nil
+	}
+	if cfg.Source == "" && embedded != nil {
+		return Load(embedded, dir, path.Join(embeddedRoot, dir))
+	}
+	if !filepath.IsAbs(dir) && cfg.Source != "" {
+		dir = filepath.Join(filepath.Dir(cfg.Source), dir)
+	}
+	return Load(os.DirFS(dir), ".", filepath.ToSlash(filepath.Clean(dir)))
+}

@@ -1,0 +1,151 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// The purpose-filtered context and the certificates. A DB keeps them in
+// maps created on the first write; a transaction stages its writes in maps
+// of its own.
+
+type contextKey struct{ kind, tenant, id string }
+
+type contextData struct {
+	records map[contextKey]store.ContextRecord
+	certs   map[string]store.Certificate
+}
+
+func copyContextRecord(r store.ContextRecord) store.ContextRecord {
+	r.Purposes = append([]string{}, r.Purposes...)
+	r.Tags = append([]string{}, r.Tags...)
+	r.Doc = append([]byte{}, r.Doc...)
+	return r
+}
+
+func copyCertificate(c store.Certificate) store.Certificate {
+	c.Doc = append([]byte{}, c.Doc...)
+	return c
+}
+
+// applyContext moves the staged records and certificates into the DB.
+func (t *txn) applyContext() {
+	db := &t.db.context
+	if len(t.context.records) > 0 {
+		if db.records == nil {
+			db.records = map[contextKey]store.ContextRecord{}
+		}
+		maps.Copy(db.records, t.context.records)
+	}
+	if len(t.context.certs) > 0 {
+		if db.certs == nil {
+			db.certs = map[string]store.Certificate{}
+		}
+		maps.Copy(db.certs, t.context.certs)
+	}
+}
+
+func (t *txn) contextRecord(k contextKey) (store.ContextRecord, bool) {
+	if r, ok := t.context.records[k]; ok {
+		return r, true
+	}
+	r, ok := t.db.context.records[k]
+	return r, ok
+}
+
+// GetContextRecord implements store.ReadTx.
+func (t *txn) GetContextRecord(ctx context.Context, kind, tenant, id string) (store.ContextRecord, error) {
+	r, ok := t.contextRecord(contextKey{kind, tenant, id})
+	if !ok {
+		return store.ContextRecord{}, store.ErrNotFound
+	}
+	return copyContextRecord(r), nil
+}
+
+// ListContextRecords implements store.ReadTx.
+func (t *txn) ListContextRecords(ctx context.Context, kind, tenant, compartment, purpose string) ([]store.ContextRecord, error) {
+	keys := map[contextKey]bool{}
+	for k := range t.db.context.records {
+		keys[k] = true
+	}
+	for k := range t.context.records {
+		keys[k] = true
+	}
+	var out []store.ContextRecord
+	for k := range keys {
+		if k.kind != kind || k.tenant != tenant {
+			continue
+		}
+		r, _ := t.contextRecord(k)
+		if (compartment == "" || r.Compartment == compartment) && (purpose == "" || slices.Contains(r.Purposes, purpose)) {
+			out = append(out, copyContextRecord(r))
+		}
+	}
+	slices.SortFunc(out, func(a, b store.ContextRecord) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// PutContextRecord implements store.Tx.
+func (t *txn) PutContextRecord(ctx context.Context, r store.ContextRecord) error {
+	t.mustWrite()
+	r = copyContextRecord(r)
+	r.CreatedAt, r.UpdatedAt = normTime(r.CreatedAt), normTime(r.UpdatedAt)
+	if t.context.records == nil {
+		t.context.records = map[contextKey]store.ContextRecord{}
+	}
+	t.context.records[contextKey{r.Kind, r.Tenant, r.ID}] = r
+	return nil
+}
+
+func (t *txn) certificate(id string) (store.Certificate, bool) {
+	if c, ok := t.context.certs[id]; ok {
+		return c, true
+	}
+	c, ok := t.db.context.certs[id]
+	return c, ok
+}
+
+// GetCertificate implements store.ReadTx.
+func (t *txn) GetCertificate(ctx context.Context, id string) (store.Certificate, error) {
+	c, ok := t.certificate(id)
+	if !ok {
+		return store.Certificate{}, store.ErrNotFound
+	}
+	return copyCertificate(c), nil
+}
+
+// ListCertificates implements store.ReadTx.
+func (t *txn) ListCertificates(ctx context.Context, issuer string) ([]store.Certificate, error) {
+	ids := slices.Collect(maps.Keys(t.db.context.certs))
+	for id := range t.context.certs {
+		if _, ok := t.db.context.certs[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, cmp.Compare[string])
+	var out []store.Certificate
+	for _, id := range ids {
+		c, _ := t.certificate(id)
+		if issuer == "" || c.Issuer == issuer {
+			out = append(out, copyCertificate(c))
+		}
+	}
+	return out, nil
+}
+
+// PutCertificate implements store.Tx.
+func (t *txn) PutCertificate(ctx context.Context, c store.Certificate) error {
+	t.mustWrite()
+	c = copyCertificate(c)
+	c.CreatedAt, c.UpdatedAt = normTime(c.CreatedAt), normTime(c.UpdatedAt)
+	if t.context.certs == nil {
+		t.context.certs = map[string]store.Certificate{}
+	}
+	t.context.certs[c.ID] = c
+	return nil
+}

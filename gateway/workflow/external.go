@@ -1,0 +1,166 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+)
+
+// The outcomes of an executor call that did not succeed.
+const (
+	// OutcomeUnavailable: the call never reached the upstream (the
+	// connection could not be opened, the program could not start, the
+	// sandbox it demands is missing). Nothing happened; retrying is safe.
+	OutcomeUnavailable = "unavailable"
+	// OutcomeFailed: the upstream answered with a failure (a non-zero
+	// exit status, an HTTP error status, an MCP error result).
+	OutcomeFailed = "failed"
+	// OutcomeUnknown: the call may have taken effect, but no answer came
+	// (a timeout or a connection lost after the request was sent).
+	OutcomeUnknown = "unknown"
+)
+
+// ExecutorError is what a Runner returns when a call did not succeed.
+// Messages never carry secrets: runners build them from the connection's
+// name, the tool, command or path, and what the upstream said.
+type ExecutorError struct {
+	// Outcome is OutcomeUnavailable, OutcomeFailed or OutcomeUnknown.
+	Outcome string
+	// Kind and Connection name the executor.
+	Kind, Connection string
+	// Message says what happened.
+	Message string
+	// Output is what the upstream answered, when it answered (an exit
+	// status and output, an HTTP status and body, MCP content).
+	Output map[string]any
+}
+
+func (e *ExecutorError) Error() string {
+	return fmt.Sprintf("%s connection %s: %s", e.Kind, e.Connection, e.Message)
+}
+
+// contractError turns a failed call into the answer of the move that made
+// it; workflowID, when set, gives the answer a link to read the workflow
+// back.
+func (e *ExecutorError) contractError(workflowID string) *contracts.Error {
+	var links []contracts.Link
+	if workflowID != "" {
+		links = []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": workflowID}}}
+	}
+	switch e.Outcome {
+	case OutcomeUnknown:
+		return &contracts.Error{Code: contracts.CodeOutcomeUnknown, Message: e.Error() + "; the call may have taken effect",
+			Hint:  "Do not assume it failed: retry the same request (it is answered from the record, not sent again) or read the upstream back before another move.",
+			Links: links, Cause: e}
+	case OutcomeFailed:
+		return &contracts.Error{Code: contracts.CodeUpstreamFailed, Message: e.Error(),
+			Hint: "The upstream refused the call; the move did not happen. Fix the arguments or the upstream and try again.", Links: links, Cause: e}
+	}
+	return &contracts.Error{Code: contracts.CodeUnavailable, Message: e.Error(),
+		Hint: "The call was not sent; nothing happened. Retry later.", Links: links, Cause: e}
+}
+
+// Tape records the calls that reach outside the engine (executors of the
+// kinds Runners serve), so that a move can run them once, outside any
+// store transaction, and be replayed inside one without calling again.
+// A Tape made by NewRecorder records; its Replay plays the same calls back
+// in order. The engine uses the Tape the context carries (WithTape).
+type Tape struct {
+	mu     sync.Mutex
+	replay bool
+	calls  []tapeCall
+	pos    int
+	// before runs once, before the first call is sent.
+	before  func(ctx context.Context) error
+	started bool
+}
+
+type tapeCall struct {
+	kind, connection string
+	out              map[string]any
+	err              error
+}
+
+// ErrTapeMismatch is answered by a replay that meets another call than the
+// one recorded: the instance changed between recording and replay.
+var ErrTapeMismatch = errors.New("workflow: the move no longer makes the calls that were recorded")
+
+// NewRecorder returns a recording Tape. before, when set, runs once right
+// before the first call is sent (a lease); its error stops the move.
+func NewRecorder(before func(ctx context.Context) error) *Tape {
+	return &Tape{before: before}
+}
+
+// Replay returns a Tape that plays back the recorded calls.
+func (t *Tape) Replay() *Tape {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return &Tape{replay: true, calls: t.calls}
+}
+
+// Calls returns how many calls were recorded.
+func (t *Tape) Calls() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.calls)
+}
+
+// Unknown reports whether a recorded call's outcome is unknown.
+func (t *Tape) Unknown() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.calls {
+		var xe *ExecutorError
+		if errors.As(c.err, &xe) && xe.Outcome == OutcomeUnknown {
+			return true
+		}
+	}
+	return false
+}
+
+type tapeKey struct{}
+
+// WithTape returns a context whose moves record into, or replay from, t.
+func WithTape(ctx context.Context, t *Tape) context.Context {
+	return context.WithValue(ctx, tapeKey{}, t)
+}
+
+func tapeFrom(ctx context.Context) *Tape {
+	t, _ := ctx.Value(tapeKey{}).(*Tape)
+	return t
+}
+
+// run makes (or replays) one call.
+func (t *Tape) run(ctx context.Context, r Runner, x config.Executor, scope Scope) (map[string]any, error) {
+	t.mu.Lock()
+	if t.replay {
+		defer t.mu.Unlock()
+		if t.pos >= len(t.calls) {
+			return nil, ErrTapeMismatch
+		}
+		c := t.calls[t.pos]
+		t.pos++
+		if c.kind != x.Kind || c.connection != x.Connection {
+			return nil, ErrTapeMismatch
+		}
+		return cloneMap(c.out), c.err
+	}
+	first := !t.started
+	t.started = true
+	before := t.before
+	t.mu.Unlock()
+	if first && before != nil {
+		if err := before(ctx); err != nil {
+			return nil, err
+		}
+	}
+	out, err := r.Run(ctx, x, scope)
+	t.mu.Lock()
+	t.calls = append(t.calls, tapeCall{kind: x.Kind, connection: x.Connection, out: cloneMap(out), err: err})
+	t.mu.Unlock()
+	return out, err
+}

@@ -1,0 +1,137 @@
+package workflow
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+)
+
+// ProxyState is the one state of the built-in proxy_default workflow.
+const ProxyState = "running"
+
+// ProxyWorkflow builds the definition of the built-in proxy_default
+// workflow from the capabilities the proxy surface offers: one state,
+// running, and one transition per capability, from running back to
+// running, carrying the capability's guards, input schema, executor (its
+// reliability.timeoutMs bounds each call) and the evidence it produces. An
+// instance is one agent run: the evidence of its moves accumulates on it,
+// so a capability guarded by evidence becomes legal once a move of the same
+// run produced that evidence.
+func ProxyWorkflow(caps []config.ExposedCapability) config.Workflow {
+	w := config.Workflow{Version: 1, Title: "Proxy capabilities",
+		Description: "One agent run over the proxy capabilities: every capability is a move, evidence accumulates on the run.",
+		Initial:     ProxyState,
+		States:      map[string]config.State{ProxyState: {Title: "Running"}}}
+	for _, c := range caps {
+		t := config.Transition{Name: c.ID, Title: c.Title, Description: c.Description, From: config.StringList{ProxyState}, To: ProxyState,
+			Actor: config.ActorAgent, Guards: slices.Clone(c.Guards), InputSchema: c.InputSchema, Produces: slices.Clone(c.Produces)}
+		if c.Executor != nil {
+			x := *c.Executor
+			if x.TimeoutMs == 0 && c.Reliability != nil {
+				x.TimeoutMs = c.Reliability.TimeoutMs
+			}
+			t.Executor = &x
+		}
+		w.Transitions = append(w.Transitions, t)
+	}
+	return w
+}
+
+// AddProxy compiles proxy_default from the capabilities and adds it to the
+// registry (replacing an earlier one).
+func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
+	w := ProxyWorkflow(caps)
+	one, err := Compile(map[string]config.Workflow{config.ProxyDefaultWorkflow: w})
+	if err != nil {
+		return err
+	}
+	d, _ := one.Lookup(config.ProxyDefaultWorkflow)
+	d.proxy = true
+	if _, had := r.defs[config.ProxyDefaultWorkflow]; !had {
+		r.ids = append(r.ids, config.ProxyDefaultWorkflow)
+		slices.Sort(r.ids)
+	}
+	r.defs[config.ProxyDefaultWorkflow] = d
+	r.markOutside()
+	return nil
+}
+
+// Proxy reports whether d is the built-in proxy_default workflow.
+func (d *Definition) Proxy() bool { return d.proxy }
+
+// LastRunKey is the context member of a proxy_default run that holds the
+// result of its latest move: {capability, ok, output, error?}.
+const LastRunKey = "lastRun"
+
+// proxyFirstMove reads which capability a proxy_default start fires and
+// with which arguments: input.capability names it; the arguments are
+// req.Arguments when given, else the input's other members.
+func proxyFirstMove(d *Definition, req StartRequest, input map[string]any) (*Transition, map[string]any, error) {
+	id, _ := input["capability"].(string)
+	if id == "" {
+		return nil, nil, &contracts.Error{Code: contracts.CodeInvalidParams,
+			Message: "a run of proxy_default starts with the capability it fires first: input.capability",
+			Hint:    "Copy the start link of a capability that search or describe answered.",
+			Fields:  []contracts.FieldError{{Pointer: "/input/capability", Keyword: "required", Detail: "is required"}},
+			Links:   []contracts.Link{{Rel: "list_capabilities", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": "", "kind": "capability"}}}}
+	}
+	t, ok := d.transitions[id]
+	if !ok {
+		return nil, nil, &contracts.Error{Code: contracts.CodeInvalidParams,
+			Message: fmt.Sprintf("there is no capability %q", id),
+			Hint:    "Search for capabilities and copy a start link.",
+			Fields:  []contracts.FieldError{{Pointer: "/input/capability", Detail: "names no capability"}},
+			Links:   []contracts.Link{{Rel: "search", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": id, "kind": "capability"}}}}
+	}
+	args := req.Arguments
+	if args == nil {
+		args = maps.Clone(input)
+		delete(args, "capability")
+	}
+	return t, cloneMap(args), nil
+}
+
+// producers lists the capabilities of d that produce one of the evidence
+// names, in declaration order.
+func (d *Definition) producers(evidence []string) []*Transition {
+	var out []*Transition
+	for _, t := range d.Workflow.Transitions {
+		for _, ev := range t.Produces {
+			if slices.Contains(evidence, ev) {
+				out = append(out, d.transitions[t.Name])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// proxyGuardLinks are the links of a GUARD_REJECTED answer in a proxy run:
+// the moves that produce the missing evidence, as starts of a new run when
+// the run does not exist yet, else as submits on it.
+func proxyGuardLinks(d *Definition, in *Instance, missing []string, started bool) []contracts.Link {
+	var links []contracts.Link
+	for _, t := range d.producers(missing) {
+		if t.Name == "" {
+			continue
+		}
+		l := contracts.Link{Rel: t.Name, Title: "Produce " + strings.Join(t.Produces, ", ") + " with " + t.Name,
+			Method: contracts.ToolPraxecCommand, Actor: t.Actor()}
+		if started {
+			l.Args = map[string]any{"workflowId": in.ID, "expectedVersion": in.Version, "transition": t.Name}
+			l.InputSchema = t.InputSchema()
+		} else {
+			l.Args = map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": map[string]any{"capability": t.Name}}
+			l.InputSchemaSnake = t.InputSchema()
+		}
+		links = append(links, l)
+	}
+	if started {
+		links = append(links, contracts.Link{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}})
+	}
+	return links
+}
