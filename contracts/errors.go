@@ -67,6 +67,12 @@ const (
 // move did not happen.
 const CodeUpstreamFailed Code = "upstream-failed"
 
+// CodePathForbidden answers a move of a command line capability whose
+// working directory or a declared path argument resolves (symlinks
+// followed) outside the roots the configuration grants its connection:
+// the command was not run.
+const CodePathForbidden Code = "path-forbidden"
+
 // CodeInfo is the registry entry of one code: how every surface reports it.
 type CodeInfo struct {
 	Code Code `json:"code"`
@@ -113,6 +119,7 @@ var codeRegistry = map[Code]CodeInfo{
 	CodeDestructiveActionDenied: {Status: 403, Title: "Policy denies this destructive action", Stop: true},
 	CodeMissionStateConflict:    {Status: 409, Title: "The mission's state does not allow this", Stop: true},
 	CodeUpstreamFailed:          {Status: 502, Title: "An upstream answered the call with a failure"},
+	CodePathForbidden:           {Status: 403, Title: "A path lies outside the roots granted to the command"},
 	CodeOutcomeUnknown:          {Status: 504, Title: "The outcome is unknown; replay with the same key or read back", Retryable: true, Stop: true},
 	CodeUnavailable:             {Status: 503, Title: "Temporarily unavailable", Retryable: true},
 	CodeOriginForbidden:         {Status: 403, Title: "Requests from this origin are not allowed", Stop: true},

@@ -36,6 +36,21 @@ func newDiscoveryState(o *Options) *discoveryState {
 	if d.index == nil {
 		d.index, _ = discovery.Build(o.Workflows, nil) // workflows alone: their ids are unique
 	}
+	// Skills are indexed under kind skill; search offers them only when
+	// the server enables skill search (searchQuery), describe answers them
+	// in the flatter guidance shape (describeSkill).
+	if items := discovery.SkillItems(o.Skills); len(items) > 0 {
+		index, skipped, err := d.index.With(items)
+		switch {
+		case err != nil:
+			o.Logger.Error("skills left out of the discovery index", "err", err)
+		default:
+			d.index = index
+			if len(skipped) > 0 {
+				o.Logger.Warn("skills left out of the discovery index: their ids name other entries", "skills", skipped)
+			}
+		}
+	}
 	return d
 }
 
@@ -106,6 +121,12 @@ func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
 			l.Args = map[string]any{"definitionId": it.ID, "input": map[string]any{}}
 		}
 		d.Links = append(d.Links, l)
+	case discovery.KindSkill:
+		l := contracts.Link{Rel: "describe", Title: "Read the skill", Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": it.ID}}
+		if style == styleAura {
+			l.Method, l.Args = contracts.ToolGetSkill, map[string]any{"skillId": it.ID}
+		}
+		d.Links = append(d.Links, l)
 	case discovery.KindCapability:
 		// Proxy capabilities run in the built-in proxy_default workflow:
 		// starting it with input.capability fires the capability first.
@@ -134,6 +155,14 @@ func (s *Service) searchQuery(e *env) (discovery.Query, string, error) {
 	q := discovery.Query{Text: stringArg(e.args, "query"), Limit: int(int64Arg(e.args, "limit"))}
 	raw, present := e.args["kind"]
 	if !present {
+		if !s.disc.skills || !s.disc.scripts {
+			// The flag-gated kinds stay out of a search of every kind too.
+			for _, k := range discovery.Kinds {
+				if (k != discovery.KindSkill || s.disc.skills) && (k != discovery.KindScript || s.disc.scripts) {
+					q.Kinds = append(q.Kinds, k)
+				}
+			}
+		}
 		return q, "", nil
 	}
 	name, _ := raw.(string)
@@ -203,7 +232,7 @@ func (s *Service) searchCapabilities(_ context.Context, _ store.ReadTx, e *env) 
 // with navigation links. Every describe is audited as
 // guidance.describe_requested, with the workflowId the call names (null
 // for a browse-time describe).
-func (s *Service) describe(_ context.Context, _ store.ReadTx, e *env) (any, error) {
+func (s *Service) describe(ctx context.Context, _ store.ReadTx, e *env) (any, error) {
 	subject := stringArg(e.args, "subject")
 	it, ok := s.disc.index.Lookup(subject)
 	if !ok {
@@ -211,6 +240,9 @@ func (s *Service) describe(_ context.Context, _ store.ReadTx, e *env) (any, erro
 			Message: fmt.Sprintf("there is no workflow, capability or connection with the id %q", subject),
 			Hint:    "Describe an id that a search answered; the linked search looks for this one.",
 			Links:   []contracts.Link{searchLink(subject)}}
+	}
+	if it.Kind == discovery.KindSkill {
+		return s.describeSkill(ctx, e, it)
 	}
 	s.describeEvent(e, subject, string(it.Kind))
 	return Description{ID: it.ID, Item: render(it, stylePraxec, ""), Links: []contracts.Link{homeLink(), searchLink("")}}, nil

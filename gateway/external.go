@@ -31,10 +31,9 @@ import (
 // lock keeps the instance from moving between the phases within one
 // process, so the replay takes the same path; if it does not (another
 // replica moved the instance) the replay refuses and the move answers
-// VERSION_CONFLICT. Across replicas two moves on one version can still
-// both reach their upstream before one loses the compare-and-set: the
-// store-backed lease that closes this is the next slice (see the report of
-// issue 8).
+// VERSION_CONFLICT. Across replicas (and across a restart) the store-backed
+// move lease of leases.go keeps two moves on one version from both
+// reaching their upstream.
 //
 // Without runners, or when no definition has an executor that reaches
 // outside, nothing of this runs.
@@ -165,10 +164,20 @@ func (s *Service) prepareMove(ctx context.Context, e *env, byRunID bool, ref, tr
 	if args == nil {
 		args = map[string]any{}
 	}
-	tape := workflow.NewRecorder(nil)
+	style := stylePraxec
+	if byRunID {
+		style = styleAura
+	}
+	// The first outside call takes the move's lease (leases.go).
+	tape := workflow.NewRecorder(s.leaseHook(e, in, transition, submitFingerprint(transition, args)+styleSuffix(style)))
 	_, _ = s.engine.Fire(workflow.WithTape(ctx, tape), in, transition, args)
 	e.tape = tape
-	return release
+	return func() {
+		if e.lease != nil {
+			s.settleLease(ctx, e, tape)
+		}
+		release()
+	}
 }
 
 // viewMission reads a mission outside any write transaction.

@@ -69,6 +69,9 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 		if op.prepare != nil {
 			defer op.prepare(ctx, e)()
 		}
+		if e.refusal != nil {
+			return &Result{Err: e.refusal}
+		}
 		res, _ := s.runMutation(ctx, op, e, nil)
 		return res
 	}
@@ -103,8 +106,13 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 		return &Result{Err: inProgress()}
 	}
 	defer s.inflight.Delete(slot)
+	e.idemNS, e.idemKey, e.idemFP = ns, key, fp
 	if op.prepare != nil {
 		defer op.prepare(ctx, e)()
+	}
+	if e.refusal != nil {
+		// Refused before it ran (a move lease held elsewhere): no key.
+		return &Result{Err: e.refusal}
 	}
 	rec = store.IdempotencyRecord{Namespace: ns, Key: key, Operation: tool.OperationID, Fingerprint: fp,
 		CreatedAt: e.now, ExpiresAt: e.now.Add(s.retention)}
@@ -122,7 +130,9 @@ func recordedRefusal(err *contracts.Error) bool {
 	// An outcome-unknown is recorded too: the call may have acted, so a
 	// retry with the same key answers from the record instead of calling
 	// again.
-	return err.Status() == http.StatusConflict || err.Code == contracts.CodeOutcomeUnknown
+	// A move refused because another request holds its lease is not:
+	// the retry is answered once that request completes.
+	return err.Status() == http.StatusConflict && err.Code != contracts.CodeIdempotencyInProgress || err.Code == contracts.CodeOutcomeUnknown
 }
 
 func inProgress() *contracts.Error {

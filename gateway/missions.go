@@ -201,6 +201,11 @@ func (s *Service) loadMission(ctx context.Context, tx store.ReadTx, tenant strin
 // compare-and-set from expectedVersion), sub-workflow instances, the
 // approval it queued or dropped, and its audit events.
 func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflow.Outcome, before *workflow.Instance, prev store.Mission) error {
+	if before != nil {
+		if err := s.checkLease(ctx, tx, e, before); err != nil { // leases.go
+			return err
+		}
+	}
 	for _, child := range out.Children {
 		cd, _ := s.workflows.Lookup(child.DefinitionID)
 		m, err := toStore(child, cd, store.Mission{CreatedAt: e.now, UpdatedAt: e.now})
@@ -393,7 +398,7 @@ func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool,
 	fp := submitFingerprint(transition, args)
 	if expected != in.Version {
 		if rec, err := tx.GetSubmit(ctx, in.Tenant, in.ID, expected); err == nil && rec.Fingerprint == fp+styleSuffix(style) {
-			return json.RawMessage(rec.Response), nil
+			return replaySubmit(rec) // leases.go: a recorded outcome-unknown replays as one
 		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
@@ -407,6 +412,9 @@ func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool,
 	if err != nil {
 		if out != nil {
 			s.engineEvents(e, out.Events, in.RunID)
+		}
+		if ce := (*contracts.Error)(nil); errors.As(err, &ce) && ce.Code == contracts.CodeOutcomeUnknown && s.reachesOutside(in.DefinitionID) {
+			return nil, s.submitUnknown(ctx, tx, e, m, transition, fp+styleSuffix(style), ce) // leases.go
 		}
 		return nil, moveError(err, in.ID)
 	}

@@ -25,8 +25,8 @@ func (s *Service) operations() map[string]operation {
 		"getCoverage":   {read: s.getCoverage},
 
 		string(contracts.OpHome):    {read: s.home, storeless: true},
-		string(contracts.OpStart):   {mutate: s.praxecStart, prepare: s.prepareStart},
-		string(contracts.OpSubmit):  {mutate: s.praxecSubmit, prepare: s.prepareSubmit},
+		string(contracts.OpStart):   {mutate: s.completesPending(string(contracts.OpStart), s.praxecStart), prepare: s.prepareStart},
+		string(contracts.OpSubmit):  {mutate: s.completesPending(string(contracts.OpSubmit), s.praxecSubmit), prepare: s.prepareSubmit},
 		string(contracts.OpGet):     {read: s.praxecGet},
 		string(contracts.OpExplain): {read: s.praxecExplain},
 
@@ -36,6 +36,8 @@ func (s *Service) operations() map[string]operation {
 		string(contracts.OpLexiconSearch): {read: s.lexiconSearch},
 		string(contracts.OpLexiconLookup): {read: s.lexiconLookup},
 		string(contracts.OpDefine):        {mutate: s.defineTerm},
+
+		string(contracts.OpCancelPendingSubject): {mutate: s.cancelPendingSubject},
 
 		"getSkill":              {read: s.getSkill, storeless: true},
 		"queryMemory":           {read: s.queryMemory},

@@ -35,9 +35,14 @@ type Service struct {
 	engine    *workflow.Engine
 	// moves serializes the moves that reach outside (see external.go).
 	moves    moveLocks
+	owner    string        // names this process in its move leases (leases.go)
+	leaseTTL time.Duration // how long a move lease holds (leases.go)
 	disc     *discoveryState
 	ctxState *contextState
 	policy   config.Policy
+	// subjects memoizes whether any workflow declares lexicon subjects
+	// (subjects.go).
+	subjects subjectsState
 }
 
 // Options configure a Service. The zero value is usable.
@@ -78,6 +83,10 @@ type Options struct {
 	// certificates (see CertificateIssuers); a certificate from any other
 	// is listed as unknown_issuer.
 	CertificateIssuers certs.Issuers
+	// LeaseTTL is how long a move lease holds before another gateway
+	// takes its holder for stopped mid-call (default DefaultLeaseTTL; see
+	// leases.go).
+	LeaseTTL time.Duration
 }
 
 // New returns a Service over st.
@@ -103,6 +112,10 @@ func New(st store.Store, opts *Options) *Service {
 	}
 	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention,
 		workflows: o.Workflows, policy: o.Policy}
+	s.owner, s.leaseTTL = newID("gw"), o.LeaseTTL
+	if s.leaseTTL <= 0 {
+		s.leaseTTL = DefaultLeaseTTL
+	}
 	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: o.Runners}
 	s.disc = newDiscoveryState(&o)
 	s.ctxState = newContextState(&o)
@@ -178,6 +191,12 @@ type env struct {
 	// tape holds the outside calls a move made before its transaction
 	// (see external.go).
 	tape *workflow.Tape
+	// idemNS, idemKey and idemFP are the call's idempotency key (none for
+	// a keyless call); lease is the move lease the call holds, refusal
+	// the answer of a move refused before it ran (see leases.go).
+	idemNS, idemKey, idemFP string
+	lease                   *store.MoveLease
+	refusal                 *contracts.Error
 }
 
 // event appends an audit event of this call, to commit with its mutation.
@@ -338,6 +357,13 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 	e := &env{principal: p, tool: tool, args: args, requestID: c.RequestID, traceID: c.TraceID, now: s.now(), toolSet: c.ToolSet}
 	var res *Result
 	if op.mutate != nil {
+		// An unknown lexicon subject pauses a start or submit: the
+		// interaction answers before the idempotency machinery, so it
+		// consumes no key (subjects.go).
+		if res := s.pauseOnUnknownSubject(ctx, opName, e); res != nil {
+			res.Operation = opName
+			return res
+		}
 		res = s.mutate(ctx, p, tool, op, e, key)
 	} else {
 		res = s.read(ctx, op, e)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/certs"
+	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -83,5 +84,58 @@ func (s *Service) getSkill(_ context.Context, _ store.ReadTx, e *env) (any, erro
 		out.Versions[i] = SkillVersionRef{Version: x.Version, EvidenceState: x.Evidence.State, Title: x.Title}
 	}
 	e.event("skill.read", map[string]any{"skillId": sk.ID, "version": v.Version, "evidenceState": v.Evidence.State})
+	return out, nil
+}
+
+// GuidanceDescription is the answer of praxec.query describe for a skill:
+// the flatter guidance shape of seeds/000, {kind, subject, verb, body,
+// links, lexicon?}, since a skill carries a guidance body rather than a
+// DiscoveryItem. verb names the operation answered ("describe"); body is
+// the newest version's markdown; lexicon, present only when some of the
+// skill's tags name lexicon terms (a ref or alias counts), holds those
+// terms' entries.
+type GuidanceDescription struct {
+	Kind    string                 `json:"kind"`
+	Subject string                 `json:"subject"`
+	Verb    string                 `json:"verb"`
+	Body    string                 `json:"body"`
+	Links   []contracts.Link       `json:"links"`
+	Lexicon []discovery.LexiconHit `json:"lexicon,omitempty"`
+}
+
+// describeSkill answers describe for a skill of the index. It reads the
+// lexicon in a transaction of its own: describe otherwise answers from
+// memory.
+func (s *Service) describeSkill(ctx context.Context, e *env, it *discovery.Item) (any, error) {
+	sk, ok := s.ctxState.skills.Lookup(it.ID)
+	if !ok {
+		return nil, contracts.Errorf(contracts.CodeNotFound, "there is no skill %q", it.ID)
+	}
+	v := sk.Latest()
+	out := GuidanceDescription{Kind: string(discovery.KindSkill), Subject: sk.ID, Verb: "describe", Body: v.Body,
+		Links: []contracts.Link{
+			{Rel: "get_skill", Title: "Read the skill with its versions and evidence", Method: contracts.ToolGetSkill, Args: map[string]any{"skillId": sk.ID}},
+			homeLink(), searchLink(""),
+		}}
+	if len(v.Tags) > 0 {
+		err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+			lex, err := s.lexicon(ctx, tx)
+			if err != nil {
+				return err
+			}
+			seen := map[string]bool{}
+			for _, tag := range v.Tags {
+				if t, ok := lex.Lookup(tag); ok && !seen[t.Term] {
+					seen[t.Term] = true
+					out.Lexicon = append(out.Lexicon, discovery.LexiconHit{Term: t.Term, Entry: t.Entry})
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.describeEvent(e, sk.ID, string(discovery.KindSkill))
 	return out, nil
 }

@@ -51,6 +51,7 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var backend mcpadapter.Backend
 	var allowed func(context.Context, string) bool
+	var direct []mcpadapter.DirectTool
 	if *remote != "" {
 		client, err := restclient.New(*remote, &restclient.Options{Token: restclient.StaticToken(tok),
 			HTTPClient: &http.Client{Timeout: 60 * time.Second}})
@@ -68,18 +69,21 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		}
 		backend = &mcpadapter.Remote{Client: client}
 	} else {
-		local, closeFn, err := localBackend(ctx, env, f, tok, *tools, log)
+		local, directTools, closeFn, err := localBackend(ctx, env, f, tok, *tools, log)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
 		backend = local
+		// The capabilities marked exposeDirectly are tools of their own, as
+		// on serve's /mcp.
+		direct = directTools
 		allowed = func(ctx context.Context, tool string) bool {
 			p, err := local.Bind(ctx)
 			return err == nil && p.AllowsTool(tool)
 		}
 	}
-	srv, err := mcpadapter.New(backend, &mcpadapter.Options{ToolSet: *tools, Logger: log, Allowed: allowed})
+	srv, err := mcpadapter.New(backend, &mcpadapter.Options{ToolSet: *tools, Logger: log, Allowed: allowed, Direct: direct})
 	if err != nil {
 		return err
 	}
@@ -92,21 +96,24 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 
 // localBackend opens the data directory's store and binds every call to the
 // principal of tok, verified like any bearer token.
-func localBackend(ctx context.Context, env *environment, f serveFlags, tok, toolSet string, log *slog.Logger) (*mcpadapter.Local, func(), error) {
+//
+// It also returns the capabilities marked exposeDirectly (proxy.import's
+// included), which the server lists as tools of their own.
+func localBackend(ctx context.Context, env *environment, f serveFlags, tok, toolSet string, log *slog.Logger) (*mcpadapter.Local, []mcpadapter.DirectTool, func(), error) {
 	cfg, err := loadConfig(f.config, f.dev)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cfg.Defaults(f.addr)
 	var statics []auth.StaticIssuer
 	if f.dev {
 		info, err := readDevIssuer(f.dataDir)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		is, err := issuer.LoadOrCreate(devDir(f.dataDir))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		keys := []auth.StaticKey{}
 		for _, k := range is.PublicKeys() {
@@ -117,39 +124,39 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	}
 	st, err := sqlitestore.Open(ctx, dataPath(f.dataDir), nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	revs, err := gateway.NewRevocations(ctx, st, 2*time.Second, nil, log)
 	if err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	verifier, err := auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: revs, StaticIssuers: statics})
 	if err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	p, err := verifier.Verify(ctx, tok)
 	if err != nil {
 		st.Close()
-		return nil, nil, fmt.Errorf("the credential is not accepted: %w", err)
+		return nil, nil, nil, fmt.Errorf("the credential is not accepted: %w", err)
 	}
 	conns, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
 	if err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	index, err := discovery.Build(workflows, cfg)
 	if err != nil {
 		conns.Close()
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	skillCatalog, certIssuers, err := contextOptions(cfg)
 	if err != nil {
 		conns.Close()
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy,
 		Retention: time.Duration(cfg.Server.Idempotency.Retention), Discovery: index, Lexicon: cfg.Lexicon, Runners: conns.Runners(),
@@ -160,7 +167,7 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	bind := func(ctx context.Context) (*auth.Principal, error) { return verifier.Verify(ctx, tok) }
 	local := &mcpadapter.Local{Service: svc, Bind: bind, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
 		IDs: func(context.Context) (string, string) { return randomID(12), randomID(16) }}
-	return local, func() {
+	return local, mcpadapter.DirectTools(cfg.Exposed()), func() {
 		cancel()
 		svc.Close(context.Background())
 		conns.Close()

@@ -195,7 +195,7 @@ func (c *Config) exposedDeclared() []ExposedCapability {
 		x.ID, x.Declared = id, id
 		out = append(out, x)
 	}
-	return out
+	return append(out, slices.Clone(c.manifested)...)
 }
 
 // maxWraps bounds how deep wraps may nest when resolving, as a guard

@@ -235,13 +235,13 @@ var executorMembers = map[string][]string{
 	ExecutorHuman:    {"kind", "queue"},
 	ExecutorWorkflow: {"kind", "definitionId", "input", "timeoutMs"},
 	ExecutorMCP:      {"kind", "connection", "tool", "map", "timeoutMs"},
-	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure", "timeoutMs"},
+	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure", "paths", "timeoutMs"},
 	ExecutorREST:     {"kind", "connection", "method", "path", "query", "headers", "body", "timeoutMs"},
 }
 
 // executorValueMembers are the executor members whose string values may be
 // paths.
-var executorValueMembers = []string{"input", "map", "args", "query", "headers", "body"}
+var executorValueMembers = []string{"input", "map", "args", "query", "headers", "body", "paths"}
 
 // The roots a path may start from: set runs after the executor and may read
 // its output, an executor may not.

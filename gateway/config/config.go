@@ -24,6 +24,10 @@ type Config struct {
 	Capabilities map[string]Capability `json:"capabilities,omitempty"`
 	// Proxy says which capabilities the proxy surface offers.
 	Proxy Proxy `json:"proxy,omitzero"`
+	// Manifests are declarative capability manifests (JSON files, paths
+	// relative to the configuration file's directory) whose capabilities
+	// join the proxy surface (see LoadManifest).
+	Manifests []string `json:"manifests,omitempty"`
 	// Lexicon holds the terms of the gateway's vocabulary, keyed by term.
 	Lexicon map[string]LexiconEntry `json:"lexicon,omitempty"`
 	// Skills says where the governed skills are loaded from.
@@ -41,6 +45,9 @@ type Config struct {
 	connectionNames []string
 	// imported are the capabilities proxy.import produced (SetImported).
 	imported []ExposedCapability
+	// manifested are the capabilities the manifests declare, in the
+	// order of Manifests.
+	manifested []ExposedCapability
 }
 
 // Server configures the HTTP listener and request limits.

@@ -54,6 +54,9 @@ type Connection struct {
 	// write only under the listed directories. A machine without bwrap
 	// refuses the connection rather than run it unconfined.
 	Confine *Confine `json:"confine,omitempty"`
+	// Roots is the path authority of a cli connection (seeds/002): where
+	// its working directory and the paths its executors declare may lie.
+	Roots *Roots `json:"roots,omitempty"`
 
 	// BaseURL is the root of a rest API.
 	BaseURL string `json:"baseUrl,omitempty"`
@@ -64,6 +67,23 @@ type Confine struct {
 	// Writable lists the directories the command may write under; the
 	// rest of the file system is read-only.
 	Writable []string `json:"writable"`
+}
+
+// Roots grants a cli connection read and write authority over
+// directories. A read path must resolve (symlinks followed) under a read
+// or a write root, a write path under a write root: read roots never grant
+// writes.
+type Roots struct {
+	Read  []string `json:"read,omitempty"`
+	Write []string `json:"write,omitempty"`
+}
+
+// PathArgs are the path arguments of a cli executor: values ($. paths
+// into the scope, or literal paths) that must resolve under the
+// connection's roots before the command runs.
+type PathArgs struct {
+	Read  []string `json:"read,omitempty"`
+	Write []string `json:"write,omitempty"`
 }
 
 // Import is one entry of proxy.import: the tools of an mcp connection,

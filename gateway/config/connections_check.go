@@ -16,7 +16,7 @@ var connectionKinds = []string{ConnectionMCP, ConnectionCLI, ConnectionREST}
 // if/then rules of schema.json do.
 var connectionMembers = map[string][]string{
 	ConnectionMCP:  {"kind", "command", "args", "env", "url", "headers"},
-	ConnectionCLI:  {"kind", "command", "workingDirectory", "env", "shell", "confine"},
+	ConnectionCLI:  {"kind", "command", "workingDirectory", "env", "shell", "confine", "roots"},
 	ConnectionREST: {"kind", "baseUrl", "headers"},
 }
 
@@ -126,5 +126,11 @@ func (c *checker) executorConnection(ptr, kind string) {
 		c.report(ptr+"/connection", "names no declared connection%s", nameHint(name, c.keys("/connections", conns), "connections"))
 	case conn["kind"] != kind && conn["kind"] != nil:
 		c.report(ptr+"/connection", "names the %v connection %s: %s %s executor needs %s %s connection", conn["kind"], name, article(kind), kind, article(kind), kind)
+	case kind == ExecutorCLI:
+		if _, paths := c.obj(ptr + "/paths"); paths {
+			if _, roots := conn["roots"]; !roots {
+				c.reportKey(ptr+"/paths", "are checked against the roots of the connection, and the cli connection %s declares none: add roots (read, write) to it", name)
+			}
+		}
 	}
 }

@@ -23,6 +23,9 @@ const MaxFileSize = 4 << 20
 
 // Problem is one thing wrong with a configuration file.
 type Problem struct {
+	// File is the file the problem is in when it is not the one the
+	// LoadError names (a manifest the configuration lists).
+	File string
 	// Line and Column locate the problem, 1-based; 0 when unknown.
 	Line, Column int
 	// Field is the path of the offending value as a reader names it
@@ -35,6 +38,9 @@ type Problem struct {
 // format renders p as "FILE:LINE:COLUMN: FIELD: MESSAGE", leaving out what is
 // unknown.
 func (p Problem) format(file string) string {
+	if p.File != "" {
+		file = p.File
+	}
 	var b strings.Builder
 	b.WriteString(file)
 	if p.Line > 0 {
@@ -79,7 +85,7 @@ const maxProblems = 100
 // newLoadError sorts, deduplicates and bounds problems.
 func newLoadError(file string, problems []Problem) *LoadError {
 	slices.SortStableFunc(problems, func(a, b Problem) int {
-		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column),
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column),
 			strings.Compare(a.Field, b.Field), strings.Compare(a.Message, b.Message))
 	})
 	problems = slices.Compact(problems)
@@ -162,6 +168,11 @@ func Parse(name string, data []byte) (*Config, error) {
 	if root, ok := doc.value.(map[string]any); ok {
 		if conns, ok := root["connections"].(map[string]any); ok && len(conns) > 0 {
 			cfg.SetConnectionNames(slices.Collect(maps.Keys(conns)))
+		}
+	}
+	if len(cfg.Manifests) > 0 {
+		if problems := cfg.loadManifests(name, doc); len(problems) > 0 {
+			return nil, newLoadError(name, problems)
 		}
 	}
 	return &cfg, nil

@@ -99,6 +99,9 @@ type Executor struct {
 
 	Args                  []string `json:"args,omitempty"`
 	TreatNonZeroAsFailure *bool    `json:"treatNonZeroAsFailure,omitempty"`
+	// Paths are the path arguments of a cli call, checked against the
+	// connection's roots before it runs.
+	Paths *PathArgs `json:"paths,omitempty"`
 
 	Method  string            `json:"method,omitempty"`
 	Path    string            `json:"path,omitempty"`

@@ -65,6 +65,9 @@ func (r cliRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 	if c.refused != "" {
 		return nil, unavailable(config.ExecutorCLI, c.name, "%s", c.refused)
 	}
+	if err := c.checkPaths(x, scope); err != nil {
+		return nil, err
+	}
 	var argv []string
 	var line strings.Builder
 	line.WriteString(c.cfg.Command)

@@ -13,9 +13,9 @@ import (
 // Kind is the kind of an entry of the index.
 type Kind string
 
-// The kinds. Skills and scripts are searchable kinds of the praxec surface
-// that this index holds none of yet; the service layer accepts them only
-// when the server enables them.
+// The kinds. Skills (SkillItems, added to an index with With) and scripts
+// (none yet) are searchable kinds of the praxec surface that the service
+// layer offers only when the server enables them.
 const (
 	KindWorkflow   Kind = "workflow"
 	KindCapability Kind = "capability"

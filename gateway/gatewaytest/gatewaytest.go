@@ -34,6 +34,7 @@ import (
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/issuer"
@@ -259,12 +260,17 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The skills the configuration names, as serve loads them.
+	skillCatalog, err := skills.FromConfig(cfg, examples.FS, examples.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
 	g.Auditor = gateway.NewAuditor(st, &gateway.AuditorOptions{Logger: log})
 	g.Service = gateway.New(st, &gateway.Options{Now: o.Now, Logger: log,
 		Retention: time.Duration(cfg.Server.Idempotency.Retention), Auditor: g.Auditor,
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.LexiconWrites,
-		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: conns.Runners()})
+		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: conns.Runners(), Skills: skillCatalog})
 	started = append(started, func() error {
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer scancel()

@@ -93,8 +93,14 @@ type ReadTx interface {
 	// LatestCoverageRun returns the most recently recorded coverage run
 	// (by RecordedAt, then by the order of recording), or ErrNotFound.
 	LatestCoverageRun(ctx context.Context) (CoverageRun, error)
+	// GetMoveLease returns the lease on a workflow's version, or
+	// ErrNotFound (also for another tenant's). An expired lease is
+	// returned too: it is resolved, never silently replaced.
+	GetMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64) (MoveLease, error)
 	// ContextReadTx reads memory records, goals and certificates.
 	ContextReadTx
+	// PendingReadTx reads the commands paused on unknown subjects.
+	PendingReadTx
 }
 
 // Tx reads and writes inside a transaction.
@@ -134,8 +140,18 @@ type Tx interface {
 	// PutCoverageRun stores a recorded coverage run; ErrExists if its id is
 	// taken.
 	PutCoverageRun(ctx context.Context, r CoverageRun) error
+	// InsertMoveLease stores a new lease; ErrExists if the workflow's
+	// version holds one, expired or not (a lease is only ever removed by
+	// DeleteMoveLease).
+	InsertMoveLease(ctx context.Context, l MoveLease) error
+	// DeleteMoveLease removes the lease on a workflow's version if owner
+	// holds it: ErrNotFound if there is none, ErrConflict if another
+	// owner holds it.
+	DeleteMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner string) error
 	// ContextTx writes memory records, goals and certificates.
 	ContextTx
+	// PendingTx writes the commands paused on unknown subjects.
+	PendingTx
 }
 
 // IdempotencyRecord is the remembered outcome of one idempotent request.
@@ -224,8 +240,42 @@ type SubmitRecord struct {
 	WorkflowID      string
 	ExpectedVersion int64
 	Fingerprint     string
-	Response        []byte
-	CreatedAt       time.Time
+	// Status is 0 (or 200) when Response is the projection a successful
+	// submit answered; otherwise it is the HTTP status of the refusal the
+	// submit answered (504 for an outcome-unknown) and Response holds its
+	// problem envelope (contracts.ErrorEnvelope).
+	Status    int
+	Response  []byte
+	CreatedAt time.Time
+}
+
+// MoveLease is the durable claim a gateway takes on one version of a
+// workflow before a move on it makes its first call outside the gateway
+// (an mcp, cli or rest executor). It is taken in a transaction of its own,
+// so it is visible to every replica while the call runs; the transaction
+// that completes the move deletes it. A lease found past its Deadline was
+// left by a gateway that stopped mid-call: the call may have taken effect,
+// so it is resolved as an outcome-unknown for that version, never by
+// calling again.
+type MoveLease struct {
+	Tenant          string
+	WorkflowID      string
+	ExpectedVersion int64
+	// Transition is the move; Fingerprint identifies the request (the
+	// transition and its arguments, as a submit record's fingerprint).
+	Transition  string
+	Fingerprint string
+	// Namespace and Key are the idempotency key of the request, when it
+	// had one; Operation and KeyFingerprint are what its idempotency
+	// record needs (the contract operationId, the request fingerprint).
+	Namespace      string
+	Key            string
+	Operation      string
+	KeyFingerprint string
+	// Owner identifies the gateway process and request holding the lease.
+	Owner     string
+	CreatedAt time.Time
+	Deadline  time.Time
 }
 
 // Approval is a human approval a transition waits for.

@@ -122,6 +122,22 @@ func (t *Tape) Unknown() bool {
 	return false
 }
 
+// MayHaveActed reports whether a recorded call may have taken effect
+// upstream: one that succeeded or whose outcome is unknown. A call that
+// was never sent (unavailable) or that the upstream refused (failed) did
+// not act.
+func (t *Tape) MayHaveActed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.calls {
+		var xe *ExecutorError
+		if !errors.As(c.err, &xe) || xe.Outcome == OutcomeUnknown {
+			return true
+		}
+	}
+	return false
+}
+
 type tapeKey struct{}
 
 // WithTape returns a context whose moves record into, or replay from, t.

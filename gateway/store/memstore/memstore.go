@@ -54,10 +54,12 @@ type DB struct {
 	missions  map[string]store.Mission // by id: ids are unique across tenants
 	runIDs    map[runKey]string        // tenant and runId -> mission id
 	submits   map[submitKey]store.SubmitRecord
-	approvals map[string]store.Approval    // by id
-	lexicon   map[string]store.LexiconTerm // by key; nil until the first term
-	coverage  []store.CoverageRun          // in the order recorded
-	context   contextData                  // memory, goals, certificates
+	approvals map[string]store.Approval     // by id
+	lexicon   map[string]store.LexiconTerm  // by key; nil until the first term
+	coverage  []store.CoverageRun           // in the order recorded
+	context   contextData                   // memory, goals, certificates
+	leases    map[submitKey]store.MoveLease // by workflow and version; nil until the first lease
+	pending   map[pendingKey]store.PendingSubject
 }
 
 type idemKey struct{ namespace, key string }
@@ -217,6 +219,9 @@ type txn struct {
 	lexicon   map[string]store.LexiconTerm
 	coverage  []store.CoverageRun
 	context   contextData
+	leases    map[submitKey]*store.MoveLease // nil: deleted
+	// pending stages pending-subject writes; a nil value is a delete.
+	pending map[pendingKey]*store.PendingSubject
 }
 
 var _ store.Tx = (*txn)(nil)
@@ -234,6 +239,8 @@ func (t *txn) apply() {
 	maps.Copy(db.approvals, t.approvals)
 	t.applyLexicon()
 	t.applyContext()
+	t.applyLeases()
+	t.applyPending()
 	db.coverage = append(db.coverage, t.coverage...)
 	for _, e := range t.events {
 		k := traceKey{e.Tenant, e.TraceID}

@@ -64,9 +64,9 @@ func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersio
 }
 
 func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
-	res, err := t.q.ExecContext(ctx, `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, nonNilBytes(r.Response), nanos(r.CreatedAt))
+	res, err := t.q.ExecContext(ctx, `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at, status)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, nonNilBytes(r.Response), nanos(r.CreatedAt), r.Status)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: put submit: %w", err)
 	}
@@ -76,9 +76,9 @@ func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
 func (t *txn) GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.SubmitRecord, error) {
 	r := store.SubmitRecord{Tenant: tenant, WorkflowID: workflowID, ExpectedVersion: expectedVersion}
 	var created int64
-	err := t.q.QueryRowContext(ctx, `SELECT fingerprint, response, created_at FROM mission_submits
+	err := t.q.QueryRowContext(ctx, `SELECT fingerprint, response, created_at, status FROM mission_submits
 		WHERE workflow_id = ? AND expected_version = ? AND tenant = ?`, workflowID, expectedVersion, tenant).
-		Scan(&r.Fingerprint, &r.Response, &created)
+		Scan(&r.Fingerprint, &r.Response, &created, &r.Status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, store.ErrNotFound
 	}

@@ -56,6 +56,10 @@ func Run(t *testing.T, factory Factory) {
 		{"ContextRecords", testContextRecords},
 		{"ContextRecordFilters", testContextRecordFilters},
 		{"Certificates", testCertificates},
+		{"MoveLeases", testMoveLeases},
+		{"MoveLeaseRace", testMoveLeaseRace},
+		{"SubmitRefusal", testSubmitRefusal},
+		{"PendingSubjects", testPendingSubjects},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPCommandDirectTools: `praxa mcp` on the local store lists the
+// capabilities marked exposeDirectly as tools of their own, as serve's
+// /mcp does, and a call of one runs the capability.
+func TestMCPCommandDirectTools(t *testing.T) {
+	bin := buildPraxa(t)
+	dir := t.TempDir()
+	startDevServe(t, bin, dir) // creates the dev issuer
+	tok := mintToken(t, bin, dir)
+	cfgPath := filepath.Join(t.TempDir(), "direct.yaml")
+	cfg := `proxy:
+  expose:
+    - name: notes.ping
+      description: Answer at once.
+      exposeDirectly: true
+      inputSchema:
+        type: object
+        properties:
+          text: { type: string }
+    - name: notes.hidden
+      description: Reachable through praxec only.
+`
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs, stderr := connectStdio(t, bin, childEnv(), "mcp", "--dev", "--data-dir", dir, "--config", cfgPath, "--token", tok)
+	res, err := cs.ListTools(context.Background(), nil)
+	must(t, err, "tools/list")
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "notes.ping") {
+		t.Fatalf("tools/list %v lacks the direct tool notes.ping\n%s", names, stderr.String())
+	}
+	if slices.Contains(names, "notes.hidden") {
+		t.Errorf("tools/list %v lists notes.hidden, which is not exposed directly", names)
+	}
+	out, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes.ping", Arguments: map[string]any{"text": "hi"}})
+	must(t, err, "tools/call notes.ping")
+	if out.IsError {
+		t.Fatalf("notes.ping answered an error: %+v", out.Content)
+	}
+	if out.Meta[`io.praxa/workflow`] == nil {
+		t.Errorf("the result's _meta lacks the run: %+v", out.Meta)
+	}
+}

@@ -1,0 +1,274 @@
+package e2e_test
+
+// Move leases (issue 8, gateway/leases.go): a move that calls outside
+// takes a store lease on its workflow version before the call, so two
+// replicas never both call, a gateway that stops mid-call is resolved as
+// outcome-unknown without calling again, and an outcome-unknown is
+// recorded on the workflow so a keyless retry replays it.
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+const leasesYAML = `
+connections:
+  api:
+    kind: rest
+    baseUrl: http://127.0.0.1:1
+proxy:
+  expose:
+    - name: status
+      description: Read the deploy status.
+      executor: {kind: rest, connection: api, method: GET, path: /status}
+    - name: deploy
+      description: Deploy the service.
+      executor: {kind: rest, connection: api, method: POST, path: /deploy}
+    - name: slow.deploy
+      description: Deploy the service, slowly.
+      executor: {kind: rest, connection: api, method: POST, path: /slow}
+      reliability: {timeoutMs: 300}
+`
+
+// deployAPI is the REST upstream: it counts the calls of each path; a
+// call to /deploy waits on hold (when set), one to /slow outlasts its
+// timeout.
+type deployAPI struct {
+	status, deploy, slow atomic.Int32
+	hold                 chan struct{}
+}
+
+func newDeployAPI(t *testing.T, hold chan struct{}) (*deployAPI, *httptest.Server) {
+	a := &deployAPI{hold: hold}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/status":
+			a.status.Add(1)
+		case "/deploy":
+			a.deploy.Add(1)
+			if a.hold != nil {
+				<-a.hold
+			} else {
+				time.Sleep(150 * time.Millisecond) // long enough for the racers to meet
+			}
+		case "/slow":
+			a.slow.Add(1)
+			time.Sleep(time.Second)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	t.Cleanup(srv.Close)
+	return a, srv
+}
+
+func leasesGateway(t *testing.T, ti *testIssuer, api string, now func() time.Time) *gatewaytest.Gateway {
+	t.Helper()
+	return gatewaytest.New(t, &gatewaytest.Options{
+		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Now:    now,
+		Config: func() (*config.Config, error) { return config.Parse("leases.yaml", []byte(leasesYAML)) },
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			c := cfg.Connections["api"]
+			c.BaseURL = api
+			cfg.Connections["api"] = c
+		},
+	})
+}
+
+func wrap(g *gatewaytest.Gateway) *gw {
+	return &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+}
+
+// startRun starts a proxy run with the status capability and returns the
+// submit arguments of the capability named next.
+func startRun(t *testing.T, w *gw, tok, next string) (string, map[string]any) {
+	t.Helper()
+	res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "status"}})
+	wantStatus(t, res, http.StatusOK)
+	body := res.object(t)
+	l := findLink(t, linksOf(t, body), next)
+	return str(t, body, "workflow.id"), l.Args
+}
+
+// TestLeaseReplicasCallOnce: the same external move sent to two replicas
+// at once reaches the upstream once; the others answer 409 in progress
+// (with Retry-After) or the recorded answer.
+func TestLeaseReplicasCallOnce(t *testing.T) {
+	ti := newIssuer(t)
+	api, srv := newDeployAPI(t, nil)
+	g := leasesGateway(t, ti, srv.URL, nil)
+	r := g.Replica(t, nil)
+	ws := []*gw{wrap(g), wrap(r)}
+	tok := ti.token(t, tenantA, userA)
+	_, submit := startRun(t, ws[0], tok, "deploy")
+
+	const n = 6
+	var wg sync.WaitGroup
+	res := make([]*resp, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			res[i] = ws[i%2].command(t, tok, submit)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	ok := 0
+	for i, rs := range res {
+		switch rs.Status {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+			wantProblem(t, rs, http.StatusConflict, contracts.CodeIdempotencyInProgress)
+			if rs.Header.Get("Retry-After") == "" {
+				t.Errorf("answer %d: 409 without Retry-After", i)
+			}
+		default:
+			t.Errorf("answer %d: %d %s", i, rs.Status, rs.Body)
+		}
+	}
+	if ok == 0 {
+		t.Errorf("no request moved the workflow")
+	}
+	if c := api.deploy.Load(); c != 1 {
+		t.Fatalf("the upstream was called %d times, want 1", c)
+	}
+	// Retried on either replica, the move answers from the record.
+	for _, w := range ws {
+		wantStatus(t, w.command(t, tok, submit), http.StatusOK)
+	}
+	if c := api.deploy.Load(); c != 1 {
+		t.Errorf("after the retries the upstream was called %d times, want 1", c)
+	}
+}
+
+// TestLeaseStaleResolvedWithoutCall: a gateway stuck mid-call (its lease
+// past its deadline, as a gateway that crashed leaves it) is resolved by
+// the next request as outcome-unknown, without calling; the stuck
+// gateway's late answer does not overwrite the record.
+func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
+	ti := newIssuer(t)
+	hold := make(chan struct{})
+	api, srv := newDeployAPI(t, hold)
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	g := leasesGateway(t, ti, srv.URL, now)
+	stuck := wrap(g.Replica(t, nil))
+	w := wrap(g)
+	tok := ti.token(t, tenantA, userA)
+	wf, submit := startRun(t, w, tok, "deploy")
+	version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
+
+	late := make(chan *resp, 1)
+	go func() { late <- stuck.command(t, tok, submit) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for api.deploy.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if api.deploy.Load() != 1 {
+		close(hold)
+		t.Fatal("the first call never reached the upstream")
+	}
+	// The lease was taken before the call.
+	var l store.MoveLease
+	if err := g.Store.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		l, err = tx.GetMoveLease(ctx, tenantA, wf, version)
+		return err
+	}); err != nil {
+		close(hold)
+		t.Fatalf("no lease while the call runs: %v", err)
+	}
+	if l.Transition != "deploy" || l.Owner == "" || !l.Deadline.After(now()) {
+		t.Errorf("lease %+v", l)
+	}
+
+	// While the lease is live another request is refused at once.
+	res := w.command(t, tok, submit)
+	wantProblem(t, res, http.StatusConflict, contracts.CodeIdempotencyInProgress)
+
+	// Past its deadline the lease's gateway is taken for stopped.
+	offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+	for range 2 {
+		res = w.command(t, tok, submit)
+		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	}
+	if c := api.deploy.Load(); c != 1 {
+		t.Errorf("the upstream was called %d times, want 1", c)
+	}
+	links := linksOf(t, res.object(t))
+	findLink(t, links, "get")
+	findLink(t, links, "deploy")
+
+	got := w.query(t, tok, map[string]any{"workflowId": wf})
+	wantStatus(t, got, http.StatusOK)
+	body := got.object(t)
+	if v := num(t, body, "workflow.version"); v != version+1 {
+		t.Errorf("version %d, want %d", v, version+1)
+	}
+	if o := str(t, body, "context.lastRun.outcome"); o != "unknown" {
+		t.Errorf("context.lastRun.outcome = %q", o)
+	}
+
+	// The stuck gateway's call returns: its answer is the record's.
+	close(hold)
+	select {
+	case res := <-late:
+		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stuck gateway never answered")
+	}
+	if c := api.deploy.Load(); c != 1 {
+		t.Errorf("the upstream was called %d times, want 1", c)
+	}
+}
+
+// TestLeaseKeylessSubmitAfter504: a keyless praxec submit whose call
+// timed out answers outcome-unknown and is recorded on the workflow: the
+// exact retry replays the 504 and does not call again; the workflow shows
+// the uncertainty and offers the next moves.
+func TestLeaseKeylessSubmitAfter504(t *testing.T) {
+	ti := newIssuer(t)
+	api, srv := newDeployAPI(t, nil)
+	w := wrap(leasesGateway(t, ti, srv.URL, nil))
+	tok := ti.token(t, tenantA, userA)
+	wf, submit := startRun(t, w, tok, "slow.deploy")
+	version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
+
+	res := w.command(t, tok, submit)
+	wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	for range 2 {
+		res = w.command(t, tok, submit)
+		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	}
+	if c := api.slow.Load(); c != 1 {
+		t.Errorf("the upstream was called %d times, want 1", c)
+	}
+	links := linksOf(t, res.object(t))
+	findLink(t, links, "get")
+	next := findLink(t, links, "slow.deploy")
+	if v := num(t, map[string]any{"v": next.Args["expectedVersion"]}, "v"); v != version+1 {
+		t.Errorf("next move at version %d, want %d", v, version+1)
+	}
+	got := w.query(t, tok, map[string]any{"workflowId": wf})
+	wantStatus(t, got, http.StatusOK)
+	if o := str(t, got.object(t), "context.lastRun.outcome"); o != "unknown" {
+		t.Errorf("context.lastRun.outcome = %q", o)
+	}
+}

@@ -1,0 +1,332 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+// This file closes what the tape of external.go leaves open: a gateway
+// that stops mid-call, two replicas moving one workflow version at once,
+// and a keyless submit retried after an outcome-unknown.
+//
+// A move on a workflow whose definition reaches outside takes a store
+// lease on (tenant, workflowId, expectedVersion) right before its first
+// outside call (the tape's before hook), in a durable transaction of its
+// own. The lease carries the request's fingerprint (transition and
+// arguments, as the submit record's), its idempotency key when it has one,
+// its owner (this process and this request) and a deadline. The states:
+//
+//	leased (in flight) -> completed: the move's transaction stores the
+//	                      instance, the submit record and (keyed) the
+//	                      idempotency record, and deletes the lease.
+//	                   -> outcome unknown: the call may have acted but no
+//	                      answer came, or the move could not be recorded, or
+//	                      the lease expired (its gateway stopped mid-call).
+//	                      The lease becomes a record: the instance's version
+//	                      is bumped (state unchanged, context.lastRun says
+//	                      what is unknown), the submit record of the leased
+//	                      version holds the 504 answer, and so does the
+//	                      idempotency record of a keyed request. An exact
+//	                      retry, keyed or not, replays the 504; nothing
+//	                      calls again.
+//	                   -> released: no call was sent, or the upstream
+//	                      refused it (nothing happened); the lease is
+//	                      deleted.
+//
+// A request that finds a live lease held by another request on the
+// version it moves (another replica, or another process) answers 409
+// idempotency-request-in-progress with Retry-After at once: it never
+// waits and never calls. Any other move on the workflow (a cancel, an
+// approval, a move that calls nothing) meets the same check in its
+// transaction, so the leased version cannot move under the call. A lease
+// found past its deadline is resolved as outcome-unknown by whoever finds
+// it, never by calling again.
+//
+// What is leased: praxec.command submit and aura_signal_mission on a
+// definition that reaches outside. Starts (there is no version yet) and
+// approvals keep the process lock and the idempotency key only.
+
+// DefaultLeaseTTL is how long a move lease holds before a gateway that
+// finds it takes its holder for stopped. It must outlast the longest
+// outside call of a move (the executors' timeouts and retries).
+const DefaultLeaseTTL = 5 * time.Minute
+
+// errLeaseRefused stops a move before its first call: the lease was not
+// taken (see leaseHook).
+var errLeaseRefused = errors.New("gateway: move lease not taken")
+
+// leaseOwner is the owner of the lease this call holds, "" for none.
+func (e *env) leaseOwner() string {
+	if e.lease == nil {
+		return ""
+	}
+	return e.lease.Owner
+}
+
+// moveInProgress answers a move whose version another request leased.
+func moveInProgress(workflowID string, version int64) *contracts.Error {
+	return &contracts.Error{Code: contracts.CodeIdempotencyInProgress,
+		Message: fmt.Sprintf("another request is running a move on workflow %s at version %d (it calls outside the gateway)", workflowID, version),
+		Hint:    "Retry the same request in a moment: once that move completes it is answered from the record. Or read the workflow back.",
+		Links:   []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": workflowID}}}}
+}
+
+// leaseHook returns the tape's before hook of a move on in: it takes the
+// lease, or refuses the move (e.refusal when another request holds it;
+// nothing when the version moved or a stale lease was resolved: the
+// transaction then answers the replay or the conflict).
+func (s *Service) leaseHook(e *env, in *workflow.Instance, transition, fp string) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		now := s.now()
+		l := store.MoveLease{Tenant: in.Tenant, WorkflowID: in.ID, ExpectedVersion: in.Version, Transition: transition, Fingerprint: fp,
+			Namespace: e.idemNS, Key: e.idemKey, Operation: e.tool.OperationID, KeyFingerprint: e.idemFP,
+			Owner: s.owner + "/" + newID("mv"), CreatedAt: now, Deadline: now.Add(s.leaseTTL)}
+		if l.Key == "" {
+			l.Operation = ""
+		}
+		var busy, resolved bool
+		err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			busy, resolved = false, false
+			m, err := tx.GetMission(ctx, in.Tenant, in.ID)
+			if err != nil {
+				return err
+			}
+			if m.Version != in.Version {
+				return errLeaseRefused
+			}
+			prev, err := tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
+			switch {
+			case err == nil && now.Before(prev.Deadline):
+				busy = true
+				return errLeaseRefused
+			case err == nil:
+				// Its gateway stopped mid-call: resolve, do not call.
+				e.events = e.events[:0]
+				if err := s.resolveLease(ctx, tx, e, prev); err != nil {
+					return err
+				}
+				if err := tx.AppendEvents(ctx, e.events); err != nil {
+					return err
+				}
+				e.events = e.events[:0]
+				resolved = true
+				return nil
+			case !errors.Is(err, store.ErrNotFound):
+				return err
+			}
+			if err := tx.InsertMoveLease(ctx, l); err != nil {
+				if errors.Is(err, store.ErrExists) {
+					busy = true
+					return errLeaseRefused
+				}
+				return err
+			}
+			return nil
+		})
+		switch {
+		case err == nil && !resolved:
+			e.lease = &l
+			return nil
+		case busy:
+			e.refusal = moveInProgress(in.ID, in.Version)
+		case err != nil && !errors.Is(err, errLeaseRefused):
+			e.refusal = asContractError(err)
+		}
+		return errLeaseRefused
+	}
+}
+
+// settleLease runs after the move's transaction (committed or not): a
+// lease this call still holds was not completed. It is deleted when no
+// call may have acted, and otherwise turned into an outcome-unknown: the
+// call acted (or may have) and its answer is not recorded.
+func (s *Service) settleLease(ctx context.Context, e *env, tape *workflow.Tape) {
+	l := e.lease
+	ctx = context.WithoutCancel(ctx)
+	var held bool
+	_ = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
+		held = err == nil && got.Owner == l.Owner
+		return nil
+	})
+	if !held {
+		return
+	}
+	acted := tape.MayHaveActed()
+	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
+		if errors.Is(err, store.ErrNotFound) || err == nil && got.Owner != l.Owner {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !acted {
+			return tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
+		}
+		e.events = e.events[:0]
+		if err := s.resolveLease(ctx, tx, e, got); err != nil {
+			return err
+		}
+		return tx.AppendEvents(ctx, e.events)
+	})
+	if err != nil {
+		// The lease stays and expires; whoever finds it resolves it.
+		s.log.ErrorContext(ctx, "move lease not settled", "workflow_id", l.WorkflowID, "version", l.ExpectedVersion, "err", err)
+	}
+}
+
+// checkLease is the lease check of every move on an existing instance, in
+// its transaction: the call's own lease is deleted (the move completes);
+// another request's live lease refuses the move; an expired one is
+// resolved as outcome-unknown and the move answers a version conflict.
+func (s *Service) checkLease(ctx context.Context, tx store.Tx, e *env, before *workflow.Instance) error {
+	if !s.reachesOutside(before.DefinitionID) {
+		return nil
+	}
+	l, err := tx.GetMoveLease(ctx, before.Tenant, before.ID, before.Version)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case l.Owner == e.leaseOwner():
+		return tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
+	case s.now().Before(l.Deadline):
+		return moveInProgress(before.ID, before.Version)
+	}
+	if err := s.resolveLease(ctx, tx, e, l); err != nil {
+		return err
+	}
+	return versionConflict(before.ID, before.Version)
+}
+
+// resolveLease turns a lease whose call may have acted into an
+// outcome-unknown record (see recordUnknown), with the idempotency record
+// of its key.
+func (s *Service) resolveLease(ctx context.Context, tx store.Tx, e *env, l store.MoveLease) error {
+	m, err := tx.GetMission(ctx, l.Tenant, l.WorkflowID)
+	if err != nil {
+		return err
+	}
+	if m.Version != l.ExpectedVersion {
+		// The version moved on without it: nothing to record.
+		return tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
+	}
+	ce := &contracts.Error{Code: contracts.CodeOutcomeUnknown,
+		Message: fmt.Sprintf("the move %s on workflow %s at version %d called outside the gateway and its answer was not recorded; the call may have taken effect",
+			l.Transition, l.WorkflowID, l.ExpectedVersion),
+		Hint: "Do not assume it failed: read the upstream back before another move. Retrying the same request answers this again; it does not call again."}
+	_, err = s.recordUnknown(ctx, tx, e, m, l, ce, true)
+	return err
+}
+
+// recordUnknown records the outcome-unknown of the move l describes on
+// mission m (at l.ExpectedVersion): the instance's version is bumped with
+// its state kept and context.lastRun saying what is unknown; the submit
+// record of the version holds the 504 answer, and with writeKey so does
+// the idempotency record of l's key (a request that records its own
+// answer passes false); the lease is deleted. It returns the answer, with
+// links to read the workflow back and to take the next move.
+func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m store.Mission, l store.MoveLease, ce *contracts.Error, writeKey bool) (*contracts.Error, error) {
+	in, err := fromStore(m)
+	if err != nil {
+		return nil, err
+	}
+	before := in.Version
+	d, _ := s.workflows.Lookup(in.DefinitionID)
+	if in.Context == nil {
+		in.Context = map[string]any{}
+	}
+	in.Context[workflow.LastRunKey] = map[string]any{"transition": l.Transition, "capability": l.Transition, "outcome": workflow.OutcomeUnknown,
+		"ok": false, "error": ce.Message, "version": before}
+	in.Version++
+	m.UpdatedAt = s.now()
+	nm, err := toStore(in, d, m)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.UpdateMission(ctx, nm, before); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return nil, versionConflict(in.ID, before)
+		}
+		return nil, err
+	}
+	style := stylePraxec
+	if strings.HasSuffix(l.Fingerprint, styleSuffix(styleAura)) {
+		style = styleAura
+	}
+	answer := *ce
+	answer.Cause = nil
+	get := contracts.Link{Rel: "get", Title: "Read the workflow back", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}
+	answer.Links = append([]contracts.Link{get}, s.project(in, statusWaiting, style, nil).Links...)
+	if style == styleAura {
+		var ae *contracts.Error
+		if errors.As(auraError(&answer, in.RunID), &ae) {
+			answer = *ae
+		}
+	}
+	body, err := json.Marshal(answer.Envelope())
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.PutSubmit(ctx, store.SubmitRecord{Tenant: in.Tenant, WorkflowID: in.ID, ExpectedVersion: before, Fingerprint: l.Fingerprint,
+		Status: answer.Status(), Response: body, CreatedAt: s.now()}); err != nil && !errors.Is(err, store.ErrExists) {
+		return nil, err
+	}
+	if l.Owner != "" {
+		if err := tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	if writeKey && l.Key != "" {
+		now := s.now()
+		rec := store.IdempotencyRecord{Namespace: l.Namespace, Key: l.Key, Operation: l.Operation, Fingerprint: l.KeyFingerprint,
+			Status: answer.Status(), Body: body, CreatedAt: now, ExpiresAt: now.Add(s.retention)}
+		if err := tx.InsertIdempotency(ctx, rec); err != nil && !errors.Is(err, store.ErrExists) {
+			return nil, err
+		}
+	}
+	ev := eventFor(e.principal, e.tool, "move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), e.requestID, e.traceID, s.now(),
+		map[string]any{"transition": l.Transition, "version": before})
+	ev.WorkflowID, ev.RunID = in.ID, in.RunID
+	e.events = append(e.events, ev)
+	return &answer, nil
+}
+
+// submitUnknown records the outcome-unknown a move's own call answered
+// (see recordUnknown); the caller's idempotency record is written by the
+// mutation.
+func (s *Service) submitUnknown(ctx context.Context, tx store.Tx, e *env, m store.Mission, transition, fp string, ce *contracts.Error) error {
+	l := store.MoveLease{Tenant: m.Tenant, WorkflowID: m.ID, ExpectedVersion: m.Version, Transition: transition, Fingerprint: fp}
+	if e.lease != nil && e.lease.WorkflowID == m.ID && e.lease.ExpectedVersion == m.Version {
+		l.Owner = e.lease.Owner
+	}
+	answer, err := s.recordUnknown(ctx, tx, e, m, l, ce, false)
+	if err != nil {
+		return err
+	}
+	return answer
+}
+
+// replaySubmit answers an exact replay from a submit record: the recorded
+// projection, or the recorded refusal.
+func replaySubmit(rec store.SubmitRecord) (any, error) {
+	if rec.Status < 400 {
+		return json.RawMessage(rec.Response), nil
+	}
+	var env contracts.ErrorEnvelope
+	if err := json.NewDecoder(bytes.NewReader(rec.Response)).Decode(&env); err != nil {
+		return nil, err
+	}
+	return nil, &contracts.Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+}

@@ -1,0 +1,59 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// This file holds the commands paused on unknown subjects (migration 0006).
+
+func (t *txn) ListPendingSubjects(ctx context.Context, tenant, subjectKey string) ([]store.PendingSubject, error) {
+	rows, err := t.q.QueryContext(ctx, `SELECT tenant, subject_key, command_key, subject, doc, created_by, created_at
+		FROM pending_subjects WHERE tenant = ? AND subject_key = ? ORDER BY command_key`, tenant, subjectKey)
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: list pending subjects: %w", err)
+	}
+	defer rows.Close()
+	var out []store.PendingSubject
+	for rows.Next() {
+		var p store.PendingSubject
+		var created int64
+		if err := rows.Scan(&p.Tenant, &p.SubjectKey, &p.CommandKey, &p.Subject, &p.Doc, &p.CreatedBy, &created); err != nil {
+			return nil, fmt.Errorf("sqlitestore: pending subject: %w", err)
+		}
+		p.CreatedAt = fromNanos(created)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlitestore: list pending subjects: %w", err)
+	}
+	return out, nil
+}
+
+func (t *txn) PutPendingSubject(ctx context.Context, p store.PendingSubject) error {
+	_, err := t.q.ExecContext(ctx, `INSERT INTO pending_subjects (tenant, subject_key, command_key, subject, doc, created_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (tenant, subject_key, command_key) DO UPDATE SET subject = excluded.subject, doc = excluded.doc,
+			created_by = excluded.created_by, created_at = excluded.created_at`,
+		p.Tenant, p.SubjectKey, p.CommandKey, p.Subject, nonNilBytes(p.Doc), p.CreatedBy, nanos(p.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("sqlitestore: put pending subject: %w", err)
+	}
+	return nil
+}
+
+func (t *txn) DeletePendingSubjects(ctx context.Context, tenant, subjectKey, commandKey string) (int, error) {
+	res, err := t.q.ExecContext(ctx, `DELETE FROM pending_subjects WHERE tenant = ?
+		AND (? = '' OR subject_key = ?) AND (? = '' OR command_key = ?)`,
+		tenant, subjectKey, subjectKey, commandKey, commandKey)
+	if err != nil {
+		return 0, fmt.Errorf("sqlitestore: delete pending subjects: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("sqlitestore: delete pending subjects: %w", err)
+	}
+	return int(n), nil
+}
