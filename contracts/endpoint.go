@@ -61,6 +61,7 @@ const (
 	EndpointListApprovals   = "listApprovals"
 	EndpointApproveApproval = "approveApproval"
 	EndpointRejectApproval  = "rejectApproval"
+	EndpointReloadConfig    = "reloadConfig"
 )
 
 // Bounds of the operator endpoints.
@@ -190,6 +191,26 @@ func buildEndpoints() []Endpoint {
 			InputSchema:   root(coverageRunIn()),
 			OutputSchema:  root(coverageRunOut()),
 			SuccessStatus: 201,
+		},
+		{
+			OperationID: EndpointReloadConfig, Method: "POST", Path: "/v8/config/reload",
+			RequiredScope: ScopeConfigWrite,
+			Summary:       "Reload configuration",
+			Description: "Read the gateway's configuration file again and, when it is valid, swap it in atomically (as SIGHUP does): workflows, capabilities, connections, the lexicon and the policy. " +
+				"A file that is not valid is refused with INVALID_PARAMS, one entry of errors per problem (file:line:column: field: message), and the running configuration stays. " +
+				"Missions already started keep running when the new file still defines their workflow. Auth, server settings, skills and the tools /mcp registers are read at start only.",
+			InputSchema: root(object(nil, map[string]schema{})),
+			OutputSchema: root(record([]string{"reloaded", "source", "workflows", "capabilities", "connections", "at"}, map[string]schema{
+				"reloaded":     schema{"type": "boolean", "const": true},
+				"source":       outString().desc("The configuration file read; empty for the embedded configuration."),
+				"workflows":    outInteger().desc("How many workflows the configuration now defines, proxy_default included."),
+				"capabilities": outInteger().desc("How many capabilities the proxy surface now offers."),
+				"connections":  outInteger().desc("How many connections the configuration now declares."),
+				"at":           outString().with("format", "date-time").desc("When the configuration was swapped in."),
+			})),
+			BodyOptional:  true,
+			SuccessStatus: 200,
+			Errors:        []Code{CodeNotImplemented},
 		},
 	}
 }

@@ -26,6 +26,7 @@ var wantEndpoints = []endpointRow{
 	{"approveApproval", "POST", "/v8/approvals/{approvalId}/approve", "approvals:write", "approvalId", true},
 	{"rejectApproval", "POST", "/v8/approvals/{approvalId}/reject", "approvals:write", "approvalId", true},
 	{"recordCoverageRun", "POST", "/v8/coverage/runs", "coverage:write", "", false},
+	{"reloadConfig", "POST", "/v8/config/reload", "config:write", "", true},
 }
 
 func TestEndpointRows(t *testing.T) {
@@ -57,7 +58,7 @@ func TestEndpointRows(t *testing.T) {
 		})
 	}
 	for _, id := range []string{contracts.EndpointRevokeToken, contracts.EndpointListApprovals,
-		contracts.EndpointApproveApproval, contracts.EndpointRejectApproval} {
+		contracts.EndpointApproveApproval, contracts.EndpointRejectApproval, contracts.EndpointReloadConfig} {
 		if _, ok := contracts.LookupEndpoint(id); !ok {
 			t.Errorf("constant %q names no endpoint", id)
 		}
@@ -360,6 +361,9 @@ func TestValidateEndpointInput(t *testing.T) {
 		{"rejectApproval", "empty id", `{"approvalId":""}`, []fe{{"/approvalId", "minLength"}, {"/approvalId", "pattern"}}},
 		{"recordCoverageRun", "one result", `{"suite":"praxa-conformance","startedAt":"2026-11-30T10:00:00Z","finishedAt":"2026-11-30T10:01:00Z","results":[{"id":"AUTH-001","result":"pass","operations":["getMission"]}]}`, nil},
 		{"recordCoverageRun", "no results", `{"suite":"praxa-conformance","startedAt":"2026-11-30T10:00:00Z","finishedAt":"2026-11-30T10:01:00Z","results":[]}`, []fe{{"/results", "minItems"}}},
+		{"reloadConfig", "no body", `{}`, nil},
+		{"reloadConfig", "unknown member", `{"path":"/etc/praxec.yaml"}`, []fe{{"/path", "additionalProperties"}}},
+		{"reloadConfig", "not an object", `[]`, []fe{{"", "type"}}},
 		{"recordCoverageRun", "bad verdict", `{"suite":"s","startedAt":"2026-11-30T10:00:00Z","finishedAt":"2026-11-30T10:01:00Z","results":[{"id":"A","result":"maybe"}]}`, []fe{{"/results/0/result", "enum"}}},
 	}
 	covered := map[string]bool{}

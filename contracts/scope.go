@@ -25,6 +25,7 @@ const (
 	ScopeApprovalsWrite Scope = "approvals:write"
 	ScopeCoverageWrite  Scope = "coverage:write"
 	ScopeTokensWrite    Scope = "tokens:write"
+	ScopeConfigWrite    Scope = "config:write"
 )
 
 var scopeDescriptions = map[Scope]string{
@@ -41,6 +42,7 @@ var scopeDescriptions = map[Scope]string{
 	ScopeApprovalsWrite:   "List and resolve pending human approvals (operator).",
 	ScopeCoverageWrite:    "Record conformance runs as coverage evidence (operator).",
 	ScopeTokensWrite:      "Revoke access tokens by jti (operator).",
+	ScopeConfigWrite:      "Reload the gateway's configuration file (operator).",
 }
 
 // Scopes returns every scope the gateway knows, sorted.
@@ -67,7 +69,7 @@ func (s Scope) Description() string { return scopeDescriptions[s] }
 // tool requires.
 func (s Scope) Operator() bool {
 	switch s {
-	case ScopeLexiconWrite, ScopeApprovalsWrite, ScopeCoverageWrite, ScopeTokensWrite:
+	case ScopeLexiconWrite, ScopeApprovalsWrite, ScopeCoverageWrite, ScopeTokensWrite, ScopeConfigWrite:
 		return true
 	}
 	return false

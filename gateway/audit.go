@@ -26,6 +26,7 @@ type Auditor struct {
 	batch   int
 	every   time.Duration
 	dropped atomic.Int64
+	waits   atomic.Int64
 	sink    func(store.Event)
 
 	flushReq chan chan struct{}
@@ -38,7 +39,7 @@ type Auditor struct {
 type AuditorOptions struct {
 	Logger *slog.Logger
 	// Queue bounds the events waiting to be written (default 8192); when
-	// it is full new events are dropped and counted.
+	// it is full, Record waits for room.
 	Queue int
 	// Batch is the most events written in one transaction (default 256).
 	Batch int
@@ -74,21 +75,34 @@ func NewAuditor(st store.Store, opts *AuditorOptions) *Auditor {
 	return a
 }
 
-// Record queues an event; it never blocks.
+// Record queues an event. It returns at once unless the queue is full;
+// then it waits for room, so no event of a running gateway is lost.
 func (a *Auditor) Record(e store.Event) {
 	if a.sink != nil {
 		a.sink(e)
 	}
 	select {
 	case a.events <- e:
+		return
 	default:
+	}
+	// The queue is full: the caller waits for the writer rather than the
+	// event being lost. Reads pay for the audit only when it cannot keep up.
+	a.waits.Add(1)
+	select {
+	case a.events <- e:
+	case <-a.flushed:
+		// Stopped: nothing will write it any more.
 		if n := a.dropped.Add(1); n == 1 || n%1000 == 0 {
-			a.log.Warn("audit queue full: events dropped", "dropped", n)
+			a.log.Warn("audit event after close dropped", "dropped", n)
 		}
 	}
 }
 
-// Dropped reports how many events were dropped because the queue was full.
+// Waits reports how many events had to wait for room in the queue.
+func (a *Auditor) Waits() int64 { return a.waits.Load() }
+
+// Dropped reports how many events were recorded after Close and so lost.
 func (a *Auditor) Dropped() int64 { return a.dropped.Load() }
 
 func (a *Auditor) loop() {

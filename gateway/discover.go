@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/workflow"
 )
 
 // This file serves discovery: praxec.query search and describe, and
@@ -20,39 +22,84 @@ import (
 
 // discoveryState is the service's catalogue and lexicon configuration.
 type discoveryState struct {
-	index *discovery.Index
-	// lexiconBase holds the configuration's lexicon terms.
-	lexiconBase map[string]config.LexiconEntry
-	// lexicon caches the merged lexicon of the last overlay read.
+	// cat is the catalogue in force; a configuration reload replaces it
+	// as a whole (Service.Reload).
+	cat atomic.Pointer[catalog]
+	// lexicon caches the merged lexicon of the last overlay read, for the
+	// catalogue generation it was merged from.
 	lexicon       atomic.Pointer[lexiconSnapshot]
 	lexiconWrites bool
 	skills        bool
 	scripts       bool
+	// skillItems are the skills' index entries, added to every catalogue
+	// (skills are read at start only).
+	skillItems []discovery.Item
+	log        *slog.Logger
+}
+
+// catalog is one configuration's discovery: the index, the configuration's
+// lexicon terms, and a generation that changes with every reload so that a
+// lexicon merged from an older one is not served.
+type catalog struct {
+	index *discovery.Index
+	// lexiconBase holds the configuration's lexicon terms.
+	lexiconBase map[string]config.LexiconEntry
+	generation  uint64
+	// subjects says whether any workflow declares lexicon subjects
+	// (subjects.go); without one, starts and submits skip the check.
+	subjects bool
 }
 
 func newDiscoveryState(o *Options) *discoveryState {
-	d := &discoveryState{index: o.Discovery, lexiconBase: o.Lexicon, lexiconWrites: o.LexiconWrites,
-		skills: o.SkillsSearch, scripts: o.ScriptsSearch}
-	if d.index == nil {
-		d.index, _ = discovery.Build(o.Workflows, nil) // workflows alone: their ids are unique
+	d := &discoveryState{lexiconWrites: o.LexiconWrites, skills: o.SkillsSearch, scripts: o.ScriptsSearch,
+		skillItems: discovery.SkillItems(o.Skills), log: o.Logger}
+	d.install(o.Discovery, o.Workflows, o.Lexicon)
+	return d
+}
+
+// install makes index (nil: one of workflows alone), with the skills
+// added, and lexicon the catalogue in force.
+func (d *discoveryState) install(index *discovery.Index, workflows *workflow.Registry, lexicon map[string]config.LexiconEntry) {
+	if index == nil {
+		index, _ = discovery.Build(workflows, nil) // workflows alone: their ids are unique
 	}
 	// Skills are indexed under kind skill; search offers them only when
 	// the server enables skill search (searchQuery), describe answers them
 	// in the flatter guidance shape (describeSkill).
-	if items := discovery.SkillItems(o.Skills); len(items) > 0 {
-		index, skipped, err := d.index.With(items)
+	if len(d.skillItems) > 0 {
+		with, skipped, err := index.With(d.skillItems)
 		switch {
 		case err != nil:
-			o.Logger.Error("skills left out of the discovery index", "err", err)
+			d.log.Error("skills left out of the discovery index", "err", err)
 		default:
-			d.index = index
+			index = with
 			if len(skipped) > 0 {
-				o.Logger.Warn("skills left out of the discovery index: their ids name other entries", "skills", skipped)
+				d.log.Warn("skills left out of the discovery index: their ids name other entries", "skills", skipped)
 			}
 		}
 	}
-	return d
+	c := &catalog{index: index, lexiconBase: lexicon, subjects: anySubjects(workflows)}
+	if prev := d.cat.Load(); prev != nil {
+		c.generation = prev.generation + 1
+	}
+	d.cat.Store(c)
 }
+
+// anySubjects says whether a workflow of reg declares lexicon subjects.
+func anySubjects(reg *workflow.Registry) bool {
+	if reg == nil {
+		return false
+	}
+	for _, id := range reg.IDs() {
+		if d, ok := reg.Lookup(id); ok && len(d.Subjects) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// index returns the discovery index in force.
+func (d *discoveryState) index() *discovery.Index { return d.cat.Load().index }
 
 // DiscoveryItem is one entry of the catalogue as search and describe show
 // it: the seeds/000 members, and for a capability its discovery metadata
@@ -204,7 +251,7 @@ func (s *Service) search(e *env, style linkStyle) (SearchResult, error) {
 	if err != nil {
 		return SearchResult{}, err
 	}
-	hits := s.disc.index.Search(q)
+	hits := s.disc.index().Search(q)
 	res := SearchResult{Query: q.Text, Kind: kind, Items: make([]SearchItem, 0, len(hits))}
 	goal := strings.TrimSpace(q.Text)
 	for _, h := range hits {
@@ -234,7 +281,7 @@ func (s *Service) searchCapabilities(_ context.Context, _ store.ReadTx, e *env) 
 // for a browse-time describe).
 func (s *Service) describe(ctx context.Context, _ store.ReadTx, e *env) (any, error) {
 	subject := stringArg(e.args, "subject")
-	it, ok := s.disc.index.Lookup(subject)
+	it, ok := s.disc.index().Lookup(subject)
 	if !ok {
 		return nil, &contracts.Error{Code: contracts.CodeNotFound,
 			Message: fmt.Sprintf("there is no workflow, capability or connection with the id %q", subject),

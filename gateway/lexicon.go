@@ -33,8 +33,9 @@ const persistedToOverlay = "overlay"
 
 // lexiconSnapshot is a merged lexicon and the overlay it was built from.
 type lexiconSnapshot struct {
-	overlay string // fingerprint of the overlay rows
-	lex     *discovery.Lexicon
+	overlay    string // fingerprint of the overlay rows
+	generation uint64 // of the catalogue whose terms it merged
+	lex        *discovery.Lexicon
 }
 
 // lexicon returns the merged lexicon as of tx: the configuration's terms
@@ -54,7 +55,8 @@ func (s *Service) lexicon(ctx context.Context, tx store.ReadTx) (*discovery.Lexi
 		fp.Write(r.Entry)
 		fp.WriteByte(0)
 	}
-	if snap := s.disc.lexicon.Load(); snap != nil && snap.overlay == fp.String() {
+	cat := s.disc.cat.Load()
+	if snap := s.disc.lexicon.Load(); snap != nil && snap.overlay == fp.String() && snap.generation == cat.generation {
 		return snap.lex, nil
 	}
 	overlay := make([]discovery.Term, 0, len(rows))
@@ -65,8 +67,8 @@ func (s *Service) lexicon(ctx context.Context, tx store.ReadTx) (*discovery.Lexi
 		}
 		overlay = append(overlay, discovery.Term{Term: r.Term, Entry: e})
 	}
-	lex := discovery.NewLexicon(s.disc.lexiconBase, overlay)
-	s.disc.lexicon.Store(&lexiconSnapshot{overlay: fp.String(), lex: lex})
+	lex := discovery.NewLexicon(cat.lexiconBase, overlay)
+	s.disc.lexicon.Store(&lexiconSnapshot{overlay: fp.String(), generation: cat.generation, lex: lex})
 	return lex, nil
 }
 

@@ -16,7 +16,7 @@ func (s *Service) deniedDestructive(p *auth.Principal, tool contracts.Tool, tool
 	if !tool.Annotations.DestructiveHint {
 		return nil
 	}
-	for _, m := range s.policy.DenyDestructive {
+	for _, m := range s.policy.Load().DenyDestructive {
 		if matches(m, p, toolSet) {
 			return &contracts.Error{Code: contracts.CodeDestructiveActionDenied,
 				Message: "policy denies destructive actions (" + tool.Name + ") to this caller",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
@@ -39,10 +40,9 @@ type Service struct {
 	leaseTTL time.Duration // how long a move lease holds (leases.go)
 	disc     *discoveryState
 	ctxState *contextState
-	policy   config.Policy
-	// subjects memoizes whether any workflow declares lexicon subjects
-	// (subjects.go).
-	subjects subjectsState
+	// policy is the configuration's policy in force (a reload replaces
+	// it).
+	policy atomic.Pointer[config.Policy]
 }
 
 // Options configure a Service. The zero value is usable.
@@ -111,7 +111,8 @@ func New(st store.Store, opts *Options) *Service {
 		o.Workflows, _ = workflow.Compile(nil)
 	}
 	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention,
-		workflows: o.Workflows, policy: o.Policy}
+		workflows: o.Workflows}
+	s.policy.Store(&o.Policy)
 	s.owner, s.leaseTTL = newID("gw"), o.LeaseTTL
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL
@@ -453,6 +454,11 @@ func asContractError(err error) *contracts.Error {
 		return &contracts.Error{Code: contracts.CodeInternal, Message: "internal error", Cause: err}
 	}
 }
+
+// AuditWaits reports how many audit events had to wait for room in the
+// asynchronous audit queue (reads slowed by an audit trail that could not
+// keep up).
+func (s *Service) AuditWaits() int64 { return s.audit.Waits() }
 
 // Close flushes pending audit events.
 func (s *Service) Close(ctx context.Context) error {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -89,24 +88,9 @@ type PendingCancelled struct {
 }
 
 // subjectsDeclared says whether any workflow declares subjects; without
-// one, starts and submits skip the check entirely.
-func (s *Service) subjectsDeclared() bool {
-	s.subjects.once.Do(func() {
-		for _, id := range s.workflows.IDs() {
-			if d, ok := s.workflows.Lookup(id); ok && len(d.Subjects) > 0 {
-				s.subjects.any = true
-				return
-			}
-		}
-	})
-	return s.subjects.any
-}
-
-// subjectsState is the per-service memo of subjectsDeclared.
-type subjectsState struct {
-	once sync.Once
-	any  bool
-}
+// one, starts and submits skip the check entirely. The catalogue in force
+// computed it when it was installed.
+func (s *Service) subjectsDeclared() bool { return s.disc.cat.Load().subjects }
 
 // unknownSubject is what the check found.
 type unknownSubject struct {
@@ -149,7 +133,10 @@ func (s *Service) findUnknownSubject(ctx context.Context, tx store.ReadTx, opNam
 	if len(values) == 0 {
 		return nil, nil
 	}
-	d, _ := s.workflows.Lookup(defID)
+	d, ok := s.workflows.Lookup(defID)
+	if !ok {
+		return nil, nil // replaced by a reload since: the move answers it
+	}
 	var lex *discovery.Lexicon
 	for _, field := range d.Subjects {
 		var names []string

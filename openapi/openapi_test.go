@@ -491,7 +491,10 @@ func without(s map[string]any, names ...string) map[string]any {
 			props[k] = v
 		}
 	}
-	out["properties"] = props
+	delete(out, "properties")
+	if len(props) > 0 { // an empty properties is not written (reloadConfig)
+		out["properties"] = props
+	}
 	var req []any
 	for _, r := range asSlice(s["required"]) {
 		if !slices.Contains(names, r.(string)) {

@@ -10,7 +10,6 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -54,7 +53,7 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := sqlitestore.Open(ctx, dataPath(f.dataDir), nil)
+	st, err := openStore(ctx, f)
 	if err != nil {
 		return err
 	}

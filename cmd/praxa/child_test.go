@@ -62,12 +62,13 @@ func (s *devServe) stderr() string {
 	return s.log.String()
 }
 
-// startDevServe runs `praxa serve --dev --addr 127.0.0.1:0` on dataDir until
-// it prints its address; the child is stopped when t ends.
-func startDevServe(t *testing.T, bin, dataDir string) *devServe {
+// startDevServe runs `praxa serve --dev --addr 127.0.0.1:0` on dataDir, with
+// further flags, until it prints its address; the child is stopped when t
+// ends.
+func startDevServe(t *testing.T, bin, dataDir string, flags ...string) *devServe {
 	t.Helper()
 	s := &devServe{done: make(chan struct{})}
-	s.cmd = exec.Command(bin, "serve", "--dev", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
+	s.cmd = exec.Command(bin, append([]string{"serve", "--dev", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, flags...)...)
 	s.cmd.Dir = t.TempDir() // no ./praxec.yaml: the embedded example configuration
 	s.cmd.Env = childEnv()
 	stderr, err := s.cmd.StderrPipe()

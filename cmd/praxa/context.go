@@ -15,7 +15,6 @@ import (
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/skills"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
 
 // This file holds the context commands (praxa memory import, praxa goals
@@ -143,6 +142,7 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 	format := fs.String("format", "text", "text or json")
 	var f serveFlags
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
+	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
 	if !tenanted {
 		fs.StringVar(&f.config, "config", "", "configuration naming the trusted certificate issuers (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 		fs.BoolVar(&f.dev, "dev", false, "without --config and ./praxec.yaml, verify against the embedded example configuration")
@@ -188,7 +188,7 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	st, err := sqlitestore.Open(ctx, dataPath(f.dataDir), nil)
+	st, err := openStore(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/restclient"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -122,7 +121,7 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 		statics = append(statics, auth.StaticIssuer{Issuer: info.Issuer, Keys: keys})
 		cfg.Auth.Resource = info.Audience
 	}
-	st, err := sqlitestore.Open(ctx, dataPath(f.dataDir), nil)
+	st, err := openStore(ctx, f)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -24,7 +25,7 @@ import (
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 	"github.com/praxa/praxa/openapi"
@@ -49,6 +50,7 @@ type serveFlags struct {
 	addr    string
 	dataDir string
 	config  string
+	store   string // --store: a postgres:// DSN or a SQLite file (store.go)
 	dev     bool
 	tools   string
 	// discovery: the gated search kinds and lexicon writes (serve only).
@@ -61,6 +63,7 @@ func (f *serveFlags) register(env *environment, fs interface {
 }, withDev bool) {
 	fs.StringVar(&f.addr, "addr", "", "listen address (default 127.0.0.1:8080, or server.addr of the config)")
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
+	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
 	fs.StringVar(&f.config, "config", "", "configuration file (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 	if withDev {
 		fs.BoolVar(&f.dev, "dev", false, "development mode: trust a built-in token issuer and print a ready token")
@@ -86,11 +89,12 @@ func defaultDataDir(env *environment) string {
 // (in dev mode) the embedded example configuration, or the embedded
 // defaults.
 func loadConfig(path string, dev bool) (*config.Config, error) {
-	if path == "" {
-		if _, err := os.Stat("praxec.yaml"); err == nil {
-			path = "praxec.yaml"
-		}
-	}
+	return readConfig(configPath(path), dev)
+}
+
+// readConfig reads the file path names or, when path is empty, the
+// embedded example configuration (dev mode) or the defaults.
+func readConfig(path string, dev bool) (*config.Config, error) {
 	switch {
 	case path != "":
 		return config.Load(path)
@@ -120,6 +124,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
+	app.reloadOnHangup(ctx) // reload.go
 	return app.wait(ctx)
 }
 
@@ -128,21 +133,28 @@ type app struct {
 	env      *environment
 	log      *slog.Logger
 	cfg      *config.Config
-	store    *sqlitestore.Store
-	conns    *connect.Manager
+	store    store.Store
+	conns    *connect.Switch
 	service  *gateway.Service
 	server   *http.Server
 	listener net.Listener
 	cancel   context.CancelFunc
 	served   chan error
 	url      string
+
+	// configPath and dev say where reload (reload.go) reads the
+	// configuration: configPath empty is the embedded one.
+	configPath string
+	dev        bool
+	reloadMu   sync.Mutex
 }
 
 // startGateway opens the store, builds the service and starts serving. It
 // returns once the listener is bound.
 func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, error) {
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	cfg, err := loadConfig(f.config, f.dev)
+	path := configPath(f.config)
+	cfg, err := readConfig(path, f.dev)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +175,8 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a := &app{env: env, log: log, cfg: cfg, listener: ln, cancel: cancel, served: make(chan error, 1), url: cfg.Server.PublicURL}
+	a := &app{env: env, log: log, cfg: cfg, listener: ln, cancel: cancel, served: make(chan error, 1), url: cfg.Server.PublicURL,
+		configPath: path, dev: f.dev}
 	fail := func(err error) (*app, error) {
 		cancel()
 		ln.Close()
@@ -171,18 +184,18 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 			a.store.Close()
 		}
 		if a.conns != nil {
-			a.conns.Close()
+			a.conns.Close(context.Background())
 		}
 		return nil, err
 	}
-	if a.store, err = sqlitestore.Open(ctx, dataPath(f.dataDir), nil); err != nil {
+	if a.store, err = openStore(ctx, f); err != nil {
 		return fail(err)
 	}
 	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
 	if err != nil {
 		return fail(err)
 	}
-	a.conns = conns
+	a.conns = connect.NewSwitch(conns)
 	for _, p := range problems {
 		fmt.Fprintf(env.stderr, "praxa: %s\n", p)
 	}
@@ -198,7 +211,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: f.lexiconWrites,
 		SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch,
-		Skills: skillCatalog, CertificateIssuers: certIssuers, Runners: conns.Runners()})
+		Skills: skillCatalog, CertificateIssuers: certIssuers, Runners: a.conns.Runners()})
 
 	var statics []auth.StaticIssuer
 	var dev *issuer.Issuer
@@ -218,6 +231,8 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		issuers = append(issuers, dev.Issuer())
 	}
 	metrics := httpapi.NewMetrics()
+	metrics.CounterFunc("praxa_audit_queue_waits_total", "Audit events that waited for room in the asynchronous audit queue.",
+		func() float64 { return float64(a.service.AuditWaits()) })
 	var verifier *auth.Verifier
 	revs, err := gateway.NewRevocations(ctx, a.store, 2*time.Second, func(jti string) {
 		if verifier != nil {
@@ -262,6 +277,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 				r.Mount(devPathPrefix, dev)
 			}
 		},
+		Reload: func(ctx context.Context) (any, error) { return a.reload(ctx) },
 	})
 	timeout := time.Duration(cfg.Server.Limits.RequestTimeout)
 	a.server = &http.Server{
@@ -317,12 +333,12 @@ func (a *app) close() error {
 		err = nil
 	}
 	a.cancel()
-	err = errors.Join(err, a.service.Close(shutdown), a.conns.Close(), a.store.Close())
+	err = errors.Join(err, a.service.Close(shutdown), a.conns.Close(shutdown), a.store.Close())
 	a.log.Info("stopped")
 	return err
 }
 
-func sweepIdempotency(ctx context.Context, st *sqlitestore.Store, log *slog.Logger) {
+func sweepIdempotency(ctx context.Context, st store.Store, log *slog.Logger) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
 	for {

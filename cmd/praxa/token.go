@@ -8,7 +8,6 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/issuer"
 )
 
@@ -73,6 +72,7 @@ func runTokens(ctx context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "tokens revoke", "JTI [--reason TEXT] [--data-dir DIR]")
 	reason := fs.String("reason", "", "why the token is revoked (kept in the audit trail)")
 	dataDir := fs.String("data-dir", defaultDataDir(env), "data directory of the gateway")
+	storeDSN := fs.String("store", defaultStore(env), storeUsage)
 	rest := args[1:]
 	var jti string
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
@@ -88,7 +88,7 @@ func runTokens(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(env.stderr, "praxa tokens revoke: name the token id (jti) to revoke")
 		return errUsage
 	}
-	st, err := sqlitestore.Open(ctx, dataPath(*dataDir), nil)
+	st, err := openStore(ctx, serveFlags{dataDir: *dataDir, store: *storeDSN})
 	if err != nil {
 		return err
 	}

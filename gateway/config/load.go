@@ -78,6 +78,16 @@ func (e *LoadError) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// Lines returns each problem formatted as FILE:LINE:COLUMN: FIELD: MESSAGE,
+// in order.
+func (e *LoadError) Lines() []string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.format(e.File)
+	}
+	return lines
+}
+
 // maxProblems bounds the problems one LoadError lists; a file that has more
 // gets a last problem counting the rest.
 const maxProblems = 100

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 )
 
 // TestTwoEnginesOneFile runs two complete gateways (two services, two
@@ -16,6 +17,21 @@ func TestTwoEnginesOneFile(t *testing.T) {
 	ti := newIssuer(t)
 	g1 := startGateway(t, ti, gwOptions{})
 	g2 := startGateway(t, ti, gwOptions{dbPath: g1.dbPath})
+	raceTwoEngines(t, ti, g1, g2)
+}
+
+// TestTwoEnginesOnePostgres runs the same races on two gateways sharing
+// one PostgreSQL database (pgstore), as replicas behind a load balancer.
+func TestTwoEnginesOnePostgres(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	ti := newIssuer(t)
+	g1 := startGateway(t, ti, gwOptions{storeDSN: dsn})
+	g2 := startGateway(t, ti, gwOptions{storeDSN: dsn})
+	raceTwoEngines(t, ti, g1, g2)
+}
+
+// raceTwoEngines races the same moves through two gateways on one store.
+func raceTwoEngines(t *testing.T, ti *testIssuer, g1, g2 *gw) {
 	engines := []*gw{g1, g2}
 	tok := ti.token(t, tenantA, userA)
 	const racers = 20

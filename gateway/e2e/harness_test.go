@@ -94,6 +94,9 @@ type gwOptions struct {
 	// dbPath opens an existing database file (a second engine); empty
 	// creates one in t.TempDir().
 	dbPath string
+	// storeDSN opens PostgreSQL (pgstore) on that database instead of a
+	// SQLite file; store is then nil.
+	storeDSN string
 	// policy is the configuration's policy block.
 	policy config.Policy
 }
@@ -105,8 +108,9 @@ type gwOptions struct {
 func startGateway(t testing.TB, ti *testIssuer, o gwOptions) *gw {
 	t.Helper()
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
-		DBPath: o.dbPath,
+		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		DBPath:   o.dbPath,
+		StoreDSN: o.storeDSN,
 		Edit: func(cfg *config.Config) {
 			cfg.Auth.Resource = resource
 			cfg.Policy = o.policy

@@ -36,6 +36,7 @@ import (
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/pgstore"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
@@ -47,7 +48,9 @@ import (
 type Options struct {
 	// Config returns the configuration to start from (nil: the embedded
 	// examples/praxec.yaml). It is called once per gateway, so replicas
-	// get configurations of their own.
+	// get configurations of their own, and again on every reload (POST
+	// /v8/config/reload, Gateway.Reload), as serve reads its file again:
+	// an error it returns refuses the reload.
 	Config func() (*config.Config, error)
 	// Edit changes the configuration after New has set the trusted issuer
 	// and the rate limit, before Defaults applies (so what it sets, such
@@ -66,6 +69,11 @@ type Options struct {
 	// DBPath opens an existing database file (a second gateway on the
 	// same data); empty creates one in t.TempDir().
 	DBPath string
+	// StoreDSN, a postgres:// DSN, opens the PostgreSQL driver (pgstore)
+	// on that database instead of a SQLite file; DBPath is then ignored
+	// and Gateway.Store is nil (Gateway.DB holds the store). A replica
+	// opens the same DSN.
+	StoreDSN string
 	// RevocationInterval is how often the revocation list polls the store
 	// (default an hour, so polling never interferes unless asked for).
 	RevocationInterval time.Duration
@@ -95,12 +103,21 @@ type Gateway struct {
 	Handler http.Handler
 	// Config is the configuration, Defaults applied.
 	Config *config.Config
-	// Connections are the configuration's connections (package connect).
+	// Connections are the connections of the configuration the gateway
+	// started with (package connect); after a reload, Switch.Manager()
+	// holds the current ones.
 	Connections *connect.Manager
+	// Switch holds the current connections; the engine runs executors
+	// through it, and a reload swaps it.
+	Switch *connect.Switch
 	// DBPath is the SQLite file.
 	DBPath string
-	// Store is this gateway's handle on DBPath.
+	// Store is this gateway's handle on DBPath (nil with StoreDSN).
 	Store *sqlitestore.Store
+	// StoreDSN is the PostgreSQL database of Options.StoreDSN, if any.
+	StoreDSN string
+	// DB is the store the gateway runs on, whichever the driver.
+	DB store.Store
 	// Auditor writes the events of reads and refusals.
 	Auditor *gateway.Auditor
 	// Service is the service layer.
@@ -117,8 +134,10 @@ type Gateway struct {
 	// they are printed when the test fails.
 	Logs *LogBuffer
 
-	opts  Options
-	close func()
+	opts     Options
+	log      *slog.Logger
+	close    func()
+	reloadMu sync.Mutex
 }
 
 // Issuer is a real OIDC issuer served over HTTP.
@@ -196,6 +215,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		level = slog.LevelWarn
 	}
 	log := slog.New(slog.NewJSONHandler(g.Logs, &slog.HandlerOptions{Level: level}))
+	g.log = log
 	if g.Issuer == nil {
 		g.Issuer = NewIssuer(t, issuer.Options{Now: o.Now})
 	}
@@ -204,26 +224,30 @@ func New(t testing.TB, opts *Options) *Gateway {
 	// (public URL, resource) follow its address.
 	srv := httptest.NewUnstartedServer(nil)
 	g.Config = parseConfig(t, o.Config)
-	g.Config.Auth.Issuers = []config.Issuer{{Issuer: g.Issuer.URL}}
-	if !o.RateLimits {
-		g.Config.Server.Limits.RatePerSecond = -1
-	}
-	if o.Edit != nil {
-		o.Edit(g.Config)
-	}
-	g.Config.Defaults(srv.Listener.Addr().String())
+	g.prepare(g.Config, srv.Listener.Addr().String())
 	cfg := g.Config
 
-	g.DBPath = o.DBPath
-	if g.DBPath == "" {
-		g.DBPath = filepath.Join(t.TempDir(), "praxa.db")
+	var st store.Store
+	if o.StoreDSN != "" {
+		ps, err := pgstore.Open(ctx, o.StoreDSN, nil)
+		if err != nil {
+			srv.Close()
+			t.Fatal(err)
+		}
+		st, g.StoreDSN = ps, o.StoreDSN
+	} else {
+		g.DBPath = o.DBPath
+		if g.DBPath == "" {
+			g.DBPath = filepath.Join(t.TempDir(), "praxa.db")
+		}
+		sq, err := sqlitestore.Open(ctx, g.DBPath, nil)
+		if err != nil {
+			srv.Close()
+			t.Fatal(err)
+		}
+		st, g.Store = sq, sq
 	}
-	st, err := sqlitestore.Open(ctx, g.DBPath, nil)
-	if err != nil {
-		srv.Close()
-		t.Fatal(err)
-	}
-	g.Store = st
+	g.DB = st
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("gateway %s logs:\n%s", g.URL, g.Logs.String())
@@ -255,7 +279,12 @@ func New(t testing.TB, opts *Options) *Gateway {
 		t.Fatal(err)
 	}
 	g.Connections = conns
-	started = append(started, conns.Close)
+	g.Switch = connect.NewSwitch(conns)
+	started = append(started, func() error {
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer scancel()
+		return g.Switch.Close(sctx)
+	})
 	index, err := discovery.Build(workflows, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +299,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		Retention: time.Duration(cfg.Server.Idempotency.Retention), Auditor: g.Auditor,
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.LexiconWrites,
-		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: conns.Runners(), Skills: skillCatalog})
+		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: g.Switch.Runners(), Skills: skillCatalog})
 	started = append(started, func() error {
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer scancel()
@@ -323,6 +352,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 			_, err := st.RevokedSince(ctx, time.Now())
 			return err
 		},
+		Reload: func(ctx context.Context) (any, error) { return g.reload(ctx) },
 	})
 	if o.Wrap != nil {
 		g.Handler = o.Wrap(g.Handler)
@@ -336,11 +366,77 @@ func New(t testing.TB, opts *Options) *Gateway {
 	return g
 }
 
+// prepare applies to a configuration what New sets before Defaults: the
+// trusted issuer, the rate limit, Options.Edit.
+func (g *Gateway) prepare(cfg *config.Config, addr string) {
+	cfg.Auth.Issuers = []config.Issuer{{Issuer: g.Issuer.URL}}
+	if !g.opts.RateLimits {
+		cfg.Server.Limits.RatePerSecond = -1
+	}
+	if g.opts.Edit != nil {
+		g.opts.Edit(cfg)
+	}
+	cfg.Defaults(addr)
+}
+
+// ReloadResult is the answer of a reload, as serve's.
+type ReloadResult struct {
+	Reloaded     bool      `json:"reloaded"`
+	Source       string    `json:"source"`
+	Workflows    int       `json:"workflows"`
+	Capabilities int       `json:"capabilities"`
+	Connections  int       `json:"connections"`
+	At           time.Time `json:"at"`
+}
+
+// reload does what serve's reload does (cmd/praxa/reload.go): the
+// configuration of Options.Config again, its connections swapped in
+// first, then the service's workflows, discovery, lexicon and policy. An
+// error leaves everything as it was. g.Config keeps the configuration the
+// gateway started with.
+func (g *Gateway) reload(ctx context.Context) (*ReloadResult, error) {
+	g.reloadMu.Lock()
+	defer g.reloadMu.Unlock()
+	fn := g.opts.Config
+	if fn == nil {
+		fn = embeddedConfig
+	}
+	cfg, err := fn()
+	if err != nil {
+		return nil, err
+	}
+	g.prepare(cfg, g.Config.Server.Addr)
+	conns, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: g.log})
+	if err != nil {
+		return nil, err
+	}
+	index, err := discovery.Build(workflows, cfg)
+	if err != nil {
+		conns.Close()
+		return nil, err
+	}
+	g.Switch.Swap(conns)
+	g.Service.Reload(gateway.Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy})
+	return &ReloadResult{Reloaded: true, Source: cfg.Source, Workflows: len(workflows.IDs()), Capabilities: len(cfg.Exposed()),
+		Connections: len(cfg.Connections), At: time.Now().UTC()}, nil
+}
+
+// Reload reloads the configuration in process, as SIGHUP does in serve,
+// and returns the error of a refused one.
+func (g *Gateway) Reload(t testing.TB) (*ReloadResult, error) {
+	t.Helper()
+	return g.reload(context.Background())
+}
+
+func embeddedConfig() (*config.Config, error) {
+	return config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
+}
+
 // parseConfig returns the configuration of fn, or the embedded examples.
 func parseConfig(t testing.TB, fn func() (*config.Config, error)) *config.Config {
 	t.Helper()
 	if fn == nil {
-		fn = func() (*config.Config, error) { return config.Parse(examples.PraxecYAMLName, examples.PraxecYAML) }
+		fn = embeddedConfig
 	}
 	cfg, err := fn()
 	if err != nil {
@@ -361,7 +457,7 @@ func (g *Gateway) Replica(t testing.TB, opts *Options) *Gateway {
 	if opts != nil {
 		o = *opts
 	}
-	o.Issuer, o.DBPath, o.Now = g.Issuer, g.DBPath, g.opts.Now
+	o.Issuer, o.DBPath, o.StoreDSN, o.Now = g.Issuer, g.DBPath, g.StoreDSN, g.opts.Now
 	edit, publicURL, resource := o.Edit, g.Config.Server.PublicURL, g.Config.Auth.Resource
 	o.Edit = func(c *config.Config) {
 		if edit != nil {
@@ -403,7 +499,7 @@ func (g *Gateway) Events(t testing.TB, tenant, traceID string) []store.Event {
 	t.Helper()
 	g.Flush(t)
 	var out []store.Event
-	err := g.Store.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+	err := g.DB.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
 		var err error
 		out, err = tx.TraceEvents(ctx, tenant, traceID, 10000)
 		return err

@@ -46,6 +46,12 @@ func NewMetrics() *Metrics {
 	return m
 }
 
+// CounterFunc registers a counter whose value fn reports (the service's
+// own counters, such as the audit queue's).
+func (m *Metrics) CounterFunc(name, help string, fn func() float64) {
+	m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
+}
+
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})

@@ -55,6 +55,11 @@ type Options struct {
 	OpenAPI []byte
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Reload, when set, reloads the configuration for POST
+	// /v8/config/reload (scope config:write) and returns the answer; a
+	// *config.LoadError is answered INVALID_PARAMS with one entry of
+	// errors per problem. Without it the endpoint answers not-implemented.
+	Reload func(ctx context.Context) (any, error)
 }
 
 type server struct {
@@ -121,6 +126,7 @@ func New(o Options) http.Handler {
 		r.Post("/v8/approvals/{approvalId}/approve", s.resolveApproval(true))
 		r.Post("/v8/approvals/{approvalId}/reject", s.resolveApproval(false))
 		r.Post(contracts.CoverageRunsPath, s.recordCoverageRun)
+		r.Post("/v8/config/reload", s.reloadConfig)
 	})
 	if o.OpenAPI != nil {
 		r.Get("/openapi.json", serveDocument(o.OpenAPI))

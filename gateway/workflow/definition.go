@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -62,16 +63,40 @@ func (t *Transition) InputSchema() json.RawMessage {
 	return append(json.RawMessage(nil), t.inputSchema...)
 }
 
-// Registry holds the compiled definitions.
+// Registry holds the compiled definitions. Its set can be replaced as a
+// whole (Replace, on a configuration reload) while it is read: a Lookup
+// sees the old set or the new one, never a mix.
 type Registry struct {
+	set atomic.Pointer[definitionSet]
+}
+
+// definitionSet is one compiled set of definitions; it is not changed once
+// a Registry publishes it.
+type definitionSet struct {
 	defs map[string]*Definition
 	ids  []string
+}
+
+// load returns the current set (an empty one for a zero Registry).
+func (r *Registry) load() *definitionSet {
+	if s := r.set.Load(); s != nil {
+		return s
+	}
+	return &definitionSet{defs: map[string]*Definition{}}
+}
+
+// Replace makes next's definitions those of r, atomically: later Lookups
+// answer from them. Instances keep their definition id, so an instance
+// whose definition next still holds moves on under next's version of it.
+// next should not be used on its own afterwards.
+func (r *Registry) Replace(next *Registry) {
+	r.set.Store(next.load())
 }
 
 // Compile compiles the configured workflows. The configuration loader has
 // already checked their structure; Compile compiles their schemas.
 func Compile(workflows map[string]config.Workflow) (*Registry, error) {
-	r := &Registry{defs: map[string]*Definition{}}
+	r := &definitionSet{defs: map[string]*Definition{}}
 	for id, w := range workflows {
 		d := &Definition{ID: id, Workflow: w, transitions: map[string]*Transition{}}
 		if len(w.InputSchema) > 0 {
@@ -98,7 +123,9 @@ func Compile(workflows map[string]config.Workflow) (*Registry, error) {
 	}
 	sort.Strings(r.ids)
 	r.markOutside()
-	return r, nil
+	reg := &Registry{}
+	reg.set.Store(r)
+	return reg, nil
 }
 
 func compile(name string, schema map[string]any) (*jsonschema.Schema, error) {
@@ -125,7 +152,7 @@ func external(x *config.Executor) bool {
 
 // markOutside sets outside on the definitions that reach outside, through
 // their sub-workflows too.
-func (r *Registry) markOutside() {
+func (r *definitionSet) markOutside() {
 	direct := map[string]bool{}
 	subs := map[string][]string{}
 	for id, d := range r.defs {
@@ -166,12 +193,12 @@ func (r *Registry) markOutside() {
 
 // Lookup returns the definition with this id.
 func (r *Registry) Lookup(id string) (*Definition, bool) {
-	d, ok := r.defs[id]
+	d, ok := r.load().defs[id]
 	return d, ok
 }
 
 // IDs returns the definition ids, sorted.
-func (r *Registry) IDs() []string { return slices.Clone(r.ids) }
+func (r *Registry) IDs() []string { return slices.Clone(r.load().ids) }
 
 // Transition returns the named transition.
 func (d *Definition) Transition(name string) (*Transition, bool) {
@@ -179,10 +206,14 @@ func (d *Definition) Transition(name string) (*Transition, bool) {
 	return t, ok
 }
 
-// Terminal reports whether state ends the workflow.
+// Terminal reports whether state ends the workflow. A nil d (a definition
+// a configuration reload removed) knows only the cancelled state.
 func (d *Definition) Terminal(state string) bool {
 	if state == CancelledState {
 		return true
+	}
+	if d == nil {
+		return false
 	}
 	return d.States[state].Terminal
 }

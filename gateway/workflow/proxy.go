@@ -51,12 +51,21 @@ func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 	}
 	d, _ := one.Lookup(config.ProxyDefaultWorkflow)
 	d.proxy = true
-	if _, had := r.defs[config.ProxyDefaultWorkflow]; !had {
-		r.ids = append(r.ids, config.ProxyDefaultWorkflow)
-		slices.Sort(r.ids)
+	// A new set, copied definition by definition: a published set is
+	// read concurrently, and markOutside writes to the definitions.
+	old := r.load()
+	next := &definitionSet{defs: make(map[string]*Definition, len(old.defs)+1), ids: slices.Clone(old.ids)}
+	for id, od := range old.defs {
+		cp := *od
+		next.defs[id] = &cp
 	}
-	r.defs[config.ProxyDefaultWorkflow] = d
-	r.markOutside()
+	if _, had := next.defs[config.ProxyDefaultWorkflow]; !had {
+		next.ids = append(next.ids, config.ProxyDefaultWorkflow)
+		slices.Sort(next.ids)
+	}
+	next.defs[config.ProxyDefaultWorkflow] = d
+	next.markOutside()
+	r.set.Store(next)
 	return nil
 }
 

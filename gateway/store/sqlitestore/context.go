@@ -39,12 +39,12 @@ func scanContextRecord(row interface{ Scan(...any) error }) (store.ContextRecord
 }
 
 func (t *txn) GetContextRecord(ctx context.Context, kind, tenant, id string) (store.ContextRecord, error) {
-	return scanContextRecord(t.q.QueryRowContext(ctx, `SELECT `+contextColumns+` FROM context_records
+	return scanContextRecord(t.queryRow(ctx, `SELECT `+contextColumns+` FROM context_records
 		WHERE kind = ? AND tenant = ? AND id = ?`, kind, tenant, id))
 }
 
 func (t *txn) ListContextRecords(ctx context.Context, kind, tenant, compartment, purpose string) ([]store.ContextRecord, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+contextColumns+` FROM context_records
+	rows, err := t.query(ctx, `SELECT `+contextColumns+` FROM context_records
 		WHERE kind = ? AND tenant = ? AND (? = '' OR compartment = ?)
 		AND (? = '' OR EXISTS (SELECT 1 FROM json_each(context_records.purposes) WHERE json_each.value = ?))
 		ORDER BY id`, kind, tenant, compartment, compartment, purpose, purpose)
@@ -84,7 +84,7 @@ func (t *txn) PutContextRecord(ctx context.Context, r store.ContextRecord) error
 	if err != nil {
 		return fmt.Errorf("sqlitestore: put context record: %w", err)
 	}
-	_, err = t.q.ExecContext(ctx, `INSERT INTO context_records (`+contextColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err = t.exec(ctx, `INSERT INTO context_records (`+contextColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (kind, tenant, id) DO UPDATE SET compartment = excluded.compartment, purposes = excluded.purposes,
 		tags = excluded.tags, doc = excluded.doc, created_at = excluded.created_at, updated_at = excluded.updated_at`,
 		r.Kind, r.Tenant, r.ID, r.Compartment, purposes, tags, nonNilBytes(r.Doc), nanos(r.CreatedAt), nanos(r.UpdatedAt))
@@ -111,11 +111,11 @@ func scanCertificate(row interface{ Scan(...any) error }) (store.Certificate, er
 }
 
 func (t *txn) GetCertificate(ctx context.Context, id string) (store.Certificate, error) {
-	return scanCertificate(t.q.QueryRowContext(ctx, `SELECT `+certificateColumns+` FROM world_certificates WHERE id = ?`, id))
+	return scanCertificate(t.queryRow(ctx, `SELECT `+certificateColumns+` FROM world_certificates WHERE id = ?`, id))
 }
 
 func (t *txn) ListCertificates(ctx context.Context, issuer string) ([]store.Certificate, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+certificateColumns+` FROM world_certificates
+	rows, err := t.query(ctx, `SELECT `+certificateColumns+` FROM world_certificates
 		WHERE ? = '' OR issuer = ? ORDER BY id`, issuer, issuer)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: list certificates: %w", err)
@@ -136,7 +136,7 @@ func (t *txn) ListCertificates(ctx context.Context, issuer string) ([]store.Cert
 }
 
 func (t *txn) PutCertificate(ctx context.Context, c store.Certificate) error {
-	_, err := t.q.ExecContext(ctx, `INSERT INTO world_certificates (`+certificateColumns+`) VALUES (?, ?, ?, ?, ?, ?)
+	_, err := t.exec(ctx, `INSERT INTO world_certificates (`+certificateColumns+`) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET issuer = excluded.issuer, subject = excluded.subject, doc = excluded.doc,
 		created_at = excluded.created_at, updated_at = excluded.updated_at`,
 		c.ID, c.Issuer, c.Subject, nonNilBytes(c.Doc), nanos(c.CreatedAt), nanos(c.UpdatedAt))

@@ -10,7 +10,7 @@ import (
 )
 
 func (t *txn) PutCoverageRun(ctx context.Context, r store.CoverageRun) error {
-	res, err := t.q.ExecContext(ctx, `INSERT INTO coverage_runs (id, tenant, subject, recorded_at, doc) VALUES (?, ?, ?, ?, ?)
+	res, err := t.exec(ctx, `INSERT INTO coverage_runs (id, tenant, subject, recorded_at, doc) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`, r.ID, r.Tenant, r.Subject, nanos(r.RecordedAt), nonNilBytes(r.Doc))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: put coverage run: %w", err)
@@ -21,7 +21,7 @@ func (t *txn) PutCoverageRun(ctx context.Context, r store.CoverageRun) error {
 func (t *txn) LatestCoverageRun(ctx context.Context) (store.CoverageRun, error) {
 	var r store.CoverageRun
 	var at int64
-	err := t.q.QueryRowContext(ctx, `SELECT id, tenant, subject, recorded_at, doc FROM coverage_runs
+	err := t.queryRow(ctx, `SELECT id, tenant, subject, recorded_at, doc FROM coverage_runs
 		ORDER BY recorded_at DESC, seq DESC LIMIT 1`).Scan(&r.ID, &r.Tenant, &r.Subject, &at, &r.Doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, store.ErrNotFound

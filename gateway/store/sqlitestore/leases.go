@@ -17,7 +17,7 @@ const leaseColumns = `tenant, workflow_id, expected_version, transition, fingerp
 func (t *txn) GetMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.MoveLease, error) {
 	var l store.MoveLease
 	var created, deadline int64
-	err := t.q.QueryRowContext(ctx, `SELECT `+leaseColumns+` FROM move_leases WHERE workflow_id = ? AND expected_version = ? AND tenant = ?`,
+	err := t.queryRow(ctx, `SELECT `+leaseColumns+` FROM move_leases WHERE workflow_id = ? AND expected_version = ? AND tenant = ?`,
 		workflowID, expectedVersion, tenant).
 		Scan(&l.Tenant, &l.WorkflowID, &l.ExpectedVersion, &l.Transition, &l.Fingerprint, &l.Namespace, &l.Key, &l.Operation,
 			&l.KeyFingerprint, &l.Owner, &created, &deadline)
@@ -32,7 +32,7 @@ func (t *txn) GetMoveLease(ctx context.Context, tenant, workflowID string, expec
 }
 
 func (t *txn) InsertMoveLease(ctx context.Context, l store.MoveLease) error {
-	res, err := t.q.ExecContext(ctx, `INSERT INTO move_leases (`+leaseColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := t.exec(ctx, `INSERT INTO move_leases (`+leaseColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`,
 		l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Transition, l.Fingerprint, l.Namespace, l.Key, l.Operation,
 		l.KeyFingerprint, l.Owner, nanos(l.CreatedAt), nanos(l.Deadline))
@@ -43,7 +43,7 @@ func (t *txn) InsertMoveLease(ctx context.Context, l store.MoveLease) error {
 }
 
 func (t *txn) DeleteMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner string) error {
-	res, err := t.q.ExecContext(ctx, `DELETE FROM move_leases WHERE workflow_id = ? AND expected_version = ? AND tenant = ? AND owner = ?`,
+	res, err := t.exec(ctx, `DELETE FROM move_leases WHERE workflow_id = ? AND expected_version = ? AND tenant = ? AND owner = ?`,
 		workflowID, expectedVersion, tenant, owner)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: delete move lease: %w", err)

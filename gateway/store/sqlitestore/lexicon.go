@@ -29,11 +29,11 @@ func scanLexiconTerm(row interface{ Scan(...any) error }) (store.LexiconTerm, er
 }
 
 func (t *txn) GetLexiconTerm(ctx context.Context, key string) (store.LexiconTerm, error) {
-	return scanLexiconTerm(t.q.QueryRowContext(ctx, `SELECT `+lexiconColumns+` FROM lexicon_terms WHERE key = ?`, key))
+	return scanLexiconTerm(t.queryRow(ctx, `SELECT `+lexiconColumns+` FROM lexicon_terms WHERE key = ?`, key))
 }
 
 func (t *txn) ListLexiconTerms(ctx context.Context) ([]store.LexiconTerm, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+lexiconColumns+` FROM lexicon_terms ORDER BY key`)
+	rows, err := t.query(ctx, `SELECT `+lexiconColumns+` FROM lexicon_terms ORDER BY key`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: list lexicon terms: %w", err)
 	}
@@ -54,7 +54,7 @@ func (t *txn) ListLexiconTerms(ctx context.Context) ([]store.LexiconTerm, error)
 
 func (t *txn) PutLexiconTerm(ctx context.Context, lt store.LexiconTerm, expectedVersion int64) error {
 	if expectedVersion == 0 {
-		res, err := t.q.ExecContext(ctx, `INSERT INTO lexicon_terms (`+lexiconColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		res, err := t.exec(ctx, `INSERT INTO lexicon_terms (`+lexiconColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`,
 			lt.Key, lt.Term, nonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, nanos(lt.UpdatedAt))
 		if err != nil {
@@ -62,7 +62,7 @@ func (t *txn) PutLexiconTerm(ctx context.Context, lt store.LexiconTerm, expected
 		}
 		return affectedOne(res, store.ErrExists, "insert lexicon term")
 	}
-	res, err := t.q.ExecContext(ctx, `UPDATE lexicon_terms SET term = ?, entry = ?, version = ?, tenant = ?, subject = ?,
+	res, err := t.exec(ctx, `UPDATE lexicon_terms SET term = ?, entry = ?, version = ?, tenant = ?, subject = ?,
 		client_id = ?, updated_at = ? WHERE key = ? AND version = ?`,
 		lt.Term, nonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, nanos(lt.UpdatedAt), lt.Key, expectedVersion)
 	if err != nil {

@@ -27,15 +27,15 @@ func scanMission(row interface{ Scan(...any) error }) (store.Mission, error) {
 }
 
 func (t *txn) GetMission(ctx context.Context, tenant, id string) (store.Mission, error) {
-	return scanMission(t.q.QueryRowContext(ctx, `SELECT `+missionColumns+` FROM missions WHERE id = ? AND tenant = ?`, id, tenant))
+	return scanMission(t.queryRow(ctx, `SELECT `+missionColumns+` FROM missions WHERE id = ? AND tenant = ?`, id, tenant))
 }
 
 func (t *txn) GetMissionByRunID(ctx context.Context, tenant, runID string) (store.Mission, error) {
-	return scanMission(t.q.QueryRowContext(ctx, `SELECT `+missionColumns+` FROM missions WHERE tenant = ? AND run_id = ?`, tenant, runID))
+	return scanMission(t.queryRow(ctx, `SELECT `+missionColumns+` FROM missions WHERE tenant = ? AND run_id = ?`, tenant, runID))
 }
 
 func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
-	res, err := t.q.ExecContext(ctx, `INSERT INTO missions (`+missionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := t.exec(ctx, `INSERT INTO missions (`+missionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`,
 		m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion, m.State, m.Version, m.Status, m.ParentID,
 		nonNilBytes(m.Doc), nanos(m.CreatedAt), nanos(m.UpdatedAt))
@@ -46,7 +46,7 @@ func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
 }
 
 func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersion int64) error {
-	res, err := t.q.ExecContext(ctx, `UPDATE missions SET state = ?, version = ?, status = ?, doc = ?, updated_at = ?,
+	res, err := t.exec(ctx, `UPDATE missions SET state = ?, version = ?, status = ?, doc = ?, updated_at = ?,
 		definition_version = ? WHERE id = ? AND tenant = ? AND version = ?`,
 		m.State, m.Version, m.Status, nonNilBytes(m.Doc), nanos(m.UpdatedAt), m.DefinitionVersion, m.ID, m.Tenant, expectedVersion)
 	if err != nil {
@@ -64,7 +64,7 @@ func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersio
 }
 
 func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
-	res, err := t.q.ExecContext(ctx, `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at, status)
+	res, err := t.exec(ctx, `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at, status)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, nonNilBytes(r.Response), nanos(r.CreatedAt), r.Status)
 	if err != nil {
@@ -76,7 +76,7 @@ func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
 func (t *txn) GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.SubmitRecord, error) {
 	r := store.SubmitRecord{Tenant: tenant, WorkflowID: workflowID, ExpectedVersion: expectedVersion}
 	var created int64
-	err := t.q.QueryRowContext(ctx, `SELECT fingerprint, response, created_at, status FROM mission_submits
+	err := t.queryRow(ctx, `SELECT fingerprint, response, created_at, status FROM mission_submits
 		WHERE workflow_id = ? AND expected_version = ? AND tenant = ?`, workflowID, expectedVersion, tenant).
 		Scan(&r.Fingerprint, &r.Response, &created, &r.Status)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -107,7 +107,7 @@ func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
 }
 
 func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
-	res, err := t.q.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := t.exec(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`,
 		a.Tenant, a.ID, a.WorkflowID, a.RunID, a.Transition, a.Queue, a.Status, a.RequestedBy, a.ResolvedBy,
 		nonNilBytes(a.Doc), nanos(a.CreatedAt), nanos(a.ResolvedAt))
@@ -118,7 +118,7 @@ func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
 }
 
 func (t *txn) UpdateApproval(ctx context.Context, a store.Approval, expectedStatus string) error {
-	res, err := t.q.ExecContext(ctx, `UPDATE approvals SET status = ?, resolved_by = ?, doc = ?, resolved_at = ?
+	res, err := t.exec(ctx, `UPDATE approvals SET status = ?, resolved_by = ?, doc = ?, resolved_at = ?
 		WHERE id = ? AND tenant = ? AND status = ?`,
 		a.Status, a.ResolvedBy, nonNilBytes(a.Doc), nanos(a.ResolvedAt), a.ID, a.Tenant, expectedStatus)
 	if err != nil {
@@ -136,12 +136,12 @@ func (t *txn) UpdateApproval(ctx context.Context, a store.Approval, expectedStat
 }
 
 func (t *txn) GetApproval(ctx context.Context, tenant, id string) (store.Approval, error) {
-	return scanApproval(t.q.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ? AND tenant = ?`, id, tenant))
+	return scanApproval(t.queryRow(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ? AND tenant = ?`, id, tenant))
 }
 
 func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit int) ([]store.Approval, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals
-		WHERE tenant = ? AND (? = '' OR status = ?) ORDER BY created_at, id LIMIT ?`, tenant, status, status, limit)
+	rows, err := t.query(ctx, `SELECT `+approvalColumns+` FROM approvals
+		WHERE tenant = ? AND (? = '' OR status = ?) ORDER BY created_at, id LIMIT `+limitSQL(limit), tenant, status, status)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: list approvals: %w", err)
 	}

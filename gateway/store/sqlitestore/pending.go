@@ -10,7 +10,7 @@ import (
 // This file holds the commands paused on unknown subjects (migration 0006).
 
 func (t *txn) ListPendingSubjects(ctx context.Context, tenant, subjectKey string) ([]store.PendingSubject, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT tenant, subject_key, command_key, subject, doc, created_by, created_at
+	rows, err := t.query(ctx, `SELECT tenant, subject_key, command_key, subject, doc, created_by, created_at
 		FROM pending_subjects WHERE tenant = ? AND subject_key = ? ORDER BY command_key`, tenant, subjectKey)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: list pending subjects: %w", err)
@@ -33,7 +33,7 @@ func (t *txn) ListPendingSubjects(ctx context.Context, tenant, subjectKey string
 }
 
 func (t *txn) PutPendingSubject(ctx context.Context, p store.PendingSubject) error {
-	_, err := t.q.ExecContext(ctx, `INSERT INTO pending_subjects (tenant, subject_key, command_key, subject, doc, created_by, created_at)
+	_, err := t.exec(ctx, `INSERT INTO pending_subjects (tenant, subject_key, command_key, subject, doc, created_by, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tenant, subject_key, command_key) DO UPDATE SET subject = excluded.subject, doc = excluded.doc,
 			created_by = excluded.created_by, created_at = excluded.created_at`,
@@ -45,7 +45,7 @@ func (t *txn) PutPendingSubject(ctx context.Context, p store.PendingSubject) err
 }
 
 func (t *txn) DeletePendingSubjects(ctx context.Context, tenant, subjectKey, commandKey string) (int, error) {
-	res, err := t.q.ExecContext(ctx, `DELETE FROM pending_subjects WHERE tenant = ?
+	res, err := t.exec(ctx, `DELETE FROM pending_subjects WHERE tenant = ?
 		AND (? = '' OR subject_key = ?) AND (? = '' OR command_key = ?)`,
 		tenant, subjectKey, subjectKey, commandKey, commandKey)
 	if err != nil {

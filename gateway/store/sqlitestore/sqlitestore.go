@@ -50,10 +50,15 @@ type Options struct {
 type Store struct {
 	writer *sql.DB
 	reader *sql.DB
-	jobs   chan *job
-	quit   chan struct{}
-	done   chan struct{}
-	max    int
+	// writeStmts and readStmts keep statements prepared per pool.
+	writeStmts, readStmts *stmtCache
+	// readers bounds the read transactions open at once to one less than
+	// the reader pool's connections.
+	readers chan struct{}
+	jobs    chan *job
+	quit    chan struct{}
+	done    chan struct{}
+	max     int
 
 	closeOnce sync.Once
 	closeErr  error
@@ -94,8 +99,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	writer.SetMaxOpenConns(1)
-	writer.SetMaxIdleConns(1)
+	// The writer goroutine holds one connection in its transaction; the
+	// second only prepares statements (see stmtCache), so preparing never
+	// waits for the connection the transaction holds.
+	writer.SetMaxOpenConns(2)
+	writer.SetMaxIdleConns(2)
 	writer.SetConnMaxLifetime(0)
 	if err := migrate(ctx, writer); err != nil {
 		writer.Close()
@@ -106,9 +114,12 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	reader.SetMaxOpenConns(o.Readers)
-	reader.SetMaxIdleConns(o.Readers)
+	// One connection more than there may be read transactions at once, for
+	// the same reason.
+	reader.SetMaxOpenConns(o.Readers + 1)
+	reader.SetMaxIdleConns(o.Readers + 1)
 	s := &Store{
+		writeStmts: newStmtCache(writer), readStmts: newStmtCache(reader), readers: make(chan struct{}, o.Readers),
 		writer: writer, reader: reader,
 		jobs: make(chan *job, o.MaxBatch),
 		quit: make(chan struct{}), done: make(chan struct{}),
@@ -235,20 +246,20 @@ func (s *Store) commit(batch []*job) {
 		fail(fmt.Errorf("sqlitestore: begin: %w", err))
 		return
 	}
-	stx := &txn{q: tx}
+	stx := &txn{q: tx, stmts: s.writeStmts}
 	ran := 0
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {
 			errs[i] = err
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+		if _, err := stx.exec(ctx, "SAVEPOINT job"); err != nil {
 			errs[i] = fmt.Errorf("sqlitestore: savepoint: %w", err)
 			continue
 		}
 		errs[i] = runJob(j, stx)
 		if errs[i] != nil {
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO job"); err != nil {
+			if _, err := stx.exec(ctx, "ROLLBACK TO job"); err != nil {
 				// The transaction is unusable: nothing of the batch commits.
 				tx.Rollback()
 				fail(fmt.Errorf("sqlitestore: rollback to savepoint: %w", err))
@@ -257,7 +268,7 @@ func (s *Store) commit(batch []*job) {
 		} else {
 			ran++
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE job"); err != nil {
+		if _, err := stx.exec(ctx, "RELEASE job"); err != nil {
 			tx.Rollback()
 			fail(fmt.Errorf("sqlitestore: release savepoint: %w", err))
 			return
@@ -290,12 +301,18 @@ func (s *Store) View(ctx context.Context, fn func(context.Context, store.ReadTx)
 		return store.ErrClosed
 	default:
 	}
+	select {
+	case s.readers <- struct{}{}:
+		defer func() { <-s.readers }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("sqlitestore: begin read: %w", err)
 	}
 	defer tx.Rollback()
-	return fn(ctx, &txn{q: tx})
+	return fn(ctx, &txn{q: tx, stmts: s.readStmts})
 }
 
 // AppendEvents implements store.Store.
@@ -312,7 +329,7 @@ type Event = store.Event
 func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) {
 	var n int64
 	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		res, err := tx.(*txn).q.ExecContext(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, t.UnixNano())
+		res, err := tx.(*txn).exec(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, t.UnixNano())
 		if err != nil {
 			return err
 		}
@@ -341,6 +358,8 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.quit)
 		<-s.done
+		s.readStmts.close()
+		s.writeStmts.close()
 		s.closeErr = errors.Join(s.reader.Close(), s.writer.Close())
 	})
 	return s.closeErr

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
@@ -13,7 +14,8 @@ import (
 
 // txn implements store.Tx on one SQLite transaction.
 type txn struct {
-	q *sql.Tx
+	q     *sql.Tx
+	stmts *stmtCache
 }
 
 var _ store.Tx = (*txn)(nil)
@@ -38,7 +40,7 @@ func (t *txn) GetIdempotency(ctx context.Context, namespace, key string, now tim
 		header           string
 		created, expires int64
 	)
-	err := t.q.QueryRowContext(ctx, `SELECT operation, fingerprint, status, header, body, created_at, expires_at
+	err := t.queryRow(ctx, `SELECT operation, fingerprint, status, header, body, created_at, expires_at
 		FROM idempotency WHERE namespace = ? AND key = ? AND expires_at >= ?`, namespace, key, now.UnixNano()).
 		Scan(&rec.Operation, &rec.Fingerprint, &rec.Status, &header, &rec.Body, &created, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -65,7 +67,7 @@ func (t *txn) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord
 		body = []byte{}
 	}
 	// An expired record gives way; a live one makes this insert a no-op.
-	res, err := t.q.ExecContext(ctx, `INSERT INTO idempotency
+	res, err := t.exec(ctx, `INSERT INTO idempotency
 		(namespace, key, operation, fingerprint, status, header, body, created_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (namespace, key) DO UPDATE SET
@@ -90,7 +92,7 @@ func (t *txn) InsertIntent(ctx context.Context, in store.Intent) error {
 	if err != nil {
 		return fmt.Errorf("sqlitestore: intent tags: %w", err)
 	}
-	res, err := t.q.ExecContext(ctx, `INSERT INTO intents (tenant, id, subject, text, tags, trace_id, created_at)
+	res, err := t.exec(ctx, `INSERT INTO intents (tenant, id, subject, text, tags, trace_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		in.Tenant, in.ID, in.Subject, in.Text, string(tags), in.TraceID, nanos(in.CreatedAt))
 	if err != nil {
@@ -115,7 +117,7 @@ func (t *txn) GetIntent(ctx context.Context, tenant, id string) (store.Intent, e
 	in := store.Intent{Tenant: tenant, ID: id}
 	var tags string
 	var created int64
-	err := t.q.QueryRowContext(ctx, `SELECT subject, text, tags, trace_id, created_at FROM intents WHERE tenant = ? AND id = ?`, tenant, id).
+	err := t.queryRow(ctx, `SELECT subject, text, tags, trace_id, created_at FROM intents WHERE tenant = ? AND id = ?`, tenant, id).
 		Scan(&in.Subject, &in.Text, &tags, &in.TraceID, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return in, store.ErrNotFound
@@ -136,7 +138,7 @@ func (t *txn) AppendEvents(ctx context.Context, events []store.Event) error {
 		if err != nil {
 			return fmt.Errorf("sqlitestore: event attributes: %w", err)
 		}
-		if _, err := t.q.ExecContext(ctx, `INSERT INTO events
+		if _, err := t.exec(ctx, `INSERT INTO events
 			(tenant, trace_id, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			e.Tenant, e.TraceID, e.Type, nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
@@ -148,8 +150,8 @@ func (t *txn) AppendEvents(ctx context.Context, events []store.Event) error {
 }
 
 func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int) ([]store.Event, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT seq, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes
-		FROM events WHERE tenant = ? AND trace_id = ? ORDER BY at, seq LIMIT ?`, tenant, traceID, limit)
+	rows, err := t.query(ctx, `SELECT seq, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes
+		FROM events WHERE tenant = ? AND trace_id = ? ORDER BY at, seq LIMIT `+limitSQL(limit), tenant, traceID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: trace events: %w", err)
 	}
@@ -176,7 +178,7 @@ func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int
 }
 
 func (t *txn) Revoke(ctx context.Context, r store.Revocation) error {
-	if _, err := t.q.ExecContext(ctx, `INSERT INTO revocations (jti, revoked_at, expires_at, by_subject, reason)
+	if _, err := t.exec(ctx, `INSERT INTO revocations (jti, revoked_at, expires_at, by_subject, reason)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (jti) DO NOTHING`,
 		r.JTI, nanos(r.RevokedAt), nanos(r.ExpiresAt), r.By, r.Reason); err != nil {
 		return fmt.Errorf("sqlitestore: revoke: %w", err)
@@ -186,14 +188,14 @@ func (t *txn) Revoke(ctx context.Context, r store.Revocation) error {
 
 func (t *txn) Revoked(ctx context.Context, jti string) (bool, error) {
 	var n int
-	if err := t.q.QueryRowContext(ctx, `SELECT count(*) FROM revocations WHERE jti = ?`, jti).Scan(&n); err != nil {
+	if err := t.queryRow(ctx, `SELECT count(*) FROM revocations WHERE jti = ?`, jti).Scan(&n); err != nil {
 		return false, fmt.Errorf("sqlitestore: revoked: %w", err)
 	}
 	return n > 0, nil
 }
 
 func (t *txn) revokedSince(ctx context.Context, since time.Time) ([]store.Revocation, error) {
-	rows, err := t.q.QueryContext(ctx, `SELECT jti, revoked_at, expires_at, by_subject, reason FROM revocations
+	rows, err := t.query(ctx, `SELECT jti, revoked_at, expires_at, by_subject, reason FROM revocations
 		WHERE revoked_at >= ? ORDER BY revoked_at, jti`, nanos(since))
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: revocations: %w", err)
@@ -210,4 +212,14 @@ func (t *txn) revokedSince(ctx context.Context, since time.Time) ([]store.Revoca
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// limitSQL renders a LIMIT value into the statement text: with a bound
+// parameter SQLite compiles the statement a second time on every run, and
+// the statement cache keeps one prepared statement per distinct limit.
+func limitSQL(n int) string {
+	if n < 0 {
+		n = 0
+	}
+	return strconv.Itoa(n)
 }

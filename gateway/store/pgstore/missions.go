@@ -1,0 +1,171 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+const missionColumns = `tenant, id, run_id, definition_id, definition_version, state, version, status, parent_id, doc, created_at, updated_at`
+
+func scanMission(row interface{ Scan(...any) error }) (store.Mission, error) {
+	var m store.Mission
+	var created, updated int64
+	err := row.Scan(&m.Tenant, &m.ID, &m.RunID, &m.DefinitionID, &m.DefinitionVersion, &m.State, &m.Version,
+		&m.Status, &m.ParentID, &m.Doc, &created, &updated)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return m, store.ErrNotFound
+	}
+	if err != nil {
+		return m, fmt.Errorf("pgstore: mission: %w", err)
+	}
+	m.CreatedAt, m.UpdatedAt = fromNanos(created), fromNanos(updated)
+	return m, nil
+}
+
+func (t *txn) GetMission(ctx context.Context, tenant, id string) (store.Mission, error) {
+	return scanMission(t.q.QueryRow(ctx, `SELECT `+missionColumns+` FROM missions WHERE id = $1 AND tenant = $2`, id, tenant))
+}
+
+func (t *txn) GetMissionByRunID(ctx context.Context, tenant, runID string) (store.Mission, error) {
+	return scanMission(t.q.QueryRow(ctx, `SELECT `+missionColumns+` FROM missions WHERE tenant = $1 AND run_id = $2`, tenant, runID))
+}
+
+func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
+	res, err := t.q.Exec(ctx, `INSERT INTO missions (`+missionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		ON CONFLICT DO NOTHING`,
+		m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion, m.State, m.Version, m.Status, m.ParentID,
+		nonNilBytes(m.Doc), nanos(m.CreatedAt), nanos(m.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("pgstore: insert mission: %w", err)
+	}
+	return affectedOne(res, store.ErrExists)
+}
+
+func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersion int64) error {
+	res, err := t.q.Exec(ctx, `UPDATE missions SET state = $1, version = $2, status = $3, doc = $4, updated_at = $5,
+		definition_version = $6 WHERE id = $7 AND tenant = $8 AND version = $9`,
+		m.State, m.Version, m.Status, nonNilBytes(m.Doc), nanos(m.UpdatedAt), m.DefinitionVersion, m.ID, m.Tenant, expectedVersion)
+	if err != nil {
+		return fmt.Errorf("pgstore: update mission: %w", err)
+	}
+	if n := res.RowsAffected(); n == 1 {
+		return nil
+	}
+	if _, err := t.GetMission(ctx, m.Tenant, m.ID); err != nil {
+		return err
+	}
+	return store.ErrConflict
+}
+
+func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
+	res, err := t.q.Exec(ctx, `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at, status)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, nonNilBytes(r.Response), nanos(r.CreatedAt), r.Status)
+	if err != nil {
+		return fmt.Errorf("pgstore: put submit: %w", err)
+	}
+	return affectedOne(res, store.ErrExists)
+}
+
+func (t *txn) GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.SubmitRecord, error) {
+	r := store.SubmitRecord{Tenant: tenant, WorkflowID: workflowID, ExpectedVersion: expectedVersion}
+	var created int64
+	err := t.q.QueryRow(ctx, `SELECT fingerprint, response, created_at, status FROM mission_submits
+		WHERE workflow_id = $1 AND expected_version = $2 AND tenant = $3`, workflowID, expectedVersion, tenant).
+		Scan(&r.Fingerprint, &r.Response, &created, &r.Status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, store.ErrNotFound
+	}
+	if err != nil {
+		return r, fmt.Errorf("pgstore: get submit: %w", err)
+	}
+	r.CreatedAt = fromNanos(created)
+	return r, nil
+}
+
+const approvalColumns = `tenant, id, workflow_id, run_id, transition, queue, status, requested_by, resolved_by, doc, created_at, resolved_at`
+
+func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
+	var a store.Approval
+	var created, resolved int64
+	err := row.Scan(&a.Tenant, &a.ID, &a.WorkflowID, &a.RunID, &a.Transition, &a.Queue, &a.Status, &a.RequestedBy,
+		&a.ResolvedBy, &a.Doc, &created, &resolved)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return a, store.ErrNotFound
+	}
+	if err != nil {
+		return a, fmt.Errorf("pgstore: approval: %w", err)
+	}
+	a.CreatedAt, a.ResolvedAt = fromNanos(created), fromNanos(resolved)
+	return a, nil
+}
+
+func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
+	res, err := t.q.Exec(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		ON CONFLICT DO NOTHING`,
+		a.Tenant, a.ID, a.WorkflowID, a.RunID, a.Transition, a.Queue, a.Status, a.RequestedBy, a.ResolvedBy,
+		nonNilBytes(a.Doc), nanos(a.CreatedAt), nanos(a.ResolvedAt))
+	if err != nil {
+		return fmt.Errorf("pgstore: insert approval: %w", err)
+	}
+	return affectedOne(res, store.ErrExists)
+}
+
+func (t *txn) UpdateApproval(ctx context.Context, a store.Approval, expectedStatus string) error {
+	res, err := t.q.Exec(ctx, `UPDATE approvals SET status = $1, resolved_by = $2, doc = $3, resolved_at = $4
+		WHERE id = $5 AND tenant = $6 AND status = $7`,
+		a.Status, a.ResolvedBy, nonNilBytes(a.Doc), nanos(a.ResolvedAt), a.ID, a.Tenant, expectedStatus)
+	if err != nil {
+		return fmt.Errorf("pgstore: update approval: %w", err)
+	}
+	if n := res.RowsAffected(); n == 1 {
+		return nil
+	}
+	if _, err := t.GetApproval(ctx, a.Tenant, a.ID); err != nil {
+		return err
+	}
+	return store.ErrConflict
+}
+
+func (t *txn) GetApproval(ctx context.Context, tenant, id string) (store.Approval, error) {
+	return scanApproval(t.q.QueryRow(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = $1 AND tenant = $2`, id, tenant))
+}
+
+func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit int) ([]store.Approval, error) {
+	rows, err := t.q.Query(ctx, `SELECT `+approvalColumns+` FROM approvals
+		WHERE tenant = $1 AND ($2::text = '' OR status = $2::text) ORDER BY created_at, id LIMIT $3`, tenant, status, limit)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: list approvals: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func nonNilBytes(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// affectedOne answers none when an insert that does nothing on conflict
+// inserted nothing.
+func affectedOne(res pgconn.CommandTag, none error) error {
+	if res.RowsAffected() == 0 {
+		return none
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// This file holds the commands paused on unknown subjects (migration 0006).
+
+func (t *txn) ListPendingSubjects(ctx context.Context, tenant, subjectKey string) ([]store.PendingSubject, error) {
+	rows, err := t.q.Query(ctx, `SELECT tenant, subject_key, command_key, subject, doc, created_by, created_at
+		FROM pending_subjects WHERE tenant = $1 AND subject_key = $2 ORDER BY command_key`, tenant, subjectKey)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: list pending subjects: %w", err)
+	}
+	defer rows.Close()
+	var out []store.PendingSubject
+	for rows.Next() {
+		var p store.PendingSubject
+		var created int64
+		if err := rows.Scan(&p.Tenant, &p.SubjectKey, &p.CommandKey, &p.Subject, &p.Doc, &p.CreatedBy, &created); err != nil {
+			return nil, fmt.Errorf("pgstore: pending subject: %w", err)
+		}
+		p.CreatedAt = fromNanos(created)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pgstore: list pending subjects: %w", err)
+	}
+	return out, nil
+}
+
+func (t *txn) PutPendingSubject(ctx context.Context, p store.PendingSubject) error {
+	_, err := t.q.Exec(ctx, `INSERT INTO pending_subjects (tenant, subject_key, command_key, subject, doc, created_by, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (tenant, subject_key, command_key) DO UPDATE SET subject = excluded.subject, doc = excluded.doc,
+			created_by = excluded.created_by, created_at = excluded.created_at`,
+		p.Tenant, p.SubjectKey, p.CommandKey, p.Subject, nonNilBytes(p.Doc), p.CreatedBy, nanos(p.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("pgstore: put pending subject: %w", err)
+	}
+	return nil
+}
+
+func (t *txn) DeletePendingSubjects(ctx context.Context, tenant, subjectKey, commandKey string) (int, error) {
+	res, err := t.q.Exec(ctx, `DELETE FROM pending_subjects WHERE tenant = $1
+		AND ($2::text = '' OR subject_key = $2::text) AND ($3::text = '' OR command_key = $3::text)`,
+		tenant, subjectKey, commandKey)
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: delete pending subjects: %w", err)
+	}
+	n := res.RowsAffected()
+	return int(n), nil
+}

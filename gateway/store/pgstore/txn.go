@@ -1,0 +1,209 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// txn implements store.Tx on one PostgreSQL transaction.
+type txn struct {
+	q pgx.Tx
+}
+
+var _ store.Tx = (*txn)(nil)
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func (t *txn) GetIdempotency(ctx context.Context, namespace, key string, now time.Time) (store.IdempotencyRecord, error) {
+	var (
+		rec              store.IdempotencyRecord
+		header           string
+		created, expires int64
+	)
+	err := t.q.QueryRow(ctx, `SELECT operation, fingerprint, status, header, body, created_at, expires_at
+		FROM idempotency WHERE namespace = $1 AND key = $2 AND expires_at >= $3`, namespace, key, now.UnixNano()).
+		Scan(&rec.Operation, &rec.Fingerprint, &rec.Status, &header, &rec.Body, &created, &expires)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return rec, store.ErrNotFound
+	}
+	if err != nil {
+		return rec, fmt.Errorf("pgstore: get idempotency: %w", err)
+	}
+	if err := json.Unmarshal([]byte(header), &rec.Header); err != nil {
+		return rec, fmt.Errorf("pgstore: idempotency header: %w", err)
+	}
+	rec.Namespace, rec.Key = namespace, key
+	rec.CreatedAt, rec.ExpiresAt = fromNanos(created), fromNanos(expires)
+	return rec, nil
+}
+
+func (t *txn) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord) error {
+	header, err := json.Marshal(rec.Header)
+	if err != nil {
+		return fmt.Errorf("pgstore: idempotency header: %w", err)
+	}
+	body := rec.Body
+	if body == nil {
+		body = []byte{}
+	}
+	// An expired record gives way; a live one makes this insert a no-op.
+	res, err := t.q.Exec(ctx, `INSERT INTO idempotency
+		(namespace, key, operation, fingerprint, status, header, body, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (namespace, key) DO UPDATE SET
+			operation = excluded.operation, fingerprint = excluded.fingerprint, status = excluded.status,
+			header = excluded.header, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+		WHERE idempotency.expires_at < excluded.created_at`,
+		rec.Namespace, rec.Key, rec.Operation, rec.Fingerprint, rec.Status, string(header), body,
+		nanos(rec.CreatedAt), nanos(rec.ExpiresAt))
+	if err != nil {
+		return fmt.Errorf("pgstore: insert idempotency: %w", err)
+	}
+	if n := res.RowsAffected(); n == 0 {
+		return store.ErrExists
+	}
+	return nil
+}
+
+func (t *txn) InsertIntent(ctx context.Context, in store.Intent) error {
+	tags, err := json.Marshal(nonNil(in.Tags))
+	if err != nil {
+		return fmt.Errorf("pgstore: intent tags: %w", err)
+	}
+	res, err := t.q.Exec(ctx, `INSERT INTO intents (tenant, id, subject, text, tags, trace_id, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+		in.Tenant, in.ID, in.Subject, in.Text, string(tags), in.TraceID, nanos(in.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("pgstore: insert intent: %w", err)
+	}
+	if n := res.RowsAffected(); n == 0 {
+		return store.ErrExists
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (t *txn) GetIntent(ctx context.Context, tenant, id string) (store.Intent, error) {
+	in := store.Intent{Tenant: tenant, ID: id}
+	var tags string
+	var created int64
+	err := t.q.QueryRow(ctx, `SELECT subject, text, tags, trace_id, created_at FROM intents WHERE tenant = $1 AND id = $2`, tenant, id).
+		Scan(&in.Subject, &in.Text, &tags, &in.TraceID, &created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return in, store.ErrNotFound
+	}
+	if err != nil {
+		return in, fmt.Errorf("pgstore: get intent: %w", err)
+	}
+	if err := json.Unmarshal([]byte(tags), &in.Tags); err != nil {
+		return in, fmt.Errorf("pgstore: intent tags: %w", err)
+	}
+	in.CreatedAt = fromNanos(created)
+	return in, nil
+}
+
+func (t *txn) AppendEvents(ctx context.Context, events []store.Event) error {
+	for _, e := range events {
+		attrs, err := json.Marshal(e.Attributes)
+		if err != nil {
+			return fmt.Errorf("pgstore: event attributes: %w", err)
+		}
+		if _, err := t.q.Exec(ctx, `INSERT INTO events
+			(tenant, trace_id, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			e.Tenant, e.TraceID, e.Type, nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
+			e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, string(attrs)); err != nil {
+			return fmt.Errorf("pgstore: append event: %w", err)
+		}
+	}
+	return nil
+}
+
+func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int) ([]store.Event, error) {
+	rows, err := t.q.Query(ctx, `SELECT seq, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes
+		FROM events WHERE tenant = $1 AND trace_id = $2 ORDER BY at, seq LIMIT $3`, tenant, traceID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: trace events: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Event
+	for rows.Next() {
+		e := store.Event{Tenant: tenant, TraceID: traceID}
+		var at int64
+		var attrs string
+		if err := rows.Scan(&e.Seq, &e.Type, &at, &e.Subject, &e.ClientID, &e.Operation, &e.Tool, &e.RunID, &e.WorkflowID,
+			&e.Outcome, &e.Code, &e.RequestID, &attrs); err != nil {
+			return nil, fmt.Errorf("pgstore: trace events: %w", err)
+		}
+		e.At = fromNanos(at)
+		if err := json.Unmarshal([]byte(attrs), &e.Attributes); err != nil {
+			return nil, fmt.Errorf("pgstore: event attributes: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pgstore: trace events: %w", err)
+	}
+	return out, nil
+}
+
+func (t *txn) Revoke(ctx context.Context, r store.Revocation) error {
+	if _, err := t.q.Exec(ctx, `INSERT INTO revocations (jti, revoked_at, expires_at, by_subject, reason)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (jti) DO NOTHING`,
+		r.JTI, nanos(r.RevokedAt), nanos(r.ExpiresAt), r.By, r.Reason); err != nil {
+		return fmt.Errorf("pgstore: revoke: %w", err)
+	}
+	return nil
+}
+
+func (t *txn) Revoked(ctx context.Context, jti string) (bool, error) {
+	var n int
+	if err := t.q.QueryRow(ctx, `SELECT count(*) FROM revocations WHERE jti = $1`, jti).Scan(&n); err != nil {
+		return false, fmt.Errorf("pgstore: revoked: %w", err)
+	}
+	return n > 0, nil
+}
+
+func (t *txn) revokedSince(ctx context.Context, since time.Time) ([]store.Revocation, error) {
+	rows, err := t.q.Query(ctx, `SELECT jti, revoked_at, expires_at, by_subject, reason FROM revocations
+		WHERE revoked_at >= $1 ORDER BY revoked_at, jti`, nanos(since))
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: revocations: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Revocation
+	for rows.Next() {
+		var r store.Revocation
+		var at, exp int64
+		if err := rows.Scan(&r.JTI, &at, &exp, &r.By, &r.Reason); err != nil {
+			return nil, fmt.Errorf("pgstore: revocations: %w", err)
+		}
+		r.RevokedAt, r.ExpiresAt = fromNanos(at), fromNanos(exp)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
