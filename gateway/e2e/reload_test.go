@@ -169,8 +169,13 @@ func TestReloadConfiguration(t *testing.T) {
 	if res.Status < 400 || res.Status >= 500 {
 		t.Errorf("starting a dropped workflow answered %d: %s", res.Status, res.Body)
 	}
-	res = w.query(t, tok, map[string]any{"workflowId": str(t, orphan, "workflow.id")})
+	orphanID := str(t, orphan, "workflow.id")
+	res = w.query(t, tok, map[string]any{"workflowId": orphanID})
 	wantStatus(t, res, http.StatusOK)
+	// Its moves are refused as illegal, not as a failure of the gateway.
+	res = w.command(t, tok, map[string]any{"workflowId": orphanID, "transition": "rotate",
+		"expectedVersion": num(t, orphan, "workflow.version"), "arguments": map[string]any{}})
+	wantProblem(t, res, http.StatusConflict, contracts.CodeInvalidTransition)
 }
 
 // TestReloadUnderLoad reloads while missions start and search runs, for

@@ -205,7 +205,7 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 func (e *Engine) Fire(ctx context.Context, in *Instance, name string, args map[string]any) (*Outcome, error) {
 	d, ok := e.Registry.Lookup(in.DefinitionID)
 	if !ok {
-		return nil, contracts.Errorf(contracts.CodeInternal, "workflow %q is no longer configured", in.DefinitionID)
+		return nil, unconfigured(in)
 	}
 	in = in.Clone()
 	out := &Outcome{Instance: in}
@@ -257,7 +257,7 @@ func (e *Engine) Fire(ctx context.Context, in *Instance, name string, args map[s
 func (e *Engine) Resolve(ctx context.Context, in *Instance, approvalID string, approve bool, by string) (*Outcome, error) {
 	d, ok := e.Registry.Lookup(in.DefinitionID)
 	if !ok {
-		return nil, contracts.Errorf(contracts.CodeInternal, "workflow %q is no longer configured", in.DefinitionID)
+		return nil, unconfigured(in)
 	}
 	if in.Pending == nil || in.Pending.ApprovalID != approvalID {
 		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission no longer waits for approval %s", approvalID)
@@ -292,10 +292,9 @@ func (e *Engine) Resolve(ctx context.Context, in *Instance, approvalID string, a
 
 // Cancel moves a non-terminal instance to the cancelled state.
 func (e *Engine) Cancel(in *Instance, reason string) (*Outcome, error) {
-	d, ok := e.Registry.Lookup(in.DefinitionID)
-	if !ok {
-		return nil, contracts.Errorf(contracts.CodeInternal, "workflow %q is no longer configured", in.DefinitionID)
-	}
+	// An instance whose definition a configuration reload removed can
+	// still be cancelled (d is nil: only the cancelled state is terminal).
+	d, _ := e.Registry.Lookup(in.DefinitionID)
 	if d.Terminal(in.State) {
 		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission already ended in state %s", in.State)
 	}
@@ -305,6 +304,14 @@ func (e *Engine) Cancel(in *Instance, reason string) (*Outcome, error) {
 	in.Version++
 	return &Outcome{Instance: in, Events: []Event{{Type: "workflow.cancelled", WorkflowID: in.ID,
 		Attributes: map[string]any{"from": from, "reason": reason}}}}, nil
+}
+
+// unconfigured answers a move on an instance whose definition is no
+// longer configured (a configuration reload removed it).
+func unconfigured(in *Instance) error {
+	return &contracts.Error{Code: contracts.CodeInvalidTransition,
+		Message: fmt.Sprintf("the workflow %q of this mission is no longer configured on this gateway; no transition is legal", in.DefinitionID),
+		Hint:    "The mission can still be read and cancelled; start a workflow the gateway offers now."}
 }
 
 // legal checks that name may fire from the instance's state now.
