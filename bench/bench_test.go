@@ -11,7 +11,10 @@
 //     (one fsync per request: the naive baseline for group commit);
 //   - BenchmarkReadTrace against BenchmarkBareChi, and its memstore variant
 //     against its SQLite one;
-//   - BenchmarkSQLiteRead/reparsed against BenchmarkSQLiteRead/prepared.
+//   - BenchmarkSQLiteRead/reparsed against BenchmarkSQLiteRead/prepared;
+//   - BenchmarkSubmitIntent/postgres and BenchmarkMissionTransition/postgres
+//     against their sqlite-durable variants (they skip without
+//     PRAXA_TEST_PG_DSN).
 //
 // Run them pinned to one core:
 //
@@ -42,9 +45,12 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
+	"github.com/praxa/praxa/gateway/store/pgstore"
+	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/gateway/strictjson"
 	"github.com/praxa/praxa/issuer"
@@ -136,6 +142,17 @@ var stores = []struct {
 	{"sqlite-nosync", sqliteOpener(&sqlitestore.Options{NoSync: true})},
 	{"sqlite-maxbatch1", sqliteOpener(&sqlitestore.Options{MaxBatch: 1})},
 	{"memstore", func(*testing.B) store.Store { return memstore.New() }},
+	{"postgres", pgOpener},
+}
+
+// pgOpener opens pgstore on a fresh schema of the PRAXA_TEST_PG_DSN
+// database (dropped at the end), or skips, saying why, without it.
+func pgOpener(b *testing.B) store.Store {
+	st, err := pgstore.Open(context.Background(), pgtest.Schema(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
 }
 
 func sqliteOpener(o *sqlitestore.Options) func(b *testing.B) store.Store {
@@ -158,7 +175,10 @@ func sqliteOpener(o *sqlitestore.Options) func(b *testing.B) store.Store {
 //   - sqlite-nosync: synchronous=NORMAL, no fsync per commit;
 //   - sqlite-maxbatch1: fsync per commit and one Update per commit, the
 //     naive baseline group commit is measured against;
-//   - memstore: the same pipeline without storage I/O.
+//   - memstore: the same pipeline without storage I/O;
+//   - postgres: pgstore on a fresh schema of PRAXA_TEST_PG_DSN (skipped
+//     without it), its default pool, one PostgreSQL transaction (and
+//     commit) per request; compare sqlite-durable in the same run.
 func BenchmarkSubmitIntent(b *testing.B) {
 	for _, sc := range stores {
 		b.Run(sc.name, func(b *testing.B) {
@@ -353,4 +373,68 @@ func BenchmarkSQLiteRead(b *testing.B) {
 			return tx.StmtContext(ctx, stmt).QueryRowContext(ctx, "ns", "missing-key-000001", 0)
 		})
 	})
+}
+
+// BenchmarkMissionTransition is one mission transition end to end through
+// the REST handler of a complete gateway over the embedded examples
+// (gatewaytest.New, in process): each op starts a fresh deploy_pipeline
+// over praxec (POST /v8/praxec/command) and submits its first transition,
+// run_lint, from the start answer's link args, one request at a time. That
+// is two durable commits per op; ns/request is ns/op over the two.
+//
+//   - sqlite-durable: a SQLite file, fsync per commit;
+//   - postgres: pgstore on a fresh schema of PRAXA_TEST_PG_DSN (skipped
+//     without it).
+func BenchmarkMissionTransition(b *testing.B) {
+	for _, sc := range []struct {
+		name string
+		opts func(b *testing.B) *gatewaytest.Options
+	}{
+		{"sqlite-durable", func(*testing.B) *gatewaytest.Options { return &gatewaytest.Options{} }},
+		{"postgres", func(b *testing.B) *gatewaytest.Options {
+			return &gatewaytest.Options{StoreDSN: pgtest.Schema(b)}
+		}},
+	} {
+		b.Run(sc.name, func(b *testing.B) { benchMissionTransition(b, gatewaytest.New(b, sc.opts(b))) })
+	}
+}
+
+func benchMissionTransition(b *testing.B, g *gatewaytest.Gateway) {
+	tok := g.Token(b, "bench-tenant", "bench-user", nil, nil)
+	command := func(args map[string]any) map[string]any {
+		body, err := json.Marshal(args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodPost, "/v8/praxec/command", strings.NewReader(string(body)))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		g.Handler.ServeHTTP(rec, req)
+		var out map[string]any
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
+			b.Fatalf("praxec.command %s: %d %s", body, rec.Code, rec.Body)
+		}
+		return out
+	}
+	// next returns the args of the run_lint link of a start answer.
+	next := func(answer map[string]any) map[string]any {
+		links, _ := answer["links"].([]any)
+		for _, l := range links {
+			if l, ok := l.(map[string]any); ok && l["rel"] == "run_lint" && l["method"] == "praxec.command" {
+				if args, ok := l["args"].(map[string]any); ok {
+					return args
+				}
+			}
+		}
+		b.Fatalf("no run_lint praxec.command link in %v", answer)
+		return nil
+	}
+	start := map[string]any{"definitionId": "deploy_pipeline"}
+	command(next(command(start))) // warm the verifier and the store
+	b.ReportAllocs()
+	for b.Loop() {
+		command(next(command(start)))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/request")
 }

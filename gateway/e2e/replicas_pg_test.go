@@ -5,9 +5,13 @@ package e2e_test
 // engines_test.go; these tests skip without PRAXA_TEST_PG_DSN.
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -59,4 +63,79 @@ func TestRevocationAcrossPostgresReplicas(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	wantProblem(t, get(g2), http.StatusUnauthorized, contracts.CodeInvalidToken)
+}
+
+// TestMCPAcrossPostgresReplicas: MCP over streamable HTTP works through
+// either replica in turn on one PostgreSQL database, with nothing pinned
+// to one process. A client on replica A starts deploy_pipeline with
+// praxec.command; a second client, on replica B, submits the next
+// transition from the link args of A's answer; A reads the result back.
+func TestMCPAcrossPostgresReplicas(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	ti := newIssuer(t)
+	ga := gatewaytest.New(t, &gatewaytest.Options{
+		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		StoreDSN: dsn,
+		Edit:     func(cfg *config.Config) { cfg.Auth.Resource = resource },
+	})
+	gb := ga.Replica(t, nil)
+	if ga.URL == gb.URL {
+		t.Fatalf("the replicas share one server: %s", ga.URL)
+	}
+	tok := ti.token(t, tenantA, userA)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	connect := func(url string) *mcp.ClientSession {
+		t.Helper()
+		client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp",
+			HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatalf("connect to %s/mcp: %v", url, err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	call := func(cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s %v: %v", name, args, err)
+		}
+		sc, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			t.Fatalf("%s %v: MCP error %s", name, args, sc)
+		}
+		var out map[string]any
+		if err := decode(sc, &out); err != nil {
+			t.Fatalf("%s: structured content %s: %v", name, sc, err)
+		}
+		return out
+	}
+
+	csA := connect(ga.URL)
+	started := call(csA, "praxec.command", map[string]any{"definitionId": "deploy_pipeline"})
+	id := str(t, started, "workflow.id")
+	next := findLink(t, linksOf(t, started), "run_lint")
+	if next.Method != "praxec.command" {
+		t.Fatalf("run_lint link method %q, want praxec.command", next.Method)
+	}
+
+	csB := connect(gb.URL)
+	submitted := call(csB, next.Method, next.Args)
+	if got := str(t, submitted, "workflow.id"); got != id {
+		t.Fatalf("replica B answered for workflow %s, want %s", got, id)
+	}
+	stateB, versionB := str(t, submitted, "workflow.state"), num(t, submitted, "workflow.version")
+	if versionB <= num(t, started, "workflow.version") {
+		t.Errorf("the submit through replica B did not advance the version: %d after %d", versionB, num(t, started, "workflow.version"))
+	}
+
+	read := call(csA, "praxec.query", map[string]any{"workflowId": id})
+	if s, v := str(t, read, "workflow.state"), num(t, read, "workflow.version"); s != stateB || v != versionB {
+		t.Errorf("replica A reads state %q version %d, replica B wrote %q version %d", s, v, stateB, versionB)
+	}
 }
