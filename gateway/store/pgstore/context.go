@@ -3,11 +3,10 @@ package pgstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
 
 // This file holds the purpose-filtered context and the certificates
@@ -15,36 +14,14 @@ import (
 // purpose filter runs in SQL (jsonb containment), so a record outside the purpose
 // never leaves the database.
 
-const contextColumns = `kind, tenant, id, compartment, purposes, tags, doc, created_at, updated_at`
-
-func scanContextRecord(row interface{ Scan(...any) error }) (store.ContextRecord, error) {
-	var r store.ContextRecord
-	var purposes, tags string
-	var created, updated int64
-	err := row.Scan(&r.Kind, &r.Tenant, &r.ID, &r.Compartment, &purposes, &tags, &r.Doc, &created, &updated)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, store.ErrNotFound
-	}
-	if err != nil {
-		return r, fmt.Errorf("pgstore: context record: %w", err)
-	}
-	if err := json.Unmarshal([]byte(purposes), &r.Purposes); err != nil {
-		return r, fmt.Errorf("pgstore: context record purposes: %w", err)
-	}
-	if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil {
-		return r, fmt.Errorf("pgstore: context record tags: %w", err)
-	}
-	r.CreatedAt, r.UpdatedAt = fromNanos(created), fromNanos(updated)
-	return r, nil
-}
-
 func (t *txn) GetContextRecord(ctx context.Context, kind, tenant, id string) (store.ContextRecord, error) {
-	return scanContextRecord(t.q.QueryRow(ctx, `SELECT `+contextColumns+` FROM context_records
+	v, err := sqlrow.ContextRecord(t.q.QueryRow(ctx, `SELECT `+sqlrow.ContextColumns+` FROM context_records
 		WHERE kind = $1 AND tenant = $2 AND id = $3`, kind, tenant, id))
+	return v, rowErr("context record", err)
 }
 
 func (t *txn) ListContextRecords(ctx context.Context, kind, tenant, compartment, purpose string) ([]store.ContextRecord, error) {
-	rows, err := t.q.Query(ctx, `SELECT `+contextColumns+` FROM context_records
+	rows, err := t.q.Query(ctx, `SELECT `+sqlrow.ContextColumns+` FROM context_records
 		WHERE kind = $1 AND tenant = $2 AND ($3::text = '' OR compartment = $3::text)
 		AND ($4::text = '' OR purposes::jsonb @> jsonb_build_array($4::text))
 		ORDER BY id`, kind, tenant, compartment, purpose)
@@ -54,9 +31,9 @@ func (t *txn) ListContextRecords(ctx context.Context, kind, tenant, compartment,
 	defer rows.Close()
 	var out []store.ContextRecord
 	for rows.Next() {
-		r, err := scanContextRecord(rows)
+		r, err := sqlrow.ContextRecord(rows)
 		if err != nil {
-			return nil, err
+			return nil, rowErr("context record", err)
 		}
 		out = append(out, r)
 	}
@@ -84,7 +61,7 @@ func (t *txn) PutContextRecord(ctx context.Context, r store.ContextRecord) error
 	if err != nil {
 		return fmt.Errorf("pgstore: put context record: %w", err)
 	}
-	_, err = t.q.Exec(ctx, `INSERT INTO context_records (`+contextColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	_, err = t.q.Exec(ctx, `INSERT INTO context_records (`+sqlrow.ContextColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (kind, tenant, id) DO UPDATE SET compartment = excluded.compartment, purposes = excluded.purposes,
 		tags = excluded.tags, doc = excluded.doc, created_at = excluded.created_at, updated_at = excluded.updated_at`,
 		r.Kind, r.Tenant, r.ID, r.Compartment, purposes, tags, nonNilBytes(r.Doc), nanos(r.CreatedAt), nanos(r.UpdatedAt))
@@ -94,28 +71,13 @@ func (t *txn) PutContextRecord(ctx context.Context, r store.ContextRecord) error
 	return nil
 }
 
-const certificateColumns = `id, issuer, subject, doc, created_at, updated_at`
-
-func scanCertificate(row interface{ Scan(...any) error }) (store.Certificate, error) {
-	var c store.Certificate
-	var created, updated int64
-	err := row.Scan(&c.ID, &c.Issuer, &c.Subject, &c.Doc, &created, &updated)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return c, store.ErrNotFound
-	}
-	if err != nil {
-		return c, fmt.Errorf("pgstore: certificate: %w", err)
-	}
-	c.CreatedAt, c.UpdatedAt = fromNanos(created), fromNanos(updated)
-	return c, nil
-}
-
 func (t *txn) GetCertificate(ctx context.Context, id string) (store.Certificate, error) {
-	return scanCertificate(t.q.QueryRow(ctx, `SELECT `+certificateColumns+` FROM world_certificates WHERE id = $1`, id))
+	v, err := sqlrow.Certificate(t.q.QueryRow(ctx, `SELECT `+sqlrow.CertificateColumns+` FROM world_certificates WHERE id = $1`, id))
+	return v, rowErr("certificate", err)
 }
 
 func (t *txn) ListCertificates(ctx context.Context, issuer string) ([]store.Certificate, error) {
-	rows, err := t.q.Query(ctx, `SELECT `+certificateColumns+` FROM world_certificates
+	rows, err := t.q.Query(ctx, `SELECT `+sqlrow.CertificateColumns+` FROM world_certificates
 		WHERE $1::text = '' OR issuer = $1::text ORDER BY id`, issuer)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: list certificates: %w", err)
@@ -123,9 +85,9 @@ func (t *txn) ListCertificates(ctx context.Context, issuer string) ([]store.Cert
 	defer rows.Close()
 	var out []store.Certificate
 	for rows.Next() {
-		c, err := scanCertificate(rows)
+		c, err := sqlrow.Certificate(rows)
 		if err != nil {
-			return nil, err
+			return nil, rowErr("certificate", err)
 		}
 		out = append(out, c)
 	}
@@ -136,7 +98,7 @@ func (t *txn) ListCertificates(ctx context.Context, issuer string) ([]store.Cert
 }
 
 func (t *txn) PutCertificate(ctx context.Context, c store.Certificate) error {
-	_, err := t.q.Exec(ctx, `INSERT INTO world_certificates (`+certificateColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
+	_, err := t.q.Exec(ctx, `INSERT INTO world_certificates (`+sqlrow.CertificateColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (id) DO UPDATE SET issuer = excluded.issuer, subject = excluded.subject, doc = excluded.doc,
 		created_at = excluded.created_at, updated_at = excluded.updated_at`,
 		c.ID, c.Issuer, c.Subject, nonNilBytes(c.Doc), nanos(c.CreatedAt), nanos(c.UpdatedAt))

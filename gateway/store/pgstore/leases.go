@@ -2,37 +2,23 @@ package pgstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
 
 // This file holds the move leases (migration 0007): one row per workflow
 // version, inserted once, deleted by its owner.
 
-const leaseColumns = `tenant, workflow_id, expected_version, transition, fingerprint, namespace, key, operation, key_fingerprint, owner, created_at, deadline`
-
 func (t *txn) GetMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.MoveLease, error) {
-	var l store.MoveLease
-	var created, deadline int64
-	err := t.q.QueryRow(ctx, `SELECT `+leaseColumns+` FROM move_leases WHERE workflow_id = $1 AND expected_version = $2 AND tenant = $3`,
-		workflowID, expectedVersion, tenant).
-		Scan(&l.Tenant, &l.WorkflowID, &l.ExpectedVersion, &l.Transition, &l.Fingerprint, &l.Namespace, &l.Key, &l.Operation,
-			&l.KeyFingerprint, &l.Owner, &created, &deadline)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return l, store.ErrNotFound
-	}
-	if err != nil {
-		return l, fmt.Errorf("pgstore: move lease: %w", err)
-	}
-	l.CreatedAt, l.Deadline = fromNanos(created), fromNanos(deadline)
-	return l, nil
+	l, err := sqlrow.MoveLease(t.q.QueryRow(ctx, `SELECT `+sqlrow.LeaseColumns+` FROM move_leases WHERE workflow_id = $1 AND expected_version = $2 AND tenant = $3`,
+		workflowID, expectedVersion, tenant))
+	return l, rowErr("move lease", err)
 }
 
 func (t *txn) InsertMoveLease(ctx context.Context, l store.MoveLease) error {
-	res, err := t.q.Exec(ctx, `INSERT INTO move_leases (`+leaseColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+	res, err := t.q.Exec(ctx, `INSERT INTO move_leases (`+sqlrow.LeaseColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT DO NOTHING`,
 		l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Transition, l.Fingerprint, l.Namespace, l.Key, l.Operation,
 		l.KeyFingerprint, l.Owner, nanos(l.CreatedAt), nanos(l.Deadline))

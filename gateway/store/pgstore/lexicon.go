@@ -2,47 +2,31 @@ package pgstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
 
 // This file holds the lexicon overlay (migration 0004): one row per term,
 // keyed by its lookup key, written with compare-and-set on its version.
 
-const lexiconColumns = `key, term, entry, version, tenant, subject, client_id, updated_at`
-
-func scanLexiconTerm(row interface{ Scan(...any) error }) (store.LexiconTerm, error) {
-	var lt store.LexiconTerm
-	var updated int64
-	err := row.Scan(&lt.Key, &lt.Term, &lt.Entry, &lt.Version, &lt.Tenant, &lt.Subject, &lt.ClientID, &updated)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return lt, store.ErrNotFound
-	}
-	if err != nil {
-		return lt, fmt.Errorf("pgstore: lexicon term: %w", err)
-	}
-	lt.UpdatedAt = fromNanos(updated)
-	return lt, nil
-}
-
 func (t *txn) GetLexiconTerm(ctx context.Context, key string) (store.LexiconTerm, error) {
-	return scanLexiconTerm(t.q.QueryRow(ctx, `SELECT `+lexiconColumns+` FROM lexicon_terms WHERE key = $1`, key))
+	v, err := sqlrow.LexiconTerm(t.q.QueryRow(ctx, `SELECT `+sqlrow.LexiconColumns+` FROM lexicon_terms WHERE key = $1`, key))
+	return v, rowErr("lexicon term", err)
 }
 
 func (t *txn) ListLexiconTerms(ctx context.Context) ([]store.LexiconTerm, error) {
-	rows, err := t.q.Query(ctx, `SELECT `+lexiconColumns+` FROM lexicon_terms ORDER BY key`)
+	rows, err := t.q.Query(ctx, `SELECT `+sqlrow.LexiconColumns+` FROM lexicon_terms ORDER BY key`)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: list lexicon terms: %w", err)
 	}
 	defer rows.Close()
 	var out []store.LexiconTerm
 	for rows.Next() {
-		lt, err := scanLexiconTerm(rows)
+		lt, err := sqlrow.LexiconTerm(rows)
 		if err != nil {
-			return nil, err
+			return nil, rowErr("lexicon term", err)
 		}
 		out = append(out, lt)
 	}
@@ -54,7 +38,7 @@ func (t *txn) ListLexiconTerms(ctx context.Context) ([]store.LexiconTerm, error)
 
 func (t *txn) PutLexiconTerm(ctx context.Context, lt store.LexiconTerm, expectedVersion int64) error {
 	if expectedVersion == 0 {
-		res, err := t.q.Exec(ctx, `INSERT INTO lexicon_terms (`+lexiconColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		res, err := t.q.Exec(ctx, `INSERT INTO lexicon_terms (`+sqlrow.LexiconColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT DO NOTHING`,
 			lt.Key, lt.Term, nonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, nanos(lt.UpdatedAt))
 		if err != nil {

@@ -2,41 +2,25 @@ package pgstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
 
-const missionColumns = `tenant, id, run_id, definition_id, definition_version, state, version, status, parent_id, doc, created_at, updated_at`
-
-func scanMission(row interface{ Scan(...any) error }) (store.Mission, error) {
-	var m store.Mission
-	var created, updated int64
-	err := row.Scan(&m.Tenant, &m.ID, &m.RunID, &m.DefinitionID, &m.DefinitionVersion, &m.State, &m.Version,
-		&m.Status, &m.ParentID, &m.Doc, &created, &updated)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return m, store.ErrNotFound
-	}
-	if err != nil {
-		return m, fmt.Errorf("pgstore: mission: %w", err)
-	}
-	m.CreatedAt, m.UpdatedAt = fromNanos(created), fromNanos(updated)
-	return m, nil
-}
-
 func (t *txn) GetMission(ctx context.Context, tenant, id string) (store.Mission, error) {
-	return scanMission(t.q.QueryRow(ctx, `SELECT `+missionColumns+` FROM missions WHERE id = $1 AND tenant = $2`, id, tenant))
+	v, err := sqlrow.Mission(t.q.QueryRow(ctx, `SELECT `+sqlrow.MissionColumns+` FROM missions WHERE id = $1 AND tenant = $2`, id, tenant))
+	return v, rowErr("mission", err)
 }
 
 func (t *txn) GetMissionByRunID(ctx context.Context, tenant, runID string) (store.Mission, error) {
-	return scanMission(t.q.QueryRow(ctx, `SELECT `+missionColumns+` FROM missions WHERE tenant = $1 AND run_id = $2`, tenant, runID))
+	v, err := sqlrow.Mission(t.q.QueryRow(ctx, `SELECT `+sqlrow.MissionColumns+` FROM missions WHERE tenant = $1 AND run_id = $2`, tenant, runID))
+	return v, rowErr("mission", err)
 }
 
 func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
-	res, err := t.q.Exec(ctx, `INSERT INTO missions (`+missionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+	res, err := t.q.Exec(ctx, `INSERT INTO missions (`+sqlrow.MissionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT DO NOTHING`,
 		m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion, m.State, m.Version, m.Status, m.ParentID,
 		nonNilBytes(m.Doc), nanos(m.CreatedAt), nanos(m.UpdatedAt))
@@ -73,40 +57,13 @@ func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
 }
 
 func (t *txn) GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.SubmitRecord, error) {
-	r := store.SubmitRecord{Tenant: tenant, WorkflowID: workflowID, ExpectedVersion: expectedVersion}
-	var created int64
-	err := t.q.QueryRow(ctx, `SELECT fingerprint, response, created_at, status FROM mission_submits
-		WHERE workflow_id = $1 AND expected_version = $2 AND tenant = $3`, workflowID, expectedVersion, tenant).
-		Scan(&r.Fingerprint, &r.Response, &created, &r.Status)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, store.ErrNotFound
-	}
-	if err != nil {
-		return r, fmt.Errorf("pgstore: get submit: %w", err)
-	}
-	r.CreatedAt = fromNanos(created)
-	return r, nil
-}
-
-const approvalColumns = `tenant, id, workflow_id, run_id, transition, queue, status, requested_by, resolved_by, doc, created_at, resolved_at`
-
-func scanApproval(row interface{ Scan(...any) error }) (store.Approval, error) {
-	var a store.Approval
-	var created, resolved int64
-	err := row.Scan(&a.Tenant, &a.ID, &a.WorkflowID, &a.RunID, &a.Transition, &a.Queue, &a.Status, &a.RequestedBy,
-		&a.ResolvedBy, &a.Doc, &created, &resolved)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return a, store.ErrNotFound
-	}
-	if err != nil {
-		return a, fmt.Errorf("pgstore: approval: %w", err)
-	}
-	a.CreatedAt, a.ResolvedAt = fromNanos(created), fromNanos(resolved)
-	return a, nil
+	r, err := sqlrow.Submit(t.q.QueryRow(ctx, `SELECT `+sqlrow.SubmitColumns+` FROM mission_submits
+		WHERE workflow_id = $1 AND expected_version = $2 AND tenant = $3`, workflowID, expectedVersion, tenant), tenant, workflowID, expectedVersion)
+	return r, rowErr("get submit", err)
 }
 
 func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
-	res, err := t.q.Exec(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+	res, err := t.q.Exec(ctx, `INSERT INTO approvals (`+sqlrow.ApprovalColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT DO NOTHING`,
 		a.Tenant, a.ID, a.WorkflowID, a.RunID, a.Transition, a.Queue, a.Status, a.RequestedBy, a.ResolvedBy,
 		nonNilBytes(a.Doc), nanos(a.CreatedAt), nanos(a.ResolvedAt))
@@ -133,11 +90,12 @@ func (t *txn) UpdateApproval(ctx context.Context, a store.Approval, expectedStat
 }
 
 func (t *txn) GetApproval(ctx context.Context, tenant, id string) (store.Approval, error) {
-	return scanApproval(t.q.QueryRow(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = $1 AND tenant = $2`, id, tenant))
+	v, err := sqlrow.Approval(t.q.QueryRow(ctx, `SELECT `+sqlrow.ApprovalColumns+` FROM approvals WHERE id = $1 AND tenant = $2`, id, tenant))
+	return v, rowErr("approval", err)
 }
 
 func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit int) ([]store.Approval, error) {
-	rows, err := t.q.Query(ctx, `SELECT `+approvalColumns+` FROM approvals
+	rows, err := t.q.Query(ctx, `SELECT `+sqlrow.ApprovalColumns+` FROM approvals
 		WHERE tenant = $1 AND ($2::text = '' OR status = $2::text) ORDER BY created_at, id LIMIT $3`, tenant, status, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: list approvals: %w", err)
@@ -145,9 +103,9 @@ func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit in
 	defer rows.Close()
 	var out []store.Approval
 	for rows.Next() {
-		a, err := scanApproval(rows)
+		a, err := sqlrow.Approval(rows)
 		if err != nil {
-			return nil, err
+			return nil, rowErr("approval", err)
 		}
 		out = append(out, a)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
 
 // txn implements store.Tx on one PostgreSQL transaction.
@@ -18,6 +19,18 @@ type txn struct {
 
 var _ store.Tx = (*txn)(nil)
 
+// rowErr maps a row mapping error: no rows is store.ErrNotFound, anything
+// else gets this driver's prefix and what was being read.
+func rowErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	return fmt.Errorf("pgstore: %s: %w", what, err)
+}
+
 func nanos(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
@@ -25,34 +38,10 @@ func nanos(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
-
 func (t *txn) GetIdempotency(ctx context.Context, namespace, key string, now time.Time) (store.IdempotencyRecord, error) {
-	var (
-		rec              store.IdempotencyRecord
-		header           string
-		created, expires int64
-	)
-	err := t.q.QueryRow(ctx, `SELECT operation, fingerprint, status, header, body, created_at, expires_at
-		FROM idempotency WHERE namespace = $1 AND key = $2 AND expires_at >= $3`, namespace, key, now.UnixNano()).
-		Scan(&rec.Operation, &rec.Fingerprint, &rec.Status, &header, &rec.Body, &created, &expires)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return rec, store.ErrNotFound
-	}
-	if err != nil {
-		return rec, fmt.Errorf("pgstore: get idempotency: %w", err)
-	}
-	if err := json.Unmarshal([]byte(header), &rec.Header); err != nil {
-		return rec, fmt.Errorf("pgstore: idempotency header: %w", err)
-	}
-	rec.Namespace, rec.Key = namespace, key
-	rec.CreatedAt, rec.ExpiresAt = fromNanos(created), fromNanos(expires)
-	return rec, nil
+	rec, err := sqlrow.Idempotency(t.q.QueryRow(ctx, `SELECT `+sqlrow.IdempotencyColumns+`
+		FROM idempotency WHERE namespace = $1 AND key = $2 AND expires_at >= $3`, namespace, key, now.UnixNano()), namespace, key)
+	return rec, rowErr("get idempotency", err)
 }
 
 func (t *txn) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord) error {
@@ -108,22 +97,8 @@ func nonNil(s []string) []string {
 }
 
 func (t *txn) GetIntent(ctx context.Context, tenant, id string) (store.Intent, error) {
-	in := store.Intent{Tenant: tenant, ID: id}
-	var tags string
-	var created int64
-	err := t.q.QueryRow(ctx, `SELECT subject, text, tags, trace_id, created_at FROM intents WHERE tenant = $1 AND id = $2`, tenant, id).
-		Scan(&in.Subject, &in.Text, &tags, &in.TraceID, &created)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return in, store.ErrNotFound
-	}
-	if err != nil {
-		return in, fmt.Errorf("pgstore: get intent: %w", err)
-	}
-	if err := json.Unmarshal([]byte(tags), &in.Tags); err != nil {
-		return in, fmt.Errorf("pgstore: intent tags: %w", err)
-	}
-	in.CreatedAt = fromNanos(created)
-	return in, nil
+	in, err := sqlrow.Intent(t.q.QueryRow(ctx, `SELECT `+sqlrow.IntentColumns+` FROM intents WHERE tenant = $1 AND id = $2`, tenant, id), tenant, id)
+	return in, rowErr("get intent", err)
 }
 
 func (t *txn) AppendEvents(ctx context.Context, events []store.Event) error {
@@ -144,7 +119,7 @@ func (t *txn) AppendEvents(ctx context.Context, events []store.Event) error {
 }
 
 func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int) ([]store.Event, error) {
-	rows, err := t.q.Query(ctx, `SELECT seq, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes
+	rows, err := t.q.Query(ctx, `SELECT `+sqlrow.EventColumns+`
 		FROM events WHERE tenant = $1 AND trace_id = $2 ORDER BY at, seq LIMIT $3`, tenant, traceID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: trace events: %w", err)
@@ -152,16 +127,9 @@ func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int
 	defer rows.Close()
 	var out []store.Event
 	for rows.Next() {
-		e := store.Event{Tenant: tenant, TraceID: traceID}
-		var at int64
-		var attrs string
-		if err := rows.Scan(&e.Seq, &e.Type, &at, &e.Subject, &e.ClientID, &e.Operation, &e.Tool, &e.RunID, &e.WorkflowID,
-			&e.Outcome, &e.Code, &e.RequestID, &attrs); err != nil {
-			return nil, fmt.Errorf("pgstore: trace events: %w", err)
-		}
-		e.At = fromNanos(at)
-		if err := json.Unmarshal([]byte(attrs), &e.Attributes); err != nil {
-			return nil, fmt.Errorf("pgstore: event attributes: %w", err)
+		e, err := sqlrow.Event(rows, tenant, traceID)
+		if err != nil {
+			return nil, rowErr("trace events", err)
 		}
 		out = append(out, e)
 	}
@@ -172,7 +140,7 @@ func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int
 }
 
 func (t *txn) Revoke(ctx context.Context, r store.Revocation) error {
-	if _, err := t.q.Exec(ctx, `INSERT INTO revocations (jti, revoked_at, expires_at, by_subject, reason)
+	if _, err := t.q.Exec(ctx, `INSERT INTO revocations (`+sqlrow.RevocationColumns+`)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (jti) DO NOTHING`,
 		r.JTI, nanos(r.RevokedAt), nanos(r.ExpiresAt), r.By, r.Reason); err != nil {
 		return fmt.Errorf("pgstore: revoke: %w", err)
@@ -189,7 +157,7 @@ func (t *txn) Revoked(ctx context.Context, jti string) (bool, error) {
 }
 
 func (t *txn) revokedSince(ctx context.Context, since time.Time) ([]store.Revocation, error) {
-	rows, err := t.q.Query(ctx, `SELECT jti, revoked_at, expires_at, by_subject, reason FROM revocations
+	rows, err := t.q.Query(ctx, `SELECT `+sqlrow.RevocationColumns+` FROM revocations
 		WHERE revoked_at >= $1 ORDER BY revoked_at, jti`, nanos(since))
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: revocations: %w", err)
@@ -197,12 +165,10 @@ func (t *txn) revokedSince(ctx context.Context, since time.Time) ([]store.Revoca
 	defer rows.Close()
 	var out []store.Revocation
 	for rows.Next() {
-		var r store.Revocation
-		var at, exp int64
-		if err := rows.Scan(&r.JTI, &at, &exp, &r.By, &r.Reason); err != nil {
-			return nil, fmt.Errorf("pgstore: revocations: %w", err)
+		r, err := sqlrow.Revocation(rows)
+		if err != nil {
+			return nil, rowErr("revocations", err)
 		}
-		r.RevokedAt, r.ExpiresAt = fromNanos(at), fromNanos(exp)
 		out = append(out, r)
 	}
 	return out, rows.Err()

@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
 
 // This file holds the commands paused on unknown subjects (migration 0006).
 
 func (t *txn) ListPendingSubjects(ctx context.Context, tenant, subjectKey string) ([]store.PendingSubject, error) {
-	rows, err := t.query(ctx, `SELECT tenant, subject_key, command_key, subject, doc, created_by, created_at
+	rows, err := t.query(ctx, `SELECT `+sqlrow.PendingColumns+`
 		FROM pending_subjects WHERE tenant = ? AND subject_key = ? ORDER BY command_key`, tenant, subjectKey)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: list pending subjects: %w", err)
@@ -18,12 +19,10 @@ func (t *txn) ListPendingSubjects(ctx context.Context, tenant, subjectKey string
 	defer rows.Close()
 	var out []store.PendingSubject
 	for rows.Next() {
-		var p store.PendingSubject
-		var created int64
-		if err := rows.Scan(&p.Tenant, &p.SubjectKey, &p.CommandKey, &p.Subject, &p.Doc, &p.CreatedBy, &created); err != nil {
-			return nil, fmt.Errorf("sqlitestore: pending subject: %w", err)
+		p, err := sqlrow.PendingSubject(rows)
+		if err != nil {
+			return nil, rowErr("pending subject", err)
 		}
-		p.CreatedAt = fromNanos(created)
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
@@ -33,7 +32,7 @@ func (t *txn) ListPendingSubjects(ctx context.Context, tenant, subjectKey string
 }
 
 func (t *txn) PutPendingSubject(ctx context.Context, p store.PendingSubject) error {
-	_, err := t.exec(ctx, `INSERT INTO pending_subjects (tenant, subject_key, command_key, subject, doc, created_by, created_at)
+	_, err := t.exec(ctx, `INSERT INTO pending_subjects (`+sqlrow.PendingColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tenant, subject_key, command_key) DO UPDATE SET subject = excluded.subject, doc = excluded.doc,
 			created_by = excluded.created_by, created_at = excluded.created_at`,
