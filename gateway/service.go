@@ -246,6 +246,12 @@ func (s *Service) Authorize(p *auth.Principal, tool contracts.Tool) *contracts.E
 	return requireScope(p, tool.RequiredScope)
 }
 
+// RequireScope checks one scope for an operation that is not a tool (the
+// operator endpoints); it is the same check the tools get.
+func RequireScope(p *auth.Principal, scope contracts.Scope) *contracts.Error {
+	return requireScope(p, scope)
+}
+
 // requireScope is the one scope check.
 func requireScope(p *auth.Principal, scope contracts.Scope) *contracts.Error {
 	if p.HasScope(scope) {

@@ -2,18 +2,13 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/strictjson"
 )
 
 // listApprovals serves GET /v8/approvals (scope approvals:write): the
@@ -60,40 +55,11 @@ func (s *server) resolveApproval(approve bool) http.HandlerFunc {
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		rid := requestID(r.Context())
-		if r.ContentLength != 0 && !isJSON(r.Header.Get("Content-Type")) {
-			writeProblem(w, 0, contracts.Errorf(contracts.CodeUnsupportedMediaType, "send the body as application/json"), rid)
-			return
-		}
-		p, ok := s.authenticate(w, r, contracts.ScopeApprovalsWrite)
+		p, args, _, ok := s.operatorRequest(w, r, operationID)
 		if !ok {
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeProblem(w, 0, contracts.Errorf(contracts.CodeContentTooLarge, "the body is too large"), rid)
-			return
-		}
-		args := map[string]any{}
-		if len(body) > 0 {
-			if args, err = strictjson.DecodeObject(body, s.limits.MaxDepth); err != nil {
-				writeProblem(w, 0, contracts.AsError(err), rid)
-				return
-			}
-			if _, ok := args["approvalId"]; ok {
-				writeProblem(w, 0, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "approvalId travels in the path, not in the body",
-					Fields: []contracts.FieldError{{Pointer: "/approvalId", Detail: "is not a body field; send it in the path"}}}, rid)
-				return
-			}
-		}
-		// The path argument and the body are checked together against the
-		// contract's input schema of the operation.
-		id := chi.URLParam(r, "approvalId")
-		args["approvalId"] = id
-		if err := contracts.ValidateEndpointInput(operationID, args); err != nil {
-			writeProblem(w, 0, contracts.AsError(err), rid)
-			return
-		}
+		id := args["approvalId"].(string)
 		note, _ := args["note"].(string)
 		res, err := s.Service.ResolveApproval(r.Context(), p, id, approve, note, rid, TraceID(r.Context()))
 		if err != nil {

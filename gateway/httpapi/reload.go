@@ -2,13 +2,10 @@ package httpapi
 
 import (
 	"errors"
-	"io"
 	"net/http"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/strictjson"
 )
 
 // reloadConfig serves POST /v8/config/reload (scope config:write), the
@@ -17,35 +14,8 @@ import (
 // running one. The body is optional; when sent it is an empty object.
 func (s *server) reloadConfig(w http.ResponseWriter, r *http.Request) {
 	rid := requestID(r.Context())
-	if r.ContentLength != 0 && !isJSON(r.Header.Get("Content-Type")) {
-		writeProblem(w, 0, contracts.Errorf(contracts.CodeUnsupportedMediaType, "send the body as application/json"), rid)
-		return
-	}
-	p, ok := s.authenticate(w, r, contracts.ScopeConfigWrite)
+	p, _, _, ok := s.operatorRequest(w, r, contracts.EndpointReloadConfig)
 	if !ok {
-		return
-	}
-	if !p.HasScope(contracts.ScopeConfigWrite) {
-		s.writeResult(w, r, &gateway.Result{Err: &contracts.Error{Code: contracts.CodeInsufficientScope,
-			Message: "this call requires the scope config:write",
-			Fields:  []contracts.FieldError{{Keyword: "scope", Detail: string(contracts.ScopeConfigWrite)}}}})
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		writeProblem(w, 0, contracts.Errorf(contracts.CodeContentTooLarge, "the body is too large"), rid)
-		return
-	}
-	args := map[string]any{}
-	if len(body) > 0 {
-		if args, err = strictjson.DecodeObject(body, s.limits.MaxDepth); err != nil {
-			writeProblem(w, 0, contracts.AsError(err), rid)
-			return
-		}
-	}
-	if err := contracts.ValidateEndpointInput(contracts.EndpointReloadConfig, args); err != nil {
-		writeProblem(w, 0, contracts.AsError(err), rid)
 		return
 	}
 	if s.Reload == nil {

@@ -2,49 +2,19 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/strictjson"
 )
 
 // revokeToken serves POST /v8/tokens/revocations (scope tokens:write), the
 // operator endpoint that revokes an access token by jti for every replica.
 func (s *server) revokeToken(w http.ResponseWriter, r *http.Request) {
 	rid := requestID(r.Context())
-	if !isJSON(r.Header.Get("Content-Type")) {
-		writeProblem(w, 0, contracts.Errorf(contracts.CodeUnsupportedMediaType, "send the body as application/json"), rid)
-		return
-	}
-	p, ok := s.authenticate(w, r, contracts.ScopeTokensWrite)
+	p, _, body, ok := s.operatorRequest(w, r, contracts.EndpointRevokeToken)
 	if !ok {
-		return
-	}
-	if !p.HasScope(contracts.ScopeTokensWrite) {
-		s.writeResult(w, r, &gateway.Result{Err: &contracts.Error{Code: contracts.CodeInsufficientScope,
-			Message: "this call requires the scope tokens:write",
-			Fields:  []contracts.FieldError{{Keyword: "scope", Detail: string(contracts.ScopeTokensWrite)}}}})
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		writeProblem(w, 0, contracts.Errorf(contracts.CodeContentTooLarge, "the body is too large"), rid)
-		return
-	}
-	obj, derr := strictjson.DecodeObject(body, s.limits.MaxDepth)
-	if derr != nil {
-		writeProblem(w, 0, contracts.AsError(derr), rid)
-		return
-	}
-	// The contract's input schema of revokeToken decides what the body may
-	// hold; the same schema is the request body of the OpenAPI operation.
-	if err := contracts.ValidateEndpointInput(contracts.EndpointRevokeToken, obj); err != nil {
-		writeProblem(w, 0, contracts.AsError(err), rid)
 		return
 	}
 	var req gateway.RevokeRequest
