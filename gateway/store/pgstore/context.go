@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/praxa/praxa/gateway/store"
@@ -44,27 +43,20 @@ func (t *txn) ListContextRecords(ctx context.Context, kind, tenant, compartment,
 }
 
 // jsonStrings renders a string list as a JSON array, never null.
-func jsonStrings(list []string) (string, error) {
-	if list == nil {
-		list = []string{}
-	}
-	b, err := json.Marshal(list)
-	return string(b), err
-}
 
 func (t *txn) PutContextRecord(ctx context.Context, r store.ContextRecord) error {
-	purposes, err := jsonStrings(r.Purposes)
+	purposes, err := sqlrow.JSONStrings(r.Purposes)
 	if err != nil {
 		return fmt.Errorf("pgstore: put context record: %w", err)
 	}
-	tags, err := jsonStrings(r.Tags)
+	tags, err := sqlrow.JSONStrings(r.Tags)
 	if err != nil {
 		return fmt.Errorf("pgstore: put context record: %w", err)
 	}
 	_, err = t.q.Exec(ctx, `INSERT INTO context_records (`+sqlrow.ContextColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (kind, tenant, id) DO UPDATE SET compartment = excluded.compartment, purposes = excluded.purposes,
 		tags = excluded.tags, doc = excluded.doc, created_at = excluded.created_at, updated_at = excluded.updated_at`,
-		r.Kind, r.Tenant, r.ID, r.Compartment, purposes, tags, nonNilBytes(r.Doc), nanos(r.CreatedAt), nanos(r.UpdatedAt))
+		r.Kind, r.Tenant, r.ID, r.Compartment, purposes, tags, sqlrow.NonNilBytes(r.Doc), sqlrow.Nanos(r.CreatedAt), sqlrow.Nanos(r.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("pgstore: put context record: %w", err)
 	}
@@ -101,7 +93,7 @@ func (t *txn) PutCertificate(ctx context.Context, c store.Certificate) error {
 	_, err := t.q.Exec(ctx, `INSERT INTO world_certificates (`+sqlrow.CertificateColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (id) DO UPDATE SET issuer = excluded.issuer, subject = excluded.subject, doc = excluded.doc,
 		created_at = excluded.created_at, updated_at = excluded.updated_at`,
-		c.ID, c.Issuer, c.Subject, nonNilBytes(c.Doc), nanos(c.CreatedAt), nanos(c.UpdatedAt))
+		c.ID, c.Issuer, c.Subject, sqlrow.NonNilBytes(c.Doc), sqlrow.Nanos(c.CreatedAt), sqlrow.Nanos(c.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("pgstore: put certificate: %w", err)
 	}

@@ -40,7 +40,7 @@ func (t *txn) PutLexiconTerm(ctx context.Context, lt store.LexiconTerm, expected
 	if expectedVersion == 0 {
 		res, err := t.q.Exec(ctx, `INSERT INTO lexicon_terms (`+sqlrow.LexiconColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT DO NOTHING`,
-			lt.Key, lt.Term, nonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, nanos(lt.UpdatedAt))
+			lt.Key, lt.Term, sqlrow.NonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, sqlrow.Nanos(lt.UpdatedAt))
 		if err != nil {
 			return fmt.Errorf("pgstore: insert lexicon term: %w", err)
 		}
@@ -48,7 +48,7 @@ func (t *txn) PutLexiconTerm(ctx context.Context, lt store.LexiconTerm, expected
 	}
 	res, err := t.q.Exec(ctx, `UPDATE lexicon_terms SET term = $1, entry = $2, version = $3, tenant = $4, subject = $5,
 		client_id = $6, updated_at = $7 WHERE key = $8 AND version = $9`,
-		lt.Term, nonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, nanos(lt.UpdatedAt), lt.Key, expectedVersion)
+		lt.Term, sqlrow.NonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, sqlrow.Nanos(lt.UpdatedAt), lt.Key, expectedVersion)
 	if err != nil {
 		return fmt.Errorf("pgstore: update lexicon term: %w", err)
 	}

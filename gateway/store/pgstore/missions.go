@@ -23,7 +23,7 @@ func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
 	res, err := t.q.Exec(ctx, `INSERT INTO missions (`+sqlrow.MissionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT DO NOTHING`,
 		m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion, m.State, m.Version, m.Status, m.ParentID,
-		nonNilBytes(m.Doc), nanos(m.CreatedAt), nanos(m.UpdatedAt))
+		sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.CreatedAt), sqlrow.Nanos(m.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("pgstore: insert mission: %w", err)
 	}
@@ -33,7 +33,7 @@ func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
 func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersion int64) error {
 	res, err := t.q.Exec(ctx, `UPDATE missions SET state = $1, version = $2, status = $3, doc = $4, updated_at = $5,
 		definition_version = $6 WHERE id = $7 AND tenant = $8 AND version = $9`,
-		m.State, m.Version, m.Status, nonNilBytes(m.Doc), nanos(m.UpdatedAt), m.DefinitionVersion, m.ID, m.Tenant, expectedVersion)
+		m.State, m.Version, m.Status, sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.UpdatedAt), m.DefinitionVersion, m.ID, m.Tenant, expectedVersion)
 	if err != nil {
 		return fmt.Errorf("pgstore: update mission: %w", err)
 	}
@@ -49,7 +49,7 @@ func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersio
 func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
 	res, err := t.q.Exec(ctx, `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at, status)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, nonNilBytes(r.Response), nanos(r.CreatedAt), r.Status)
+		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, sqlrow.NonNilBytes(r.Response), sqlrow.Nanos(r.CreatedAt), r.Status)
 	if err != nil {
 		return fmt.Errorf("pgstore: put submit: %w", err)
 	}
@@ -66,7 +66,7 @@ func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
 	res, err := t.q.Exec(ctx, `INSERT INTO approvals (`+sqlrow.ApprovalColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 		ON CONFLICT DO NOTHING`,
 		a.Tenant, a.ID, a.WorkflowID, a.RunID, a.Transition, a.Queue, a.Status, a.RequestedBy, a.ResolvedBy,
-		nonNilBytes(a.Doc), nanos(a.CreatedAt), nanos(a.ResolvedAt))
+		sqlrow.NonNilBytes(a.Doc), sqlrow.Nanos(a.CreatedAt), sqlrow.Nanos(a.ResolvedAt))
 	if err != nil {
 		return fmt.Errorf("pgstore: insert approval: %w", err)
 	}
@@ -76,7 +76,7 @@ func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
 func (t *txn) UpdateApproval(ctx context.Context, a store.Approval, expectedStatus string) error {
 	res, err := t.q.Exec(ctx, `UPDATE approvals SET status = $1, resolved_by = $2, doc = $3, resolved_at = $4
 		WHERE id = $5 AND tenant = $6 AND status = $7`,
-		a.Status, a.ResolvedBy, nonNilBytes(a.Doc), nanos(a.ResolvedAt), a.ID, a.Tenant, expectedStatus)
+		a.Status, a.ResolvedBy, sqlrow.NonNilBytes(a.Doc), sqlrow.Nanos(a.ResolvedAt), a.ID, a.Tenant, expectedStatus)
 	if err != nil {
 		return fmt.Errorf("pgstore: update approval: %w", err)
 	}
@@ -110,13 +110,6 @@ func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit in
 		out = append(out, a)
 	}
 	return out, rows.Err()
-}
-
-func nonNilBytes(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }
 
 // affectedOne answers none when an insert that does nothing on conflict

@@ -10,7 +10,7 @@ import (
 
 func (t *txn) PutCoverageRun(ctx context.Context, r store.CoverageRun) error {
 	res, err := t.exec(ctx, `INSERT INTO coverage_runs (`+sqlrow.CoverageColumns+`) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`, r.ID, r.Tenant, r.Subject, nanos(r.RecordedAt), nonNilBytes(r.Doc))
+		ON CONFLICT DO NOTHING`, r.ID, r.Tenant, r.Subject, sqlrow.Nanos(r.RecordedAt), sqlrow.NonNilBytes(r.Doc))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: put coverage run: %w", err)
 	}

@@ -21,7 +21,7 @@ func (t *txn) InsertMoveLease(ctx context.Context, l store.MoveLease) error {
 	res, err := t.exec(ctx, `INSERT INTO move_leases (`+sqlrow.LeaseColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`,
 		l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Transition, l.Fingerprint, l.Namespace, l.Key, l.Operation,
-		l.KeyFingerprint, l.Owner, nanos(l.CreatedAt), nanos(l.Deadline))
+		l.KeyFingerprint, l.Owner, sqlrow.Nanos(l.CreatedAt), sqlrow.Nanos(l.Deadline))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: insert move lease: %w", err)
 	}

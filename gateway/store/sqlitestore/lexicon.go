@@ -40,7 +40,7 @@ func (t *txn) PutLexiconTerm(ctx context.Context, lt store.LexiconTerm, expected
 	if expectedVersion == 0 {
 		res, err := t.exec(ctx, `INSERT INTO lexicon_terms (`+sqlrow.LexiconColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`,
-			lt.Key, lt.Term, nonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, nanos(lt.UpdatedAt))
+			lt.Key, lt.Term, sqlrow.NonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, sqlrow.Nanos(lt.UpdatedAt))
 		if err != nil {
 			return fmt.Errorf("sqlitestore: insert lexicon term: %w", err)
 		}
@@ -48,7 +48,7 @@ func (t *txn) PutLexiconTerm(ctx context.Context, lt store.LexiconTerm, expected
 	}
 	res, err := t.exec(ctx, `UPDATE lexicon_terms SET term = ?, entry = ?, version = ?, tenant = ?, subject = ?,
 		client_id = ?, updated_at = ? WHERE key = ? AND version = ?`,
-		lt.Term, nonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, nanos(lt.UpdatedAt), lt.Key, expectedVersion)
+		lt.Term, sqlrow.NonNilBytes(lt.Entry), lt.Version, lt.Tenant, lt.Subject, lt.ClientID, sqlrow.Nanos(lt.UpdatedAt), lt.Key, expectedVersion)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update lexicon term: %w", err)
 	}

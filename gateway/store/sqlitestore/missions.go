@@ -23,7 +23,7 @@ func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
 	res, err := t.exec(ctx, `INSERT INTO missions (`+sqlrow.MissionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`,
 		m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion, m.State, m.Version, m.Status, m.ParentID,
-		nonNilBytes(m.Doc), nanos(m.CreatedAt), nanos(m.UpdatedAt))
+		sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.CreatedAt), sqlrow.Nanos(m.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: insert mission: %w", err)
 	}
@@ -33,7 +33,7 @@ func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
 func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersion int64) error {
 	res, err := t.exec(ctx, `UPDATE missions SET state = ?, version = ?, status = ?, doc = ?, updated_at = ?,
 		definition_version = ? WHERE id = ? AND tenant = ? AND version = ?`,
-		m.State, m.Version, m.Status, nonNilBytes(m.Doc), nanos(m.UpdatedAt), m.DefinitionVersion, m.ID, m.Tenant, expectedVersion)
+		m.State, m.Version, m.Status, sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.UpdatedAt), m.DefinitionVersion, m.ID, m.Tenant, expectedVersion)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update mission: %w", err)
 	}
@@ -51,7 +51,7 @@ func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersio
 func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
 	res, err := t.exec(ctx, `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at, status)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, nonNilBytes(r.Response), nanos(r.CreatedAt), r.Status)
+		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, sqlrow.NonNilBytes(r.Response), sqlrow.Nanos(r.CreatedAt), r.Status)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: put submit: %w", err)
 	}
@@ -68,7 +68,7 @@ func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
 	res, err := t.exec(ctx, `INSERT INTO approvals (`+sqlrow.ApprovalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`,
 		a.Tenant, a.ID, a.WorkflowID, a.RunID, a.Transition, a.Queue, a.Status, a.RequestedBy, a.ResolvedBy,
-		nonNilBytes(a.Doc), nanos(a.CreatedAt), nanos(a.ResolvedAt))
+		sqlrow.NonNilBytes(a.Doc), sqlrow.Nanos(a.CreatedAt), sqlrow.Nanos(a.ResolvedAt))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: insert approval: %w", err)
 	}
@@ -78,7 +78,7 @@ func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
 func (t *txn) UpdateApproval(ctx context.Context, a store.Approval, expectedStatus string) error {
 	res, err := t.exec(ctx, `UPDATE approvals SET status = ?, resolved_by = ?, doc = ?, resolved_at = ?
 		WHERE id = ? AND tenant = ? AND status = ?`,
-		a.Status, a.ResolvedBy, nonNilBytes(a.Doc), nanos(a.ResolvedAt), a.ID, a.Tenant, expectedStatus)
+		a.Status, a.ResolvedBy, sqlrow.NonNilBytes(a.Doc), sqlrow.Nanos(a.ResolvedAt), a.ID, a.Tenant, expectedStatus)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: update approval: %w", err)
 	}
@@ -114,13 +114,6 @@ func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit in
 		out = append(out, a)
 	}
 	return out, rows.Err()
-}
-
-func nonNilBytes(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }
 
 func affectedOne(res sql.Result, none error, what string) error {

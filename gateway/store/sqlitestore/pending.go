@@ -36,7 +36,7 @@ func (t *txn) PutPendingSubject(ctx context.Context, p store.PendingSubject) err
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tenant, subject_key, command_key) DO UPDATE SET subject = excluded.subject, doc = excluded.doc,
 			created_by = excluded.created_by, created_at = excluded.created_at`,
-		p.Tenant, p.SubjectKey, p.CommandKey, p.Subject, nonNilBytes(p.Doc), p.CreatedBy, nanos(p.CreatedAt))
+		p.Tenant, p.SubjectKey, p.CommandKey, p.Subject, sqlrow.NonNilBytes(p.Doc), p.CreatedBy, sqlrow.Nanos(p.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: put pending subject: %w", err)
 	}

@@ -33,13 +33,6 @@ func rowErr(what string, err error) error {
 	return fmt.Errorf("sqlitestore: %s: %w", what, err)
 }
 
-func nanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
 func (t *txn) GetIdempotency(ctx context.Context, namespace, key string, now time.Time) (store.IdempotencyRecord, error) {
 	rec, err := sqlrow.Idempotency(t.queryRow(ctx, `SELECT `+sqlrow.IdempotencyColumns+`
 		FROM idempotency WHERE namespace = ? AND key = ? AND expires_at >= ?`, namespace, key, now.UnixNano()), namespace, key)
@@ -64,7 +57,7 @@ func (t *txn) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord
 			header = excluded.header, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
 		WHERE idempotency.expires_at < excluded.created_at`,
 		rec.Namespace, rec.Key, rec.Operation, rec.Fingerprint, rec.Status, string(header), body,
-		nanos(rec.CreatedAt), nanos(rec.ExpiresAt))
+		sqlrow.Nanos(rec.CreatedAt), sqlrow.Nanos(rec.ExpiresAt))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: insert idempotency: %w", err)
 	}
@@ -77,13 +70,13 @@ func (t *txn) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord
 }
 
 func (t *txn) InsertIntent(ctx context.Context, in store.Intent) error {
-	tags, err := json.Marshal(nonNil(in.Tags))
+	tags, err := json.Marshal(sqlrow.NonNil(in.Tags))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: intent tags: %w", err)
 	}
 	res, err := t.exec(ctx, `INSERT INTO intents (tenant, id, subject, text, tags, trace_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		in.Tenant, in.ID, in.Subject, in.Text, string(tags), in.TraceID, nanos(in.CreatedAt))
+		in.Tenant, in.ID, in.Subject, in.Text, string(tags), in.TraceID, sqlrow.Nanos(in.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: insert intent: %w", err)
 	}
@@ -93,13 +86,6 @@ func (t *txn) InsertIntent(ctx context.Context, in store.Intent) error {
 		return store.ErrExists
 	}
 	return nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func (t *txn) GetIntent(ctx context.Context, tenant, id string) (store.Intent, error) {
@@ -116,7 +102,7 @@ func (t *txn) AppendEvents(ctx context.Context, events []store.Event) error {
 		if _, err := t.exec(ctx, `INSERT INTO events
 			(tenant, trace_id, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			e.Tenant, e.TraceID, e.Type, nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
+			e.Tenant, e.TraceID, e.Type, sqlrow.Nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
 			e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, string(attrs)); err != nil {
 			return fmt.Errorf("sqlitestore: append event: %w", err)
 		}
@@ -148,7 +134,7 @@ func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int
 func (t *txn) Revoke(ctx context.Context, r store.Revocation) error {
 	if _, err := t.exec(ctx, `INSERT INTO revocations (`+sqlrow.RevocationColumns+`)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (jti) DO NOTHING`,
-		r.JTI, nanos(r.RevokedAt), nanos(r.ExpiresAt), r.By, r.Reason); err != nil {
+		r.JTI, sqlrow.Nanos(r.RevokedAt), sqlrow.Nanos(r.ExpiresAt), r.By, r.Reason); err != nil {
 		return fmt.Errorf("sqlitestore: revoke: %w", err)
 	}
 	return nil
@@ -164,7 +150,7 @@ func (t *txn) Revoked(ctx context.Context, jti string) (bool, error) {
 
 func (t *txn) revokedSince(ctx context.Context, since time.Time) ([]store.Revocation, error) {
 	rows, err := t.query(ctx, `SELECT `+sqlrow.RevocationColumns+` FROM revocations
-		WHERE revoked_at >= ? ORDER BY revoked_at, jti`, nanos(since))
+		WHERE revoked_at >= ? ORDER BY revoked_at, jti`, sqlrow.Nanos(since))
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: revocations: %w", err)
 	}

@@ -227,3 +227,35 @@ func Revocation(row Scanner) (store.Revocation, error) {
 	r.RevokedAt, r.ExpiresAt = fromNanos(at), fromNanos(exp)
 	return r, nil
 }
+
+// Nanos is the column value of a time: Unix nanoseconds, 0 for the zero
+// time (the inverse of the scans' conversion).
+func Nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// NonNil returns s, or an empty list for nil, so a list column holds [].
+func NonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// NonNilBytes returns b, or an empty slice for nil, for NOT NULL blob
+// columns.
+func NonNilBytes(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// JSONStrings renders a list column: a JSON array, [] for nil.
+func JSONStrings(list []string) (string, error) {
+	b, err := json.Marshal(NonNil(list))
+	return string(b), err
+}
