@@ -2,13 +2,15 @@ package gateway
 
 import (
 	"context"
-
 	"crypto/rand"
 	"encoding/base32"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/store"
-	"strings"
 )
 
 // operations maps each implemented operationId (or praxec dispatch
@@ -62,6 +64,9 @@ func NewIdempotencyKey() string {
 }
 
 func marshal(v any) ([]byte, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw, nil // encoded already (homeBody)
+	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -97,9 +102,17 @@ type Home struct {
 	Links    []contracts.Link  `json:"links"`
 }
 
-// home serves praxec.query home, the entry point of a cold-start model.
+// home serves praxec.query home, the entry point of a cold-start model. The
+// answer is the same for every caller and configuration, so it is encoded
+// once (homeBody).
 func (s *Service) home(context.Context, store.ReadTx, *env) (any, error) {
-	return Home{
+	return homeBody, nil
+}
+
+// homeBody is the encoded answer of praxec.query home, clipped so that an
+// append by a writer copies it rather than writing into it.
+var homeBody = func() json.RawMessage {
+	b, err := marshal(Home{
 		Resource: map[string]string{"type": "gateway", "id": "home"},
 		Result:   ResultStatus{Status: "ready", Message: "Search here for the workflows and proxy capabilities this gateway offers."},
 		Links: []contracts.Link{
@@ -108,5 +121,9 @@ func (s *Service) home(context.Context, store.ReadTx, *env) (any, error) {
 			{Rel: "list_workflows", Title: "List configured workflows", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": "", "kind": "workflow"}},
 			{Rel: "list_capabilities", Title: "List proxy capabilities", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": "", "kind": "capability"}},
 		},
-	}, nil
-}
+	})
+	if err != nil {
+		panic(fmt.Sprintf("gateway: encoding the home answer: %v", err))
+	}
+	return slices.Clip(json.RawMessage(b))
+}()

@@ -29,7 +29,11 @@ import (
 //   - rest: the same read as its REST twin (POST /v8/praxec/query with the
 //     same body, or GET /v8/missions/{runId});
 //   - bare: a go-sdk stateless streamable HTTP server with one trivial tool
-//     and nothing else, the SDK's own floor in the same transport mode.
+//     and nothing else, the SDK's own floor in the same transport mode;
+//   - bare-payload: the same bare server, its one tool answering the home
+//     body as the adapter does (structuredContent plus the same JSON as
+//     text): the SDK's floor for a result of that size, which no gateway
+//     can go below.
 //
 // Two partial stacks, for praxec.query home only, show where the gap
 // between mcp and bare goes: home-payload is the adapter's server (the
@@ -75,6 +79,7 @@ func benchStacks(b *testing.B) []benchStack {
 		b.Fatal(err)
 	}
 	bare := statelessClient(b, bareMCPServer())
+	barePayload := statelessClient(b, barePayloadServer(home.raw))
 	ctx := context.Background()
 
 	callTool := func(cs *mcp.ClientSession, tool string, args map[string]any) func() error {
@@ -118,6 +123,7 @@ func benchStacks(b *testing.B) []benchStack {
 		{"home-payload", callTool(statelessClient(b, payload), contracts.ToolPraxecQuery, map[string]any{})},
 		{"home-adapter", callTool(statelessClient(b, adapter), contracts.ToolPraxecQuery, map[string]any{})},
 		{"bare", callTool(bare, "echo", map[string]any{"text": "hi"})},
+		{"bare-payload", callTool(barePayload, "home", map[string]any{})},
 	}
 }
 
@@ -158,6 +164,8 @@ func BenchmarkToolsCallInterleaved(b *testing.B) {
 	b.ReportMetric(per["bare"].Seconds()/per["mission-mcp"].Seconds(), "mission-ours/bare")
 	b.ReportMetric(per["bare"].Seconds()/per["home-payload"].Seconds(), "home-payload/bare")
 	b.ReportMetric(per["bare"].Seconds()/per["home-adapter"].Seconds(), "home-adapter/bare")
+	b.ReportMetric(per["bare"].Seconds()/per["bare-payload"].Seconds(), "bare-payload/bare")
+	b.ReportMetric(per["bare-payload"].Seconds()/per["home-mcp"].Seconds(), "home-ours/bare-payload")
 }
 
 // fixedBackend answers every call with one body.
@@ -173,6 +181,17 @@ func bareMCPServer() *mcp.Server {
 	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	return srv
+}
+
+// barePayloadServer is a go-sdk server with one tool whose result carries
+// body the way the adapter's results do: as structuredContent and as text.
+func barePayloadServer(body json.RawMessage) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "bare-payload", Version: "0"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "home", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{StructuredContent: body, Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
 		})
 	return srv
 }
