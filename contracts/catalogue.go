@@ -168,7 +168,7 @@ func buildCatalogue() []Tool {
 			RequiredScope: ScopeMissionsWrite, Idempotency: IdempotencyRequired,
 			Annotations:   Annotations{IdempotentHint: true, OpenWorldHint: true},
 			SuccessStatus: 201,
-			Errors:        []Code{CodeRunIDAlreadyRunning, CodeGuardRejected, CodeOutcomeUnknown, CodeNotFound},
+			Errors:        []Code{CodeRunIDAlreadyRunning, CodeGuardRejected, CodeUpstreamFailed, CodePathForbidden, CodeOutcomeUnknown, CodeNotFound},
 		},
 		{
 			Name:  ToolGetMission,
@@ -201,7 +201,8 @@ func buildCatalogue() []Tool {
 			RequiredScope: ScopeMissionsWrite, Idempotency: IdempotencyRequired,
 			Annotations:  Annotations{IdempotentHint: true, OpenWorldHint: true},
 			PathArgument: "runId", SuccessStatus: 200,
-			Errors: []Code{CodeVersionConflict, CodeInvalidTransition, CodeGuardRejected, CodeMissionStateConflict, CodeOutcomeUnknown},
+			Errors: []Code{CodeVersionConflict, CodeInvalidTransition, CodeGuardRejected, CodeMissionStateConflict,
+				CodeUpstreamFailed, CodePathForbidden, CodeOutcomeUnknown},
 		},
 		{
 			Name:  ToolCancelMission,
@@ -454,7 +455,7 @@ func buildCatalogue() []Tool {
 			Annotations:   Annotations{OpenWorldHint: true},
 			SuccessStatus: 200,
 			Errors: []Code{CodeAmbiguousIntent, CodeNotFound, CodeVersionConflict, CodeInvalidTransition, CodeGuardRejected,
-				CodeRunIDAlreadyRunning, CodeLexiconWritesDisabled, CodeOutcomeUnknown},
+				CodeRunIDAlreadyRunning, CodeLexiconWritesDisabled, CodeUpstreamFailed, CodePathForbidden, CodeOutcomeUnknown},
 		},
 	}
 }

@@ -167,7 +167,8 @@ func buildEndpoints() []Endpoint {
 			PathArgument:  "approvalId",
 			BodyOptional:  true,
 			SuccessStatus: 200,
-			Errors:        []Code{CodeMissionStateConflict, CodeInvalidTransition, CodeGuardRejected, CodeOutcomeUnknown},
+			Errors: []Code{CodeMissionStateConflict, CodeInvalidTransition, CodeGuardRejected, CodeUpstreamFailed, CodePathForbidden,
+				CodeOutcomeUnknown},
 		},
 		{
 			OperationID: EndpointRejectApproval, Method: "POST", Path: "/v8/approvals/{approvalId}/reject",
@@ -196,17 +197,22 @@ func buildEndpoints() []Endpoint {
 			OperationID: EndpointReloadConfig, Method: "POST", Path: "/v8/config/reload",
 			RequiredScope: ScopeConfigWrite,
 			Summary:       "Reload configuration",
-			Description: "Read the gateway's configuration file again and, when it is valid, swap it in atomically (as SIGHUP does): workflows, capabilities, connections, the lexicon and the policy. " +
+			Description: "Read the gateway's configuration file again and, when it is valid, swap it in atomically (as SIGHUP does): workflows, capabilities, connections, the lexicon, the policy, " +
+				"the skills, the certificate issuers and the tools MCP lists directly (exposeDirectly). " +
 				"A file that is not valid is refused with INVALID_PARAMS, one entry of errors per problem (file:line:column: field: message), and the running configuration stays. " +
-				"Missions already started keep running when the new file still defines their workflow. Auth, server settings, skills and the tools /mcp registers are read at start only.",
+				"Missions already started keep running when the new file still defines their workflow. Auth and server settings are read at start only. " +
+				"Every attempt, accepted or refused, is an audit event (config.reloaded or config.reload_refused) naming the operator, the file and its SHA-256.",
 			InputSchema: root(object(nil, map[string]schema{})),
 			OutputSchema: root(record([]string{"reloaded", "source", "workflows", "capabilities", "connections", "at"}, map[string]schema{
-				"reloaded":     schema{"type": "boolean", "const": true},
-				"source":       outString().desc("The configuration file read; empty for the embedded configuration."),
-				"workflows":    outInteger().desc("How many workflows the configuration now defines, proxy_default included."),
-				"capabilities": outInteger().desc("How many capabilities the proxy surface now offers."),
-				"connections":  outInteger().desc("How many connections the configuration now declares."),
-				"at":           outString().with("format", "date-time").desc("When the configuration was swapped in."),
+				"reloaded":           schema{"type": "boolean", "const": true},
+				"source":             outString().desc("The configuration file read; empty for the embedded configuration."),
+				"workflows":          outInteger().desc("How many workflows the configuration now defines, proxy_default included."),
+				"capabilities":       outInteger().desc("How many capabilities the proxy surface now offers."),
+				"connections":        outInteger().desc("How many connections the configuration now declares."),
+				"skills":             outInteger().desc("How many skills the configuration now serves."),
+				"certificateIssuers": outInteger().desc("How many certificate issuers the configuration now trusts."),
+				"sha256":             outString().with("pattern", "^[0-9a-f]{64}$").desc("The SHA-256 of the configuration file read, hex; absent when none was read."),
+				"at":                 outString().with("format", "date-time").desc("When the configuration was swapped in."),
 			})),
 			BodyOptional:  true,
 			SuccessStatus: 200,

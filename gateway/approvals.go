@@ -92,6 +92,10 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 	tool := contracts.Tool{Name: "approvals", OperationID: "resolveApproval"}
 	e := &env{principal: p, tool: tool, args: map[string]any{}, requestID: requestID, traceID: traceID, now: s.now()}
 	defer s.prepareApproval(ctx, e, p.Tenant, id, approve)()
+	if e.refusal != nil {
+		// Another request holds the move lease on the version (leases.go).
+		return Resolution{}, e.refusal
+	}
 	var res Resolution
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		e.events = e.events[:0]
@@ -103,6 +107,11 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 			return err
 		}
 		if a.Status != "pending" {
+			if replay := approvalReplay(a); approve && replay != nil {
+				// Approving called outside and its outcome is unknown: the
+				// record answers, nothing calls again (leases.go).
+				return replay
+			}
 			return contracts.Errorf(contracts.CodeMissionStateConflict, "approval %s is already %s", id, a.Status)
 		}
 		in, m, err := s.loadMission(ctx, tx, p.Tenant, false, a.WorkflowID)

@@ -57,7 +57,7 @@ func CertificateIssuers(cfg config.Certificates) (certs.Issuers, error) {
 
 // view verifies a stored certificate at the service's clock.
 func (s *Service) view(cert certs.Certificate) CertificateView {
-	result, detail := certs.Verify(cert, s.ctxState.issuers, s.now())
+	result, detail := certs.Verify(cert, s.ctxState.issuers(), s.now())
 	return CertificateView{ID: cert.ID, Issuer: cert.Issuer, Subject: cert.Subject, Capabilities: cert.Capabilities,
 		IssuedAt: cert.IssuedAt, ExpiresAt: cert.ExpiresAt, Verification: result, Detail: detail}
 }

@@ -447,7 +447,7 @@ func (s *Service) ImportCertificates(ctx context.Context, name string, r io.Read
 					outcome = "unchanged"
 				}
 			}
-			result, _ := certs.Verify(x.cert, s.ctxState.issuers, now)
+			result, _ := certs.Verify(x.cert, s.ctxState.issuers(), now)
 			rep.Items = append(rep.Items, ImportItem{Line: x.line, ID: x.cert.ID, Outcome: outcome, Verification: result})
 			rep.count(outcome)
 			if outcome == "unchanged" {

@@ -31,10 +31,7 @@ type discoveryState struct {
 	lexiconWrites bool
 	skills        bool
 	scripts       bool
-	// skillItems are the skills' index entries, added to every catalogue
-	// (skills are read at start only).
-	skillItems []discovery.Item
-	log        *slog.Logger
+	log           *slog.Logger
 }
 
 // catalog is one configuration's discovery: the index, the configuration's
@@ -51,23 +48,22 @@ type catalog struct {
 }
 
 func newDiscoveryState(o *Options) *discoveryState {
-	d := &discoveryState{lexiconWrites: o.LexiconWrites, skills: o.SkillsSearch, scripts: o.ScriptsSearch,
-		skillItems: discovery.SkillItems(o.Skills), log: o.Logger}
-	d.install(o.Discovery, o.Workflows, o.Lexicon)
+	d := &discoveryState{lexiconWrites: o.LexiconWrites, skills: o.SkillsSearch, scripts: o.ScriptsSearch, log: o.Logger}
+	d.install(o.Discovery, o.Workflows, o.Lexicon, discovery.SkillItems(o.Skills))
 	return d
 }
 
-// install makes index (nil: one of workflows alone), with the skills
-// added, and lexicon the catalogue in force.
-func (d *discoveryState) install(index *discovery.Index, workflows *workflow.Registry, lexicon map[string]config.LexiconEntry) {
+// install makes index (nil: one of workflows alone), with skillItems (the
+// skills' index entries) added, and lexicon the catalogue in force.
+func (d *discoveryState) install(index *discovery.Index, workflows *workflow.Registry, lexicon map[string]config.LexiconEntry, skillItems []discovery.Item) {
 	if index == nil {
 		index, _ = discovery.Build(workflows, nil) // workflows alone: their ids are unique
 	}
 	// Skills are indexed under kind skill; search offers them only when
 	// the server enables skill search (searchQuery), describe answers them
 	// in the flatter guidance shape (describeSkill).
-	if len(d.skillItems) > 0 {
-		with, skipped, err := index.With(d.skillItems)
+	if len(skillItems) > 0 {
+		with, skipped, err := index.With(skillItems)
 		switch {
 		case err != nil:
 			d.log.Error("skills left out of the discovery index", "err", err)

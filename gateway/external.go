@@ -127,11 +127,22 @@ func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) f
 		}
 	}
 	input, _ := e.args["input"].(map[string]any)
-	tape := workflow.NewRecorder(nil)
+	// The first outside call takes the start's lease (leases_start.go),
+	// when the start has a runId or a key to be known by.
+	var hook func(context.Context) error
+	if ref := startRef(e, runID); ref != "" {
+		hook = s.startLeaseHook(e, ref, definitionID)
+	}
+	tape := workflow.NewRecorder(hook)
 	_, _ = s.engine.Start(workflow.WithTape(ctx, tape), workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID,
 		Tenant: e.principal.Tenant})
 	e.tape = tape
-	return release
+	return func() {
+		if e.startLease != nil {
+			s.settleStartLease(ctx, e, tape)
+		}
+		release()
+	}
 }
 
 // prepareSubmit prepares praxec.command submit.
@@ -211,8 +222,15 @@ func (s *Service) prepareApproval(ctx context.Context, e *env, tenant, approvalI
 	if err != nil || !s.reachesOutside(in.DefinitionID) {
 		return release
 	}
-	tape := workflow.NewRecorder(nil)
+	// The first outside call takes the move's lease on the version, as a
+	// submit's does (leases.go).
+	tape := workflow.NewRecorder(s.leaseHook(e, in, a.Transition, approvalFingerprint(approvalID)))
 	_, _ = s.engine.Resolve(workflow.WithTape(ctx, tape), in, approvalID, true, e.principal.Subject)
 	e.tape = tape
-	return release
+	return func() {
+		if e.lease != nil {
+			s.settleLease(ctx, e, tape)
+		}
+		release()
+	}
 }

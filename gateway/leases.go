@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -51,14 +52,28 @@ import (
 // found past its deadline is resolved as outcome-unknown by whoever finds
 // it, never by calling again.
 //
-// What is leased: praxec.command submit and aura_signal_mission on a
-// definition that reaches outside. Starts (there is no version yet) and
-// approvals keep the process lock and the idempotency key only.
+// What is leased: praxec.command submit, aura_signal_mission and the
+// approval of a human step (REST /v8/approvals, praxa approvals) on a
+// definition that reaches outside take this lease on the version they
+// move. An approval's lease names the approval (approvalFingerprint); its
+// outcome-unknown also marks the approval approved with the recorded
+// answer, which a retry of the approval replays (approvalReplay) instead
+// of calling again. Starts (praxec.command start, aura_create_mission)
+// have no version yet: they take a start lease keyed by their runId, else
+// their idempotency key (leases_start.go); a start with neither is not
+// leased (each such request is a new workflow, so there is nothing to
+// deduplicate across replicas).
+//
+// The TTL is Options.LeaseTTL, which praxa serve sets from server.leaseTTL
+// (config.Config.LeaseTTL; default DefaultLeaseTTL). Besides the requests
+// that meet an expired lease, the lease sweeper of leases_sweep.go
+// resolves expired leases in the background, the same way.
 
-// DefaultLeaseTTL is how long a move lease holds before a gateway that
-// finds it takes its holder for stopped. It must outlast the longest
-// outside call of a move (the executors' timeouts and retries).
-const DefaultLeaseTTL = 5 * time.Minute
+// DefaultLeaseTTL is how long a move or start lease holds before a
+// gateway that finds it takes its holder for stopped, when neither
+// Options.LeaseTTL nor server.leaseTTL says otherwise. It must outlast the
+// longest outside call of a move (the executors' timeouts and retries).
+const DefaultLeaseTTL = config.DefaultLeaseTTL
 
 // errLeaseRefused stops a move before its first call: the lease was not
 // taken (see leaseHook).
@@ -93,56 +108,127 @@ func (s *Service) leaseHook(e *env, in *workflow.Instance, transition, fp string
 		if l.Key == "" {
 			l.Operation = ""
 		}
-		var busy, resolved bool
-		err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-			busy, resolved = false, false
-			m, err := tx.GetMission(ctx, in.Tenant, in.ID)
-			if err != nil {
+		var prev store.MoveLease
+		err := s.takeLease(ctx, e, leaseSite{
+			find: func(ctx context.Context, tx store.Tx) (leaseFound, error) {
+				m, err := tx.GetMission(ctx, in.Tenant, in.ID)
+				if err != nil {
+					return 0, err
+				}
+				if m.Version != in.Version {
+					return leaseAnswered, nil
+				}
+				prev, err = tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
+				return foundLease(err, prev.Deadline, now)
+			},
+			resolve: func(ctx context.Context, tx store.Tx) error { return s.resolveLease(ctx, tx, e, prev) },
+			insert:  func(ctx context.Context, tx store.Tx) error { return tx.InsertMoveLease(ctx, l) },
+			busy:    func() *contracts.Error { return moveInProgress(in.ID, in.Version) },
+		})
+		if err == nil {
+			e.lease = &l
+		}
+		return err
+	}
+}
+
+// leaseFound is what a lease hook finds where it would take its lease.
+type leaseFound int
+
+const (
+	// leaseFree: nothing; the hook takes the lease.
+	leaseFree leaseFound = iota
+	// leaseAnswered: the request is answered without a call (the version
+	// moved, the start is recorded, the runId is taken): the transaction
+	// that follows answers it.
+	leaseAnswered
+	// leaseLive: another request holds the lease.
+	leaseLive
+	// leaseStale: a lease past its deadline (its gateway stopped
+	// mid-call), resolved as outcome-unknown instead of calling.
+	leaseStale
+)
+
+// foundLease classifies the result of reading a lease: none, live or
+// stale by its deadline, or the read's error.
+func foundLease(err error, deadline, now time.Time) (leaseFound, error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return leaseFree, nil
+	case err != nil:
+		return 0, err
+	case now.Before(deadline):
+		return leaseLive, nil
+	}
+	return leaseStale, nil
+}
+
+// leaseSite is one kind of lease as takeLease takes it.
+type leaseSite struct {
+	// find reads what stands where the lease goes.
+	find func(ctx context.Context, tx store.Tx) (leaseFound, error)
+	// resolve turns the stale lease find met into its outcome-unknown
+	// record, appending its events to e.events.
+	resolve func(ctx context.Context, tx store.Tx) error
+	// insert takes the lease; store.ErrExists means another request took
+	// it first.
+	insert func(ctx context.Context, tx store.Tx) error
+	// busy is the answer when another request holds the lease.
+	busy func() *contracts.Error
+}
+
+// takeLease takes a lease in a durable transaction of its own, right
+// before a call leaves the gateway. It returns nil when the lease is
+// taken, else errLeaseRefused with e.refusal set when the request is
+// answered here (another request holds the lease: site.busy; a store
+// failure) and left unset when the transaction that follows answers it (a
+// recorded or conflicting request, or a stale lease this hook resolved).
+// The one place move, approval and start leases are taken.
+func (s *Service) takeLease(ctx context.Context, e *env, site leaseSite) error {
+	var busy, resolved bool
+	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		busy, resolved = false, false
+		found, err := site.find(ctx, tx)
+		if err != nil {
+			return err
+		}
+		switch found {
+		case leaseAnswered:
+			return errLeaseRefused
+		case leaseLive:
+			busy = true
+			return errLeaseRefused
+		case leaseStale:
+			// Its gateway stopped mid-call: resolve, do not call.
+			e.events = e.events[:0]
+			if err := site.resolve(ctx, tx); err != nil {
 				return err
 			}
-			if m.Version != in.Version {
-				return errLeaseRefused
+			if err := tx.AppendEvents(ctx, e.events); err != nil {
+				return err
 			}
-			prev, err := tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
-			switch {
-			case err == nil && now.Before(prev.Deadline):
+			e.events = e.events[:0]
+			resolved = true
+			return nil
+		}
+		if err := site.insert(ctx, tx); err != nil {
+			if errors.Is(err, store.ErrExists) {
 				busy = true
 				return errLeaseRefused
-			case err == nil:
-				// Its gateway stopped mid-call: resolve, do not call.
-				e.events = e.events[:0]
-				if err := s.resolveLease(ctx, tx, e, prev); err != nil {
-					return err
-				}
-				if err := tx.AppendEvents(ctx, e.events); err != nil {
-					return err
-				}
-				e.events = e.events[:0]
-				resolved = true
-				return nil
-			case !errors.Is(err, store.ErrNotFound):
-				return err
 			}
-			if err := tx.InsertMoveLease(ctx, l); err != nil {
-				if errors.Is(err, store.ErrExists) {
-					busy = true
-					return errLeaseRefused
-				}
-				return err
-			}
-			return nil
-		})
-		switch {
-		case err == nil && !resolved:
-			e.lease = &l
-			return nil
-		case busy:
-			e.refusal = moveInProgress(in.ID, in.Version)
-		case err != nil && !errors.Is(err, errLeaseRefused):
-			e.refusal = asContractError(err)
+			return err
 		}
-		return errLeaseRefused
+		return nil
+	})
+	switch {
+	case err == nil && !resolved:
+		return nil
+	case busy:
+		e.refusal = site.busy()
+	case err != nil && !errors.Is(err, errLeaseRefused):
+		e.refusal = asContractError(err)
 	}
+	return errLeaseRefused
 }
 
 // settleLease runs after the move's transaction (committed or not): a
@@ -247,6 +333,11 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 	if in.Context == nil {
 		in.Context = map[string]any{}
 	}
+	approvalID, approval := strings.CutPrefix(l.Fingerprint, approvalPrefix)
+	if approval && in.Pending != nil && in.Pending.ApprovalID == approvalID {
+		// The approval was acted on: the mission no longer waits for it.
+		in.Pending = nil
+	}
 	in.Context[workflow.LastRunKey] = map[string]any{"transition": l.Transition, "capability": l.Transition, "outcome": workflow.OutcomeUnknown,
 		"ok": false, "error": ce.Message, "version": before}
 	in.Version++
@@ -282,6 +373,11 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 	if err := tx.PutSubmit(ctx, store.SubmitRecord{Tenant: in.Tenant, WorkflowID: in.ID, ExpectedVersion: before, Fingerprint: l.Fingerprint,
 		Status: answer.Status(), Response: body, CreatedAt: s.now()}); err != nil && !errors.Is(err, store.ErrExists) {
 		return nil, err
+	}
+	if approval {
+		if err := s.approvalUnknown(ctx, tx, e, in.Tenant, approvalID, body); err != nil {
+			return nil, err
+		}
 	}
 	if l.Owner != "" {
 		if err := tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -329,4 +425,63 @@ func replaySubmit(rec store.SubmitRecord) (any, error) {
 		return nil, err
 	}
 	return nil, &contracts.Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+}
+
+// approvalPrefix starts the fingerprint of the move lease an approval's
+// move takes: approving is not a submit, so its lease names the approval
+// instead of a transition and its arguments.
+const approvalPrefix = "approval:"
+
+// approvalFingerprint is the lease fingerprint of approving approvalID.
+func approvalFingerprint(approvalID string) string { return approvalPrefix + approvalID }
+
+// approvalUnknown records on a pending approval that approving it called
+// outside and its outcome is unknown (answer is the 504 envelope): the
+// approval is approved (its move was attempted and may have acted) and
+// keeps the answer, which a retry of the approval replays instead of
+// calling again.
+func (s *Service) approvalUnknown(ctx context.Context, tx store.Tx, e *env, tenant, approvalID string, answer []byte) error {
+	a, err := tx.GetApproval(ctx, tenant, approvalID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if a.Status != "pending" {
+		return nil
+	}
+	doc := map[string]json.RawMessage{}
+	if len(a.Doc) > 0 {
+		if err := json.Unmarshal(a.Doc, &doc); err != nil {
+			return fmt.Errorf("approval %s: %w", approvalID, err)
+		}
+	}
+	doc[approvalOutcomeKey] = answer
+	if a.Doc, err = json.Marshal(doc); err != nil {
+		return err
+	}
+	a.Status, a.ResolvedAt = "approved", s.now()
+	if e.principal != nil {
+		a.ResolvedBy = e.principal.Subject
+	}
+	return tx.UpdateApproval(ctx, a, "pending")
+}
+
+// approvalOutcomeKey is the member of an approval's doc that holds the
+// recorded outcome-unknown answer of its move.
+const approvalOutcomeKey = "outcomeUnknown"
+
+// approvalReplay returns the recorded outcome-unknown answer of an
+// approved approval, or nil.
+func approvalReplay(a store.Approval) *contracts.Error {
+	var doc map[string]json.RawMessage
+	if a.Status != "approved" || json.Unmarshal(a.Doc, &doc) != nil || len(doc[approvalOutcomeKey]) == 0 {
+		return nil
+	}
+	var env contracts.ErrorEnvelope
+	if json.Unmarshal(doc[approvalOutcomeKey], &env) != nil {
+		return nil
+	}
+	return &contracts.Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
 }

@@ -350,12 +350,18 @@ func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definit
 			return nil, err
 		}
 	}
+	if err := s.checkStartLease(ctx, tx, e, definitionID, runID); err != nil { // leases_start.go
+		return nil, err
+	}
 	out, err := s.engine.Start(s.moveCtx(ctx, e), workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID, Tenant: e.principal.Tenant})
 	if err != nil {
 		if out != nil {
 			s.engineEvents(e, out.Events, runID)
 		}
-		return nil, moveError(err, "")
+		return nil, s.finishStart(ctx, tx, e, moveError(err, ""))
+	}
+	if err := s.finishStart(ctx, tx, e, nil); err != nil {
+		return nil, err
 	}
 	if err := s.persist(ctx, tx, e, out, nil, store.Mission{}); err != nil {
 		return nil, err

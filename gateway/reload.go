@@ -1,15 +1,32 @@
 package gateway
 
 import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/skills"
+	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
 // Runtime is what a configuration reload replaces in a running Service:
-// the parts of the configuration that calls read as they run. The rest
-// (auth, server limits, skills, certificate issuers, the tools /mcp
-// registers, the flags) is read at start only.
+// the parts of the configuration that calls read as they run. The
+// executors' connections (package connect's Switch) and the tools an MCP
+// server lists directly (package mcpadapter's DirectSet) are swapped
+// beside it by a Reloader. The rest (auth, server limits and address, the
+// tool set /mcp registers, the flags) is read at start only.
 type Runtime struct {
 	// Workflows are the compiled workflow definitions, proxy_default
 	// included (connect.Setup).
@@ -21,6 +38,13 @@ type Runtime struct {
 	Lexicon map[string]config.LexiconEntry
 	// Policy holds the destructive-action denials.
 	Policy config.Policy
+	// Skills are the governed skills aura_get_skill, describe and search
+	// answer from (none when nil).
+	Skills *skills.Catalog
+	// CertificateIssuers are the trusted issuers certificates are verified
+	// against when they are listed (none when nil: every certificate is
+	// then unknown_issuer).
+	CertificateIssuers certs.Issuers
 }
 
 // Reload makes rt the configuration the service runs on. Each part is
@@ -28,15 +52,252 @@ type Runtime struct {
 // one configuration or the other; missions already started keep their
 // definition id and move on under the new definition of that id (a
 // definition the new configuration drops answers its moves as unknown).
-// The executors' connections are swapped by the caller before (package
-// connect's Switch), so the new workflows never run on old connections.
+// The skills and certificate issuers are swapped together, before the
+// discovery index that lists the skills. The executors' connections are
+// swapped by the caller before (package connect's Switch), so the new
+// workflows never run on old connections.
 func (s *Service) Reload(rt Runtime) {
 	if rt.Workflows == nil {
 		rt.Workflows, _ = workflow.Compile(nil)
 	}
 	s.workflows.Replace(rt.Workflows)
-	s.disc.install(rt.Discovery, s.workflows, rt.Lexicon)
+	s.ctxState.install(rt.Skills, rt.CertificateIssuers)
+	s.disc.install(rt.Discovery, s.workflows, rt.Lexicon, discovery.SkillItems(rt.Skills))
 	policy := rt.Policy
 	s.policy.Store(&policy)
-	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()))
+	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
+		"certificate_issuers", len(rt.CertificateIssuers))
+}
+
+// How a reload was asked for (ReloadTrigger.Via).
+const (
+	// ReloadViaSignal is a SIGHUP of the gateway's process.
+	ReloadViaSignal = "signal"
+	// ReloadViaEndpoint is POST /v8/config/reload.
+	ReloadViaEndpoint = "endpoint"
+)
+
+// ReloadTrigger says who asked for a reload and how: its audit event
+// records it.
+type ReloadTrigger struct {
+	// Via is ReloadViaSignal or ReloadViaEndpoint.
+	Via string
+	// Principal is the operator who called the endpoint; nil for a
+	// signal, whose event names Via as its subject.
+	Principal *auth.Principal
+	// RequestID and TraceID place the event in a trace; a Reloader mints
+	// a trace id when TraceID is empty.
+	RequestID, TraceID string
+}
+
+// ReloadResult is the answer of an accepted reload (POST
+// /v8/config/reload; the contract's reloadConfig output schema).
+type ReloadResult struct {
+	Reloaded bool `json:"reloaded"`
+	// Source is the file read, empty for the embedded configuration.
+	Source string `json:"source"`
+	// SHA256 is the hex SHA-256 of the bytes read (empty when the
+	// configuration was not read from bytes).
+	SHA256             string    `json:"sha256,omitempty"`
+	Workflows          int       `json:"workflows"`
+	Capabilities       int       `json:"capabilities"`
+	Connections        int       `json:"connections"`
+	Skills             int       `json:"skills"`
+	CertificateIssuers int       `json:"certificateIssuers"`
+	At                 time.Time `json:"at"`
+	// TraceID is the trace of the reload's audit event.
+	TraceID string `json:"-"`
+}
+
+// Reloader reloads the configuration of a running gateway. SIGHUP and POST
+// /v8/config/reload both call Reload, which builds every part of the new
+// configuration (connections and workflows, discovery index, skills,
+// certificate issuers, and what Stage adds) before swapping any, so a
+// configuration that fails anywhere is refused whole and the running one
+// stays; either way the attempt is an audit event. Reloads run one at a
+// time. The zero value is not usable: set Service, Switch and Load.
+type Reloader struct {
+	// Service is the service whose Runtime is replaced.
+	Service *Service
+	// Switch holds the connections the service's executors run on.
+	Switch *connect.Switch
+	// Source names the configuration Load reads ("" for the embedded
+	// one), for the audit event of a configuration that does not load.
+	Source string
+	// Load reads the configuration again. It returns the bytes it read,
+	// also with an error when it read some, for the digest the audit event
+	// and the answer carry (nil: no digest).
+	Load func(ctx context.Context) (*config.Config, []byte, error)
+	// Prepare, when set, completes a loaded configuration before anything
+	// is built from it (as at start: Defaults with the listener's
+	// address).
+	Prepare func(*config.Config)
+	// Connect configures the new connections (nil: the service's logger).
+	Connect *connect.Options
+	// Skills loads the configuration's skills (nil: skills.FromConfig
+	// without an embedded directory); an error refuses the reload.
+	Skills func(*config.Config) (*skills.Catalog, error)
+	// Stage, when set, builds further parts from the configuration (an MCP
+	// server's direct tools): it returns the function that swaps them in,
+	// called after the service's Runtime; an error refuses the reload
+	// before anything changed.
+	Stage func(*config.Config) (apply func(), err error)
+	// Problems, when set, receives the problems of the new connections
+	// that do not refuse the reload (a connection refused, a tool
+	// skipped); they are logged otherwise. Either way the audit event
+	// lists them.
+	Problems func(problem string)
+
+	mu sync.Mutex
+}
+
+// Reload reads the configuration again and swaps it in: the connections
+// first, then the service's Runtime, then what Stage built. A
+// configuration that does not load returns its *config.LoadError, one
+// whose skills or certificate issuers do not load that error, and nothing
+// changes. Every attempt, accepted or refused, is audited as by names it.
+func (r *Reloader) Reload(ctx context.Context, by ReloadTrigger) (*ReloadResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if by.TraceID == "" {
+		by.TraceID = newTraceID()
+	}
+	res, warnings, err := r.reload(ctx)
+	if res == nil {
+		res = &ReloadResult{Source: r.Source}
+	}
+	res.TraceID = by.TraceID
+	r.Service.auditReload(ctx, by, res, warnings, err)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (r *Reloader) reload(ctx context.Context) (*ReloadResult, []string, error) {
+	s := r.Service
+	cfg, data, err := r.Load(ctx)
+	res := &ReloadResult{Source: r.Source, SHA256: digest(data)}
+	if err != nil {
+		return res, nil, err
+	}
+	res.Source = cfg.Source
+	if r.Prepare != nil {
+		r.Prepare(cfg)
+	}
+	opts := r.Connect
+	if opts == nil {
+		opts = &connect.Options{Logger: s.log}
+	}
+	conns, workflows, warnings, err := connect.Setup(ctx, cfg, opts)
+	if err != nil {
+		return res, nil, err
+	}
+	for _, p := range warnings {
+		if r.Problems != nil {
+			r.Problems(p)
+		} else {
+			s.log.Warn("configuration reload: " + p)
+		}
+	}
+	refuse := func(err error) (*ReloadResult, []string, error) {
+		conns.Close()
+		return res, warnings, err
+	}
+	index, err := discovery.Build(workflows, cfg)
+	if err != nil {
+		return refuse(err)
+	}
+	loadSkills := r.Skills
+	if loadSkills == nil {
+		loadSkills = func(cfg *config.Config) (*skills.Catalog, error) { return skills.FromConfig(cfg, nil, "") }
+	}
+	cat, err := loadSkills(cfg)
+	if err != nil {
+		return refuse(fmt.Errorf("skills: %w", err))
+	}
+	issuers, err := CertificateIssuers(cfg.Certificates)
+	if err != nil {
+		return refuse(fmt.Errorf("certificate issuers: %w", err))
+	}
+	apply := func() {}
+	if r.Stage != nil {
+		if apply, err = r.Stage(cfg); err != nil {
+			return refuse(err)
+		}
+	}
+	r.Switch.Swap(conns)
+	s.Reload(Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
+		Skills: cat, CertificateIssuers: issuers})
+	apply()
+	res.Reloaded = true
+	res.Workflows, res.Capabilities, res.Connections = len(workflows.IDs()), len(cfg.Exposed()), len(cfg.Connections)
+	res.Skills, res.CertificateIssuers = cat.Len(), len(issuers)
+	res.At = time.Now().UTC()
+	return res, warnings, nil
+}
+
+// digest is the hex SHA-256 of data, "" for none.
+func digest(data []byte) string {
+	if data == nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// newTraceID mints a W3C trace id (16 random bytes, hex).
+func newTraceID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ReloadProblems lists what refused a reload: one line per problem of a
+// configuration that does not load (file:line:column: field: message),
+// else the error's message.
+func ReloadProblems(err error) []string {
+	var le *config.LoadError
+	if errors.As(err, &le) {
+		return le.Lines()
+	}
+	return []string{err.Error()}
+}
+
+// auditReload writes the audit event of one reload attempt, in a
+// transaction of its own before the answer leaves: config.reloaded
+// (allowed) with the counts of what is now served, or
+// config.reload_refused (refused) with the problems. Both name the
+// source and the digest of what was read. A failed write is logged; it
+// does not undo a reload that happened.
+func (s *Service) auditReload(ctx context.Context, by ReloadTrigger, res *ReloadResult, warnings []string, err error) {
+	attrs := map[string]any{"via": by.Via, "source": res.Source}
+	if res.SHA256 != "" {
+		attrs["sha256"] = res.SHA256
+	}
+	e := store.Event{Type: "config.reloaded", At: s.now(), Operation: contracts.EndpointReloadConfig, Outcome: "allowed",
+		Subject: by.Via, RequestID: by.RequestID, TraceID: by.TraceID, Attributes: attrs}
+	if p := by.Principal; p != nil {
+		e.Tenant, e.Subject, e.ClientID = p.Tenant, p.Subject, p.ClientID
+	}
+	if len(warnings) > 0 {
+		attrs["warnings"] = warnings
+	}
+	if err != nil {
+		e.Type, e.Outcome = "config.reload_refused", "refused"
+		e.Code = string(contracts.CodeInvalidParams)
+		if ce := (*contracts.Error)(nil); errors.As(err, &ce) {
+			e.Code = string(ce.Code)
+		}
+		attrs["problems"] = ReloadProblems(err)
+	} else {
+		attrs["workflows"], attrs["capabilities"], attrs["connections"] = res.Workflows, res.Capabilities, res.Connections
+		attrs["skills"], attrs["certificateIssuers"] = res.Skills, res.CertificateIssuers
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	werr := s.store.Update(wctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, []store.Event{e}) })
+	if werr != nil {
+		s.log.ErrorContext(ctx, "the audit event of a configuration reload was not written", "type", e.Type, "trace_id", e.TraceID, "err", werr)
+	}
 }

@@ -38,6 +38,7 @@ type Service struct {
 	moves    moveLocks
 	owner    string        // names this process in its move leases (leases.go)
 	leaseTTL time.Duration // how long a move lease holds (leases.go)
+	swept    atomic.Int64  // expired leases the sweeper resolved (leases_sweep.go)
 	disc     *discoveryState
 	ctxState *contextState
 	// policy is the configuration's policy in force (a reload replaces
@@ -83,8 +84,9 @@ type Options struct {
 	// certificates (see CertificateIssuers); a certificate from any other
 	// is listed as unknown_issuer.
 	CertificateIssuers certs.Issuers
-	// LeaseTTL is how long a move lease holds before another gateway
-	// takes its holder for stopped mid-call (default DefaultLeaseTTL; see
+	// LeaseTTL is how long a move or start lease holds before another
+	// gateway takes its holder for stopped mid-call (default
+	// DefaultLeaseTTL, config.Config.LeaseTTL from server.leaseTTL; see
 	// leases.go).
 	LeaseTTL time.Duration
 }
@@ -198,6 +200,8 @@ type env struct {
 	idemNS, idemKey, idemFP string
 	lease                   *store.MoveLease
 	refusal                 *contracts.Error
+	// startLease is the start lease the call holds (leases_start.go).
+	startLease *store.StartLease
 }
 
 // event appends an audit event of this call, to commit with its mutation.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/certs"
@@ -17,15 +18,39 @@ import (
 // depends on the skill id and version alone, and the read touches no store.
 
 // contextState holds what the context and world-model reads answer from
-// beside the store: the skills and the trusted certificate issuers.
+// beside the store: the skills and the trusted certificate issuers of the
+// configuration in force. A reload replaces both at once (Service.Reload),
+// so a call reads the skills and issuers of one configuration.
 type contextState struct {
+	cur atomic.Pointer[contextParts]
+}
+
+// contextParts are one configuration's skills and certificate issuers.
+type contextParts struct {
 	skills  *skills.Catalog
 	issuers certs.Issuers
 }
 
 func newContextState(o *Options) *contextState {
-	return &contextState{skills: o.Skills, issuers: o.CertificateIssuers}
+	c := &contextState{}
+	c.install(o.Skills, o.CertificateIssuers)
+	return c
 }
+
+// install makes cat (nil: none) and issuers the skills and issuers in
+// force.
+func (c *contextState) install(cat *skills.Catalog, issuers certs.Issuers) {
+	if cat == nil {
+		cat = &skills.Catalog{}
+	}
+	c.cur.Store(&contextParts{skills: cat, issuers: issuers})
+}
+
+// skills returns the skills in force.
+func (c *contextState) skills() *skills.Catalog { return c.cur.Load().skills }
+
+// issuers returns the trusted certificate issuers in force.
+func (c *contextState) issuers() certs.Issuers { return c.cur.Load().issuers }
 
 // SkillVersionRef is one entry of a skill's version history.
 type SkillVersionRef struct {
@@ -53,7 +78,7 @@ type SkillAnswer struct {
 // (skills.CompareVersions orders them), whatever its evidence state.
 func (s *Service) getSkill(_ context.Context, _ store.ReadTx, e *env) (any, error) {
 	id := stringArg(e.args, "skillId")
-	sk, ok := s.ctxState.skills.Lookup(id)
+	sk, ok := s.ctxState.skills().Lookup(id)
 	if !ok {
 		return nil, &contracts.Error{Code: contracts.CodeNotFound, Message: fmt.Sprintf("there is no skill %q", id),
 			Hint: "Skill ids are fixed by the gateway's configuration; ask the operator which skills it serves."}
@@ -107,7 +132,7 @@ type GuidanceDescription struct {
 // lexicon in a transaction of its own: describe otherwise answers from
 // memory.
 func (s *Service) describeSkill(ctx context.Context, e *env, it *discovery.Item) (any, error) {
-	sk, ok := s.ctxState.skills.Lookup(it.ID)
+	sk, ok := s.ctxState.skills().Lookup(it.ID)
 	if !ok {
 		return nil, contracts.Errorf(contracts.CodeNotFound, "there is no skill %q", it.ID)
 	}

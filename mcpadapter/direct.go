@@ -1,11 +1,13 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"regexp"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -50,9 +52,25 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // addDirect registers the direct tools. A tool whose name is not a valid
 // MCP tool name, or is a contract tool's, is skipped with a log line.
 func addDirect(srv *mcp.Server, backend Backend, tools []DirectTool, log *slog.Logger) error {
+	prepared, err := prepareDirect(tools, log)
+	if err != nil {
+		return err
+	}
+	for _, t := range prepared {
+		srv.AddTool(t, directHandler(backend, t.Name))
+	}
+	return nil
+}
+
+// prepareDirect turns direct tools into the MCP tools a server registers.
+// A tool whose name is not a valid MCP tool name, is a contract tool's or
+// repeats another's is skipped with a log line; one whose input schema's
+// root is not an object schema is an error.
+func prepareDirect(tools []DirectTool, log *slog.Logger) ([]*mcp.Tool, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	var out []*mcp.Tool
 	seen := map[string]bool{}
 	for _, d := range tools {
 		if _, contract := contracts.Lookup(d.Name); contract || !toolNameRE.MatchString(d.Name) || seen[d.Name] {
@@ -68,14 +86,120 @@ func addDirect(srv *mcp.Server, backend Backend, tools []DirectTool, log *slog.L
 			Type any `json:"type"`
 		}
 		if json.Unmarshal(schema, &root) != nil || root.Type != "object" {
-			return fmt.Errorf("mcpadapter: direct tool %s: the input schema's root is not an object schema", d.Name)
+			return nil, fmt.Errorf("mcpadapter: direct tool %s: the input schema's root is not an object schema", d.Name)
 		}
 		destructive, openWorld := true, true
-		srv.AddTool(&mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: schema,
-			Annotations: &mcp.ToolAnnotations{Title: d.Title, DestructiveHint: &destructive, OpenWorldHint: &openWorld}},
-			directHandler(backend, d.Name))
+		out = append(out, &mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: schema,
+			Annotations: &mcp.ToolAnnotations{Title: d.Title, DestructiveHint: &destructive, OpenWorldHint: &openWorld}})
 	}
-	return nil
+	return out, nil
+}
+
+// DirectSet holds the direct tools of MCP servers so that a configuration
+// reload can replace them while the servers run: Stage checks a new set,
+// and the function it returns registers the added and changed tools on
+// every server the set was given to (Options.DirectSet) and removes the
+// tools that are gone. A client that lists the tools afterwards sees the
+// new set; a call of a removed tool answers the protocol's unknown-tool
+// error. The contract's tools are never touched. Over stateless
+// streamable HTTP each request sees the set in force when it arrives;
+// between the registration of the new tools and the removal of the old
+// ones a listing may show both for an instant, and a call of an old tool
+// then is answered by the service, which already runs the new
+// configuration.
+type DirectSet struct {
+	log *slog.Logger
+
+	mu      sync.Mutex
+	tools   []*mcp.Tool
+	servers []directServer
+}
+
+// directServer is one server a DirectSet registers its tools on.
+type directServer struct {
+	srv     *mcp.Server
+	backend Backend
+}
+
+// NewDirectSet returns a set holding tools (checked as Stage checks
+// them); log receives the lines of skipped tools (nil: slog.Default()).
+func NewDirectSet(tools []DirectTool, log *slog.Logger) (*DirectSet, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	prepared, err := prepareDirect(tools, log)
+	if err != nil {
+		return nil, err
+	}
+	return &DirectSet{log: log, tools: prepared}, nil
+}
+
+// attach registers the set's tools on srv, whose calls go to backend, and
+// keeps srv for later replacements.
+func (d *DirectSet) attach(srv *mcp.Server, backend Backend) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, t := range d.tools {
+		srv.AddTool(t, directHandler(backend, t.Name))
+	}
+	d.servers = append(d.servers, directServer{srv: srv, backend: backend})
+}
+
+// Stage checks tools as the set's next tools and returns the function
+// that makes them so; an error (an input schema whose root is not an
+// object schema) changes nothing. Tools with unusable names are skipped
+// with a log line, as at start.
+func (d *DirectSet) Stage(tools []DirectTool) (apply func(), err error) {
+	prepared, err := prepareDirect(tools, d.log)
+	if err != nil {
+		return nil, err
+	}
+	return func() { d.replace(prepared) }, nil
+}
+
+// replace registers the added and changed tools of next on every server
+// (AddTool replaces a tool of the same name) and removes the tools of the
+// current set that next lacks; a tool that did not change is left alone,
+// so a reload that changes none tells no session the list changed.
+func (d *DirectSet) replace(next []*mcp.Tool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	current := make(map[string][]byte, len(d.tools))
+	for _, t := range d.tools {
+		current[t.Name] = toolJSON(t)
+	}
+	var changed []*mcp.Tool
+	keep := make(map[string]bool, len(next))
+	for _, t := range next {
+		keep[t.Name] = true
+		if old, ok := current[t.Name]; !ok || old == nil || !bytes.Equal(old, toolJSON(t)) {
+			changed = append(changed, t)
+		}
+	}
+	var gone []string
+	for _, t := range d.tools {
+		if !keep[t.Name] {
+			gone = append(gone, t.Name)
+		}
+	}
+	for _, s := range d.servers {
+		for _, t := range changed {
+			s.srv.AddTool(t, directHandler(s.backend, t.Name))
+		}
+		if len(gone) > 0 {
+			s.srv.RemoveTools(gone...)
+		}
+	}
+	d.tools = next
+}
+
+// toolJSON is a tool's wire form, to tell a changed tool from the same.
+func toolJSON(t *mcp.Tool) []byte {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil // replace counts it as changed
+	}
+	return b
 }
 
 func directHandler(backend Backend, name string) mcp.ToolHandler {

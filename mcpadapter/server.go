@@ -42,6 +42,13 @@ type Options struct {
 	// Direct lists the capabilities exposed directly: each becomes an MCP
 	// tool of its own (see DirectTool).
 	Direct []DirectTool
+	// DirectSet, when set, holds the direct tools instead of Direct, so
+	// that a configuration reload can replace them (see DirectSet).
+	DirectSet *DirectSet
+	// ToolListChanged advertises tools.listChanged: the server notifies
+	// its sessions when DirectSet's tools change (stdio; stateless /mcp
+	// keeps no session to notify).
+	ToolListChanged bool
 }
 
 // ReplayedMetaKey marks, in a result's _meta, an answer replayed for an
@@ -65,7 +72,7 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.ToolSet)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: contracts.ServerName, Title: "Praxa gateway", Version: contracts.ServerVersion},
-		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.ToolListChanged}},
 			Instructions: "Praxa puts governed tools behind one contract. Start with praxec.query and no arguments, " +
 				"then follow the links[] of each answer: copy a link's args verbatim as the next call."})
 	for t := range contracts.All() {
@@ -74,7 +81,9 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 		}
 		srv.AddTool(tool(t), handler(backend, t.Name))
 	}
-	if err := addDirect(srv, backend, o.Direct, o.Logger); err != nil {
+	if o.DirectSet != nil {
+		o.DirectSet.attach(srv, backend)
+	} else if err := addDirect(srv, backend, o.Direct, o.Logger); err != nil {
 		return nil, err
 	}
 	if o.Allowed != nil {

@@ -58,7 +58,7 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer st.Close()
-	svc := gateway.New(st, &gateway.Options{Workflows: workflows, Policy: cfg.Policy})
+	svc := gateway.New(st, &gateway.Options{Workflows: workflows, Policy: cfg.Policy, LeaseTTL: cfg.LeaseTTL()})
 	defer svc.Close(ctx)
 	operator := &auth.Principal{Subject: "operator", Tenant: *tenant, Scopes: auth.NewScopeSet(contracts.ScopeApprovalsWrite)}
 	if verb == "list" {

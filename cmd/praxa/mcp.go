@@ -50,7 +50,7 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var backend mcpadapter.Backend
 	var allowed func(context.Context, string) bool
-	var direct []mcpadapter.DirectTool
+	var direct *mcpadapter.DirectSet
 	if *remote != "" {
 		client, err := restclient.New(*remote, &restclient.Options{Token: restclient.StaticToken(tok),
 			HTTPClient: &http.Client{Timeout: 60 * time.Second}})
@@ -68,21 +68,24 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		}
 		backend = &mcpadapter.Remote{Client: client}
 	} else {
-		local, directTools, closeFn, err := localBackend(ctx, env, f, tok, *tools, log)
+		local, directTools, reloader, closeFn, err := localBackend(ctx, env, f, tok, *tools, log)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
 		backend = local
 		// The capabilities marked exposeDirectly are tools of their own, as
-		// on serve's /mcp.
+		// on serve's /mcp; SIGHUP reloads the configuration, those tools
+		// included (the session is told the tool list changed).
 		direct = directTools
+		reloadOnHangup(ctx, reloader, log, env.stderr)
 		allowed = func(ctx context.Context, tool string) bool {
 			p, err := local.Bind(ctx)
 			return err == nil && p.AllowsTool(tool)
 		}
 	}
-	srv, err := mcpadapter.New(backend, &mcpadapter.Options{ToolSet: *tools, Logger: log, Allowed: allowed, Direct: direct})
+	srv, err := mcpadapter.New(backend, &mcpadapter.Options{ToolSet: *tools, Logger: log, Allowed: allowed,
+		DirectSet: direct, ToolListChanged: direct != nil})
 	if err != nil {
 		return err
 	}
@@ -97,22 +100,27 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 // principal of tok, verified like any bearer token.
 //
 // It also returns the capabilities marked exposeDirectly (proxy.import's
-// included), which the server lists as tools of their own.
-func localBackend(ctx context.Context, env *environment, f serveFlags, tok, toolSet string, log *slog.Logger) (*mcpadapter.Local, []mcpadapter.DirectTool, func(), error) {
-	cfg, err := loadConfig(f.config, f.dev)
+// included), which the server lists as tools of their own, and the
+// Reloader that reads the configuration again (SIGHUP).
+func localBackend(ctx context.Context, env *environment, f serveFlags, tok, toolSet string, log *slog.Logger) (*mcpadapter.Local, *mcpadapter.DirectSet, *gateway.Reloader, func(), error) {
+	fail := func(err error) (*mcpadapter.Local, *mcpadapter.DirectSet, *gateway.Reloader, func(), error) {
+		return nil, nil, nil, nil, err
+	}
+	path := configPath(f.config)
+	cfg, err := readConfig(path, f.dev)
 	if err != nil {
-		return nil, nil, nil, err
+		return fail(err)
 	}
 	cfg.Defaults(f.addr)
 	var statics []auth.StaticIssuer
 	if f.dev {
 		info, err := readDevIssuer(f.dataDir)
 		if err != nil {
-			return nil, nil, nil, err
+			return fail(err)
 		}
 		is, err := issuer.LoadOrCreate(devDir(f.dataDir))
 		if err != nil {
-			return nil, nil, nil, err
+			return fail(err)
 		}
 		keys := []auth.StaticKey{}
 		for _, k := range is.PublicKeys() {
@@ -123,41 +131,48 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	}
 	st, err := openStore(ctx, f)
 	if err != nil {
-		return nil, nil, nil, err
+		return fail(err)
 	}
 	revs, err := gateway.NewRevocations(ctx, st, 2*time.Second, nil, log)
 	if err != nil {
 		st.Close()
-		return nil, nil, nil, err
+		return fail(err)
 	}
 	verifier, err := auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: revs, StaticIssuers: statics})
 	if err != nil {
 		st.Close()
-		return nil, nil, nil, err
+		return fail(err)
 	}
 	p, err := verifier.Verify(ctx, tok)
 	if err != nil {
 		st.Close()
-		return nil, nil, nil, fmt.Errorf("the credential is not accepted: %w", err)
+		return fail(fmt.Errorf("the credential is not accepted: %w", err))
 	}
-	conns, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
+	manager, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
 	if err != nil {
 		st.Close()
-		return nil, nil, nil, err
+		return fail(err)
 	}
+	conns := connect.NewSwitch(manager)
 	index, err := discovery.Build(workflows, cfg)
 	if err != nil {
-		conns.Close()
+		conns.Close(ctx)
 		st.Close()
-		return nil, nil, nil, err
+		return fail(err)
 	}
 	skillCatalog, certIssuers, err := contextOptions(cfg)
 	if err != nil {
-		conns.Close()
+		conns.Close(ctx)
 		st.Close()
-		return nil, nil, nil, err
+		return fail(err)
 	}
-	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy,
+	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
+	if err != nil {
+		conns.Close(ctx)
+		st.Close()
+		return fail(err)
+	}
+	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy, LeaseTTL: cfg.LeaseTTL(),
 		Retention: time.Duration(cfg.Server.Idempotency.Retention), Discovery: index, Lexicon: cfg.Lexicon, Runners: conns.Runners(),
 		Skills: skillCatalog, CertificateIssuers: certIssuers})
 	runCtx, cancel := context.WithCancel(ctx)
@@ -166,10 +181,14 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	bind := func(ctx context.Context) (*auth.Principal, error) { return verifier.Verify(ctx, tok) }
 	local := &mcpadapter.Local{Service: svc, Bind: bind, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
 		IDs: func(context.Context) (string, string) { return randomID(12), randomID(16) }}
-	return local, mcpadapter.DirectTools(cfg.Exposed()), func() {
+	reloader := newReloader(reloaderOptions{log: log, stderr: env.stderr, service: svc, conns: conns, direct: direct,
+		path: path, dev: f.dev, addr: f.addr})
+	return local, direct, reloader, func() {
 		cancel()
-		svc.Close(context.Background())
-		conns.Close()
+		closeCtx, closeCancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer closeCancel()
+		svc.Close(closeCtx)
+		conns.Close(closeCtx)
 		st.Close()
 	}, nil
 }

@@ -3,18 +3,23 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
+	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
-	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/skills"
+	"github.com/praxa/praxa/mcpadapter"
 )
 
 // This file reloads the configuration of a running gateway: on SIGHUP and
-// through POST /v8/config/reload.
+// through POST /v8/config/reload (serve), on SIGHUP (mcp on a local
+// store). gateway.Reloader does the work and audits every attempt.
 
 // configPath is the file serve reads its configuration from: path, else
 // ./praxec.yaml when it exists, else "" (the embedded configuration).
@@ -27,53 +32,62 @@ func configPath(path string) string {
 	return path
 }
 
-// reloadResult is the answer of a reload (POST /v8/config/reload).
-type reloadResult struct {
-	Reloaded     bool      `json:"reloaded"`
-	Source       string    `json:"source"`
-	Workflows    int       `json:"workflows"`
-	Capabilities int       `json:"capabilities"`
-	Connections  int       `json:"connections"`
-	At           time.Time `json:"at"`
+// readConfigData is readConfig with the bytes read, for a reload's
+// digest: the file's, the embedded example's, or none for the defaults.
+func readConfigData(path string, dev bool) (*config.Config, []byte, error) {
+	switch {
+	case path != "":
+		return config.LoadData(path)
+	case dev:
+		cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
+		return cfg, examples.PraxecYAML, err
+	default:
+		return config.Default(), nil, nil
+	}
 }
 
-// reload reads the configuration again (SIGHUP, POST /v8/config/reload)
-// and swaps it in: the connections first, then the service's workflows,
-// discovery index, lexicon and policy. A file that does not load returns
-// its *config.LoadError and nothing changes. The configuration is read
-// from the file serve started with (--config, or ./praxec.yaml as found at
-// start); with --dev and no file, the embedded example is read again, so
-// a reload changes nothing. Auth, server settings, skills, certificate
-// issuers and the tools /mcp registers keep their values from the start.
-func (a *app) reload(ctx context.Context) (*reloadResult, error) {
-	a.reloadMu.Lock()
-	defer a.reloadMu.Unlock()
-	cfg, err := readConfig(a.configPath, a.dev)
-	if err != nil {
-		return nil, err
+// reloaderOptions say what a reload reads and swaps.
+type reloaderOptions struct {
+	log     *slog.Logger
+	stderr  io.Writer
+	service *gateway.Service
+	conns   *connect.Switch
+	direct  *mcpadapter.DirectSet
+	// path and dev say where the configuration is read from (path empty:
+	// the embedded one with dev, else the defaults); addr is what
+	// Defaults completes it with, as at start.
+	path string
+	dev  bool
+	addr string
+}
+
+// newReloader returns the Reloader of a running gateway: it reads the
+// configuration again from the file it started with (--config, or
+// ./praxec.yaml as found at start; with --dev and no file, the embedded
+// example, so a reload changes nothing) and swaps in its connections,
+// workflows, discovery index, lexicon, policy, skills, certificate issuers
+// and the directly exposed MCP tools at once. Auth and server settings
+// keep their values from the start.
+func newReloader(o reloaderOptions) *gateway.Reloader {
+	return &gateway.Reloader{
+		Service: o.service, Switch: o.conns, Source: o.path,
+		Load:    func(context.Context) (*config.Config, []byte, error) { return readConfigData(o.path, o.dev) },
+		Prepare: func(cfg *config.Config) { cfg.Defaults(o.addr) },
+		Connect: &connect.Options{Logger: o.log},
+		Skills: func(cfg *config.Config) (*skills.Catalog, error) {
+			return skills.FromConfig(cfg, examples.FS, examples.Root)
+		},
+		Stage: func(cfg *config.Config) (func(), error) {
+			return o.direct.Stage(mcpadapter.DirectTools(cfg.Exposed()))
+		},
+		Problems: func(p string) { fmt.Fprintf(o.stderr, "praxa: %s\n", p) },
 	}
-	cfg.Defaults(a.listener.Addr().String())
-	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: a.log})
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range problems {
-		fmt.Fprintf(a.env.stderr, "praxa: %s\n", p)
-	}
-	index, err := discovery.Build(workflows, cfg)
-	if err != nil {
-		conns.Close()
-		return nil, err
-	}
-	a.conns.Swap(conns)
-	a.service.Reload(gateway.Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy})
-	return &reloadResult{Reloaded: true, Source: cfg.Source, Workflows: len(workflows.IDs()), Capabilities: len(cfg.Exposed()),
-		Connections: len(cfg.Connections), At: time.Now().UTC()}, nil
 }
 
 // reloadOnHangup reloads the configuration on every SIGHUP until ctx ends,
-// logging the outcome; a refused file leaves the running configuration.
-func (a *app) reloadOnHangup(ctx context.Context) {
+// logging the outcome to log and stderr; a refused file leaves the running
+// configuration.
+func reloadOnHangup(ctx context.Context, r *gateway.Reloader, log *slog.Logger, stderr io.Writer) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	go func() {
@@ -83,16 +97,18 @@ func (a *app) reloadOnHangup(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-hup:
-				res, err := a.reload(ctx)
+				trace := randomID(16)
+				res, err := r.Reload(ctx, gateway.ReloadTrigger{Via: gateway.ReloadViaSignal, TraceID: trace})
 				if err != nil {
-					a.log.Error("SIGHUP: configuration reload refused; the running configuration stays", "err", err)
-					fmt.Fprintf(a.env.stderr, "praxa: reload refused, the running configuration stays:\n%v\n", err)
+					log.Error("SIGHUP: configuration reload refused; the running configuration stays", "err", err, "trace_id", trace)
+					fmt.Fprintf(stderr, "praxa: reload refused, the running configuration stays (trace %s):\n%v\n", trace, err)
 					continue
 				}
-				a.log.Info("SIGHUP: configuration reloaded", "source", res.Source, "workflows", res.Workflows,
-					"capabilities", res.Capabilities, "connections", res.Connections)
-				fmt.Fprintf(a.env.stderr, "praxa: configuration reloaded from %s: %d workflows, %d capabilities, %d connections\n",
-					sourceName(res.Source), res.Workflows, res.Capabilities, res.Connections)
+				log.Info("SIGHUP: configuration reloaded", "source", res.Source, "sha256", res.SHA256, "workflows", res.Workflows,
+					"capabilities", res.Capabilities, "connections", res.Connections, "skills", res.Skills,
+					"certificate_issuers", res.CertificateIssuers, "trace_id", res.TraceID)
+				fmt.Fprintf(stderr, "praxa: configuration reloaded from %s: %d workflows, %d capabilities, %d connections (trace %s)\n",
+					sourceName(res.Source), res.Workflows, res.Capabilities, res.Connections, res.TraceID)
 			}
 		}
 	}()

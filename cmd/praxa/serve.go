@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -124,7 +123,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	app.reloadOnHangup(ctx) // reload.go
+	reloadOnHangup(ctx, app.reloader, app.log, env.stderr) // reload.go
 	return app.wait(ctx)
 }
 
@@ -142,11 +141,9 @@ type app struct {
 	served   chan error
 	url      string
 
-	// configPath and dev say where reload (reload.go) reads the
-	// configuration: configPath empty is the embedded one.
-	configPath string
-	dev        bool
-	reloadMu   sync.Mutex
+	// reloader reloads the configuration (reload.go): SIGHUP and POST
+	// /v8/config/reload.
+	reloader *gateway.Reloader
 }
 
 // startGateway opens the store, builds the service and starts serving. It
@@ -175,8 +172,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a := &app{env: env, log: log, cfg: cfg, listener: ln, cancel: cancel, served: make(chan error, 1), url: cfg.Server.PublicURL,
-		configPath: path, dev: f.dev}
+	a := &app{env: env, log: log, cfg: cfg, listener: ln, cancel: cancel, served: make(chan error, 1), url: cfg.Server.PublicURL}
 	fail := func(err error) (*app, error) {
 		cancel()
 		ln.Close()
@@ -208,6 +204,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		return fail(err)
 	}
 	a.service = gateway.New(a.store, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention),
+		LeaseTTL:  cfg.LeaseTTL(),
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: f.lexiconWrites,
 		SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch,
@@ -248,13 +245,25 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	}
 	go revs.Run(runCtx)
 	go sweepIdempotency(runCtx, a.store, log)
+	// Expired move and start leases resolve as outcome-unknown without
+	// waiting for a request (gateway/leases_sweep.go); runCtx ends at
+	// shutdown.
+	go a.service.RunLeaseSweeper(runCtx)
+	metrics.CounterFunc("praxa_leases_swept_total", "Expired move and start leases the lease sweeper resolved as outcome-unknown.",
+		func() float64 { return float64(a.service.LeasesSwept()) })
 
-	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: f.tools,
-		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
-		&mcpadapter.Options{Logger: log, ToolSet: f.tools, Direct: mcpadapter.DirectTools(cfg.Exposed())})
+	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
 	if err != nil {
 		return fail(err)
 	}
+	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: f.tools,
+		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
+		&mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct})
+	if err != nil {
+		return fail(err)
+	}
+	a.reloader = newReloader(reloaderOptions{log: log, stderr: env.stderr, service: a.service, conns: a.conns, direct: direct,
+		path: path, dev: f.dev, addr: ln.Addr().String()})
 	doc, err := openapi.Build()
 	if err != nil {
 		return fail(err)
@@ -277,7 +286,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 				r.Mount(devPathPrefix, dev)
 			}
 		},
-		Reload: func(ctx context.Context) (any, error) { return a.reload(ctx) },
+		Reload: func(ctx context.Context, by gateway.ReloadTrigger) (any, error) { return a.reloader.Reload(ctx, by) },
 	})
 	timeout := time.Duration(cfg.Server.Limits.RequestTimeout)
 	a.server = &http.Server{

@@ -26,6 +26,7 @@ func TestCertificatesReachNoDecision(t *testing.T) {
 		"examples/internal/gencerts/main.go", // signs the example certificates
 		"gateway/certificates.go",            // aura_list_world_certificates
 		"gateway/context_import.go",          // praxa certificates import
+		"gateway/reload.go",                  // Runtime.CertificateIssuers: a reload swaps the configured issuers in
 		"gateway/service.go",                 // Options.CertificateIssuers
 		"gateway/skill.go",                   // the service's context state holds the issuers
 	}

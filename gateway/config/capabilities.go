@@ -40,10 +40,65 @@ type Capability struct {
 	Reliability *Reliability `json:"reliability,omitempty"`
 }
 
-// Reliability bounds the run of a capability.
+// Reliability bounds the run of a capability and says what may be tried
+// again when a call could not be made.
+//
+// Only a call whose repetition cannot duplicate an effect is ever tried
+// again: one whose
+// outcome is unavailable (workflow.OutcomeUnavailable: the connection could
+// not be opened, the program could not start, the sandbox it demands is
+// missing, a REST upstream refused it with 408, 429 or 503, a timeout
+// before anything was sent), or one that repeating cannot make act twice
+// (a REST request with an idempotent method, RFC 9110 §9.2.2, answered 5xx
+// or left unanswered). Such a call is retried on the same executor,
+// and once the retries are spent the fallback executors are tried in
+// order, each with the same retries. Everything else ends the call at
+// once, with neither retry nor fallback:
+//
+//   - a success;
+//   - an unknown outcome (a timeout or a broken connection after the call
+//     was sent, a REST 502 or 504 to a method that may not be repeated):
+//     it may have taken effect, and repeating it could duplicate a
+//     mutation;
+//   - a failure the upstream answered (an MCP result with isError or a
+//     JSON-RPC error, a cli exit status other than zero under
+//     treatNonZeroAsFailure, any other HTTP error status): the upstream
+//     looked at the call and decided. A retry would ask the same question
+//     again, and a fallback would ask another upstream to redo work the
+//     first one may have begun, so neither is tried: the failure is the
+//     move's answer.
+//
+// Retries and fallbacks apply to executors of kind mcp, cli and rest.
 type Reliability struct {
-	// TimeoutMs is the longest one run may take, in milliseconds.
+	// TimeoutMs is the longest one call may take, in milliseconds: it
+	// bounds each attempt of the executor and of the fallback executors
+	// that set no timeoutMs of their own.
 	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// Retries is how many more times an executor is called after a call
+	// that was not made, or an idempotent REST request answered 5xx or
+	// left unanswered (at most MaxRetries). Unset, a rest executor keeps
+	// its built-in DefaultRESTRetries, all of them within its one timeout,
+	// and the other kinds are not retried; set (0 included), every
+	// executor gets exactly this many retries, each with its own timeout.
+	Retries *int `json:"retries,omitempty"`
+	// BackoffMs is the wait before the first retry, in milliseconds
+	// (default DefaultBackoffMs); each further retry waits twice as long
+	// as the one before, at most MaxBackoff, plus up to a quarter of
+	// random jitter. A REST Retry-After of at most MaxRetryAfter is
+	// waited instead when it is longer.
+	BackoffMs int `json:"backoffMs,omitempty"`
+	// Fallback lists the executors tried, in order, once the executor's
+	// calls all ended in a way that may be repeated (see Retries).
+	Fallback *Fallback `json:"fallback,omitempty"`
+}
+
+// Fallback is reliability.fallback: the executors a capability falls back
+// to when its own could not be reached.
+type Fallback struct {
+	// Executors are tried in order, each only when every call before it
+	// ended in a way that may be repeated (at most MaxFallbacks; kinds
+	// mcp, cli and rest).
+	Executors []Executor `json:"executors"`
 }
 
 // Proxy configures the proxy surface: the capabilities it offers.

@@ -115,12 +115,13 @@ func (c *checker) capabilities() {
 }
 
 // capabilityBody checks what a capability and an exposure share: the paths
-// and the workflow of the executor, and the input schema.
+// and the workflow of the executor, the input schema and the reliability.
 func (c *checker) capabilityBody(ptr string, wfIDs []string) {
 	if _, ok := c.obj(ptr + "/executor"); ok {
 		c.executor(ptr+"/executor", wfIDs)
 	}
 	c.inputSchema(ptr + "/inputSchema")
+	c.reliability(ptr, wfIDs)
 }
 
 // wrapCycles reports every wraps through which a capability ends up

@@ -64,6 +64,10 @@ type Server struct {
 	AllowedOrigins []string `json:"allowedOrigins,omitempty"`
 	// Idempotency configures how long idempotency records are kept.
 	Idempotency Idempotency `json:"idempotency"`
+	// LeaseTTL is how long a move or start lease holds before another
+	// gateway takes its holder for stopped mid-call (default
+	// DefaultLeaseTTL; see LeaseTTL).
+	LeaseTTL Duration `json:"leaseTTL,omitempty"`
 }
 
 // Limits bound request size, structure, time and rate.

@@ -118,21 +118,30 @@ func Default() *Config { return &Config{} }
 // that is not valid yields a *LoadError naming every problem by file, line,
 // column and field. Load does not apply Defaults.
 func Load(path string) (*Config, error) {
+	cfg, _, err := LoadData(path)
+	return cfg, err
+}
+
+// LoadData is Load that also returns the bytes it read (at most
+// MaxFileSize+1 of them), whether or not they make a valid configuration,
+// so that a caller can digest what it was given (a reload's audit event).
+// The bytes are nil when the file could not be read.
+func LoadData(path string) (*Config, []byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, nil, fmt.Errorf("config: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("config: reading %s: %w", path, err)
+		return nil, nil, fmt.Errorf("config: reading %s: %w", path, err)
 	}
 	cfg, err := Parse(path, data)
 	if err != nil {
-		return nil, err
+		return nil, data, err
 	}
 	cfg.Source = path
-	return cfg, nil
+	return cfg, data, nil
 }
 
 // Parse validates and decodes the configuration in data; name is the file

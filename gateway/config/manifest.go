@@ -185,6 +185,10 @@ func parseManifest(file string, data []byte, cfg *document, taken map[string]str
 			synth[k] = v
 		}
 	}
+	if server, ok := root["server"].(map[string]any); ok && server["leaseTTL"] != nil {
+		// The lease a reliability's worst case must fit in.
+		synth["server"] = map[string]any{"leaseTTL": server["leaseTTL"]}
+	}
 	positions := map[string]position{}
 	for ptr, pos := range cfg.positions {
 		if strings.HasPrefix(ptr, "/connections") || strings.HasPrefix(ptr, "/workflows") {

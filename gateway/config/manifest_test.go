@@ -120,3 +120,26 @@ func TestManifestRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestManifestReliability: a manifest's capability declares retries and
+// fallback executors as proxy.expose does, under the same checks.
+func TestManifestReliability(t *testing.T) {
+	cfg, err := writeManifest(t, `{"version": 1, "capabilities": [
+  {"name": "notes.sync", "executor": {"kind": "cli", "connection": "sh", "args": ["-c", "true"], "timeoutMs": 1000},
+   "reliability": {"retries": 2, "backoffMs": 50, "fallback": {"executors": [{"kind": "cli", "connection": "sh", "args": ["-c", "true"]}]}}}
+]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := cfg.Exposed()[0]
+	if x.Reliability == nil || *x.Reliability.Retries != 2 || len(x.Reliability.Fallback.Executors) != 1 {
+		t.Fatalf("reliability %+v", x.Reliability)
+	}
+	_, err = writeManifest(t, `{"version": 1, "capabilities": [
+  {"name": "notes.sync", "executor": {"kind": "cli", "connection": "sh"},
+   "reliability": {"fallback": {"executors": [{"kind": "workflow", "definitionId": "flow"}]}}}
+]}`)
+	if err == nil || !strings.Contains(err.Error(), "tools.json:3:56: capabilities[0].reliability.fallback.executors[0].kind: is workflow, which cannot be a fallback executor") {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -15,7 +15,7 @@ import (
 )
 
 // DefaultTimeout bounds one call whose executor and capability set none.
-const DefaultTimeout = 60 * time.Second
+const DefaultTimeout = config.DefaultExecutorTimeout
 
 // Options configure a Manager. The zero value is usable.
 type Options struct {

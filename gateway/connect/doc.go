@@ -44,4 +44,10 @@
 // have taken effect). Messages name the connection, the tool, command or
 // path, and what the upstream said; header values and environment values
 // are never put in an error or a log line.
+//
+// A runner makes one attempt per call. Retries and fallback executors are
+// the workflow engine's, by the capability's reliability (see
+// config.Reliability): it tries a call again, or hands it to a fallback,
+// only when its outcome is unavailable, so that a call that may have acted
+// is never made twice and every attempt is recorded.
 package connect

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,17 +20,13 @@ import (
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
-// The retries of a REST call: 408, 429 and 5xx answers (and, for methods
-// that may be repeated, transport errors) are tried again, at most
-// restAttempts times in all, after a backoff that doubles from
-// restBackoff (a Retry-After of at most maxRetryAfter is honoured), within
-// the call's timeout.
-const (
-	restAttempts  = 3
-	restBackoff   = 100 * time.Millisecond
-	maxRetryAfter = 5 * time.Second
-	maxBody       = 4 << 20
-)
+// A REST call is one request: the retries of a refused call (408, 429,
+// 503, a connection that could not be made) and of an idempotent method
+// answered 5xx or left unanswered are the workflow engine's, by
+// the capability's reliability (DefaultRESTRetries when it sets none; see
+// config.Reliability), so that every attempt is recorded and none is made
+// after a call that may have acted.
+const maxBody = 4 << 20
 
 // restConn is one rest connection.
 type restConn struct {
@@ -53,13 +48,15 @@ type restRunner struct{ m *Manager }
 // pathVar matches {name} in a path template.
 var pathVar = regexp.MustCompile(`\{([^{}/]+)\}`)
 
-// Run sends the request: baseUrl + path, whose {name} segments are filled
-// from the arguments, then the context, then the input (escaped as a path
-// segment); query, headers and body resolved against the scope; the
+// Run sends the request once: baseUrl + path, whose {name} segments are
+// filled from the arguments, then the context, then the input (escaped as
+// a path segment); query, headers and body resolved against the scope; the
 // connection's headers (with ${NAME} read from the environment) first. The
 // output is {status, body}: body is the answer parsed as JSON when it is
-// JSON, else its text. 2xx succeed; 408, 429 and 5xx are retried; any
-// other status fails the call.
+// JSON, else its text. 2xx succeed. The other answers are classified
+// (restOutcome) for the engine, which retries only an unavailable one:
+// 408, 429 and 503 refuse the call before acting, and a connection that
+// could not be made sent nothing.
 func (r restRunner) Run(ctx context.Context, x config.Executor, scope workflow.Scope) (map[string]any, error) {
 	c, ok := r.m.rest[x.Connection]
 	if !ok {
@@ -146,87 +143,65 @@ func repeatable(method string) bool {
 
 func (c *restConn) do(ctx context.Context, method string, u *url.URL, header http.Header, body []byte, path string) (map[string]any, error) {
 	what := method + " " + path
-	backoff := restBackoff
-	for attempt := 1; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
-		if err != nil {
-			return nil, unavailable(config.ExecutorREST, c.name, "%s: %v", what, err)
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, unavailable(config.ExecutorREST, c.name, "%s: %v", what, err)
+	}
+	if body == nil {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	req.Header = header.Clone()
+	resp, err := c.client.Do(req)
+	if err != nil {
+		if isDialError(err) {
+			return nil, unavailable(config.ExecutorREST, c.name, "%s: cannot reach %s: %v", what, u.Host, transportReason(err))
 		}
-		if body == nil {
-			req.Body, req.ContentLength = http.NoBody, 0
-		}
-		req.Header = header.Clone()
-		resp, err := c.client.Do(req)
-		if err != nil {
-			sent := !isDialError(err)
-			switch {
-			case !sent && attempt < restAttempts && sleep(ctx, backoff):
-				backoff *= 2
-				continue
-			case !sent:
-				return nil, unavailable(config.ExecutorREST, c.name, "%s: cannot reach %s: %v", what, u.Host, transportReason(err))
-			case repeatable(method) && attempt < restAttempts && sleep(ctx, backoff):
-				backoff *= 2
-				continue
-			}
-			return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorREST, Connection: c.name,
-				Message: fmt.Sprintf("%s: no answer: %v", what, transportReason(err))}
-		}
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-		resp.Body.Close()
-		out := map[string]any{"status": resp.StatusCode}
-		if v, ok := parseJSON(raw); ok {
-			out["body"] = v
-		} else {
-			out["body"] = string(raw)
-		}
-		st := resp.StatusCode
-		switch {
-		case st >= 200 && st < 300:
-			return out, nil
-		case st == http.StatusRequestTimeout || st == http.StatusTooManyRequests || st >= 500:
-			if attempt < restAttempts {
-				wait := backoff
-				if ra := retryAfter(resp.Header.Get("Retry-After")); ra > 0 {
-					wait = min(ra, maxRetryAfter)
-				}
-				if sleep(ctx, wait) {
-					backoff *= 2
-					continue
-				}
-			}
-			outcome := workflow.OutcomeFailed
-			switch st {
-			case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusServiceUnavailable:
-				outcome = workflow.OutcomeUnavailable
-			case http.StatusBadGateway, http.StatusGatewayTimeout:
-				if !repeatable(method) {
-					outcome = workflow.OutcomeUnknown
-				}
-			}
-			return nil, &workflow.ExecutorError{Outcome: outcome, Kind: config.ExecutorREST, Connection: c.name,
-				Message: fmt.Sprintf("%s answered %d after %d attempts", what, st, attempt), Output: out}
-		default:
-			return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorREST, Connection: c.name,
-				Message: fmt.Sprintf("%s answered %d", what, st), Output: out}
+		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorREST, Connection: c.name,
+			Message: fmt.Sprintf("%s: no answer: %v", what, transportReason(err)), Repeatable: repeatable(method)}
+	}
+	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close()
+	st := resp.StatusCode
+	if rerr != nil && st >= 200 && st < 300 {
+		// The upstream said yes and the answer broke off: it acted, and
+		// what it answered is lost.
+		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorREST, Connection: c.name,
+			Message: fmt.Sprintf("%s answered %d, then the answer broke off: %v", what, st, transportReason(rerr))}
+	}
+	out := map[string]any{"status": st}
+	if v, ok := parseJSON(raw); ok {
+		out["body"] = v
+	} else {
+		out["body"] = string(raw)
+	}
+	if st >= 200 && st < 300 {
+		return out, nil
+	}
+	xe := &workflow.ExecutorError{Outcome: restOutcome(method, st), Kind: config.ExecutorREST, Connection: c.name,
+		Message: fmt.Sprintf("%s answered %d", what, st), Output: out, Repeatable: st >= 500 && repeatable(method)}
+	if xe.Outcome == workflow.OutcomeUnavailable {
+		if ra := retryAfter(resp.Header.Get("Retry-After")); ra > 0 {
+			xe.RetryAfter = min(ra, config.MaxRetryAfter)
 		}
 	}
+	return nil, xe
 }
 
-// sleep waits d, or less when the context ends first (then false).
-func sleep(ctx context.Context, d time.Duration) bool {
-	d += time.Duration(rand.Int64N(int64(d)/4 + 1))
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
-		return false
+// restOutcome classifies an HTTP error status: 408, 429 and 503 refuse the
+// call before acting (unavailable, which the engine may retry); a 502 or
+// 504 to a method that may not be repeated leaves unknown whether the
+// upstream behind the gateway acted; anything else is a failure the
+// upstream answered.
+func restOutcome(method string, status int) string {
+	switch status {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return workflow.OutcomeUnavailable
+	case http.StatusBadGateway, http.StatusGatewayTimeout:
+		if !repeatable(method) {
+			return workflow.OutcomeUnknown
+		}
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return workflow.OutcomeFailed
 }
 
 func retryAfter(v string) time.Duration {

@@ -2,12 +2,14 @@ package connect_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
@@ -46,32 +48,55 @@ func TestRESTRequest(t *testing.T) {
 	}
 }
 
-func TestRESTRetriesAndClassifies(t *testing.T) {
+// TestRESTClassifies sends each request once (the retries are the
+// engine's, see reliability_test.go) and classifies the answer: 408, 429
+// and 503 unavailable (with a bounded Retry-After), a 502 to a POST
+// unknown, any other error status failed.
+func TestRESTClassifies(t *testing.T) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == "/flaky" && n.Add(1) < 3:
+		n.Add(1)
+		switch r.URL.Path {
+		case "/busy":
+			w.Header().Set("Retry-After", "2")
 			w.WriteHeader(503)
-		case r.URL.Path == "/flaky":
-			w.Write([]byte(`ok`))
-		case r.URL.Path == "/missing":
+		case "/slowdown":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(429)
+		case "/missing":
 			w.WriteHeader(404)
-		case r.URL.Path == "/gateway":
+		case "/gateway":
 			w.WriteHeader(502)
+		case "/broken":
+			io.ReadAll(r.Body)
+			w.WriteHeader(500)
 		}
 	}))
 	defer srv.Close()
-	out, err := runREST(t, srv.URL, config.Executor{Method: "GET", Path: "/flaky"}, workflow.Scope{})
-	if err != nil || out["body"] != "ok" || n.Load() != 3 {
-		t.Fatalf("retry: %v %v after %d", out, err, n.Load())
+	for _, tc := range []struct {
+		method, path, outcome string
+		retryAfter            time.Duration
+	}{
+		{"GET", "/busy", workflow.OutcomeUnavailable, 2 * time.Second},
+		{"POST", "/slowdown", workflow.OutcomeUnavailable, config.MaxRetryAfter},
+		{"GET", "/missing", workflow.OutcomeFailed, 0},
+		{"POST", "/gateway", workflow.OutcomeUnknown, 0},
+		{"GET", "/gateway", workflow.OutcomeFailed, 0},
+		{"POST", "/broken", workflow.OutcomeFailed, 0},
+	} {
+		t.Run(tc.method+tc.path, func(t *testing.T) {
+			before := n.Load()
+			_, err := runREST(t, srv.URL, config.Executor{Method: tc.method, Path: tc.path}, workflow.Scope{})
+			var xe *workflow.ExecutorError
+			if !errors.As(err, &xe) || xe.Outcome != tc.outcome || xe.RetryAfter != tc.retryAfter {
+				t.Fatalf("got %#v, want outcome %s retry after %v", err, tc.outcome, tc.retryAfter)
+			}
+			if got := n.Load() - before; got != 1 {
+				t.Fatalf("%d requests, want exactly one", got)
+			}
+		})
 	}
-	if _, err := runREST(t, srv.URL, config.Executor{Method: "GET", Path: "/missing"}, workflow.Scope{}); outcome(err) != workflow.OutcomeFailed {
-		t.Fatalf("404: %v", err)
-	}
-	if _, err := runREST(t, srv.URL, config.Executor{Method: "POST", Path: "/gateway"}, workflow.Scope{}); outcome(err) != workflow.OutcomeUnknown {
-		t.Fatalf("502 on POST: %v", err)
-	}
-	_, err = runREST(t, srv.URL, config.Executor{Method: "GET", Path: "/x/{id}"}, workflow.Scope{})
+	_, err := runREST(t, srv.URL, config.Executor{Method: "GET", Path: "/x/{id}"}, workflow.Scope{})
 	if outcome(err) != workflow.OutcomeUnavailable || strings.Contains(err.Error(), "sekret") {
 		t.Fatalf("missing path variable: %v", err)
 	}

@@ -10,6 +10,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -299,8 +300,13 @@ func TestConnectionsOutcomeUnknown(t *testing.T) {
 			rest := cfg.Connections["github_api"]
 			rest.BaseURL = api.URL
 			cfg.Connections["github_api"] = rest
+			// Retries and a fallback must not repeat a call whose
+			// outcome is unknown: neither runs.
+			retries := 3
 			cfg.Proxy.Expose = append(cfg.Proxy.Expose, config.Exposure{Name: "slow.deploy",
-				Executor: &config.Executor{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo run >> "$SUITE_MARKER"; sleep 5`}, TimeoutMs: 300}})
+				Executor: &config.Executor{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo run >> "$SUITE_MARKER"; sleep 5`}, TimeoutMs: 300},
+				Reliability: &config.Reliability{Retries: &retries, BackoffMs: 1, Fallback: &config.Fallback{Executors: []config.Executor{
+					{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo fallback >> "$SUITE_MARKER"`}}}}}})
 		},
 	})
 	w := &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
@@ -317,5 +323,104 @@ func TestConnectionsOutcomeUnknown(t *testing.T) {
 	b, _ := os.ReadFile(count)
 	if n := strings.Count(string(b), "run"); n != 1 {
 		t.Errorf("the command ran %d times, want 1", n)
+	}
+	if strings.Contains(string(b), "fallback") {
+		t.Errorf("the fallback ran after an outcome-unknown call: %q", b)
+	}
+}
+
+// TestConnectionsRetriesRefusals: github.commit_status of
+// examples/connections.yaml retries a call the upstream refused before
+// acting (503), and the move records what was tried; a capability whose
+// connection cannot be reached falls back to one that can. Every upstream
+// call is counted: none is repeated after it was answered.
+func TestConnectionsRetriesRefusals(t *testing.T) {
+	ti := newIssuer(t)
+	var apiCalls, refusals atomic.Int32
+	status := statusAPI(t, &apiCalls)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refusals.Add(1) == 1 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		status.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(api.Close)
+	node, args := connecttest.Everything(t)
+	t.Setenv("PRAXA_SUITE_MARKER", filepath.Join(t.TempDir(), "marker"))
+	t.Setenv("GITHUB_TOKEN", secretToken)
+	g := gatewaytest.New(t, &gatewaytest.Options{
+		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Config: func() (*config.Config, error) {
+			return config.Load(filepath.Join("..", "..", "examples", "connections.yaml"))
+		},
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			gh := cfg.Connections["github"]
+			gh.Command, gh.Args = node, args
+			cfg.Connections["github"] = gh
+			rest := cfg.Connections["github_api"]
+			rest.BaseURL = api.URL
+			cfg.Connections["github_api"] = rest
+			// A mirror that is down (nothing listens on its port), whose
+			// capability falls back to the GitHub API.
+			cfg.Connections["mirror_api"] = config.Connection{Kind: "rest", BaseURL: "http://127.0.0.1:1"}
+			read := config.Executor{Kind: "rest", Method: "GET", Path: "/repos/{owner}/{repo}/commits/{ref}/status", Query: map[string]any{"per_page": 1}}
+			primary, fallback := read, read
+			primary.Connection, fallback.Connection = "mirror_api", "github_api"
+			cfg.Proxy.Expose = append(cfg.Proxy.Expose, config.Exposure{Name: "mirror.commit_status", Executor: &primary,
+				Reliability: &config.Reliability{TimeoutMs: 5000, Fallback: &config.Fallback{Executors: []config.Executor{fallback}}}})
+		},
+	})
+	w := &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	tok := ti.token(t, tenantA, userA)
+	input := map[string]any{"owner": "praxa", "repo": "gateway", "ref": "main"}
+	var traces []string
+	for _, tc := range []struct {
+		capability string
+		// attempts are the connections tried, in order.
+		attempts []string
+	}{
+		{"github.commit_status", []string{"github_api", "github_api"}},
+		{"mirror.commit_status", []string{"mirror_api", "mirror_api", "mirror_api", "github_api"}},
+	} {
+		in := map[string]any{"capability": tc.capability}
+		maps.Copy(in, input)
+		before := apiCalls.Load()
+		trace := newTraceID()
+		traces = append(traces, trace)
+		res := w.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: map[string]any{"definitionId": "proxy_default", "input": in},
+			token: tok, trace: trace})
+		wantStatus(t, res, http.StatusOK)
+		out := res.object(t)
+		if member(t, out, "context.lastRun.ok") != true || member(t, out, "context.lastRun.output.body.state") != "success" {
+			t.Fatalf("%s: %s", tc.capability, res.Body)
+		}
+		var tried []string
+		for _, a := range member(t, out, "context.lastRun.attempts").([]any) {
+			tried = append(tried, a.(map[string]any)["connection"].(string))
+		}
+		if !slices.Equal(tried, tc.attempts) {
+			t.Errorf("%s: attempts %v, want %v", tc.capability, tried, tc.attempts)
+		}
+		if n := apiCalls.Load() - before; n != 1 {
+			t.Errorf("%s: the API answered %d calls, want 1", tc.capability, n)
+		}
+	}
+	if n := refusals.Load(); n != 3 {
+		t.Errorf("the API saw %d requests, want 3 (one refused, two answered)", n)
+	}
+	// The audit of each move lists what was tried.
+	for _, trace := range traces {
+		found := false
+		for _, ev := range g.Events(t, tenantA, trace) {
+			if list, _ := ev.Attributes["attempts"].([]any); ev.Type == "transition.fired" && len(list) > 1 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("trace %s: no transition.fired event lists the attempts", trace)
+		}
 	}
 }

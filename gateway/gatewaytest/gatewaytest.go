@@ -52,6 +52,10 @@ type Options struct {
 	// /v8/config/reload, Gateway.Reload), as serve reads its file again:
 	// an error it returns refuses the reload.
 	Config func() (*config.Config, error)
+	// ConfigFile, when set, is the configuration file read at start and
+	// on every reload instead of Config, as serve reads its --config: the
+	// reload's audit event and answer then carry the file's digest.
+	ConfigFile string
 	// Edit changes the configuration after New has set the trusted issuer
 	// and the rate limit, before Defaults applies (so what it sets, such
 	// as Auth.Resource, is kept).
@@ -133,11 +137,16 @@ type Gateway struct {
 	// Logs holds the gateway's logs (JSON lines, as serve writes them);
 	// they are printed when the test fails.
 	Logs *LogBuffer
+	// Reloader reloads the configuration (POST /v8/config/reload,
+	// Gateway.Reload), as serve's SIGHUP does.
+	Reloader *gateway.Reloader
+	// Direct holds the tools /mcp lists directly (the capabilities marked
+	// exposeDirectly); a reload replaces them.
+	Direct *mcpadapter.DirectSet
 
-	opts     Options
-	log      *slog.Logger
-	close    func()
-	reloadMu sync.Mutex
+	opts  Options
+	log   *slog.Logger
+	close func()
 }
 
 // Issuer is a real OIDC issuer served over HTTP.
@@ -223,7 +232,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 	// The listener is bound first so that, as in serve.go, the defaults
 	// (public URL, resource) follow its address.
 	srv := httptest.NewUnstartedServer(nil)
-	g.Config = parseConfig(t, o.Config)
+	g.Config = parseConfig(t, g.loadConfig)
 	g.prepare(g.Config, srv.Listener.Addr().String())
 	cfg := g.Config
 
@@ -289,8 +298,13 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The skills the configuration names, as serve loads them.
-	skillCatalog, err := skills.FromConfig(cfg, examples.FS, examples.Root)
+	// The skills and certificate issuers the configuration names, as
+	// serve loads them.
+	skillCatalog, err := loadSkills(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certIssuers, err := gateway.CertificateIssuers(cfg.Certificates)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +313,8 @@ func New(t testing.TB, opts *Options) *Gateway {
 		Retention: time.Duration(cfg.Server.Idempotency.Retention), Auditor: g.Auditor,
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.LexiconWrites,
-		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: g.Switch.Runners(), Skills: skillCatalog})
+		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: g.Switch.Runners(), Skills: skillCatalog,
+		CertificateIssuers: certIssuers, LeaseTTL: cfg.LeaseTTL()})
 	started = append(started, func() error {
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer scancel()
@@ -332,12 +347,23 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if toolSet == "" {
 		toolSet = contracts.SetAll
 	}
-	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
-		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
-		&mcpadapter.Options{Logger: log, ToolSet: toolSet, Direct: mcpadapter.DirectTools(cfg.Exposed())})
+	g.Direct, err = mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
 	if err != nil {
 		t.Fatal(err)
 	}
+	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
+		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
+		&mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Reloader = &gateway.Reloader{Service: g.Service, Switch: g.Switch, Source: o.ConfigFile,
+		Load:    func(context.Context) (*config.Config, []byte, error) { return g.loadConfigData() },
+		Prepare: func(cfg *config.Config) { g.prepare(cfg, g.Config.Server.Addr) },
+		Connect: &connect.Options{Logger: log}, Skills: loadSkills,
+		Stage: func(cfg *config.Config) (func(), error) {
+			return g.Direct.Stage(mcpadapter.DirectTools(cfg.Exposed()))
+		}}
 	doc, err := openAPI()
 	if err != nil {
 		t.Fatal(err)
@@ -352,7 +378,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 			_, err := st.RevokedSince(ctx, time.Now())
 			return err
 		},
-		Reload: func(ctx context.Context) (any, error) { return g.reload(ctx) },
+		Reload: func(ctx context.Context, by gateway.ReloadTrigger) (any, error) { return g.Reloader.Reload(ctx, by) },
 	})
 	if o.Wrap != nil {
 		g.Handler = o.Wrap(g.Handler)
@@ -380,52 +406,41 @@ func (g *Gateway) prepare(cfg *config.Config, addr string) {
 }
 
 // ReloadResult is the answer of a reload, as serve's.
-type ReloadResult struct {
-	Reloaded     bool      `json:"reloaded"`
-	Source       string    `json:"source"`
-	Workflows    int       `json:"workflows"`
-	Capabilities int       `json:"capabilities"`
-	Connections  int       `json:"connections"`
-	At           time.Time `json:"at"`
+type ReloadResult = gateway.ReloadResult
+
+// Reload reloads the configuration in process, as SIGHUP does in serve
+// (the audit event names the signal), and returns the error of a refused
+// one. g.Config keeps the configuration the gateway started with.
+func (g *Gateway) Reload(t testing.TB) (*ReloadResult, error) {
+	t.Helper()
+	return g.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaSignal})
 }
 
-// reload does what serve's reload does (cmd/praxa/reload.go): the
-// configuration of Options.Config again, its connections swapped in
-// first, then the service's workflows, discovery, lexicon and policy. An
-// error leaves everything as it was. g.Config keeps the configuration the
-// gateway started with.
-func (g *Gateway) reload(ctx context.Context) (*ReloadResult, error) {
-	g.reloadMu.Lock()
-	defer g.reloadMu.Unlock()
+// loadConfig reads the configuration: Options.ConfigFile, else
+// Options.Config, else the embedded examples/praxec.yaml.
+func (g *Gateway) loadConfig() (*config.Config, error) {
+	cfg, _, err := g.loadConfigData()
+	return cfg, err
+}
+
+// loadConfigData is loadConfig with the bytes read from
+// Options.ConfigFile (nil otherwise).
+func (g *Gateway) loadConfigData() (*config.Config, []byte, error) {
+	if g.opts.ConfigFile != "" {
+		return config.LoadData(g.opts.ConfigFile)
+	}
 	fn := g.opts.Config
 	if fn == nil {
 		fn = embeddedConfig
 	}
 	cfg, err := fn()
-	if err != nil {
-		return nil, err
-	}
-	g.prepare(cfg, g.Config.Server.Addr)
-	conns, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: g.log})
-	if err != nil {
-		return nil, err
-	}
-	index, err := discovery.Build(workflows, cfg)
-	if err != nil {
-		conns.Close()
-		return nil, err
-	}
-	g.Switch.Swap(conns)
-	g.Service.Reload(gateway.Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy})
-	return &ReloadResult{Reloaded: true, Source: cfg.Source, Workflows: len(workflows.IDs()), Capabilities: len(cfg.Exposed()),
-		Connections: len(cfg.Connections), At: time.Now().UTC()}, nil
+	return cfg, nil, err
 }
 
-// Reload reloads the configuration in process, as SIGHUP does in serve,
-// and returns the error of a refused one.
-func (g *Gateway) Reload(t testing.TB) (*ReloadResult, error) {
-	t.Helper()
-	return g.reload(context.Background())
+// loadSkills loads the skills a configuration names, as serve does (the
+// embedded examples' for a configuration parsed from memory).
+func loadSkills(cfg *config.Config) (*skills.Catalog, error) {
+	return skills.FromConfig(cfg, examples.FS, examples.Root)
 }
 
 func embeddedConfig() (*config.Config, error) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
 )
 
@@ -22,7 +23,8 @@ func (s *server) reloadConfig(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, 0, contracts.Errorf(contracts.CodeNotImplemented, "this gateway does not reload its configuration"), rid)
 		return
 	}
-	res, err := s.Reload(r.Context())
+	res, err := s.Reload(r.Context(), gateway.ReloadTrigger{Via: gateway.ReloadViaEndpoint, Principal: p,
+		RequestID: rid, TraceID: TraceID(r.Context())})
 	if err != nil {
 		s.Logger.WarnContext(r.Context(), "configuration reload refused", "subject", p.Subject, "request_id", rid, "err", err)
 		writeProblem(w, 0, reloadError(err), rid)

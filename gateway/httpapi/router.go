@@ -58,8 +58,10 @@ type Options struct {
 	// Reload, when set, reloads the configuration for POST
 	// /v8/config/reload (scope config:write) and returns the answer; a
 	// *config.LoadError is answered INVALID_PARAMS with one entry of
-	// errors per problem. Without it the endpoint answers not-implemented.
-	Reload func(ctx context.Context) (any, error)
+	// errors per problem. by names the operator and the request, for the
+	// reload's audit event (gateway.Reloader writes it). Without it the
+	// endpoint answers not-implemented.
+	Reload func(ctx context.Context, by gateway.ReloadTrigger) (any, error)
 }
 
 type server struct {

@@ -97,6 +97,17 @@ type ReadTx interface {
 	// ErrNotFound (also for another tenant's). An expired lease is
 	// returned too: it is resolved, never silently replaced.
 	GetMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64) (MoveLease, error)
+	// ExpiredMoveLeases returns up to limit move leases whose Deadline is
+	// before now, of every tenant, oldest deadline first (the lease
+	// sweeper resolves them).
+	ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) ([]MoveLease, error)
+	// GetStartLease returns the tenant's start lease (held or resolved) by
+	// ref, or ErrNotFound (also for another tenant's).
+	GetStartLease(ctx context.Context, tenant, ref string) (StartLease, error)
+	// ExpiredStartLeases returns up to limit held start leases (Status 0)
+	// whose Deadline is before now, of every tenant, oldest deadline
+	// first.
+	ExpiredStartLeases(ctx context.Context, now time.Time, limit int) ([]StartLease, error)
 	// ContextReadTx reads memory records, goals and certificates.
 	ContextReadTx
 	// PendingReadTx reads the commands paused on unknown subjects.
@@ -148,6 +159,18 @@ type Tx interface {
 	// holds it: ErrNotFound if there is none, ErrConflict if another
 	// owner holds it.
 	DeleteMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner string) error
+	// InsertStartLease stores a new start lease; ErrExists if the tenant's
+	// ref holds one, held or resolved, expired or not.
+	InsertStartLease(ctx context.Context, l StartLease) error
+	// DeleteStartLease removes the held start lease on the tenant's ref if
+	// owner holds it: ErrNotFound if there is none, ErrConflict if another
+	// owner holds it or it was resolved.
+	DeleteStartLease(ctx context.Context, tenant, ref, owner string) error
+	// ResolveStartLease turns the held start lease owner holds into a
+	// record of its answer (status, response; Owner becomes ""), kept so
+	// that a retry of the start replays it: ErrNotFound if there is none,
+	// ErrConflict if another owner holds it or it was resolved already.
+	ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte) error
 	// ContextTx writes memory records, goals and certificates.
 	ContextTx
 	// PendingTx writes the commands paused on unknown subjects.
@@ -276,6 +299,43 @@ type MoveLease struct {
 	Owner     string
 	CreatedAt time.Time
 	Deadline  time.Time
+}
+
+// StartLease is the durable claim a gateway takes on a start (a workflow
+// that does not exist yet) before the start's chain makes its first call
+// outside the gateway. It is keyed by what identifies the start within the
+// tenant (Ref): the runId the caller gave, else its idempotency key. Like
+// a MoveLease it is taken in a transaction of its own and deleted by the
+// transaction that stores the new workflow; one found past its Deadline
+// was left by a gateway that stopped mid-call and is resolved as an
+// outcome-unknown, never by calling again. A start lease keyed by runId is
+// then kept, resolved, as the record of that answer (Status and Response),
+// since the runId is single-use and a keyless retry must replay it.
+type StartLease struct {
+	Tenant string
+	// Ref identifies the start within the tenant ("run:" and the runId,
+	// or "key:" and the idempotency namespace and key).
+	Ref string
+	// DefinitionID is the workflow being started; Fingerprint identifies
+	// the request (its operation and arguments without the key).
+	DefinitionID string
+	Fingerprint  string
+	// Namespace and Key are the idempotency key of the request, when it
+	// had one; Operation and KeyFingerprint are what its idempotency
+	// record needs.
+	Namespace      string
+	Key            string
+	Operation      string
+	KeyFingerprint string
+	// Owner identifies the gateway process and request holding the lease;
+	// "" once resolved.
+	Owner     string
+	CreatedAt time.Time
+	Deadline  time.Time
+	// Status and Response are the recorded answer of a resolved lease (an
+	// HTTP status and an error envelope); Status is 0 while held.
+	Status   int
+	Response []byte
 }
 
 // Approval is a human approval a transition waits for.

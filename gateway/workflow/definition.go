@@ -41,6 +41,9 @@ type Transition struct {
 	input *jsonschema.Schema
 	// inputSchema is the schema JSON links carry.
 	inputSchema json.RawMessage
+	// reliability is the retry and fallback policy of the executor (a
+	// proxy capability's reliability; nil for the defaults).
+	reliability *config.Reliability
 }
 
 // Actor returns the transition's actor, agent by default.

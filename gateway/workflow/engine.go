@@ -375,7 +375,7 @@ func guards(t *Transition, in *Instance) error {
 // fire runs t's executor and moves the instance.
 func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Transition, args map[string]any, out *Outcome, depth int, actor string) error {
 	scope := Scope{Arguments: args, Context: in.Context, Input: in.Input}
-	output, err := e.execute(ctx, t.Executor, scope, in, out, depth)
+	output, attempts, err := e.execute(ctx, t.Executor, t.reliability, scope, in, out, depth)
 	ok := err == nil
 	var xe *ExecutorError
 	switch {
@@ -406,6 +406,9 @@ func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Trans
 		if !ok {
 			last["error"] = xe.Message
 		}
+		if len(attempts) > 1 {
+			last["attempts"] = attemptRecords(attempts)
+		}
 		in.Context[LastRunKey] = last
 	}
 	produced := []string{}
@@ -426,8 +429,12 @@ func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Trans
 			Attributes: map[string]any{"approvalId": in.Pending.ApprovalID, "transition": in.Pending.Transition}})
 		in.Pending = nil
 	}
-	out.Events = append(out.Events, Event{Type: "transition.fired", WorkflowID: in.ID,
-		Attributes: map[string]any{"transition": t.Name, "from": from, "to": t.To, "actor": actor, "version": in.Version, "produced": produced, "ok": ok}})
+	fired := map[string]any{"transition": t.Name, "from": from, "to": t.To, "actor": actor, "version": in.Version, "produced": produced, "ok": ok}
+	if len(attempts) > 1 {
+		// What was tried before the answer: retries and fallbacks.
+		fired["attempts"] = attemptRecords(attempts)
+	}
+	out.Events = append(out.Events, Event{Type: "transition.fired", WorkflowID: in.ID, Attributes: fired})
 	return e.enter(ctx, d, in, out, depth)
 }
 
@@ -437,7 +444,7 @@ func (e *Engine) enter(ctx context.Context, d *Definition, in *Instance, out *Ou
 	if st.OnEnter == nil {
 		return nil
 	}
-	output, err := e.execute(ctx, st.OnEnter, Scope{Arguments: map[string]any{}, Context: in.Context, Input: in.Input}, in, out, depth)
+	output, _, err := e.execute(ctx, st.OnEnter, nil, Scope{Arguments: map[string]any{}, Context: in.Context, Input: in.Input}, in, out, depth)
 	var xe *ExecutorError
 	if errors.As(err, &xe) {
 		return xe.contractError(in.ID)
@@ -472,22 +479,24 @@ func (e *Engine) chain(ctx context.Context, d *Definition, in *Instance, out *Ou
 	return contracts.Errorf(contracts.CodeInternal, "workflow %s chained more than %d deterministic transitions", d.ID, maxChain)
 }
 
-// execute runs an executor and returns its output.
-func (e *Engine) execute(ctx context.Context, x *config.Executor, scope Scope, in *Instance, out *Outcome, depth int) (map[string]any, error) {
+// execute runs an executor and returns its output. An executor that
+// reaches a connection runs under rel (nil for the defaults): its retries
+// and fallbacks, whose attempts it returns.
+func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Reliability, scope Scope, in *Instance, out *Outcome, depth int) (map[string]any, []attempt, error) {
 	if x == nil {
-		return map[string]any{}, nil
+		return map[string]any{}, nil, nil
 	}
 	switch x.Kind {
 	case config.ExecutorNoop, config.ExecutorHuman:
-		return map[string]any{}, nil
+		return map[string]any{}, nil, nil
 	case config.ExecutorWorkflow:
 		if depth >= maxDepth {
-			return nil, contracts.Errorf(contracts.CodeInternal, "sub-workflows nest deeper than %d", maxDepth)
+			return nil, nil, contracts.Errorf(contracts.CodeInternal, "sub-workflows nest deeper than %d", maxDepth)
 		}
 		input, _ := Resolve(x.Input, scope).(map[string]any)
 		sub, err := e.start(ctx, StartRequest{DefinitionID: x.DefinitionID, Input: input, Tenant: in.Tenant, ParentID: in.ID}, depth+1)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		child := sub.Instance
 		out.Children = append(out.Children, child)
@@ -495,19 +504,21 @@ func (e *Engine) execute(ctx context.Context, x *config.Executor, scope Scope, i
 		out.Events = append(out.Events, sub.Events...)
 		cd, _ := e.Registry.Lookup(child.DefinitionID)
 		if !cd.Terminal(child.State) {
-			return nil, &contracts.Error{Code: contracts.CodeInvalidTransition,
+			return nil, nil, &contracts.Error{Code: contracts.CodeInvalidTransition,
 				Message: fmt.Sprintf("sub-workflow %s stopped in state %s waiting for a move; a workflow executor needs one that completes on its own", x.DefinitionID, child.State)}
 		}
-		return cloneMap(child.Context), nil
+		return cloneMap(child.Context), nil, nil
 	default:
-		r, ok := e.Runners[x.Kind]
-		if !ok {
-			return nil, contracts.Errorf(contracts.CodeNotImplemented, "executors of kind %s need connections, which this gateway does not run here", x.Kind)
+		if _, ok := e.Runners[x.Kind]; !ok {
+			return nil, nil, contracts.Errorf(contracts.CodeNotImplemented, "executors of kind %s need connections, which this gateway does not run here", x.Kind)
+		}
+		call := func(ctx context.Context) (map[string]any, []attempt, error) {
+			return e.callReliably(ctx, *x, rel, scope)
 		}
 		if tp := tapeFrom(ctx); tp != nil {
-			return tp.run(ctx, r, *x, scope)
+			return tp.run(ctx, *x, call)
 		}
-		return r.Run(ctx, *x, scope)
+		return call(ctx)
 	}
 }
 

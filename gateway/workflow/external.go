@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -37,6 +39,16 @@ type ExecutorError struct {
 	// Output is what the upstream answered, when it answered (an exit
 	// status and output, an HTTP status and body, MCP content).
 	Output map[string]any
+	// RetryAfter, when positive, is how long the upstream asked to be left
+	// alone before the call is tried again (a REST Retry-After, already
+	// bounded by config.MaxRetryAfter).
+	RetryAfter time.Duration
+	// Repeatable says that sending the same call again cannot add an
+	// effect even though the upstream may have seen it: a REST request
+	// with an idempotent method (RFC 9110 §9.2.2) answered 5xx or left
+	// without an answer. The engine may retry it, or hand it to a
+	// fallback, as it does an unavailable call.
+	Repeatable bool
 }
 
 func (e *ExecutorError) Error() string {
@@ -79,10 +91,13 @@ type Tape struct {
 	started bool
 }
 
+// tapeCall is one executor call: its final answer and, under a retry or
+// fallback policy, every attempt it made to get it.
 type tapeCall struct {
 	kind, connection string
 	out              map[string]any
 	err              error
+	attempts         []attempt
 }
 
 // ErrTapeMismatch is answered by a replay that meets another call than the
@@ -150,20 +165,23 @@ func tapeFrom(ctx context.Context) *Tape {
 	return t
 }
 
-// run makes (or replays) one call.
-func (t *Tape) run(ctx context.Context, r Runner, x config.Executor, scope Scope) (map[string]any, error) {
+// run makes (or replays) one executor call of x: call makes it, with
+// every attempt its reliability allows, and returns the final answer and
+// the attempts. A replay plays back the final answer and the attempts as
+// they were recorded, without waiting and without calling.
+func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Context) (map[string]any, []attempt, error)) (map[string]any, []attempt, error) {
 	t.mu.Lock()
 	if t.replay {
 		defer t.mu.Unlock()
 		if t.pos >= len(t.calls) {
-			return nil, ErrTapeMismatch
+			return nil, nil, ErrTapeMismatch
 		}
 		c := t.calls[t.pos]
 		t.pos++
 		if c.kind != x.Kind || c.connection != x.Connection {
-			return nil, ErrTapeMismatch
+			return nil, nil, ErrTapeMismatch
 		}
-		return cloneMap(c.out), c.err
+		return cloneMap(c.out), slices.Clone(c.attempts), c.err
 	}
 	first := !t.started
 	t.started = true
@@ -171,12 +189,12 @@ func (t *Tape) run(ctx context.Context, r Runner, x config.Executor, scope Scope
 	t.mu.Unlock()
 	if first && before != nil {
 		if err := before(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	out, err := r.Run(ctx, x, scope)
+	out, attempts, err := call(ctx)
 	t.mu.Lock()
-	t.calls = append(t.calls, tapeCall{kind: x.Kind, connection: x.Connection, out: cloneMap(out), err: err})
+	t.calls = append(t.calls, tapeCall{kind: x.Kind, connection: x.Connection, out: cloneMap(out), err: err, attempts: slices.Clone(attempts)})
 	t.mu.Unlock()
-	return out, err
+	return out, attempts, err
 }

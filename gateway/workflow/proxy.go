@@ -17,7 +17,8 @@ const ProxyState = "running"
 // workflow from the capabilities the proxy surface offers: one state,
 // running, and one transition per capability, from running back to
 // running, carrying the capability's guards, input schema, executor (its
-// reliability.timeoutMs bounds each call) and the evidence it produces. An
+// reliability.timeoutMs bounds each call; AddProxy adds the retries and
+// fallback executors) and the evidence it produces. An
 // instance is one agent run: the evidence of its moves accumulates on it,
 // so a capability guarded by evidence becomes legal once a move of the same
 // run produced that evidence.
@@ -51,6 +52,14 @@ func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 	}
 	d, _ := one.Lookup(config.ProxyDefaultWorkflow)
 	d.proxy = true
+	for _, c := range caps {
+		// The retries and fallback executors of a capability that reaches
+		// a connection (see config.Reliability); the fallbacks reach
+		// connections too, which the primary already makes d do.
+		if t, ok := d.transitions[c.ID]; ok && c.Reliability != nil && t.Executor != nil && external(t.Executor) {
+			t.reliability = c.Reliability
+		}
+	}
 	// A new set, copied definition by definition: a published set is
 	// read concurrently, and markOutside writes to the definitions.
 	old := r.load()

@@ -1,7 +1,10 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"time"
 
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -75,5 +78,164 @@ func (t *txn) DeleteMoveLease(ctx context.Context, tenant, workflowID string, ex
 		return store.ErrConflict
 	}
 	t.stageLease(k, nil)
+	return nil
+}
+
+// ExpiredMoveLeases implements store.ReadTx.
+func (t *txn) ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) ([]store.MoveLease, error) {
+	seen := map[submitKey]bool{}
+	var out []store.MoveLease
+	add := func(k submitKey) {
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if l, ok := t.lease(k); ok && l.Deadline.Before(now) {
+			out = append(out, l)
+		}
+	}
+	for k := range t.leases {
+		add(k)
+	}
+	for k := range t.db.leases {
+		add(k)
+	}
+	slices.SortFunc(out, func(a, b store.MoveLease) int {
+		return cmp.Or(a.Deadline.Compare(b.Deadline), cmp.Compare(a.WorkflowID, b.WorkflowID), cmp.Compare(a.ExpectedVersion, b.ExpectedVersion))
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// Start leases, keyed by tenant and ref as in the SQLite driver.
+
+type startKey struct{ tenant, ref string }
+
+func (t *txn) startLease(k startKey) (store.StartLease, bool) {
+	if l, ok := t.startLeases[k]; ok {
+		if l == nil {
+			return store.StartLease{}, false
+		}
+		return *l, true
+	}
+	l, ok := t.db.startLeases[k]
+	return l, ok
+}
+
+func (t *txn) stageStartLease(k startKey, l *store.StartLease) {
+	if t.startLeases == nil {
+		t.startLeases = map[startKey]*store.StartLease{}
+	}
+	if l != nil {
+		c := *l
+		c.Response = slices.Clone(l.Response)
+		l = &c
+	}
+	t.startLeases[k] = l
+}
+
+// applyStartLeases moves the staged start leases (and deletions) into the
+// DB.
+func (t *txn) applyStartLeases() {
+	if len(t.startLeases) == 0 {
+		return
+	}
+	if t.db.startLeases == nil {
+		t.db.startLeases = map[startKey]store.StartLease{}
+	}
+	for k, l := range t.startLeases {
+		if l == nil {
+			delete(t.db.startLeases, k)
+		} else {
+			t.db.startLeases[k] = *l
+		}
+	}
+}
+
+// GetStartLease implements store.ReadTx.
+func (t *txn) GetStartLease(ctx context.Context, tenant, ref string) (store.StartLease, error) {
+	l, ok := t.startLease(startKey{tenant, ref})
+	if !ok {
+		return store.StartLease{}, store.ErrNotFound
+	}
+	l.Response = slices.Clone(l.Response)
+	return l, nil
+}
+
+// ExpiredStartLeases implements store.ReadTx.
+func (t *txn) ExpiredStartLeases(ctx context.Context, now time.Time, limit int) ([]store.StartLease, error) {
+	seen := map[startKey]bool{}
+	var out []store.StartLease
+	add := func(k startKey) {
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if l, ok := t.startLease(k); ok && l.Status == 0 && l.Deadline.Before(now) {
+			l.Response = slices.Clone(l.Response)
+			out = append(out, l)
+		}
+	}
+	for k := range t.startLeases {
+		add(k)
+	}
+	for k := range t.db.startLeases {
+		add(k)
+	}
+	slices.SortFunc(out, func(a, b store.StartLease) int {
+		return cmp.Or(a.Deadline.Compare(b.Deadline), cmp.Compare(a.Tenant, b.Tenant), cmp.Compare(a.Ref, b.Ref))
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// InsertStartLease implements store.Tx.
+func (t *txn) InsertStartLease(ctx context.Context, l store.StartLease) error {
+	t.mustWrite()
+	k := startKey{l.Tenant, l.Ref}
+	if _, ok := t.startLease(k); ok {
+		return store.ErrExists
+	}
+	t.stageStartLease(k, &l)
+	return nil
+}
+
+// heldStartLease finds the held start lease owner holds on k.
+func (t *txn) heldStartLease(k startKey, owner string) (store.StartLease, error) {
+	l, ok := t.startLease(k)
+	switch {
+	case !ok:
+		return l, store.ErrNotFound
+	case l.Status != 0 || l.Owner != owner:
+		return l, store.ErrConflict
+	}
+	return l, nil
+}
+
+// DeleteStartLease implements store.Tx.
+func (t *txn) DeleteStartLease(ctx context.Context, tenant, ref, owner string) error {
+	t.mustWrite()
+	k := startKey{tenant, ref}
+	if _, err := t.heldStartLease(k, owner); err != nil {
+		return err
+	}
+	t.stageStartLease(k, nil)
+	return nil
+}
+
+// ResolveStartLease implements store.Tx.
+func (t *txn) ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte) error {
+	t.mustWrite()
+	k := startKey{tenant, ref}
+	l, err := t.heldStartLease(k, owner)
+	if err != nil {
+		return err
+	}
+	l.Owner, l.Status, l.Response = "", status, response
+	t.stageStartLease(k, &l)
 	return nil
 }

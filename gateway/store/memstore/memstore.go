@@ -60,6 +60,8 @@ type DB struct {
 	context   contextData                   // memory, goals, certificates
 	leases    map[submitKey]store.MoveLease // by workflow and version; nil until the first lease
 	pending   map[pendingKey]store.PendingSubject
+	// startLeases are by tenant and ref; nil until the first lease.
+	startLeases map[startKey]store.StartLease
 }
 
 type idemKey struct{ namespace, key string }
@@ -220,6 +222,8 @@ type txn struct {
 	coverage  []store.CoverageRun
 	context   contextData
 	leases    map[submitKey]*store.MoveLease // nil: deleted
+	// startLeases stages start-lease writes; a nil value is a delete.
+	startLeases map[startKey]*store.StartLease
 	// pending stages pending-subject writes; a nil value is a delete.
 	pending map[pendingKey]*store.PendingSubject
 }
@@ -240,6 +244,7 @@ func (t *txn) apply() {
 	t.applyLexicon()
 	t.applyContext()
 	t.applyLeases()
+	t.applyStartLeases()
 	t.applyPending()
 	db.coverage = append(db.coverage, t.coverage...)
 	for _, e := range t.events {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -155,6 +156,248 @@ func testSubmitRefusal(t *testing.T, o Opener) {
 		}
 		if got, err := tx.GetSubmit(ctx, "a", "wf_1", 2); err != nil || got.Status != 504 || string(got.Response) != string(unknown.Response) {
 			t.Errorf("refusal: %+v, %v", got, err)
+		}
+		return nil
+	})
+}
+
+func startLease(tenant, ref, owner string) store.StartLease {
+	return store.StartLease{Tenant: tenant, Ref: ref, DefinitionID: "deploy", Fingerprint: "fp-" + owner,
+		Namespace: "ns", Key: "key-0000000000000001", Operation: "createMission", KeyFingerprint: "kfp", Owner: owner,
+		CreatedAt: epoch, Deadline: epoch.Add(time.Minute)}
+}
+
+// testStartLeases: a start lease is inserted once per tenant and ref (held
+// or resolved), read back whole only by its tenant, deleted or resolved
+// only by its owner while held, and a resolved one keeps its answer.
+func testStartLeases(t *testing.T, o Opener) {
+	s := o.Open(t)
+	want := startLease("a", "run:deploy-1", "p1/r1")
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertStartLease(ctx, want) })
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetStartLease(ctx, "a", "run:deploy-1")
+		if err != nil {
+			t.Fatalf("GetStartLease: %v", err)
+		}
+		if !got.CreatedAt.Equal(want.CreatedAt) || !got.Deadline.Equal(want.Deadline) {
+			t.Errorf("times = %v, %v; want %v, %v", got.CreatedAt, got.Deadline, want.CreatedAt, want.Deadline)
+		}
+		got.CreatedAt, got.Deadline = want.CreatedAt, want.Deadline
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("GetStartLease = %+v, want %+v", got, want)
+		}
+		if _, err := tx.GetStartLease(ctx, "b", "run:deploy-1"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("another tenant's lease: %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	// Another tenant's ref of the same name is another lease; a second
+	// lease on the ref is refused.
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertStartLease(ctx, startLease("b", "run:deploy-1", "p2/r1"))
+	})
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertStartLease(ctx, startLease("a", "run:deploy-1", "p2/r2"))
+	}); !errors.Is(err, store.ErrExists) {
+		t.Errorf("second lease on a ref: %v, want ErrExists", err)
+	}
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.DeleteStartLease(ctx, "a", "run:deploy-1", "p2/r1")
+	}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("delete by another owner: %v, want ErrConflict", err)
+	}
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p2/r1", 504, []byte("x"))
+	}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("resolve by another owner: %v, want ErrConflict", err)
+	}
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.DeleteStartLease(ctx, "a", "run:nope", "p1/r1")
+	}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("delete of no lease: %v, want ErrNotFound", err)
+	}
+	// A resolve rolled back with its transaction leaves the lease held.
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, []byte(`{"error":{}}`)); err != nil {
+			return err
+		}
+		if got, err := tx.GetStartLease(ctx, "a", "run:deploy-1"); err != nil || got.Status != 504 || got.Owner != "" {
+			t.Errorf("resolved in its transaction: %+v, %v", got, err)
+		}
+		return errBoom
+	}); !errors.Is(err, errBoom) {
+		t.Fatalf("Update = %v", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if got, err := tx.GetStartLease(ctx, "a", "run:deploy-1"); err != nil || got.Status != 0 || got.Owner != "p1/r1" {
+			t.Errorf("a rolled back resolve changed the lease: %+v, %v", got, err)
+		}
+		return nil
+	})
+	body := []byte(`{"error":{"code":"outcome-unknown"}}`)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, body)
+	})
+	// Resolved, the lease is a record: not held, not deletable, still
+	// refusing a new lease on its ref, durable.
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.DeleteStartLease(ctx, "a", "run:deploy-1", "p1/r1")
+	}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("delete of a resolved lease: %v, want ErrConflict", err)
+	}
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, body)
+	}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("second resolve: %v, want ErrConflict", err)
+	}
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertStartLease(ctx, startLease("a", "run:deploy-1", "p3/r1"))
+	}); !errors.Is(err, store.ErrExists) {
+		t.Errorf("lease on a resolved ref: %v, want ErrExists", err)
+	}
+	// A held lease is deleted by its owner, and its ref can be leased again.
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.DeleteStartLease(ctx, "b", "run:deploy-1", "p2/r1")
+	})
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertStartLease(ctx, startLease("b", "run:deploy-1", "p2/r2"))
+	})
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	s = o.Open(t)
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetStartLease(ctx, "a", "run:deploy-1")
+		if err != nil || got.Status != 504 || got.Owner != "" || string(got.Response) != string(body) || got.Fingerprint != "fp-p1/r1" {
+			t.Errorf("resolved after reopen: %+v, %v", got, err)
+		}
+		if got, err := tx.GetStartLease(ctx, "b", "run:deploy-1"); err != nil || got.Owner != "p2/r2" || got.Status != 0 || got.Response != nil {
+			t.Errorf("held after reopen: %+v, %v", got, err)
+		}
+		return nil
+	})
+}
+
+// testStartLeaseRace: many transactions try to lease one start at once;
+// exactly one wins.
+func testStartLeaseRace(t *testing.T, o Opener) {
+	s := o.Open(t)
+	const n = 32
+	var wins, lost atomic.Int32
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+				if _, err := tx.GetStartLease(ctx, "a", "key:ns:k"); err == nil {
+					return store.ErrExists
+				}
+				return tx.InsertStartLease(ctx, startLease("a", "key:ns:k", string(rune('A'+i))))
+			})
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case errors.Is(err, store.ErrExists):
+				lost.Add(1)
+			default:
+				t.Errorf("Update: %v", err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if wins.Load() != 1 || lost.Load() != n-1 {
+		t.Errorf("winners = %d, losers = %d; want 1 and %d", wins.Load(), lost.Load(), n-1)
+	}
+	// Of the racing resolvers of the one lease, exactly one resolves it.
+	var owner string
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		l, err := tx.GetStartLease(ctx, "a", "key:ns:k")
+		owner = l.Owner
+		return err
+	})
+	wins.Store(0)
+	start = make(chan struct{})
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+				return tx.ResolveStartLease(ctx, "a", "key:ns:k", owner, 504, []byte("{}"))
+			})
+			if err == nil {
+				wins.Add(1)
+			} else if !errors.Is(err, store.ErrConflict) {
+				t.Errorf("resolve: %v", err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Errorf("%d resolvers resolved the lease, want 1", wins.Load())
+	}
+}
+
+// testExpiredLeases: the sweeper's listing holds the move leases and the
+// held start leases past their deadline, of every tenant, oldest deadline
+// first, up to the limit; live and resolved leases are not listed.
+func testExpiredLeases(t *testing.T, o Opener) {
+	s := o.Open(t)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		for i, m := range []store.MoveLease{lease("a", "wf_1", 1, "p1"), lease("b", "wf_2", 5, "p2"), lease("a", "wf_3", 2, "p3")} {
+			m.Deadline = epoch.Add(time.Duration(3-i) * time.Minute) // 3m, 2m, 1m
+			if err := tx.InsertMoveLease(ctx, m); err != nil {
+				return err
+			}
+		}
+		for i, l := range []store.StartLease{startLease("a", "run:r1", "p1"), startLease("b", "key:ns:k", "p2"), startLease("a", "run:r2", "p3")} {
+			l.Deadline = epoch.Add(time.Duration(3-i) * time.Minute)
+			if err := tx.InsertStartLease(ctx, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.ResolveStartLease(ctx, "a", "run:r2", "p3", 504, []byte("{}"))
+	})
+	now := epoch.Add(150 * time.Second) // past the 1m and 2m deadlines
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		moves, err := tx.ExpiredMoveLeases(ctx, now, 10)
+		if err != nil {
+			t.Fatalf("ExpiredMoveLeases: %v", err)
+		}
+		if len(moves) != 2 || moves[0].WorkflowID != "wf_3" || moves[1].WorkflowID != "wf_2" || moves[1].Tenant != "b" {
+			t.Errorf("ExpiredMoveLeases = %+v, want wf_3 then wf_2", moves)
+		}
+		if moves, _ := tx.ExpiredMoveLeases(ctx, now, 1); len(moves) != 1 || moves[0].WorkflowID != "wf_3" {
+			t.Errorf("limit 1: %+v", moves)
+		}
+		if moves, _ := tx.ExpiredMoveLeases(ctx, epoch, 10); len(moves) != 0 {
+			t.Errorf("none expired yet: %+v", moves)
+		}
+		starts, err := tx.ExpiredStartLeases(ctx, now, 10)
+		if err != nil {
+			t.Fatalf("ExpiredStartLeases: %v", err)
+		}
+		if len(starts) != 1 || starts[0].Ref != "key:ns:k" || starts[0].Tenant != "b" {
+			t.Errorf("ExpiredStartLeases = %+v, want the held key:ns lease of b only", starts)
+		}
+		return nil
+	})
+	// Past every deadline: all move leases, the held start leases only.
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		later := epoch.Add(time.Hour)
+		if moves, _ := tx.ExpiredMoveLeases(ctx, later, 10); len(moves) != 3 {
+			t.Errorf("ExpiredMoveLeases = %d leases, want 3", len(moves))
+		}
+		if starts, _ := tx.ExpiredStartLeases(ctx, later, 10); len(starts) != 2 || starts[0].Ref != "key:ns:k" || starts[1].Ref != "run:r1" {
+			t.Errorf("ExpiredStartLeases = %+v", starts)
 		}
 		return nil
 	})

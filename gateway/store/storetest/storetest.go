@@ -58,6 +58,9 @@ func Run(t *testing.T, factory Factory) {
 		{"Certificates", testCertificates},
 		{"MoveLeases", testMoveLeases},
 		{"MoveLeaseRace", testMoveLeaseRace},
+		{"StartLeases", testStartLeases},
+		{"StartLeaseRace", testStartLeaseRace},
+		{"ExpiredLeases", testExpiredLeases},
 		{"SubmitRefusal", testSubmitRefusal},
 		{"PendingSubjects", testPendingSubjects},
 	}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+)
+
+// traceRE finds the trace a SIGHUP reload line names.
+var traceRE = regexp.MustCompile(`\(trace ([0-9a-f]{32})\)`)
+
+// lastTrace is the trace of the last line of out that contains prefix.
+func lastTrace(t *testing.T, out, prefix string) string {
+	t.Helper()
+	trace := ""
+	for line := range strings.Lines(out) {
+		if strings.Contains(line, prefix) {
+			if m := traceRE.FindStringSubmatch(line); m != nil {
+				trace = m[1]
+			}
+		}
+	}
+	if trace == "" {
+		t.Fatalf("no line %q names a trace:\n%s", prefix, out)
+	}
+	return trace
+}
+
+// storedReloadEvent reads the reload event of a SIGHUP's trace (no
+// tenant: a signal has none) from the data directory's store, which the
+// running gateway writes it to before it reports the reload.
+func storedReloadEvent(t *testing.T, dataDir, trace string) store.Event {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, dataPath(dataDir), nil)
+	must(t, err, "open the store")
+	defer st.Close()
+	var events []store.Event
+	err = st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		events, err = tx.TraceEvents(ctx, "", trace, 100)
+		return err
+	})
+	must(t, err, "read the trace")
+	if len(events) != 1 {
+		t.Fatalf("trace %s holds %d events, want the reload's: %+v", trace, len(events), events)
+	}
+	return events[0]
+}
+
+func fileDigest(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	must(t, err, "read %s", path)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// TestSIGHUPReloadAudited: a SIGHUP reload of the running binary,
+// accepted or refused, is an audit event in the store naming the signal,
+// the file and its digest.
+func TestSIGHUPReloadAudited(t *testing.T) {
+	bin := buildPraxa(t)
+	dir := t.TempDir()
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
+	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, "")), 0o600), "write the configuration")
+	gw := startDevServe(t, bin, dir, "--config", cfgPath)
+
+	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, rotateKeysWorkflow)), 0o600), "write the configuration")
+	must(t, gw.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
+	waitFor(t, gw, "praxa: configuration reloaded from "+cfgPath)
+	e := storedReloadEvent(t, dir, lastTrace(t, gw.stderr(), "praxa: configuration reloaded from"))
+	if e.Type != "config.reloaded" || e.Outcome != "allowed" || e.Subject != "signal" || e.Attributes["via"] != "signal" ||
+		e.Attributes["source"] != cfgPath || e.Attributes["sha256"] != fileDigest(t, cfgPath) || e.Attributes["workflows"] == nil {
+		t.Errorf("SIGHUP reload event %+v", e)
+	}
+
+	bad := strings.Replace(exampleConfig(t, rotateKeysWorkflow), "    initial: start\n", "    initial: nowhere\n", 1)
+	must(t, os.WriteFile(cfgPath, []byte(bad), 0o600), "write the configuration")
+	must(t, gw.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
+	waitFor(t, gw, "praxa: reload refused, the running configuration stays (trace ")
+	e = storedReloadEvent(t, dir, lastTrace(t, gw.stderr(), "praxa: reload refused"))
+	problems, _ := e.Attributes["problems"].([]any)
+	if e.Type != "config.reload_refused" || e.Outcome != "refused" || e.Subject != "signal" || len(problems) == 0 ||
+		!strings.Contains(problems[0].(string), "workflows.rotate_keys.initial") || e.Attributes["sha256"] != fileDigest(t, cfgPath) {
+		t.Errorf("refused SIGHUP reload event %+v", e)
+	}
+}
+
+// TestMCPCommandReloadsDirectTools: `praxa mcp` on a local store reloads
+// its configuration on SIGHUP, and its session sees the new direct tools
+// (it is told the list changed): added ones appear, removed ones
+// disappear.
+func TestMCPCommandReloadsDirectTools(t *testing.T) {
+	bin := buildPraxa(t)
+	dir := t.TempDir()
+	startDevServe(t, bin, dir) // creates the dev issuer
+	tok := mintToken(t, bin, dir)
+	cfgPath := filepath.Join(t.TempDir(), "direct.yaml")
+	write := func(names ...string) {
+		t.Helper()
+		var b strings.Builder
+		b.WriteString("proxy:\n  expose:\n")
+		for _, n := range names {
+			b.WriteString("    - name: " + n + "\n      description: A direct tool.\n      exposeDirectly: true\n")
+		}
+		must(t, os.WriteFile(cfgPath, []byte(b.String()), 0o600), "write the configuration")
+	}
+	write("notes.ping", "notes.gone")
+
+	cmd := exec.Command(bin, "mcp", "--dev", "--data-dir", dir, "--config", cfgPath, "--token", tok)
+	cmd.Env = childEnv()
+	cmd.Dir = t.TempDir()
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	changed := make(chan struct{}, 8)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "praxa-mcp-test", Version: "0"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}).Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
+	}
+	defer func() {
+		if err := cs.Close(); err != nil || cmd.ProcessState == nil || !cmd.ProcessState.Success() {
+			t.Errorf("praxa mcp did not exit cleanly on EOF: %v %v\nstderr:\n%s", err, cmd.ProcessState, stderr.String())
+		}
+	}()
+	names := func() []string {
+		t.Helper()
+		res, err := cs.ListTools(ctx, nil)
+		must(t, err, "tools/list")
+		var out []string
+		for _, tl := range res.Tools {
+			if strings.HasPrefix(tl.Name, "notes.") {
+				out = append(out, tl.Name)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := names(); !slices.Equal(got, []string{"notes.gone", "notes.ping"}) {
+		t.Fatalf("direct tools before the reload: %v", got)
+	}
+
+	write("notes.ping", "notes.added")
+	must(t, cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the session was not told the tool list changed\nstderr:\n%s", stderr.String())
+	}
+	if got := names(); !slices.Equal(got, []string{"notes.added", "notes.ping"}) {
+		t.Errorf("direct tools after the reload: %v\nstderr:\n%s", got, stderr.String())
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes.gone", Arguments: map[string]any{}}); err == nil {
+		t.Error("a call of the removed notes.gone succeeded")
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes.added", Arguments: map[string]any{}})
+	must(t, err, "tools/call notes.added")
+	if res.IsError {
+		t.Errorf("notes.added answered an error: %+v", res.Content)
+	}
+}

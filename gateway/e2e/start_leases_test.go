@@ -1,0 +1,538 @@
+package e2e_test
+
+// Start and approval leases and the lease sweeper (issue 8,
+// gateway/leases_start.go, gateway/leases_sweep.go): a start whose chain
+// calls outside takes a store lease on its runId (else its idempotency
+// key) before the call, and an approval that fires an outside move takes
+// the move lease on the workflow version, so two replicas on one store
+// never both call; a lease left by a gateway that stopped mid-call is
+// resolved as a recorded 504 outcome-unknown, by the next request or by
+// the sweeper, never by calling again.
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
+)
+
+// startLeasesYAML is leasesYAML with a release workflow whose human step,
+// once approved, calls the upstream.
+const startLeasesYAML = leasesYAML + `
+workflows:
+  release:
+    version: 1
+    title: Release
+    initial: draft
+    states:
+      draft: {title: Draft}
+      released: {title: Released, terminal: true}
+    transitions:
+      - name: release
+        title: Release it
+        from: draft
+        to: released
+        actor: human
+        executor: {kind: rest, connection: api, method: POST, path: /deploy}
+`
+
+// startLeasesGateway starts a gateway on a SQLite file, or on the
+// PostgreSQL database dsn names; edit changes its configuration.
+func startLeasesGateway(t *testing.T, ti *testIssuer, api, dsn string, now func() time.Time, edit func(*config.Config)) *gatewaytest.Gateway {
+	t.Helper()
+	return gatewaytest.New(t, &gatewaytest.Options{
+		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Now:      now,
+		StoreDSN: dsn,
+		Config:   func() (*config.Config, error) { return config.Parse("start-leases.yaml", []byte(startLeasesYAML)) },
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			c := cfg.Connections["api"]
+			c.BaseURL = api
+			cfg.Connections["api"] = c
+			if edit != nil {
+				edit(cfg)
+			}
+		},
+	})
+}
+
+// stores runs fn on SQLite, and on PostgreSQL when PRAXA_TEST_PG_DSN is
+// set.
+func stores(t *testing.T, fn func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, "") })
+	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.Schema(t)) })
+}
+
+// deployStart is a start whose first move (proxy_default's deploy) calls
+// the upstream before the start commits.
+// runID "" is aura_create_mission's body (a goal, no runId); any other is
+// praxec.command start's with that runId.
+func deployStart(runID string) map[string]any {
+	args := map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "deploy"}}
+	if runID == "" {
+		args["goal"] = "deploy the service"
+	} else {
+		args["runId"] = runID
+	}
+	return args
+}
+
+// raceAnswers checks the answers of a start or approval race: each is
+// okStatus or a 409 (in progress with Retry-After, or one of also).
+func raceAnswers(t *testing.T, res []*resp, okStatus int, also ...contracts.Code) int {
+	t.Helper()
+	ok := 0
+	for i, rs := range res {
+		switch rs.Status {
+		case okStatus:
+			ok++
+		case http.StatusConflict:
+			code := problemCode(t, rs)
+			if code == contracts.CodeIdempotencyInProgress {
+				if rs.Header.Get("Retry-After") == "" {
+					t.Errorf("answer %d: 409 without Retry-After", i)
+				}
+				continue
+			}
+			allowed := false
+			for _, c := range also {
+				allowed = allowed || code == c
+			}
+			if !allowed {
+				t.Errorf("answer %d: 409 %s", i, rs.Body)
+			}
+		default:
+			t.Errorf("answer %d: %d %s", i, rs.Status, rs.Body)
+		}
+	}
+	return ok
+}
+
+func problemCode(t *testing.T, r *resp) contracts.Code {
+	t.Helper()
+	var p problem
+	if err := decode(r.Body, &p); err != nil {
+		t.Fatalf("%d %s: %v", r.Status, r.Body, err)
+	}
+	return contracts.Code(p.Code)
+}
+
+// race sends n requests at once, alternating between the replicas.
+func race(n int, ws []*gw, send func(w *gw) *resp) []*resp {
+	var wg sync.WaitGroup
+	res := make([]*resp, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			res[i] = send(ws[i%len(ws)])
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return res
+}
+
+// TestStartLeaseReplicasCallOnce: the same start (one idempotency key, or
+// one runId without a key) sent to two replicas on one store at once
+// reaches the upstream once; the others answer 409 in progress with
+// Retry-After (or, the start done, its replay or RUN_ID_ALREADY_RUNNING).
+func TestStartLeaseReplicasCallOnce(t *testing.T) {
+	stores(t, func(t *testing.T, dsn string) {
+		ti := newIssuer(t)
+		api, srv := newDeployAPI(t, nil)
+		g := startLeasesGateway(t, ti, srv.URL, dsn, nil, nil)
+		ws := []*gw{wrap(g), wrap(g.Replica(t, nil))}
+		tok := ti.token(t, tenantA, userA)
+		const n = 6
+
+		// aura_create_mission with one key: one call; the retries replay.
+		key := newKey()
+		create := func(w *gw) *resp {
+			rs, err := w.send(req{method: http.MethodPost, path: "/v8/missions", body: deployStart(""), token: tok, key: key})
+			if err != nil {
+				return &resp{Status: 599, Body: []byte(err.Error())}
+			}
+			return rs
+		}
+		if ok := raceAnswers(t, race(n, ws, create), http.StatusCreated); ok == 0 {
+			t.Errorf("no keyed start created the mission")
+		}
+		if c := api.deploy.Load(); c != 1 {
+			t.Fatalf("keyed start: the upstream was called %d times, want 1", c)
+		}
+		for _, w := range ws {
+			wantStatus(t, create(w), http.StatusCreated)
+		}
+		if c := api.deploy.Load(); c != 1 {
+			t.Errorf("after the retries the upstream was called %d times, want 1", c)
+		}
+
+		// praxec.command start with one runId and no key.
+		start := func(w *gw) *resp {
+			rs, err := w.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: deployStart("run-race"), token: tok})
+			if err != nil {
+				return &resp{Status: 599, Body: []byte(err.Error())}
+			}
+			return rs
+		}
+		if ok := raceAnswers(t, race(n, ws, start), http.StatusOK, contracts.CodeRunIDAlreadyRunning); ok != 1 {
+			t.Errorf("%d runId starts created the mission, want 1", ok)
+		}
+		if c := api.deploy.Load(); c != 2 {
+			t.Fatalf("runId start: the upstream was called %d times in all, want 2", c)
+		}
+		wantProblem(t, start(ws[1]), http.StatusConflict, contracts.CodeRunIDAlreadyRunning)
+		if c := api.deploy.Load(); c != 2 {
+			t.Errorf("after the retry the upstream was called %d times in all, want 2", c)
+		}
+		// Every start lease was deleted by the start that completed.
+		if n, err := g.Service.SweepLeases(context.Background()); err != nil || n != 0 {
+			t.Errorf("SweepLeases after the race = %d, %v", n, err)
+		}
+	})
+}
+
+// TestStartLeaseStaleAnswers504: a start whose gateway is stuck mid-call
+// (its lease past its deadline, as a gateway that crashed leaves it) is
+// answered on retry, on another replica, with a recorded 504
+// outcome-unknown and no second call; the stuck gateway's late answer is
+// the record's too. Keyed (aura_create_mission) and by runId alone
+// (praxec.command start).
+func TestStartLeaseStaleAnswers504(t *testing.T) {
+	stores(t, func(t *testing.T, dsn string) {
+		for _, tc := range []struct {
+			name string
+			send func(w *gw, tok string) (*resp, error)
+			// ok is the status the start answers when not stuck.
+			ok int
+		}{
+			{"keyed", func() func(w *gw, tok string) (*resp, error) {
+				key := newKey()
+				return func(w *gw, tok string) (*resp, error) {
+					return w.send(req{method: http.MethodPost, path: "/v8/missions", body: deployStart(""), token: tok, key: key})
+				}
+			}(), http.StatusCreated},
+			{"runId", func(w *gw, tok string) (*resp, error) {
+				return w.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: deployStart("run-stuck"), token: tok})
+			}, http.StatusOK},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				ti := newIssuer(t)
+				hold := make(chan struct{})
+				api, srv := newDeployAPI(t, hold)
+				var offset atomic.Int64
+				now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+				g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
+				stuck, w := wrap(g.Replica(t, nil)), wrap(g)
+				tok := ti.token(t, tenantA, userA)
+
+				late := make(chan *resp, 1)
+				go func() {
+					rs, err := tc.send(stuck, tok)
+					if err != nil {
+						rs = &resp{Status: 599, Body: []byte(err.Error())}
+					}
+					late <- rs
+				}()
+				waitCalls(t, &api.deploy, 1, hold)
+				// While the lease is live the start is refused at once.
+				rs, err := tc.send(w, tok)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantProblem(t, rs, http.StatusConflict, contracts.CodeIdempotencyInProgress)
+
+				// Past its deadline the lease's gateway is taken for stopped.
+				offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+				for range 2 {
+					rs, err = tc.send(w, tok)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+				}
+				if c := api.deploy.Load(); c != 1 {
+					t.Errorf("the upstream was called %d times, want 1", c)
+				}
+				close(hold)
+				select {
+				case rs := <-late:
+					wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+				case <-time.After(10 * time.Second):
+					t.Fatal("the stuck gateway never answered")
+				}
+				rs, err = tc.send(w, tok)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+				if c := api.deploy.Load(); c != 1 {
+					t.Errorf("after the stuck call returned the upstream was called %d times, want 1", c)
+				}
+			})
+		}
+	})
+}
+
+// waitCalls waits for the upstream to have been called want times; hold
+// is closed on failure so the stuck call ends.
+func waitCalls(t *testing.T, calls *atomic.Int32, want int32, hold chan struct{}) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for calls.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if calls.Load() != want {
+		close(hold)
+		t.Fatalf("the upstream was called %d times, want %d", calls.Load(), want)
+	}
+}
+
+// TestLeaseSweeperResolvesWithoutRequest: expired leases (a start's and a
+// move's, left by a stuck gateway) are resolved by the sweeper with no
+// request meeting them; the retries then answer the recorded 504 without
+// calling; two sweepers never both resolve a lease. Then serve's wiring:
+// a short server.leaseTTL and RunLeaseSweeper resolve a stuck start on
+// the real clock.
+func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
+	stores(t, func(t *testing.T, dsn string) {
+		ti := newIssuer(t)
+		hold := make(chan struct{})
+		api, srv := newDeployAPI(t, hold)
+		var offset atomic.Int64
+		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
+		other := g.Replica(t, nil)
+		stuck, w := wrap(g.Replica(t, nil)), wrap(g)
+		tok := ti.token(t, tenantA, userA)
+
+		// A workflow to move, before anything is held.
+		wf, submit := startRun(t, w, tok, "deploy")
+		version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
+
+		key := newKey()
+		create := func(w *gw) *resp {
+			return w.do(t, req{method: http.MethodPost, path: "/v8/missions", body: deployStart(""), token: tok, key: key})
+		}
+		done := make(chan struct{}, 2)
+		go func() {
+			_, _ = stuck.send(req{method: http.MethodPost, path: "/v8/missions", body: deployStart(""), token: tok, key: key})
+			done <- struct{}{}
+		}()
+		waitCalls(t, &api.deploy, 1, hold)
+		go func() {
+			_, _ = stuck.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: submit, token: tok})
+			done <- struct{}{}
+		}()
+		waitCalls(t, &api.deploy, 2, hold)
+
+		if n, err := g.Service.SweepLeases(context.Background()); err != nil || n != 0 {
+			close(hold)
+			t.Fatalf("SweepLeases with live leases = %d, %v; want 0", n, err)
+		}
+		offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+		// Two replicas sweep at once: each lease is resolved once.
+		var swept atomic.Int64
+		var wg sync.WaitGroup
+		for _, svc := range []*gateway.Service{g.Service, other.Service} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n, err := svc.SweepLeases(context.Background())
+				if err != nil {
+					t.Errorf("SweepLeases: %v", err)
+				}
+				swept.Add(int64(n))
+			}()
+		}
+		wg.Wait()
+		if swept.Load() != 2 || g.Service.LeasesSwept()+other.Service.LeasesSwept() != 2 {
+			t.Errorf("the sweepers resolved %d leases (counters %d + %d), want 2", swept.Load(), g.Service.LeasesSwept(), other.Service.LeasesSwept())
+		}
+		// Resolved with no request: the workflow shows the unknown move.
+		got := w.query(t, tok, map[string]any{"workflowId": wf})
+		wantStatus(t, got, http.StatusOK)
+		body := got.object(t)
+		if v := num(t, body, "workflow.version"); v != version+1 {
+			t.Errorf("version %d, want %d", v, version+1)
+		}
+		if o := str(t, body, "context.lastRun.outcome"); o != "unknown" {
+			t.Errorf("context.lastRun.outcome = %q", o)
+		}
+		// The retries answer the record, on any replica, without calling.
+		wantProblem(t, create(w), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+		wantProblem(t, w.command(t, tok, submit), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+		close(hold)
+		for range 2 {
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("a stuck call never returned")
+			}
+		}
+		if c := api.deploy.Load(); c != 2 {
+			t.Errorf("the upstream was called %d times, want 2", c)
+		}
+		if n, err := g.Service.SweepLeases(context.Background()); err != nil || n != 0 {
+			t.Errorf("a second sweep = %d, %v; want 0", n, err)
+		}
+	})
+}
+
+// TestLeaseSweeperRunsOnConfiguredTTL: server.leaseTTL sets the lease TTL
+// and RunLeaseSweeper, as serve runs it, resolves a stuck start on the real
+// clock without any request; the stuck gateway's late answer and the
+// retry are the recorded 504.
+func TestLeaseSweeperRunsOnConfiguredTTL(t *testing.T) {
+	ti := newIssuer(t)
+	hold := make(chan struct{})
+	api, srv := newDeployAPI(t, hold)
+	g := startLeasesGateway(t, ti, srv.URL, "", nil, func(cfg *config.Config) { cfg.Server.LeaseTTL = config.Duration(time.Second) })
+	if g.Config.LeaseTTL() != time.Second {
+		t.Fatalf("LeaseTTL() = %v", g.Config.LeaseTTL())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go g.Service.RunLeaseSweeper(ctx)
+	w := wrap(g)
+	tok := ti.token(t, tenantA, userA)
+	late := make(chan *resp, 1)
+	go func() {
+		rs, err := w.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: deployStart("run-swept"), token: tok})
+		if err != nil {
+			rs = &resp{Status: 599, Body: []byte(err.Error())}
+		}
+		late <- rs
+	}()
+	waitCalls(t, &api.deploy, 1, hold)
+	deadline := time.Now().Add(10 * time.Second)
+	for g.Service.LeasesSwept() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if g.Service.LeasesSwept() != 1 {
+		close(hold)
+		t.Fatalf("the sweeper resolved %d leases, want 1", g.Service.LeasesSwept())
+	}
+	var l store.StartLease
+	err := g.DB.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		l, err = tx.GetStartLease(ctx, tenantA, "run:run-swept")
+		return err
+	})
+	if err != nil || l.Status != http.StatusGatewayTimeout || l.Owner != "" {
+		t.Errorf("start lease after the sweep: %+v, %v", l, err)
+	}
+	close(hold)
+	select {
+	case rs := <-late:
+		wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stuck start never answered")
+	}
+	wantProblem(t, w.command(t, tok, deployStart("run-swept")), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	if c := api.deploy.Load(); c != 1 {
+		t.Errorf("the upstream was called %d times, want 1", c)
+	}
+}
+
+// pendingRelease starts the release workflow and asks for its release:
+// the approval id.
+func pendingRelease(t *testing.T, w *gw, tok string) (string, string) {
+	t.Helper()
+	res := w.command(t, tok, map[string]any{"definitionId": "release"})
+	wantStatus(t, res, http.StatusOK)
+	body := res.object(t)
+	wf := str(t, body, "workflow.id")
+	res = w.command(t, tok, map[string]any{"workflowId": wf, "expectedVersion": num(t, body, "workflow.version"), "transition": "release"})
+	wantStatus(t, res, http.StatusOK)
+	return wf, str(t, res.object(t), "approval.id")
+}
+
+func approve(w *gw, tok, id string) *resp {
+	rs, err := w.send(req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", body: map[string]any{}, token: tok})
+	if err != nil {
+		return &resp{Status: 599, Body: []byte(err.Error())}
+	}
+	return rs
+}
+
+// TestApprovalLease: approving a human step whose move calls outside
+// takes the move lease of the version: two replicas approving at once
+// call the upstream once; an approval whose gateway is stuck mid-call is
+// answered, once its lease expires, with a recorded 504 (the approval is
+// marked approved) and never calls again.
+func TestApprovalLease(t *testing.T) {
+	stores(t, func(t *testing.T, dsn string) {
+		ti := newIssuer(t)
+		hold := make(chan struct{})
+		api, srv := newDeployAPI(t, hold)
+		var offset atomic.Int64
+		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
+		r := g.Replica(t, nil)
+		ws := []*gw{wrap(g), wrap(r)}
+		tok := ti.token(t, tenantA, userA)
+
+		_, id := pendingRelease(t, ws[0], tok)
+		go func() {
+			// Let the racers meet the held call, then let it answer.
+			time.Sleep(150 * time.Millisecond)
+			hold <- struct{}{}
+		}()
+		res := race(6, ws, func(w *gw) *resp { return approve(w, tok, id) })
+		if ok := raceAnswers(t, res, http.StatusOK, contracts.CodeMissionStateConflict); ok != 1 {
+			t.Errorf("%d approvals succeeded, want 1", ok)
+		}
+		if c := api.deploy.Load(); c != 1 {
+			t.Fatalf("racing approvals called the upstream %d times, want 1", c)
+		}
+
+		// A stuck approval.
+		wf, id := pendingRelease(t, ws[0], tok)
+		late := make(chan *resp, 1)
+		go func() { late <- approve(ws[1], tok, id) }()
+		waitCalls(t, &api.deploy, 2, hold)
+		wantProblem(t, approve(ws[0], tok, id), http.StatusConflict, contracts.CodeIdempotencyInProgress)
+		offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+		for range 2 {
+			wantProblem(t, approve(ws[0], tok, id), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+		}
+		close(hold)
+		select {
+		case rs := <-late:
+			wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the stuck approval never answered")
+		}
+		if c := api.deploy.Load(); c != 2 {
+			t.Errorf("the upstream was called %d times, want 2", c)
+		}
+		got := ws[0].query(t, tok, map[string]any{"workflowId": wf})
+		wantStatus(t, got, http.StatusOK)
+		body := got.object(t)
+		if o := str(t, body, "context.lastRun.outcome"); o != "unknown" {
+			t.Errorf("context.lastRun.outcome = %q", o)
+		}
+		if s := str(t, body, "result.status"); s == "pending_approval" {
+			t.Errorf("the mission still waits for the approval whose move was attempted")
+		}
+		lr := ws[1].do(t, req{method: http.MethodGet, path: "/v8/approvals?status=approved", token: tok})
+		wantStatus(t, lr, http.StatusOK)
+		if n := len(lr.object(t)["approvals"].([]any)); n != 2 {
+			t.Errorf("%d approved approvals, want 2: %s", n, lr.Body)
+		}
+	})
+}

@@ -1,0 +1,170 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// The lease sweeper: an expired move or start lease (its gateway stopped
+// mid-call) is otherwise resolved only when a request next meets it. The
+// sweeper resolves it without one, through the same resolveLease and
+// resolveStartLease a request uses, so the recorded 504 is the same. Each
+// resolution is a transaction of its own that reads the lease again and
+// resolves it only if it is still there, held by the same owner and past
+// its deadline; the resolution deletes (move) or resolves (start) the
+// lease under a compare-and-set, so of several replicas sweeping at once
+// exactly one resolves each lease and the others' transactions roll back.
+
+// sweepBatch bounds how many leases of each kind one sweep lists.
+const sweepBatch = 100
+
+// sweepTool names the sweeper in the audit events it records.
+var sweepTool = contracts.Tool{Name: "lease-sweeper", OperationID: "sweepLeases"}
+
+// LeaseSweepInterval is how often RunLeaseSweeper sweeps for a lease TTL:
+// a quarter of it, bounded to [1s, 1m].
+func LeaseSweepInterval(ttl time.Duration) time.Duration {
+	return min(max(ttl/4, time.Second), time.Minute)
+}
+
+// LeasesSwept reports how many expired leases the sweeper resolved since
+// the Service was built.
+func (s *Service) LeasesSwept() int64 { return s.swept.Load() }
+
+// RunLeaseSweeper sweeps the expired leases every LeaseSweepInterval of the
+// Service's lease TTL until ctx ends (praxa serve runs it for the life of
+// the gateway).
+func (s *Service) RunLeaseSweeper(ctx context.Context) {
+	t := time.NewTicker(LeaseSweepInterval(s.leaseTTL))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.SweepLeases(ctx); err != nil && ctx.Err() == nil {
+				s.log.WarnContext(ctx, "lease sweep failed", "err", err)
+			}
+		}
+	}
+}
+
+// SweepLeases resolves, once, the move and start leases past their
+// deadline as outcome-unknown (never by calling again), and returns how
+// many it resolved. A lease another replica resolves first is skipped.
+func (s *Service) SweepLeases(ctx context.Context) (int, error) {
+	now := s.now()
+	var moves []store.MoveLease
+	var starts []store.StartLease
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		if moves, err = tx.ExpiredMoveLeases(ctx, now, sweepBatch); err != nil {
+			return err
+		}
+		starts, err = tx.ExpiredStartLeases(ctx, now, sweepBatch)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var errs []error
+	for _, l := range moves {
+		done, err := s.sweepMove(ctx, l)
+		if done {
+			n++
+		}
+		errs = append(errs, err)
+	}
+	for _, l := range starts {
+		done, err := s.sweepStart(ctx, l)
+		if done {
+			n++
+		}
+		errs = append(errs, err)
+	}
+	if n > 0 {
+		s.swept.Add(int64(n))
+		s.log.InfoContext(ctx, "expired leases resolved as outcome-unknown", "resolved", n, "move_leases", len(moves), "start_leases", len(starts))
+	}
+	return n, errors.Join(errs...)
+}
+
+// sweepEnv is the env of a sweeper resolution in the lease's tenant.
+func (s *Service) sweepEnv(tenant string) *env {
+	return &env{principal: &auth.Principal{Tenant: tenant, Subject: sweepTool.Name}, tool: sweepTool, args: map[string]any{}, now: s.now()}
+}
+
+// lostRace says an error means another resolver got there first.
+func lostRace(err error) bool {
+	var ce *contracts.Error
+	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) ||
+		errors.As(err, &ce) && ce.Code == contracts.CodeVersionConflict
+}
+
+// sweepMove resolves one expired move lease.
+func (s *Service) sweepMove(ctx context.Context, l store.MoveLease) (bool, error) {
+	e := s.sweepEnv(l.Tenant)
+	var done bool
+	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		done = false
+		e.events = e.events[:0]
+		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return nil
+		case err != nil:
+			return err
+		case got.Owner != l.Owner || s.now().Before(got.Deadline):
+			return nil
+		}
+		if err := s.resolveLease(ctx, tx, e, got); err != nil {
+			return err
+		}
+		done = true
+		return tx.AppendEvents(ctx, e.events)
+	})
+	if err != nil {
+		if lostRace(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	return done, nil
+}
+
+// sweepStart resolves one expired start lease.
+func (s *Service) sweepStart(ctx context.Context, l store.StartLease) (bool, error) {
+	e := s.sweepEnv(l.Tenant)
+	var done bool
+	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		done = false
+		e.events = e.events[:0]
+		got, err := tx.GetStartLease(ctx, l.Tenant, l.Ref)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return nil
+		case err != nil:
+			return err
+		case got.Status != 0 || got.Owner != l.Owner || s.now().Before(got.Deadline):
+			return nil
+		}
+		if err := s.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
+			return err
+		}
+		done = true
+		return tx.AppendEvents(ctx, e.events)
+	})
+	if err != nil {
+		if lostRace(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	return done, nil
+}

@@ -1,0 +1,167 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+)
+
+// attempt is one call an executor call made: which executor (the
+// capability's own, or a fallback), the how-manieth try on it, and how it
+// ended.
+type attempt struct {
+	// Fallback is 0 for the executor itself, N for fallback executor N.
+	Fallback         int
+	Kind, Connection string
+	// Try counts the attempts on this executor, from 1.
+	Try int
+	// Outcome is "ok", or the Outcome of the ExecutorError, or "error"
+	// for any other error.
+	Outcome string
+	Message string
+}
+
+// record renders a as a JSON value for the audit event and the run's
+// lastRun.
+func (a attempt) record() map[string]any {
+	r := map[string]any{"kind": a.Kind, "connection": a.Connection, "attempt": a.Try, "outcome": a.Outcome}
+	if a.Fallback > 0 {
+		r["fallback"] = a.Fallback
+	}
+	if a.Message != "" {
+		r["message"] = a.Message
+	}
+	return r
+}
+
+// attemptRecords renders attempts for an event or a context member.
+func attemptRecords(attempts []attempt) []any {
+	out := make([]any, len(attempts))
+	for i, a := range attempts {
+		out[i] = a.record()
+	}
+	return out
+}
+
+// mayRepeat reports whether err ends a call that may be made again, on
+// the same executor or on a fallback: an ExecutorError whose outcome is
+// unavailable (the call was never made, or refused before acting), or one
+// the connection marks Repeatable (an idempotent REST request, which a
+// second sending cannot make act twice). Every other failure ends the call.
+func mayRepeat(err error) (*ExecutorError, bool) {
+	var xe *ExecutorError
+	if errors.As(err, &xe) && (xe.Outcome == OutcomeUnavailable || xe.Repeatable) {
+		return xe, true
+	}
+	return nil, false
+}
+
+// callReliably makes the call of x under rel (nil for the defaults, see
+// config.Reliability): x first, then each fallback executor, each up to
+// 1 + its retries times. Only a call whose outcome is unavailable (nothing
+// was sent, or the upstream refused it before acting) or that is marked
+// Repeatable (an idempotent REST method) leads to another attempt; a
+// success, an unknown outcome, a failure the upstream answered and any
+// other error end the call with that answer. Waits between retries
+// (backoff with jitter, or a REST Retry-After) never outlast ctx: when the
+// next attempt could not start in time the call ends with the last
+// answer. It returns every attempt made; when there was more than one,
+// the final ExecutorError (a copy) lists them in its message.
+func (e *Engine) callReliably(ctx context.Context, x config.Executor, rel *config.Reliability, scope Scope) (map[string]any, []attempt, error) {
+	var tried []attempt
+	var last error
+	for i, ex := range rel.Executors(x) {
+		r, ok := e.Runners[ex.Kind]
+		if !ok {
+			err := contracts.Errorf(contracts.CodeNotImplemented, "executors of kind %s need connections, which this gateway does not run here", ex.Kind)
+			if i == 0 {
+				return nil, nil, err
+			}
+			last = err
+			break
+		}
+		retries, shared := rel.RetriesFor(ex.Kind)
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if shared {
+			// Built-in retries stay within the executor's one timeout.
+			actx, cancel = context.WithTimeout(ctx, config.ExecutorTimeout(ex))
+		}
+		stop := false
+		for try := 1; ; try++ {
+			out, err := r.Run(actx, ex, scope)
+			a := attempt{Fallback: i, Kind: ex.Kind, Connection: ex.Connection, Try: try, Outcome: "ok"}
+			var xe *ExecutorError
+			switch {
+			case err == nil:
+			case errors.As(err, &xe):
+				a.Outcome, a.Message = xe.Outcome, xe.Message
+			default:
+				a.Outcome, a.Message = "error", err.Error()
+			}
+			tried = append(tried, a)
+			xe, again := mayRepeat(err)
+			if !again {
+				cancel()
+				return out, tried, annotate(err, tried)
+			}
+			last = err
+			if try > retries {
+				break
+			}
+			wait := rel.Backoff(try)
+			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1))
+			wait = max(wait, xe.RetryAfter)
+			if !sleep(actx, wait) {
+				stop = !shared || ctx.Err() != nil
+				break
+			}
+		}
+		cancel()
+		if stop || ctx.Err() != nil {
+			break // no time left for a fallback
+		}
+	}
+	return nil, tried, annotate(last, tried)
+}
+
+// annotate returns err with the attempts listed in its message when there
+// was more than one (a copy of an ExecutorError; any other error as it is).
+func annotate(err error, tried []attempt) error {
+	var xe *ExecutorError
+	if len(tried) < 2 || !errors.As(err, &xe) {
+		return err
+	}
+	cp := *xe
+	var parts []string
+	for _, a := range tried[:len(tried)-1] {
+		who := a.Kind + " " + a.Connection
+		if a.Fallback > 0 {
+			who = "fallback " + strconv.Itoa(a.Fallback) + " (" + who + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%s attempt %d: %s", who, a.Try, a.Outcome))
+	}
+	cp.Message = fmt.Sprintf("%s (attempt %d of this call; before it, %s)", xe.Message, len(tried), strings.Join(parts, "; "))
+	return &cp
+}
+
+// sleep waits d, or answers false at once when ctx would end first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
