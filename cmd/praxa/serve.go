@@ -123,7 +123,6 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	reloadOnHangup(ctx, app.reloader, app.log, env.stderr) // reload.go
 	return app.wait(ctx)
 }
 
@@ -264,6 +263,9 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	}
 	a.reloader = newReloader(reloaderOptions{log: log, stderr: env.stderr, service: a.service, conns: a.conns, direct: direct,
 		path: path, dev: f.dev, addr: ln.Addr().String()})
+	// SIGHUP reloads from here on, before the gateway says it listens: a
+	// hangup sent as soon as it is up must reload, not end the process.
+	reloadOnHangup(ctx, a.reloader, log, env.stderr) // reload.go
 	doc, err := openapi.Build()
 	if err != nil {
 		return fail(err)
