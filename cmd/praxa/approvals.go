@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
-	"github.com/praxa/praxa/gateway/workflow"
 )
 
 func init() {
@@ -49,16 +49,25 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	workflows, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		return err
-	}
 	st, err := openStore(ctx, f)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	svc := gateway.New(st, &gateway.Options{Workflows: workflows, Policy: cfg.Policy, LeaseTTL: cfg.LeaseTTL()})
+	var svc *gateway.Service
+	if verb == "list" {
+		svc = gateway.New(st, &gateway.Options{LeaseTTL: cfg.LeaseTTL()})
+	} else {
+		// Approving fires the approved move, which may call outside: the
+		// service runs on the configuration's connections, as serve's.
+		cfg.Defaults(f.addr)
+		built, err := buildService(ctx, cfg, st, slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), gateway.Options{})
+		if err != nil {
+			return err
+		}
+		defer built.conns.Close(context.WithoutCancel(ctx))
+		svc = built.service
+	}
 	defer svc.Close(ctx)
 	operator := &auth.Principal{Subject: "operator", Tenant: *tenant, Scopes: auth.NewScopeSet(contracts.ScopeApprovalsWrite)}
 	if verb == "list" {

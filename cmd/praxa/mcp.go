@@ -15,8 +15,6 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
-	"github.com/praxa/praxa/gateway/connect"
-	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
@@ -148,33 +146,22 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 		st.Close()
 		return fail(fmt.Errorf("the credential is not accepted: %w", err))
 	}
-	manager, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
+	built, err := buildService(ctx, cfg, st, log, gateway.Options{})
 	if err != nil {
 		st.Close()
 		return fail(err)
 	}
-	conns := connect.NewSwitch(manager)
-	index, err := discovery.Build(workflows, cfg)
-	if err != nil {
-		conns.Close(ctx)
-		st.Close()
-		return fail(err)
-	}
-	skillCatalog, certIssuers, err := contextOptions(cfg)
-	if err != nil {
-		conns.Close(ctx)
-		st.Close()
-		return fail(err)
+	svc, conns := built.service, built.conns
+	for _, p := range built.problems {
+		fmt.Fprintf(env.stderr, "praxa mcp: %s\n", p)
 	}
 	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
 	if err != nil {
+		svc.Close(ctx)
 		conns.Close(ctx)
 		st.Close()
 		return fail(err)
 	}
-	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy, LeaseTTL: cfg.LeaseTTL(),
-		Retention: time.Duration(cfg.Server.Idempotency.Retention), Discovery: index, Lexicon: cfg.Lexicon, Runners: conns.Runners(),
-		Skills: skillCatalog, CertificateIssuers: certIssuers})
 	runCtx, cancel := context.WithCancel(ctx)
 	go revs.Run(runCtx)
 	fmt.Fprintf(env.stderr, "praxa mcp: serving %s tools on stdio for %s (tenant %s)\n", toolSet, p.Subject, p.Tenant)

@@ -17,12 +17,10 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
-	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/issuer"
@@ -94,14 +92,8 @@ func loadConfig(path string, dev bool) (*config.Config, error) {
 // readConfig reads the file path names or, when path is empty, the
 // embedded example configuration (dev mode) or the defaults.
 func readConfig(path string, dev bool) (*config.Config, error) {
-	switch {
-	case path != "":
-		return config.Load(path)
-	case dev:
-		return config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
-	default:
-		return config.Default(), nil
-	}
+	cfg, _, err := readConfigData(path, dev)
+	return cfg, err
 }
 
 func runServe(ctx context.Context, env *environment, args []string) error {
@@ -186,28 +178,15 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	if a.store, err = openStore(ctx, f); err != nil {
 		return fail(err)
 	}
-	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
+	built, err := buildService(ctx, cfg, a.store, log, gateway.Options{LexiconWrites: f.lexiconWrites,
+		SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch})
 	if err != nil {
 		return fail(err)
 	}
-	a.conns = connect.NewSwitch(conns)
-	for _, p := range problems {
+	a.service, a.conns = built.service, built.conns
+	for _, p := range built.problems {
 		fmt.Fprintf(env.stderr, "praxa: %s\n", p)
 	}
-	index, err := discovery.Build(workflows, cfg)
-	if err != nil {
-		return fail(err)
-	}
-	skillCatalog, certIssuers, err := contextOptions(cfg)
-	if err != nil {
-		return fail(err)
-	}
-	a.service = gateway.New(a.store, &gateway.Options{Logger: log, Retention: time.Duration(cfg.Server.Idempotency.Retention),
-		LeaseTTL:  cfg.LeaseTTL(),
-		Workflows: workflows, Policy: cfg.Policy,
-		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: f.lexiconWrites,
-		SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch,
-		Skills: skillCatalog, CertificateIssuers: certIssuers, Runners: a.conns.Runners()})
 
 	var statics []auth.StaticIssuer
 	var dev *issuer.Issuer

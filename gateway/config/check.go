@@ -490,6 +490,7 @@ func (c *checker) executor(ptr string, ids []string) (string, bool) {
 	}
 	kind, _ := c.str(ptr + "/kind")
 	c.executorConnection(ptr, kind)
+	c.executorTimeout(ptr, kind)
 	if kind != ExecutorWorkflow {
 		return "", false
 	}

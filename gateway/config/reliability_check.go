@@ -11,8 +11,8 @@ import (
 // reliability checks the reliability of the capability or exposure at
 // ptr: its fallback executors reach connections (kind mcp, cli or rest,
 // declared, of their kind), retries and fallback sit on a capability whose
-// executor reaches a connection, and the longest its call may take fits in
-// the lease TTL.
+// executor reaches a connection, and the longest its call may take (its
+// timeoutMs alone included) fits in the lease TTL.
 func (c *checker) reliability(ptr string, wfIDs []string) {
 	rp := ptr + "/reliability"
 	rel, ok := c.obj(rp)
@@ -34,14 +34,11 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 	if _, ok := rel["fallback"]; ok {
 		members = append(members, "fallback")
 	}
-	if len(members) == 0 {
-		return
-	}
 	primary, found := c.capabilityExecutor(ptr, 0)
 	if !found {
 		return // a broken wraps or reference, reported on its own
 	}
-	if primary == nil || !reachesConnection(primary.Kind) {
+	if len(members) > 0 && (primary == nil || !reachesConnection(primary.Kind)) {
 		kind := ExecutorNoop
 		if primary != nil {
 			kind = primary.Kind
@@ -51,11 +48,29 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 		}
 		return
 	}
+	if primary == nil || !reachesConnection(primary.Kind) {
+		return // nothing leaves the gateway: no lease to outlast
+	}
 	var r Reliability
 	if c.reportedUnder(rp) || !c.decode(rp, &r) {
 		return // its values are out of bounds: the schema said so
 	}
 	c.leaseBound(rp, &r, *primary, c.leaseTTL())
+}
+
+// executorTimeout reports the executor at ptr when one call of it may
+// outlast the lease TTL (see leaseBound): its timeoutMs alone is longer.
+func (c *checker) executorTimeout(ptr, kind string) {
+	if !reachesConnection(kind) || c.reportedUnder(ptr+"/timeoutMs") {
+		return
+	}
+	var ms int
+	if !c.decode(ptr+"/timeoutMs", &ms) || ms <= 0 {
+		return
+	}
+	if d, ttl := time.Duration(ms)*time.Millisecond, c.leaseTTL(); d > ttl {
+		c.report(ptr+"/timeoutMs", "lets one call take %s, longer than the %s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs or raise server.leaseTTL", d, ttl)
+	}
 }
 
 // leaseTTL is how long a lease holds, the bound of leaseBound:
@@ -79,6 +94,7 @@ func (c *checker) leaseBound(ptr string, r *Reliability, primary Executor, ttl t
 		return
 	}
 	var parts []string
+	waits := ""
 	for i, x := range r.Executors(primary) {
 		what := "the executor"
 		if i > 0 {
@@ -89,10 +105,13 @@ func (c *checker) leaseBound(ptr string, r *Reliability, primary Executor, ttl t
 		if shared {
 			attempts = 1
 		}
+		if attempts > 1 {
+			waits = ", plus the waits between retries"
+		}
 		parts = append(parts, fmt.Sprintf("%s %d × %s", what, attempts, ExecutorTimeout(x)))
 	}
-	c.reportKey(ptr, "lets one call take up to %s (%s, plus the waits between retries), longer than the %s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs, retries or the number of fallback executors, or raise server.leaseTTL",
-		worst.Round(time.Second), strings.Join(parts, ", "), ttl)
+	c.reportKey(ptr, "lets one call take up to %s (%s%s), longer than the %s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs, retries or the number of fallback executors, or raise server.leaseTTL",
+		worst.Round(time.Second), strings.Join(parts, ", "), waits, ttl)
 }
 
 // capabilityExecutor returns the executor the capability or exposure at ptr

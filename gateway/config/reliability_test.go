@@ -125,6 +125,30 @@ proxy:
 				"r.yaml:9:7: proxy.expose[0].reliability: lets one call take up to 40s (the executor 3 × 10s, plus the waits between retries), longer than the 30s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs, retries or the number of fallback executors, or raise server.leaseTTL",
 			},
 		},
+		{
+			// One call alone may outlast the lease: a transition's executor
+			// and a capability's reliability.timeoutMs, without retries.
+			name: "OneCallOutlastsTheLease",
+			yaml: `server: {leaseTTL: 30s}
+` + conns + `workflows:
+  w:
+    version: 1
+    title: W
+    initial: a
+    states: {a: {}, b: {terminal: true}}
+    transitions:
+      - {name: go, from: a, to: b, executor: {kind: cli, connection: sh, args: [-c, "true"], timeoutMs: 60000}}
+proxy:
+  expose:
+    - name: deploy
+      executor: {kind: rest, connection: api, method: POST, path: /deploy}
+      reliability: {timeoutMs: 45000}
+`,
+			want: []string{
+				"r.yaml:12:105: workflows.w.transitions[0].executor.timeoutMs: lets one call take 1m0s, longer than the 30s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs or raise server.leaseTTL",
+				"r.yaml:17:7: proxy.expose[0].reliability: lets one call take up to 45s (the executor 1 × 45s), longer than the 30s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs, retries or the number of fallback executors, or raise server.leaseTTL",
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("r.yaml", []byte(tc.yaml))

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// approvalsYAML is a workflow whose human step, once approved, calls a
+// REST upstream (its base URL is %s).
+const approvalsYAML = `
+connections:
+  api: {kind: rest, baseUrl: %q}
+workflows:
+  release:
+    version: 1
+    title: Release
+    initial: draft
+    states:
+      draft: {title: Draft}
+      released: {title: Released, terminal: true}
+    transitions:
+      - name: release
+        title: Release it
+        from: draft
+        to: released
+        actor: human
+        executor: {kind: rest, connection: api, method: POST, path: /deploy}
+`
+
+// TestApprovalsCommandRunsTheApprovedMove: praxa approvals approve fires
+// the approved move on the configuration's connections, as the REST route
+// does: the upstream is called once, the mission moves on, and approving
+// again calls nothing.
+func TestApprovalsCommandRunsTheApprovedMove(t *testing.T) {
+	var deploys atomic.Int32
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/deploy" {
+			deploys.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"deployed":true}`)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer api.Close()
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
+	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(approvalsYAML, api.URL)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := t.TempDir()
+	var serveLog bytes.Buffer
+	env := &environment{stdin: strings.NewReader(""), stdout: &serveLog, stderr: &serveLog, getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	app, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.close() })
+	printed := regexp.MustCompile(`export PRAXA_TOKEN=(\S+)`).FindStringSubmatch(serveLog.String())
+	if printed == nil {
+		t.Fatalf("serve --dev printed no token:\n%s", serveLog.String())
+	}
+	praxec := func(tool string, body map[string]any) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest(http.MethodPost, app.url+"/v8/praxec/"+tool, bytes.NewReader(b))
+		req.Header.Set("Authorization", "Bearer "+printed[1])
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		json.NewDecoder(res.Body).Decode(&m)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("praxec.%s %v: %d %v", tool, body, res.StatusCode, m)
+		}
+		return m
+	}
+	command := func(body map[string]any) map[string]any { t.Helper(); return praxec("command", body) }
+	started := command(map[string]any{"definitionId": "release"})
+	wf := started["workflow"].(map[string]any)
+	asked := command(map[string]any{"workflowId": wf["id"], "expectedVersion": wf["version"], "transition": "release"})
+	approval, _ := asked["approval"].(map[string]any)
+	id, _ := approval["id"].(string)
+	if id == "" || deploys.Load() != 0 {
+		t.Fatalf("asking for the release: %v (upstream called %d times)", asked, deploys.Load())
+	}
+
+	args := []string{"approve", id, "--tenant", devTenant, "--data-dir", dataDir, "--config", cfgPath, "--dev"}
+	code, stdout, stderr := runCommand(t, append([]string{"approvals"}, args...)...)
+	if code != 0 || !strings.Contains(stdout, id+" approved") || !strings.Contains(stdout, "state released") {
+		t.Fatalf("approvals approve: %d\n%s%s", code, stdout, stderr)
+	}
+	if n := deploys.Load(); n != 1 {
+		t.Fatalf("the approved move called the upstream %d times, want 1", n)
+	}
+	code, _, stderr = runCommand(t, append([]string{"approvals"}, args...)...)
+	if code == 0 || !strings.Contains(stderr, "already approved") {
+		t.Errorf("approving again: %d %s", code, stderr)
+	}
+	if n := deploys.Load(); n != 1 {
+		t.Errorf("approving again called the upstream (%d calls)", n)
+	}
+	got := praxec("query", map[string]any{"workflowId": wf["id"]})
+	if state := got["workflow"].(map[string]any)["state"]; state != "released" {
+		t.Errorf("the workflow is in state %v after the approval, want released: %v", state, got)
+	}
+}

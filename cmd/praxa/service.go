@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/connect"
+	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// builtService is the service a configuration describes, with the
+// connections its executors run on.
+type builtService struct {
+	service *gateway.Service
+	conns   *connect.Switch
+	// problems are the connections' start-up warnings (an imported tool
+	// skipped, say), one line each.
+	problems []string
+}
+
+// buildService builds, from cfg, the service serve, mcp and approvals run
+// on: its connections and workflows (proxy_default included), the
+// discovery index, skills and certificate issuers, and the options every
+// one of them takes from the configuration (policy, lexicon, retention,
+// lease TTL). extra carries what only the caller decides (flags); the
+// members buildService sets are overwritten. The caller closes the
+// service, then the connections.
+func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *slog.Logger, extra gateway.Options) (*builtService, error) {
+	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	sw := connect.NewSwitch(conns)
+	index, err := discovery.Build(workflows, cfg)
+	if err != nil {
+		sw.Close(ctx)
+		return nil, err
+	}
+	skillCatalog, certIssuers, err := contextOptions(cfg)
+	if err != nil {
+		sw.Close(ctx)
+		return nil, err
+	}
+	o := extra
+	o.Logger = log
+	o.Workflows, o.Discovery, o.Runners = workflows, index, sw.Runners()
+	o.Policy, o.Lexicon = cfg.Policy, cfg.Lexicon
+	o.Retention, o.LeaseTTL = time.Duration(cfg.Server.Idempotency.Retention), cfg.LeaseTTL()
+	o.Skills, o.CertificateIssuers = skillCatalog, certIssuers
+	return &builtService{service: gateway.New(st, &o), conns: sw, problems: problems}, nil
+}
