@@ -49,7 +49,38 @@ func contractCases() []Case {
 		{ID: "CON-007", Group: GroupContract, Proves: "seeds/003 aura_get_coverage: coverage is not a measure of production readiness",
 			Title:      "aura_get_coverage lists every contract operation and says coverage is not a measure of production readiness",
 			Operations: []string{"getCoverage"}, Run: conCoverage},
+		{ID: "CON-008", Group: GroupContract, Proves: "seeds/003 purpose-filtered context; DESIGN.md: the principal carries its allowed compartments",
+			Title:      "Memory and goal reads naming a compartment the token does not allow answer 403 compartment-forbidden",
+			Operations: []string{"queryMemory", "listGoals"}, Run: conCompartments},
+		{ID: "CON-009", Group: GroupContract, Proves: "seeds/003 aura_list_world_certificates and aura_get_skill",
+			Title:      "World certificates answer their output schema; an unknown skill answers 404 not-found",
+			Operations: []string{"listWorldCertificates", "getSkill"}, Run: conCertificatesAndSkills},
 	}
+}
+
+// conCompartments reads memory and goals with a token that grants no
+// compartment: the suite's tokens carry none, so any compartment named is
+// one the token does not allow, and the model cannot widen it.
+func conCompartments(t *T) {
+	tok := t.token(TenantA)
+	args := map[string]any{"compartment": "conformance-private", "purpose": "conformance-review"}
+	resp := t.call(tok, contracts.ToolListGoals, args)
+	t.expectProblem("aura_list_goals on an ungranted compartment", resp, http.StatusForbidden, contracts.CodeCompartmentForbidden)
+	t.problemShape("aura_list_goals on an ungranted compartment", resp)
+	args["query"] = "incident"
+	resp = t.call(tok, contracts.ToolQueryMemory, args)
+	t.expectProblem("aura_query_memory on an ungranted compartment", resp, http.StatusForbidden, contracts.CodeCompartmentForbidden)
+	t.problemShape("aura_query_memory on an ungranted compartment", resp)
+}
+
+func conCertificatesAndSkills(t *T) {
+	tok := t.token(TenantA)
+	resp := t.call(tok, contracts.ToolListWorldCertificates, map[string]any{})
+	t.expectStatus("aura_list_world_certificates", resp, http.StatusOK)
+	t.validOutput(contracts.ToolListWorldCertificates, resp)
+	resp = t.call(tok, contracts.ToolGetSkill, map[string]any{"skillId": "conformance-no-such-skill"})
+	t.expectProblem("aura_get_skill of an unknown skill", resp, http.StatusNotFound, contracts.CodeNotFound)
+	t.problemShape("aura_get_skill of an unknown skill", resp)
 }
 
 func requiredOperations() []string {
