@@ -59,17 +59,33 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 }
 
 // executorTimeout reports the executor at ptr when one call of it may
-// outlast the lease TTL (see leaseBound): its timeoutMs alone is longer.
+// outlast the lease TTL (see leaseBound): its timeoutMs, or the default
+// timeout when it sets none, is longer.
 func (c *checker) executorTimeout(ptr, kind string) {
 	if !reachesConnection(kind) || c.reportedUnder(ptr+"/timeoutMs") {
 		return
 	}
-	var ms int
-	if !c.decode(ptr+"/timeoutMs", &ms) || ms <= 0 {
-		return
+	var x Executor
+	c.decode(ptr+"/timeoutMs", &x.TimeoutMs)
+	if x.TimeoutMs == 0 {
+		// A capability's executors take reliability.timeoutMs when they
+		// set none; leaseBound checks them with it.
+		rel := strings.TrimSuffix(ptr, "/executor") + "/reliability"
+		if i := strings.Index(ptr, "/reliability/"); i >= 0 {
+			rel = ptr[:i] + "/reliability"
+		}
+		var ms int
+		if c.decode(rel+"/timeoutMs", &ms) && ms > 0 {
+			return
+		}
 	}
-	if d, ttl := time.Duration(ms)*time.Millisecond, c.leaseTTL(); d > ttl {
+	d, ttl := ExecutorTimeout(x), c.leaseTTL()
+	switch {
+	case d <= ttl:
+	case x.TimeoutMs > 0:
 		c.report(ptr+"/timeoutMs", "lets one call take %s, longer than the %s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs or raise server.leaseTTL", d, ttl)
+	default:
+		c.reportKey(ptr, "sets no timeoutMs, so one call may take the default %s, longer than the %s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: set a shorter timeoutMs or raise server.leaseTTL", d, ttl)
 	}
 }
 

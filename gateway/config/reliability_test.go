@@ -135,9 +135,10 @@ proxy:
     version: 1
     title: W
     initial: a
-    states: {a: {}, b: {terminal: true}}
+    states: {a: {}, b: {}, c: {terminal: true}}
     transitions:
       - {name: go, from: a, to: b, executor: {kind: cli, connection: sh, args: [-c, "true"], timeoutMs: 60000}}
+      - {name: on, from: b, to: c, executor: {kind: cli, connection: sh, args: [-c, "true"]}}
 proxy:
   expose:
     - name: deploy
@@ -146,7 +147,8 @@ proxy:
 `,
 			want: []string{
 				"r.yaml:12:105: workflows.w.transitions[0].executor.timeoutMs: lets one call take 1m0s, longer than the 30s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs or raise server.leaseTTL",
-				"r.yaml:17:7: proxy.expose[0].reliability: lets one call take up to 45s (the executor 1 × 45s), longer than the 30s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs, retries or the number of fallback executors, or raise server.leaseTTL",
+				"r.yaml:13:36: workflows.w.transitions[1].executor: sets no timeoutMs, so one call may take the default 1m0s, longer than the 30s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: set a shorter timeoutMs or raise server.leaseTTL",
+				"r.yaml:18:7: proxy.expose[0].reliability: lets one call take up to 45s (the executor 1 × 45s), longer than the 30s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower timeoutMs, retries or the number of fallback executors, or raise server.leaseTTL",
 			},
 		},
 	} {

@@ -119,6 +119,15 @@ proxy:
         fallback:
           executors:
             - {kind: rest, connection: backup, method: POST, path: /deploy}
+    - name: deploy.put
+      executor: {kind: rest, connection: primary, method: PUT, path: /deploy/1, body: {v: 1}}
+      reliability:
+        retries: 2
+        backoffMs: 1
+        timeoutMs: 2000
+        fallback:
+          executors:
+            - {kind: rest, connection: backup, method: POST, path: /deploy, body: {v: 1}}
     - name: deploy.slow
       executor: {kind: rest, connection: primary, method: POST, path: /deploy}
       reliability:
@@ -166,6 +175,21 @@ func TestReliabilityRetriesAndFallbacks(t *testing.T) {
 		ok(w)
 	}
 	answerOK := func(n int32, w http.ResponseWriter, r *http.Request) { ok(w) }
+	always503 := func(n int32, w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) }
+	hangUpThen503 := func(n int32, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
+			hangUp(n, w, r)
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	hangUpOnce := func(n int32, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
+			hangUp(n, w, r)
+			return
+		}
+		ok(w)
+	}
 	closedPort := "http://127.0.0.1:1"
 
 	for _, tc := range []struct {
@@ -198,6 +222,17 @@ func TestReliabilityRetriesAndFallbacks(t *testing.T) {
 			wantOK: true, wantBackup: 1, wantAttempts: 2, wantFallbackInLastRecord: true},
 		{name: "cli exit 3 (treatNonZeroAsFailure): no retry, no fallback", capability: "deploy.failed_cli", primary: answerOK,
 			wantOK: false, wantBackup: 0, wantAttempts: 0},
+		// An idempotent PUT may be sent again after it went unanswered, but
+		// it may have acted: when the retries end refused, the call is
+		// still outcome-unknown, and no fallback (another request) follows.
+		{name: "PUT unanswered, then refused: retried, outcome unknown, no fallback", capability: "deploy.put", primary: hangUpThen503,
+			wantCode: contracts.CodeOutcomeUnknown, wantPrimary: 3, wantBackup: 0},
+		{name: "PUT answered 500 three times: retried, failed, no fallback", capability: "deploy.put", primary: fail500,
+			wantOK: false, wantPrimary: 3, wantBackup: 0, wantAttempts: 3},
+		{name: "PUT refused 503 three times: the fallback runs", capability: "deploy.put", primary: always503,
+			wantOK: true, wantPrimary: 3, wantBackup: 1, wantAttempts: 4, wantFallbackInLastRecord: true},
+		{name: "PUT unanswered once, then answered: retried, success", capability: "deploy.put", primary: hangUpOnce,
+			wantOK: true, wantPrimary: 2, wantAttempts: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			primary := newUpstream(t, answerOK)

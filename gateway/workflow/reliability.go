@@ -50,11 +50,12 @@ func attemptRecords(attempts []attempt) []any {
 	return out
 }
 
-// mayRepeat reports whether err ends a call that may be made again, on
-// the same executor or on a fallback: an ExecutorError whose outcome is
-// unavailable (the call was never made, or refused before acting), or one
-// the connection marks Repeatable (an idempotent REST request, which a
-// second sending cannot make act twice). Every other failure ends the call.
+// mayRepeat reports whether err ends an attempt that may be made again on
+// the same executor: an ExecutorError whose outcome is unavailable (the
+// call was never made, or refused before acting), or one the connection
+// marks Repeatable (an idempotent REST request, which a second sending of
+// the same request cannot make act twice). Every other failure ends the
+// call.
 func mayRepeat(err error) (*ExecutorError, bool) {
 	var xe *ExecutorError
 	if errors.As(err, &xe) && (xe.Outcome == OutcomeUnavailable || xe.Repeatable) {
@@ -65,19 +66,32 @@ func mayRepeat(err error) (*ExecutorError, bool) {
 
 // callReliably makes the call of x under rel (nil for the defaults, see
 // config.Reliability): x first, then each fallback executor, each up to
-// 1 + its retries times. Only a call whose outcome is unavailable (nothing
-// was sent, or the upstream refused it before acting) or that is marked
-// Repeatable (an idempotent REST method) leads to another attempt; a
-// success, an unknown outcome, a failure the upstream answered and any
-// other error end the call with that answer. Waits between retries
-// (backoff with jitter, or a REST Retry-After) never outlast ctx: when the
-// next attempt could not start in time the call ends with the last
-// answer. It returns every attempt made; when there was more than one,
-// the final ExecutorError (a copy) lists them in its message.
+// 1 + its retries times.
+//
+// An attempt is repeated on the same executor only when mayRepeat allows
+// it. The call moves on to a fallback executor only when every attempt so
+// far was unavailable: a fallback is another request, to another
+// connection, so it must never follow one that may have acted, even an
+// idempotent one. When an earlier attempt's outcome was unknown (it may
+// have acted) and the call still fails, its final answer is unknown too,
+// whatever the last attempt said, so the move is recorded as
+// outcome-unknown rather than as a call that did nothing.
+//
+// Waits between retries (backoff with jitter, or a REST Retry-After) never
+// outlast ctx: when the next attempt could not start in time the call ends
+// with the last answer. It returns every attempt made; when there was more
+// than one, the final ExecutorError (a copy) lists them in its message.
 func (e *Engine) callReliably(ctx context.Context, x config.Executor, rel *config.Reliability, scope Scope) (map[string]any, []attempt, error) {
 	var tried []attempt
 	var last error
+	mayHaveActed, nothingSent := false, true
+	end := func(out map[string]any, err error) (map[string]any, []attempt, error) {
+		return out, tried, annotate(err, tried, mayHaveActed)
+	}
 	for i, ex := range rel.Executors(x) {
+		if i > 0 && !nothingSent {
+			break // a fallback never follows an attempt that reached the upstream
+		}
 		r, ok := e.Runners[ex.Kind]
 		if !ok {
 			err := contracts.Errorf(contracts.CodeNotImplemented, "executors of kind %s need connections, which this gateway does not run here", ex.Kind)
@@ -102,6 +116,8 @@ func (e *Engine) callReliably(ctx context.Context, x config.Executor, rel *confi
 			case err == nil:
 			case errors.As(err, &xe):
 				a.Outcome, a.Message = xe.Outcome, xe.Message
+				mayHaveActed = mayHaveActed || xe.Outcome == OutcomeUnknown
+				nothingSent = nothingSent && xe.Outcome == OutcomeUnavailable
 			default:
 				a.Outcome, a.Message = "error", err.Error()
 			}
@@ -109,7 +125,7 @@ func (e *Engine) callReliably(ctx context.Context, x config.Executor, rel *confi
 			xe, again := mayRepeat(err)
 			if !again {
 				cancel()
-				return out, tried, annotate(err, tried)
+				return end(out, err)
 			}
 			last = err
 			if try > retries {
@@ -128,12 +144,15 @@ func (e *Engine) callReliably(ctx context.Context, x config.Executor, rel *confi
 			break // no time left for a fallback
 		}
 	}
-	return nil, tried, annotate(last, tried)
+	return end(nil, last)
 }
 
-// annotate returns err with the attempts listed in its message when there
-// was more than one (a copy of an ExecutorError; any other error as it is).
-func annotate(err error, tried []attempt) error {
+// annotate returns the final answer of a call that failed: err with the
+// attempts listed in its message when there was more than one, and with
+// the outcome unknown when an earlier attempt may have acted (mayHaveActed)
+// though the last one did not (a copy of an ExecutorError; any other error
+// as it is).
+func annotate(err error, tried []attempt, mayHaveActed bool) error {
 	var xe *ExecutorError
 	if len(tried) < 2 || !errors.As(err, &xe) {
 		return err
@@ -148,6 +167,10 @@ func annotate(err error, tried []attempt) error {
 		parts = append(parts, fmt.Sprintf("%s attempt %d: %s", who, a.Try, a.Outcome))
 	}
 	cp.Message = fmt.Sprintf("%s (attempt %d of this call; before it, %s)", xe.Message, len(tried), strings.Join(parts, "; "))
+	if mayHaveActed && cp.Outcome != OutcomeUnknown {
+		cp.Outcome, cp.Repeatable = OutcomeUnknown, false
+		cp.Message += "; an earlier attempt may have taken effect"
+	}
 	return &cp
 }
 
