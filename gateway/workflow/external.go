@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -94,10 +95,13 @@ type Tape struct {
 // tapeCall is one executor call: its final answer and, under a retry or
 // fallback policy, every attempt it made to get it.
 type tapeCall struct {
-	kind, connection string
-	out              map[string]any
-	err              error
-	attempts         []attempt
+	// exec is the executor as the recording move declared it; a replay
+	// whose definition declares another (a configuration reload between
+	// the two) does not take this call's answer.
+	exec     config.Executor
+	out      map[string]any
+	err      error
+	attempts []attempt
 }
 
 // ErrTapeMismatch is answered by a replay that meets another call than the
@@ -178,7 +182,7 @@ func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Con
 		}
 		c := t.calls[t.pos]
 		t.pos++
-		if c.kind != x.Kind || c.connection != x.Connection {
+		if !reflect.DeepEqual(c.exec, x) {
 			return nil, nil, ErrTapeMismatch
 		}
 		return cloneMap(c.out), slices.Clone(c.attempts), c.err
@@ -194,7 +198,7 @@ func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Con
 	}
 	out, attempts, err := call(ctx)
 	t.mu.Lock()
-	t.calls = append(t.calls, tapeCall{kind: x.Kind, connection: x.Connection, out: cloneMap(out), err: err, attempts: slices.Clone(attempts)})
+	t.calls = append(t.calls, tapeCall{exec: x, out: cloneMap(out), err: err, attempts: slices.Clone(attempts)})
 	t.mu.Unlock()
 	return out, attempts, err
 }

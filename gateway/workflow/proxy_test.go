@@ -128,3 +128,36 @@ func TestTapeReplaysWithoutCalling(t *testing.T) {
 		t.Fatalf("unknown: %v", err)
 	}
 }
+
+// TestTapeRefusesAnotherExecutor: a replay whose definition declares
+// another executor than the recording move's (a reload between the two
+// passes changed its arguments) does not take the recorded answer.
+func TestTapeRefusesAnotherExecutor(t *testing.T) {
+	calls := 0
+	runner := fakeRunner(func(config.Executor, workflow.Scope) (map[string]any, error) {
+		calls++
+		return map[string]any{"n": calls}, nil
+	})
+	recorder := proxyEngine(t, runner)
+	tape := workflow.NewRecorder(nil)
+	req := workflow.StartRequest{DefinitionID: config.ProxyDefaultWorkflow, Input: map[string]any{"capability": "run_tests"}}
+	if _, err := recorder.Start(workflow.WithTape(context.Background(), tape), req); err != nil {
+		t.Fatal(err)
+	}
+	reloaded, err := workflow.Compile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same kind and connection, other arguments.
+	if err := reloaded.AddProxy([]config.ExposedCapability{{ID: "run_tests", Produces: []string{"tests_passed"},
+		Executor: &config.Executor{Kind: "cli", Connection: "sh", Args: []string{"-c", "exit 0"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	replayer := &workflow.Engine{Registry: reloaded, NewID: func(p string) string { return p + "_r" }, Runners: map[string]workflow.Runner{"cli": runner}}
+	if _, err := replayer.Start(workflow.WithTape(context.Background(), tape.Replay()), req); !errors.Is(err, workflow.ErrTapeMismatch) {
+		t.Fatalf("replay under another executor: %v, want ErrTapeMismatch", err)
+	}
+	if calls != 1 {
+		t.Fatalf("the replay called the upstream (%d calls)", calls)
+	}
+}
