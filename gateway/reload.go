@@ -115,7 +115,14 @@ type ReloadResult struct {
 // certificate issuers, and what Stage adds) before swapping any, so a
 // configuration that fails anywhere is refused whole and the running one
 // stays; either way the attempt is an audit event. Reloads run one at a
-// time. The zero value is not usable: set Service, Switch and Load.
+// time; after Close none runs. The zero value is not usable: set Service,
+// Switch and Load.
+//
+// What is read at start only is not reloaded: a file that changes
+// server.leaseTTL is refused (the leases and the lease sweeper keep the
+// TTL they started with, and the file's executors are checked against
+// its own), as is one whose proxy.import connections cannot be listed
+// (connect.SetupReload: it would drop their capabilities).
 type Reloader struct {
 	// Service is the service whose Runtime is replaced.
 	Service *Service
@@ -148,17 +155,30 @@ type Reloader struct {
 	// lists them.
 	Problems func(problem string)
 
-	mu sync.Mutex
+	mu     sync.Mutex
+	closed bool
 }
+
+// ErrReloaderClosed refuses a reload asked for after Reloader.Close: the
+// gateway is shutting down.
+var ErrReloaderClosed = errors.New("the gateway is shutting down: the configuration is not reloaded")
 
 // Reload reads the configuration again and swaps it in: the connections
 // first, then the service's Runtime, then what Stage built. A
 // configuration that does not load returns its *config.LoadError, one
-// whose skills or certificate issuers do not load that error, and nothing
-// changes. Every attempt, accepted or refused, is audited as by names it.
+// whose skills or certificate issuers do not load that error, one that
+// changes server.leaseTTL or cannot list a proxy.import connection (a
+// *connect.ImportError) an error saying so, and nothing changes. Every
+// attempt, accepted or refused, is audited as by names it, except one
+// after Close, which is logged and answered ErrReloaderClosed (the store
+// may be closed already).
 func (r *Reloader) Reload(ctx context.Context, by ReloadTrigger) (*ReloadResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		r.Service.log.WarnContext(ctx, "configuration reload refused: the gateway is shutting down", "via", by.Via, "trace_id", by.TraceID)
+		return nil, ErrReloaderClosed
+	}
 	if by.TraceID == "" {
 		by.TraceID = newTraceID()
 	}
@@ -174,6 +194,16 @@ func (r *Reloader) Reload(ctx context.Context, by ReloadTrigger) (*ReloadResult,
 	return res, nil
 }
 
+// Close ends reloading: it waits for a reload in progress to finish (its
+// swap included), and every later Reload is refused with
+// ErrReloaderClosed, so that none swaps into a service being closed. Call
+// it first when the gateway shuts down; it is safe to call more than once.
+func (r *Reloader) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+}
+
 func (r *Reloader) reload(ctx context.Context) (*ReloadResult, []string, error) {
 	s := r.Service
 	cfg, data, err := r.Load(ctx)
@@ -185,11 +215,19 @@ func (r *Reloader) reload(ctx context.Context) (*ReloadResult, []string, error) 
 	if r.Prepare != nil {
 		r.Prepare(cfg)
 	}
+	if ttl := cfg.LeaseTTL(); ttl != s.leaseTTL {
+		return res, nil, fmt.Errorf("server.leaseTTL is read at start only; restart the gateway to change it (the running gateway holds leases for %s, the file sets %s)", s.leaseTTL, ttl)
+	}
 	opts := r.Connect
 	if opts == nil {
 		opts = &connect.Options{Logger: s.log}
 	}
-	conns, workflows, warnings, err := connect.Setup(ctx, cfg, opts)
+	// The connections are set up whatever becomes of the request that
+	// asked for the reload (a client that hangs up, the request timeout,
+	// shorter than the import's): an import cut short would refuse it.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), connect.ImportTimeout)
+	conns, workflows, warnings, err := connect.SetupReload(sctx, cfg, opts)
+	cancel()
 	if err != nil {
 		return res, nil, err
 	}
@@ -254,12 +292,21 @@ func newTraceID() string {
 }
 
 // ReloadProblems lists what refused a reload: one line per problem of a
-// configuration that does not load (file:line:column: field: message),
-// else the error's message.
+// configuration that does not load (file:line:column: field: message) or
+// per proxy.import connection that could not be listed, else the error's
+// message.
 func ReloadProblems(err error) []string {
 	var le *config.LoadError
 	if errors.As(err, &le) {
 		return le.Lines()
+	}
+	var ie *connect.ImportError
+	if errors.As(err, &ie) {
+		out := make([]string, 0, len(ie.Problems))
+		for _, p := range ie.Problems {
+			out = append(out, p+" (the reload is refused: it would drop the capabilities this connection offers)")
+		}
+		return out
 	}
 	return []string{err.Error()}
 }
@@ -288,6 +335,8 @@ func (s *Service) auditReload(ctx context.Context, by ReloadTrigger, res *Reload
 		e.Code = string(contracts.CodeInvalidParams)
 		if ce := (*contracts.Error)(nil); errors.As(err, &ce) {
 			e.Code = string(ce.Code)
+		} else if ie := (*connect.ImportError)(nil); errors.As(err, &ie) {
+			e.Code = string(contracts.CodeUnavailable)
 		}
 		attrs["problems"] = ReloadProblems(err)
 	} else {

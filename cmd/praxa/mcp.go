@@ -171,6 +171,9 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	reloader := newReloader(reloaderOptions{log: log, stderr: env.stderr, service: svc, conns: conns, direct: direct,
 		path: path, dev: f.dev, addr: f.addr})
 	return local, direct, reloader, func() {
+		// No reload swaps into what closes below (a SIGHUP reload in
+		// progress finishes first).
+		reloader.Close()
 		cancel()
 		closeCtx, closeCancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer closeCancel()

@@ -86,17 +86,31 @@ func newReloader(o reloaderOptions) *gateway.Reloader {
 
 // reloadOnHangup reloads the configuration on every SIGHUP until ctx ends,
 // logging the outcome to log and stderr; a refused file leaves the running
-// configuration.
+// configuration. SIGHUP then stays caught until the process exits, each
+// one logged and ignored: its default action would end the process in the
+// middle of the shutdown's drain. A reload racing the shutdown is the
+// Reloader's to refuse (the caller closes it first when it shuts down).
 func reloadOnHangup(ctx context.Context, r *gateway.Reloader, log *slog.Logger, stderr io.Writer) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
+	ignore := func() {
+		log.Warn("SIGHUP ignored: the gateway is shutting down")
+		fmt.Fprintln(stderr, "praxa: SIGHUP ignored: the gateway is shutting down")
+	}
 	go func() {
-		defer signal.Stop(hup)
 		for {
 			select {
 			case <-ctx.Done():
+				// Never signal.Stop: SIGHUP stays caught until exit.
+				for range hup {
+					ignore()
+				}
 				return
 			case <-hup:
+				if ctx.Err() != nil {
+					ignore()
+					continue
+				}
 				trace := randomID(16)
 				res, err := r.Reload(ctx, gateway.ReloadTrigger{Via: gateway.ReloadViaSignal, TraceID: trace})
 				if err != nil {

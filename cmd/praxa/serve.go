@@ -315,7 +315,14 @@ func (a *app) wait(ctx context.Context) error {
 	return errors.Join(serveErr, a.close())
 }
 
+// close shuts the gateway down: no reload from here on (a reload in
+// progress finishes first), then the requests in flight drain (30s at
+// most), then the service, the connections and the store close.
 func (a *app) close() error {
+	if a.reloader != nil {
+		a.reloader.Close()
+	}
+	a.log.Info("shutting down: draining the requests in flight")
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := a.server.Shutdown(shutdown)

@@ -47,8 +47,11 @@ type Capability struct {
 // again: one whose
 // outcome is unavailable (workflow.OutcomeUnavailable: the connection could
 // not be opened, the program could not start, the sandbox it demands is
-// missing, a REST upstream refused it with 408, 429 or 503, a timeout
-// before anything was sent), or one that repeating cannot make act twice
+// missing, a REST upstream refused it with 408, 429, or 503 to an
+// idempotent method or with Retry-After (a 503 to a POST or PATCH without
+// it is failed: a proxy may answer it after the upstream took the
+// request), a timeout before anything was sent), or one that repeating
+// cannot make act twice
 // (a REST request with an idempotent method, RFC 9110 §9.2.2, answered 5xx
 // or left unanswered). Such a call is retried on the same executor,
 // and once the retries are spent the fallback executors are tried in

@@ -32,18 +32,25 @@
 // reuses the one session. When the child dies, or the session breaks, the
 // next call opens it again, after a backoff that doubles on each failed
 // start (100ms up to 30s) and resets once a session has lived a minute.
-// Close ends every session and kills the process groups.
+// A session opens on a goroutine of its own: a call waits for it no
+// longer than its own timeout (it then answers unavailable, nothing sent)
+// and the open goes on for the calls that follow, so that no attempt
+// outlasts its timeoutMs. Close ends every session, an open in progress
+// included, and kills the process groups.
 //
 // # Outcomes
 //
 // A call that does not succeed returns a *workflow.ExecutorError whose
 // Outcome says what is known: unavailable (nothing was sent: the
 // connection could not open, the program could not start, the sandbox it
-// demands is missing), failed (the upstream answered with a failure), or
+// demands is missing), failed (the upstream answered with a failure, or
+// the request could not be built from the executor and the arguments: a
+// call that would fail the same way again), or
 // unknown (a timeout or a broken connection after the call was sent: it may
 // have taken effect). Messages name the connection, the tool, command or
-// path, and what the upstream said; header values and environment values
-// are never put in an error or a log line.
+// path, and what the upstream said; a URL is named by its host, and
+// header values, environment values and a URL's query and user
+// information are never put in an error or a log line (see redact.go).
 //
 // A runner makes one attempt per call. Retries and fallback executors are
 // the workflow engine's, by the capability's reliability (see

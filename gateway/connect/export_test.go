@@ -9,3 +9,10 @@ func (m *Manager) Closed() bool {
 	defer m.mu.Unlock()
 	return m.closed
 }
+
+// Retired returns how many Managers s has swapped out and not closed yet.
+func (s *Switch) Retired() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.retired)
+}

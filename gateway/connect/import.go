@@ -22,17 +22,33 @@ var identifierRE = regexp.MustCompile(contracts.IdentifierPattern)
 // and imports nothing. Skipped tools and unlisted connections are also
 // returned as problems.
 func (m *Manager) Import(ctx context.Context, imports []config.Import) (caps []config.ExposedCapability, problems []string) {
+	caps, found := m.importTools(ctx, imports)
+	for _, p := range found {
+		problems = append(problems, p.text)
+	}
+	return caps, problems
+}
+
+// importProblem is one problem of Import: a tool skipped, or (unlisted) a
+// connection whose tools could not be listed, so that none of its tools
+// was imported.
+type importProblem struct {
+	text     string
+	unlisted bool
+}
+
+func (m *Manager) importTools(ctx context.Context, imports []config.Import) (caps []config.ExposedCapability, problems []importProblem) {
 	for i, imp := range imports {
 		src := "proxy.import[" + strconv.Itoa(i) + "]"
 		c, ok := m.mcp[imp.Connection]
 		if !ok {
-			problems = append(problems, fmt.Sprintf("%s: there is no mcp connection %q", src, imp.Connection))
+			problems = append(problems, importProblem{fmt.Sprintf("%s: there is no mcp connection %q", src, imp.Connection), true})
 			continue
 		}
 		tools, err := c.tools(ctx)
 		if err != nil {
 			m.log.Error("proxy.import: cannot list the tools of the connection", "import", src, "connection", imp.Connection, "err", err)
-			problems = append(problems, fmt.Sprintf("%s: %v", src, err))
+			problems = append(problems, importProblem{fmt.Sprintf("%s: %v", src, err), true})
 			continue
 		}
 		prefix := imp.Prefix
@@ -49,7 +65,7 @@ func (m *Manager) Import(ctx context.Context, imports []config.Import) (caps []c
 			id := prefix + "." + t.Name
 			skip := func(reason string) {
 				m.log.Warn("proxy.import: tool skipped", "import", src, "connection", imp.Connection, "tool", t.Name, "reason", reason)
-				problems = append(problems, fmt.Sprintf("%s: tool %s skipped: %s", src, t.Name, reason))
+				problems = append(problems, importProblem{text: fmt.Sprintf("%s: tool %s skipped: %s", src, t.Name, reason)})
 			}
 			if !identifierRE.MatchString(id) {
 				skip(fmt.Sprintf("%q is not a valid capability id", id))

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
@@ -39,6 +40,9 @@ type mcpConn struct {
 	log    *slog.Logger
 	getenv func(string) string
 	client *mcp.Client
+	// secrets are the configured values an error text must not carry
+	// (see redact).
+	secrets []string
 
 	mu      sync.Mutex
 	cs      *mcp.ClientSession
@@ -48,41 +52,103 @@ type mcpConn struct {
 	closed  bool
 	backoff time.Duration
 	nextTry time.Time
+	// opening is the open in progress, nil when none runs.
+	opening *opening
 	// starts counts the sessions opened (for tests and metrics).
 	starts int
+}
+
+// opening is one open of a session (start or dial, and handshake). It runs
+// on a goroutine of its own, so that a call waiting for it gives up when
+// its own context ends while the open goes on, bounded by openTimeout:
+// the session it opens is kept for the next call, its failure sets the
+// backoff.
+type opening struct {
+	done   chan struct{} // closed once cs or err is set
+	cancel context.CancelFunc
+	cs     *mcp.ClientSession
+	err    error
 }
 
 func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
 	client := mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion},
 		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-	return &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv, client: client}
+	return &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv, client: client,
+		secrets: secretValues(c, o.Getenv)}
+}
+
+// reason words an error of the connection for a message: URLs reduced to
+// their host, no configured URL query, header or env value.
+func (c *mcpConn) reason(err error) string {
+	return redact(withoutURLError(err), c.secrets)
 }
 
 // session returns the open session, opening it when there is none (after
-// the backoff of failed starts).
+// the backoff of failed starts). A call waits for the open no longer than
+// its ctx allows: it then answers unavailable (nothing was sent) and the
+// open goes on for the calls that follow.
 func (c *mcpConn) session(ctx context.Context) (*mcp.ClientSession, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, unavailable(config.ExecutorMCP, c.name, "the gateway is shutting down")
-	}
-	if c.cs != nil && !c.dead {
-		return c.cs, nil
-	}
-	if c.cs != nil {
-		c.teardownLocked()
-	}
-	if wait := time.Until(c.nextTry); wait > 0 {
-		t := time.NewTimer(wait)
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return nil, unavailable(config.ExecutorMCP, c.name, "the gateway is shutting down")
+		}
+		if c.cs != nil && !c.dead {
+			cs := c.cs
+			c.mu.Unlock()
+			return cs, nil
+		}
+		o := c.opening
+		if o == nil {
+			if c.cs != nil {
+				c.teardownLocked()
+			}
+			if wait := time.Until(c.nextTry); wait > 0 {
+				c.mu.Unlock()
+				t := time.NewTimer(wait)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return nil, unavailable(config.ExecutorMCP, c.name, "the server is restarting after a failure; retry in %s", wait.Round(time.Millisecond))
+				case <-t.C:
+				}
+				continue
+			}
+			o = c.startOpenLocked()
+		}
+		c.mu.Unlock()
 		select {
+		case <-o.done:
+			if o.err != nil {
+				return nil, o.err
+			}
+			return o.cs, nil
 		case <-ctx.Done():
-			t.Stop()
-			return nil, unavailable(config.ExecutorMCP, c.name, "the server is restarting after a failure; retry in %s", wait.Round(time.Millisecond))
-		case <-t.C:
+			return nil, unavailable(config.ExecutorMCP, c.name, "the session did not open in time (%v); it goes on opening for the next call", context.Cause(ctx))
 		}
 	}
-	cs, err := c.openLocked()
-	if err != nil {
+}
+
+// startOpenLocked starts opening a session on a goroutine of its own.
+func (c *mcpConn) startOpenLocked() *opening {
+	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	o := &opening{done: make(chan struct{}), cancel: cancel}
+	c.opening = o
+	go c.open(ctx, o)
+	return o
+}
+
+// open opens a session and keeps it, or records the failure's backoff.
+func (c *mcpConn) open(ctx context.Context, o *opening) {
+	defer close(o.done)
+	defer o.cancel()
+	cs, cmd, err := c.dial(ctx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opening = nil
+	switch {
+	case err != nil:
 		if c.backoff == 0 {
 			c.backoff = minBackoff
 		} else {
@@ -90,15 +156,25 @@ func (c *mcpConn) session(ctx context.Context) (*mcp.ClientSession, error) {
 		}
 		c.nextTry = time.Now().Add(c.backoff)
 		c.log.Warn("mcp connection failed to open", "err", err, "retry_in", c.backoff)
-		return nil, err
+		o.err = err
+	case c.closed:
+		// Closed while it opened: the session is not kept.
+		_ = cs.Close()
+		if cmd != nil && cmd.Process != nil {
+			killGroup(cmd.Process.Pid)
+		}
+		o.err = unavailable(config.ExecutorMCP, c.name, "the gateway is shutting down")
+	default:
+		c.cs, c.cmd, c.dead, c.opened = cs, cmd, false, time.Now()
+		c.starts++
+		go c.watch(cs)
+		c.log.Info("mcp connection opened", "pid", pid(cmd), "protocol", cs.InitializeResult().ProtocolVersion)
+		o.cs = cs
 	}
-	return cs, nil
 }
 
-// openLocked starts the child (or dials the URL) and runs the handshake.
-func (c *mcpConn) openLocked() (*mcp.ClientSession, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
-	defer cancel()
+// dial starts the child (or dials the URL) and runs the handshake.
+func (c *mcpConn) dial(ctx context.Context) (*mcp.ClientSession, *exec.Cmd, error) {
 	var transport mcp.Transport
 	var cmd *exec.Cmd
 	if c.cfg.URL != "" {
@@ -119,7 +195,7 @@ func (c *mcpConn) openLocked() (*mcp.ClientSession, error) {
 		}
 		path, err := lookPath(c.cfg.Command, env)
 		if err != nil {
-			return nil, unavailable(config.ExecutorMCP, c.name, "%s", execErrorMessage(c.cfg.Command, err))
+			return nil, nil, unavailable(config.ExecutorMCP, c.name, "%s", execErrorMessage(c.cfg.Command, err))
 		}
 		cmd = exec.Command(path, c.cfg.Args...)
 		cmd.Env = env
@@ -133,13 +209,20 @@ func (c *mcpConn) openLocked() (*mcp.ClientSession, error) {
 			killGroup(cmd.Process.Pid)
 			_ = cmd.Process.Kill()
 		}
-		return nil, unavailable(config.ExecutorMCP, c.name, "cannot open the session: %v", err)
+		if c.cfg.URL != "" {
+			return nil, nil, unavailable(config.ExecutorMCP, c.name, "cannot open the session to %s: %s", urlHost(c.cfg.URL), c.reason(err))
+		}
+		return nil, nil, unavailable(config.ExecutorMCP, c.name, "cannot open the session: %s", c.reason(err))
 	}
-	c.cs, c.cmd, c.dead, c.opened = cs, cmd, false, time.Now()
-	c.starts++
-	go c.watch(cs)
-	c.log.Info("mcp connection opened", "pid", pid(cmd), "protocol", cs.InitializeResult().ProtocolVersion)
-	return cs, nil
+	return cs, cmd, nil
+}
+
+// urlHost names the host of a URL for a message.
+func urlHost(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "the configured URL"
 }
 
 func pid(cmd *exec.Cmd) int {
@@ -169,7 +252,11 @@ func (c *mcpConn) watch(cs *mcp.ClientSession) {
 		}
 		c.nextTry = time.Now().Add(c.backoff)
 	}
-	c.log.Warn("mcp connection ended; it will be opened again on the next call", "err", err, "retry_after", c.backoff)
+	var reason string
+	if err != nil {
+		reason = c.reason(err)
+	}
+	c.log.Warn("mcp connection ended; it will be opened again on the next call", "err", reason, "retry_after", c.backoff)
 }
 
 // teardownLocked closes the current session and kills its process group.
@@ -193,11 +280,18 @@ func (c *mcpConn) markDead(cs *mcp.ClientSession) {
 	}
 }
 
+// close ends the session and kills its process group; an open in progress
+// is cancelled and waited for, so that no child it started outlives it.
 func (c *mcpConn) close() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.closed = true
+	o := c.opening
 	c.teardownLocked()
+	c.mu.Unlock()
+	if o != nil {
+		o.cancel()
+		<-o.done
+	}
 	return nil
 }
 
@@ -229,7 +323,7 @@ func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*
 	default:
 		c.markDead(cs)
 		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
-			Message: fmt.Sprintf("tool %s: the connection broke during the call: %v", tool, err)}
+			Message: fmt.Sprintf("tool %s: the connection broke during the call: %s", tool, c.reason(err))}
 	}
 }
 
@@ -242,7 +336,7 @@ func (c *mcpConn) tools(ctx context.Context) ([]*mcp.Tool, error) {
 	var out []*mcp.Tool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, unavailable(config.ExecutorMCP, c.name, "tools/list: %v", err)
+			return nil, unavailable(config.ExecutorMCP, c.name, "tools/list: %s", c.reason(err))
 		}
 		out = append(out, t)
 	}

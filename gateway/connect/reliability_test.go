@@ -142,13 +142,17 @@ proxy:
 // TestReliabilityRetriesAndFallbacks drives capabilities with retries and
 // fallback executors against real upstreams and counts their calls: a
 // call is repeated, on the same executor or on a fallback, only when it
-// was not made (503, a closed port, a missing command); one that may have
+// was not made (503 with Retry-After, a closed port, a missing command);
+// one that may have
 // acted (a 500 after the body was read, an answer cut off, a timeout after
 // the request was sent) or that the upstream answered with a failure is
 // made exactly once.
 func TestReliabilityRetriesAndFallbacks(t *testing.T) {
 	refuse503Twice := func(n int32, w http.ResponseWriter, r *http.Request) {
 		if n <= 2 {
+			// Retry-After: a POST answered 503 without it may have been
+			// taken by the upstream behind a proxy, and is not repeated.
+			w.Header().Set("Retry-After", "0")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
@@ -209,6 +213,8 @@ func TestReliabilityRetriesAndFallbacks(t *testing.T) {
 		{name: "503 twice, retries 1: unavailable after two calls", capability: "deploy.retry1", primary: refuse503Twice,
 			wantCode: contracts.CodeUnavailable, wantPrimary: 2},
 		{name: "500 after the body was read: one call, no retry, no fallback", capability: "deploy.fallback", primary: fail500,
+			wantOK: false, wantPrimary: 1, wantBackup: 0, wantAttempts: 0},
+		{name: "POST 503 without Retry-After: failed, one call, no retry, no fallback", capability: "deploy.fallback", primary: always503,
 			wantOK: false, wantPrimary: 1, wantBackup: 0, wantAttempts: 0},
 		{name: "answer cut off: outcome unknown, one call, no fallback", capability: "deploy.fallback", primary: cutOff,
 			wantCode: contracts.CodeOutcomeUnknown, wantPrimary: 1},
@@ -316,9 +322,10 @@ func TestReliabilityAuditsAttempts(t *testing.T) {
 }
 
 // TestReliabilityDefaultRESTRetries keeps the built-in retries of a rest
-// executor without reliability.retries: a 503 or 429 is tried again (three
-// calls in all) whatever the method; a 500 or 502 is tried again for an
-// idempotent method (GET) and never for a POST, which may have acted.
+// executor without reliability.retries: a 429, or a 503 with Retry-After,
+// is tried again (three calls in all) whatever the method; a 503 without
+// Retry-After, a 500 or a 502 is tried again for an idempotent method
+// (GET) and never for a POST, which may have acted.
 func TestReliabilityDefaultRESTRetries(t *testing.T) {
 	const yaml = `
 connections:
@@ -333,15 +340,26 @@ proxy:
 	for _, tc := range []struct {
 		capability string
 		status     int
+		retryAfter string // the answer's Retry-After, "" for none
 		want       int32
 	}{
-		{"deploy", http.StatusServiceUnavailable, 3}, {"deploy", http.StatusTooManyRequests, 3},
-		{"deploy", http.StatusInternalServerError, 1}, {"deploy", http.StatusBadGateway, 1},
-		{"status", http.StatusServiceUnavailable, 3}, {"status", http.StatusInternalServerError, 3},
-		{"status", http.StatusBadGateway, 3}, {"status", http.StatusNotFound, 1},
+		{"deploy", http.StatusServiceUnavailable, "0", 3}, {"deploy", http.StatusServiceUnavailable, "", 1},
+		{"deploy", http.StatusTooManyRequests, "", 3},
+		{"deploy", http.StatusInternalServerError, "", 1}, {"deploy", http.StatusBadGateway, "", 1},
+		{"status", http.StatusServiceUnavailable, "", 3}, {"status", http.StatusInternalServerError, "", 3},
+		{"status", http.StatusBadGateway, "", 3}, {"status", http.StatusNotFound, "", 1},
 	} {
-		t.Run(tc.capability+"/"+http.StatusText(tc.status), func(t *testing.T) {
-			u := newUpstream(t, func(n int32, w http.ResponseWriter, r *http.Request) { w.WriteHeader(tc.status) })
+		name := tc.capability + "/" + http.StatusText(tc.status)
+		if tc.retryAfter != "" {
+			name += "/Retry-After"
+		}
+		t.Run(name, func(t *testing.T) {
+			u := newUpstream(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+				if tc.retryAfter != "" {
+					w.Header().Set("Retry-After", tc.retryAfter)
+				}
+				w.WriteHeader(tc.status)
+			})
 			e := reliabilityEngine(t, yaml, u.srv.URL, "")
 			_, _ = fireCapability(context.Background(), e, tc.capability)
 			if got := u.calls.Load(); got != tc.want {

@@ -21,8 +21,9 @@ import (
 )
 
 // A REST call is one request: the retries of a refused call (408, 429,
-// 503, a connection that could not be made) and of an idempotent method
-// answered 5xx or left unanswered are the workflow engine's, by
+// a 503 to an idempotent method or with Retry-After, a connection that
+// could not be made) and of an idempotent method answered 5xx or left
+// unanswered are the workflow engine's, by
 // the capability's reliability (DefaultRESTRetries when it sets none; see
 // config.Reliability), so that every attempt is recorded and none is made
 // after a call that may have acted.
@@ -55,8 +56,11 @@ var pathVar = regexp.MustCompile(`\{([^{}/]+)\}`)
 // output is {status, body}: body is the answer parsed as JSON when it is
 // JSON, else its text. 2xx succeed. The other answers are classified
 // (restOutcome) for the engine, which retries only an unavailable one:
-// 408, 429 and 503 refuse the call before acting, and a connection that
-// could not be made sent nothing.
+// 408, 429 and a 503 to an idempotent method or with Retry-After refuse
+// the call before acting, and a connection that could not be made sent
+// nothing. A request that cannot be built (a path variable no source
+// holds, a URL that does not parse, a body that cannot be encoded) is a
+// failure of this call: sending it again would fail the same way.
 func (r restRunner) Run(ctx context.Context, x config.Executor, scope workflow.Scope) (map[string]any, error) {
 	c, ok := r.m.rest[x.Connection]
 	if !ok {
@@ -74,8 +78,7 @@ func (r restRunner) Run(ctx context.Context, x config.Executor, scope workflow.S
 		return ""
 	})
 	if missingVar != "" {
-		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnavailable, Kind: config.ExecutorREST, Connection: c.name,
-			Message: fmt.Sprintf("the path %s needs {%s}, which neither the arguments, the context nor the input hold", x.Path, missingVar)}
+		return nil, notSent(c.name, "the path %s needs {%s}, which neither the arguments, the context nor the input hold", x.Path, missingVar)
 	}
 	target := strings.TrimRight(c.cfg.BaseURL, "/")
 	if path != "" {
@@ -83,7 +86,7 @@ func (r restRunner) Run(ctx context.Context, x config.Executor, scope workflow.S
 	}
 	u, err := url.Parse(target)
 	if err != nil {
-		return nil, unavailable(config.ExecutorREST, c.name, "the URL of %s %s is not valid", x.Method, x.Path)
+		return nil, notSent(c.name, "the URL of %s %s is not valid", x.Method, x.Path)
 	}
 	q := u.Query()
 	if x.Query != nil {
@@ -117,7 +120,7 @@ func (r restRunner) Run(ctx context.Context, x config.Executor, scope workflow.S
 	if x.Body != nil {
 		body, err = json.Marshal(workflow.Resolve(x.Body, scope))
 		if err != nil {
-			return nil, unavailable(config.ExecutorREST, c.name, "the body cannot be encoded: %v", err)
+			return nil, notSent(c.name, "the body cannot be encoded: %v", err)
 		}
 		if header.Get("Content-Type") == "" {
 			header.Set("Content-Type", "application/json")
@@ -145,7 +148,7 @@ func (c *restConn) do(ctx context.Context, method string, u *url.URL, header htt
 	what := method + " " + path
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return nil, unavailable(config.ExecutorREST, c.name, "%s: %v", what, err)
+		return nil, notSent(c.name, "%s: the request cannot be built: %s", what, transportReason(err))
 	}
 	if body == nil {
 		req.Body, req.ContentLength = http.NoBody, 0
@@ -177,25 +180,40 @@ func (c *restConn) do(ctx context.Context, method string, u *url.URL, header htt
 	if st >= 200 && st < 300 {
 		return out, nil
 	}
-	xe := &workflow.ExecutorError{Outcome: restOutcome(method, st), Kind: config.ExecutorREST, Connection: c.name,
+	ra, hasRA := retryAfter(resp.Header.Get("Retry-After"))
+	xe := &workflow.ExecutorError{Outcome: restOutcome(method, st, hasRA), Kind: config.ExecutorREST, Connection: c.name,
 		Message: fmt.Sprintf("%s answered %d", what, st), Output: out, Repeatable: st >= 500 && repeatable(method)}
-	if xe.Outcome == workflow.OutcomeUnavailable {
-		if ra := retryAfter(resp.Header.Get("Retry-After")); ra > 0 {
-			xe.RetryAfter = min(ra, config.MaxRetryAfter)
-		}
+	if xe.Outcome == workflow.OutcomeUnavailable && ra > 0 {
+		xe.RetryAfter = min(ra, config.MaxRetryAfter)
 	}
 	return nil, xe
 }
 
-// restOutcome classifies an HTTP error status: 408, 429 and 503 refuse the
-// call before acting (unavailable, which the engine may retry); a 502 or
-// 504 to a method that may not be repeated leaves unknown whether the
-// upstream behind the gateway acted; anything else is a failure the
-// upstream answered.
-func restOutcome(method string, status int) string {
+// notSent is the error of a REST call whose request could not be built:
+// nothing was sent, but sending it again would fail the same way (a
+// configuration or argument error of this call), so it is failed, not
+// unavailable, and neither retried nor handed to a fallback.
+func notSent(conn, format string, args ...any) *workflow.ExecutorError {
+	return &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorREST, Connection: conn, Message: fmt.Sprintf(format, args...)}
+}
+
+// restOutcome classifies an HTTP error status (retryAfter: the answer
+// carries a valid Retry-After): 408 and 429 refuse the call before acting
+// (unavailable, which the engine may retry). A 503 does too when the
+// method is idempotent or the answer asks to be tried again later
+// (Retry-After); a 503 to a POST or PATCH without it is failed, since
+// proxies answer 503 when the upstream reset after the request was
+// forwarded, and such a call is not repeated. A 502 or 504 to a method
+// that may not be repeated leaves unknown whether the upstream behind the
+// gateway acted; anything else is a failure the upstream answered.
+func restOutcome(method string, status int, retryAfter bool) string {
 	switch status {
-	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+	case http.StatusRequestTimeout, http.StatusTooManyRequests:
 		return workflow.OutcomeUnavailable
+	case http.StatusServiceUnavailable:
+		if retryAfter || repeatable(method) {
+			return workflow.OutcomeUnavailable
+		}
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
 		if !repeatable(method) {
 			return workflow.OutcomeUnknown
@@ -204,17 +222,20 @@ func restOutcome(method string, status int) string {
 	return workflow.OutcomeFailed
 }
 
-func retryAfter(v string) time.Duration {
+// retryAfter reads a Retry-After header (RFC 9110 §10.2.3: seconds or an
+// HTTP date): how long to wait (never negative) and whether it was valid.
+func retryAfter(v string) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
 	if v == "" {
-		return 0
+		return 0, false
 	}
 	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
+		return time.Duration(n) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return time.Until(t)
+		return max(time.Until(t), 0), true
 	}
-	return 0
+	return 0, false
 }
 
 // isDialError reports whether err happened before the request was sent
@@ -238,5 +259,5 @@ func transportReason(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "timed out"
 	}
-	return err.Error()
+	return hostOnly(err.Error())
 }

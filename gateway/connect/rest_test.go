@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -49,9 +50,11 @@ func TestRESTRequest(t *testing.T) {
 }
 
 // TestRESTClassifies sends each request once (the retries are the
-// engine's, see reliability_test.go) and classifies the answer: 408, 429
-// and 503 unavailable (with a bounded Retry-After), a 502 to a POST
-// unknown, any other error status failed.
+// engine's, see reliability_test.go) and classifies the answer: 408, 429,
+// and 503 to an idempotent method or with Retry-After, unavailable (with a
+// bounded Retry-After); a 503 to a POST or PATCH without Retry-After
+// failed (a proxy may answer it after the upstream took the request); a
+// 502 to a POST unknown; any other error status failed.
 func TestRESTClassifies(t *testing.T) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -59,6 +62,8 @@ func TestRESTClassifies(t *testing.T) {
 		switch r.URL.Path {
 		case "/busy":
 			w.Header().Set("Retry-After", "2")
+			w.WriteHeader(503)
+		case "/reset":
 			w.WriteHeader(503)
 		case "/slowdown":
 			w.Header().Set("Retry-After", "3600")
@@ -78,6 +83,11 @@ func TestRESTClassifies(t *testing.T) {
 		retryAfter            time.Duration
 	}{
 		{"GET", "/busy", workflow.OutcomeUnavailable, 2 * time.Second},
+		{"POST", "/busy", workflow.OutcomeUnavailable, 2 * time.Second},
+		{"GET", "/reset", workflow.OutcomeUnavailable, 0},
+		{"PUT", "/reset", workflow.OutcomeUnavailable, 0},
+		{"POST", "/reset", workflow.OutcomeFailed, 0},
+		{"PATCH", "/reset", workflow.OutcomeFailed, 0},
 		{"POST", "/slowdown", workflow.OutcomeUnavailable, config.MaxRetryAfter},
 		{"GET", "/missing", workflow.OutcomeFailed, 0},
 		{"POST", "/gateway", workflow.OutcomeUnknown, 0},
@@ -96,12 +106,36 @@ func TestRESTClassifies(t *testing.T) {
 			}
 		})
 	}
-	_, err := runREST(t, srv.URL, config.Executor{Method: "GET", Path: "/x/{id}"}, workflow.Scope{})
-	if outcome(err) != workflow.OutcomeUnavailable || strings.Contains(err.Error(), "sekret") {
-		t.Fatalf("missing path variable: %v", err)
-	}
-	_, err = runREST(t, "http://127.0.0.1:1", config.Executor{Method: "POST", Path: "/x"}, workflow.Scope{})
+	_, err := runREST(t, "http://127.0.0.1:1", config.Executor{Method: "POST", Path: "/x"}, workflow.Scope{})
 	if outcome(err) != workflow.OutcomeUnavailable || strings.Contains(err.Error(), "sekret") {
 		t.Fatalf("refused connection: %v", err)
+	}
+}
+
+// TestRESTRequestErrorsFail: a request that cannot be built (a path
+// variable no source holds, a URL that does not parse, a body that cannot
+// be encoded) fails the call, unsent: it would fail the same way again, so
+// it is neither unavailable (retried, handed to a fallback) nor unknown.
+func TestRESTRequestErrorsFail(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1) }))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name, base string
+		x          config.Executor
+	}{
+		{"missing path variable", srv.URL, config.Executor{Method: "GET", Path: "/x/{id}"}},
+		{"invalid URL", srv.URL + "/%zz", config.Executor{Method: "GET", Path: "/x"}},
+		{"body not encodable", srv.URL, config.Executor{Method: "POST", Path: "/x", Body: map[string]any{"v": math.NaN()}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runREST(t, tc.base, tc.x, workflow.Scope{})
+			if outcome(err) != workflow.OutcomeFailed || strings.Contains(err.Error(), "sekret") {
+				t.Fatalf("got %v (outcome %q), want failed", err, outcome(err))
+			}
+		})
+	}
+	if n.Load() != 0 {
+		t.Fatalf("%d requests were sent", n.Load())
 	}
 }

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/praxa/praxa/gateway/config"
@@ -9,8 +10,23 @@ import (
 )
 
 // ImportTimeout bounds listing the tools of every proxy.import connection
-// at start.
+// at start and on a reload.
 const ImportTimeout = 60 * time.Second
+
+// ImportError refuses a configuration reload (SetupReload): the
+// proxy.import connections whose tools could not be listed. Reloading
+// without them would drop every capability the running configuration
+// imported from them.
+type ImportError struct {
+	// Problems say, one per connection, what could not be listed and why.
+	Problems []string
+}
+
+// Error implements error.
+func (e *ImportError) Error() string {
+	return "a proxy.import connection could not be listed, so the reload would drop the capabilities it offers; the running configuration stays: " +
+		strings.Join(e.Problems, "; ")
+}
 
 // Setup is the one wiring of connections, shared by praxa serve, praxa
 // mcp and the tests: it prepares the connections of cfg, imports the tools
@@ -21,6 +37,19 @@ const ImportTimeout = 60 * time.Second
 // connection that cannot be listed) are logged and returned; they do not
 // stop the gateway. The caller closes the Manager on shutdown.
 func Setup(ctx context.Context, cfg *config.Config, opts *Options) (*Manager, *workflow.Registry, []string, error) {
+	return setup(ctx, cfg, opts, false)
+}
+
+// SetupReload is Setup for a configuration reload: a proxy.import
+// connection whose tools cannot be listed refuses the reload with an
+// *ImportError (the Manager is closed) instead of being a problem, since
+// the new configuration would lack every capability imported from it. A
+// tool skipped (its schema fails, its id is taken) remains a problem.
+func SetupReload(ctx context.Context, cfg *config.Config, opts *Options) (*Manager, *workflow.Registry, []string, error) {
+	return setup(ctx, cfg, opts, true)
+}
+
+func setup(ctx context.Context, cfg *config.Config, opts *Options, strict bool) (*Manager, *workflow.Registry, []string, error) {
 	m := New(cfg.Connections, opts)
 	var problems []string
 	for name, why := range m.Problems() {
@@ -28,9 +57,19 @@ func Setup(ctx context.Context, cfg *config.Config, opts *Options) (*Manager, *w
 	}
 	if len(cfg.Proxy.Import) > 0 {
 		ictx, cancel := context.WithTimeout(ctx, ImportTimeout)
-		caps, p := m.Import(ictx, cfg.Proxy.Import)
+		caps, found := m.importTools(ictx, cfg.Proxy.Import)
 		cancel()
-		problems = append(problems, p...)
+		var unlisted []string
+		for _, p := range found {
+			problems = append(problems, p.text)
+			if p.unlisted {
+				unlisted = append(unlisted, p.text)
+			}
+		}
+		if strict && len(unlisted) > 0 {
+			m.Close()
+			return nil, nil, nil, &ImportError{Problems: unlisted}
+		}
 		added := cfg.SetImported(caps)
 		if len(added) < len(caps) {
 			kept := map[string]bool{}

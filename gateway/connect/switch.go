@@ -3,6 +3,7 @@ package connect
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -15,17 +16,19 @@ import (
 // engine runs executors through the Switch's runners: each call takes the
 // current Manager, counted in flight until it returns. Swap makes another
 // Manager current and retires the old one, which is closed (its MCP
-// children stopped) once its last call in flight has returned.
+// children stopped) once its last call in flight has returned, and then
+// forgotten.
 type Switch struct {
 	cur atomic.Pointer[held]
 
 	mu      sync.Mutex
-	retired []*held
+	retired []*held // swapped out and not closed yet
 	closed  bool
 }
 
 // held is one Manager and the calls in flight on it.
 type held struct {
+	s        *Switch
 	m        *Manager
 	runners  map[string]workflow.Runner
 	mu       sync.Mutex
@@ -35,14 +38,14 @@ type held struct {
 	err      error
 }
 
-func newHeld(m *Manager) *held {
-	return &held{m: m, runners: m.Runners(), done: make(chan struct{})}
+func (s *Switch) newHeld(m *Manager) *held {
+	return &held{s: s, m: m, runners: m.Runners(), done: make(chan struct{})}
 }
 
 // NewSwitch returns a Switch whose current Manager is m.
 func NewSwitch(m *Manager) *Switch {
 	s := &Switch{}
-	s.cur.Store(newHeld(m))
+	s.cur.Store(s.newHeld(m))
 	return s
 }
 
@@ -77,9 +80,13 @@ func (h *held) release() {
 	}
 }
 
+// close closes a retired Manager and takes it off the Switch's list.
 func (h *held) close() {
 	h.err = h.m.Close()
 	close(h.done)
+	h.s.mu.Lock()
+	h.s.retired = slices.DeleteFunc(h.s.retired, func(r *held) bool { return r == h })
+	h.s.mu.Unlock()
 }
 
 // Swap makes next the current Manager and retires the one it replaces:
@@ -93,7 +100,7 @@ func (s *Switch) Swap(next *Manager) {
 		next.Close()
 		return
 	}
-	old := s.cur.Swap(newHeld(next))
+	old := s.cur.Swap(s.newHeld(next))
 	s.retired = append(s.retired, old)
 	s.mu.Unlock()
 	old.mu.Lock()

@@ -102,3 +102,48 @@ func TestSwitchIdleSwapClosesAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSwitchForgetsClosedManagers: a retired Manager is dropped from the
+// Switch once it is closed, at the swap when no call runs on it, else
+// when its last call returns; reloads do not pile them up.
+func TestSwitchForgetsClosedManagers(t *testing.T) {
+	sw := connect.NewSwitch(connect.New(nil, &connect.Options{Logger: quiet()}))
+	for range 5 {
+		sw.Swap(connect.New(nil, &connect.Options{Logger: quiet()}))
+	}
+	if n := sw.Retired(); n != 0 {
+		t.Fatalf("after 5 idle swaps %d retired Managers are held, want 0", n)
+	}
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release
+	}))
+	defer srv.Close()
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock()
+	busy := connect.New(map[string]config.Connection{"api": {Kind: "rest", BaseURL: srv.URL}}, &connect.Options{Logger: quiet()})
+	sw.Swap(busy)
+	done := make(chan error, 1)
+	go func() {
+		_, err := sw.Runners()[config.ExecutorREST].Run(context.Background(), config.Executor{Kind: "rest", Connection: "api", Method: "GET", Path: "/"}, workflow.Scope{})
+		done <- err
+	}()
+	<-entered
+	sw.Swap(connect.New(nil, &connect.Options{Logger: quiet()}))
+	if n := sw.Retired(); n != 1 {
+		t.Fatalf("with a call in flight on the old Manager %d are held, want 1", n)
+	}
+	unblock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := sw.Retired(); n != 0 || !busy.Closed() {
+		t.Fatalf("after the last call returned: %d retired held, closed %v", n, busy.Closed())
+	}
+	if err := sw.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/connect"
 )
 
 // reloadConfig serves POST /v8/config/reload (scope config:write), the
@@ -35,8 +36,24 @@ func (s *server) reloadConfig(w http.ResponseWriter, r *http.Request) {
 }
 
 // reloadError answers a refused reload: a configuration that does not
-// load lists its problems, one field error each.
+// load lists its problems, one field error each; so does one whose
+// proxy.import connections cannot be listed now, and a reload asked for
+// while the gateway shuts down, both answered unavailable (the file may
+// be right: try again later).
 func reloadError(err error) *contracts.Error {
+	var ie *connect.ImportError
+	if errors.As(err, &ie) {
+		ce := &contracts.Error{Code: contracts.CodeUnavailable,
+			Message: "a proxy.import connection could not be listed, so the reload would drop the capabilities it offers; the running configuration stays",
+			Hint:    "Bring the connection up (or remove its proxy.import entry) and reload again."}
+		for _, line := range gateway.ReloadProblems(err) {
+			ce.Fields = append(ce.Fields, contracts.FieldError{Pointer: "", Detail: line})
+		}
+		return ce
+	}
+	if errors.Is(err, gateway.ErrReloaderClosed) {
+		return &contracts.Error{Code: contracts.CodeUnavailable, Message: err.Error()}
+	}
 	var le *config.LoadError
 	if errors.As(err, &le) {
 		ce := &contracts.Error{Code: contracts.CodeInvalidParams,

@@ -1,0 +1,96 @@
+package connect
+
+import (
+	"errors"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/praxa/praxa/gateway/config"
+)
+
+// Error texts leave the gateway: a connection's problems are logged and
+// audited (config.reloaded lists them), an executor's error is answered to
+// the client. They name a URL by its host only, and never carry a value
+// the configuration holds for the connection (its URL's query and user
+// information, its header values, its env values, with ${NAME} read).
+
+// urlRE finds URLs in an error text.
+var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+
+// minSecret is the length below which a configured value is not searched
+// for in an error text (a short value would match ordinary words).
+const minSecret = 4
+
+// hostOnly replaces every URL in s with its scheme and host.
+func hostOnly(s string) string {
+	return urlRE.ReplaceAllStringFunc(s, func(m string) string {
+		u, err := url.Parse(m)
+		if err != nil || u.Host == "" {
+			return "[url]"
+		}
+		return u.Scheme + "://" + u.Host
+	})
+}
+
+// withoutURLError words err with each *url.Error in its chain reduced to
+// its cause: "Post "https://host/path?key=…": dial tcp …" becomes "dial tcp
+// …".
+func withoutURLError(err error) string {
+	msg := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		msg = strings.ReplaceAll(msg, ue.Error(), ue.Err.Error())
+	}
+	return msg
+}
+
+// secretValues lists the values of c an error text must not carry besides
+// its URLs (which hostOnly reduces to their host): their query and user
+// information, its header and env values as written and as read from the
+// environment. Longest first, so that a value containing another is
+// removed whole.
+func secretValues(c config.Connection, getenv func(string) string) []string {
+	var out []string
+	add := func(vs ...string) {
+		for _, v := range vs {
+			if len(v) >= minSecret && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	for _, raw := range []string{c.URL, c.BaseURL} {
+		if raw == "" {
+			continue
+		}
+		if u, err := url.Parse(raw); err == nil {
+			add(u.RawQuery, u.Fragment)
+			for _, vs := range u.Query() {
+				add(vs...)
+			}
+			if u.User != nil {
+				p, _ := u.User.Password()
+				add(u.User.String(), p)
+			}
+		}
+	}
+	for _, m := range []map[string]string{c.Headers, c.Env} {
+		for _, v := range m {
+			s, _ := config.Interpolate(v, getenv)
+			add(v, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// redact makes s fit to leave the gateway: URLs reduced to their host,
+// then every secret value replaced.
+func redact(s string, secrets []string) string {
+	s = hostOnly(s)
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	return s
+}
