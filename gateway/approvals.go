@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
@@ -84,7 +85,11 @@ type Resolution struct {
 // ResolveApproval approves or rejects a pending approval of the tenant
 // (scope approvals:write). Approving fires the waiting transition, its
 // guards checked again; rejecting leaves the mission where it was. Both
-// commit with their audit events in one transaction.
+// commit with their audit events in one transaction. A move lease found
+// past its deadline on the mission's version is resolved first
+// (leases.go) and that resolution commits whatever the answer, which is
+// then what a retry would answer; an approved move that fails after one
+// of its calls may have acted answers, and records, outcome-unknown.
 func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id string, approve bool, note, requestID, traceID string) (Resolution, error) {
 	if err := requireScope(p, contracts.ScopeApprovalsWrite); err != nil {
 		return Resolution{}, err
@@ -97,53 +102,99 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 		return Resolution{}, e.refusal
 	}
 	var res Resolution
+	// refusal is an answer that commits with what its transaction
+	// recorded: a stale lease resolved, or the outcome-unknown of a move
+	// that failed after a call that may have acted (leases.go). Rolling
+	// those back would answer one thing now and another on retry.
+	var refusal error
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		e.events = e.events[:0]
-		a, err := tx.GetApproval(ctx, p.Tenant, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return contracts.Errorf(contracts.CodeNotFound, "there is no approval %s", id)
-		}
-		if err != nil {
-			return err
-		}
-		if a.Status != "pending" {
-			if replay := approvalReplay(a); approve && replay != nil {
-				// Approving called outside and its outcome is unknown: the
-				// record answers, nothing calls again (leases.go).
-				return replay
+		refusal = nil
+		recorded := false
+		refuse := func(err error) error {
+			var ce *contracts.Error
+			if !recorded || !errors.As(err, &ce) || ce.Code == contracts.CodeInternal || ce.Code == contracts.CodeUnavailable {
+				return err
 			}
-			return contracts.Errorf(contracts.CodeMissionStateConflict, "approval %s is already %s", id, a.Status)
+			refusal = err
+			return tx.AppendEvents(ctx, e.events)
 		}
-		in, m, err := s.loadMission(ctx, tx, p.Tenant, false, a.WorkflowID)
-		if err != nil {
-			return err
-		}
-		out, err := s.engine.Resolve(s.moveCtx(ctx, e), in, id, approve, p.Subject)
-		if err != nil {
-			return moveError(err, in.ID)
-		}
-		a.Status = "rejected"
-		if approve {
-			a.Status = "approved"
-		}
-		a.ResolvedBy, a.ResolvedAt = p.Subject, e.now
-		if err := tx.UpdateApproval(ctx, a, "pending"); err != nil {
-			return err
-		}
-		if err := s.persist(ctx, tx, e, out, in, m); err != nil {
-			return err
-		}
-		if note != "" {
-			for i := range e.events {
-				if e.events[i].Attributes == nil {
-					e.events[i].Attributes = map[string]any{}
+		for {
+			a, err := tx.GetApproval(ctx, p.Tenant, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return refuse(contracts.Errorf(contracts.CodeNotFound, "there is no approval %s", id))
+			}
+			if err != nil {
+				return err
+			}
+			if a.Status != "pending" {
+				if replay := approvalReplay(a); approve && replay != nil {
+					// Approving called outside and its outcome is unknown: the
+					// record answers, nothing calls again (leases.go).
+					return refuse(replay)
 				}
-				e.events[i].Attributes["note"] = note
+				return refuse(contracts.Errorf(contracts.CodeMissionStateConflict, "approval %s is already %s", id, a.Status))
 			}
+			in, m, err := s.loadMission(ctx, tx, p.Tenant, false, a.WorkflowID)
+			if err != nil {
+				return refuse(err)
+			}
+			if !recorded {
+				// A lease left past its deadline on the version (its
+				// gateway stopped mid-call, maybe approving this very
+				// approval) is resolved first, and committed whatever the
+				// answer: the approval and the workflow are read again.
+				stale, err := s.resolveStaleLease(ctx, tx, e, in)
+				if err != nil {
+					return err
+				}
+				if stale {
+					recorded = true
+					continue
+				}
+			}
+			out, err := s.engine.Resolve(s.moveCtx(ctx, e), in, id, approve, p.Subject)
+			if err != nil {
+				if approve && e.actedBefore(in) {
+					// A call of the approved move may have acted before it
+					// failed: answer, and record, its outcome-unknown (the
+					// approval keeps it for its retries).
+					ce := actedUnknown(fmt.Sprintf("the move %s on workflow %s at version %d", a.Transition, in.ID, in.Version), err)
+					answer, rerr := s.recordUnknown(ctx, tx, e, m, *e.lease, ce, false)
+					if rerr != nil {
+						return rerr
+					}
+					recorded = true
+					return refuse(answer)
+				}
+				return refuse(moveError(err, in.ID))
+			}
+			a.Status = "rejected"
+			if approve {
+				a.Status = "approved"
+			}
+			a.ResolvedBy, a.ResolvedAt = p.Subject, e.now
+			if err := tx.UpdateApproval(ctx, a, "pending"); err != nil {
+				return err
+			}
+			if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+				return err
+			}
+			if note != "" {
+				for i := range e.events {
+					if e.events[i].Attributes == nil {
+						e.events[i].Attributes = map[string]any{}
+					}
+					e.events[i].Attributes["note"] = note
+				}
+			}
+			res = Resolution{Approval: approvalView(a), Mission: s.project(out.Instance, statusExecuted, stylePraxec, out.Chain)}
+			return tx.AppendEvents(ctx, e.events)
 		}
-		res = Resolution{Approval: approvalView(a), Mission: s.project(out.Instance, statusExecuted, stylePraxec, out.Chain)}
-		return tx.AppendEvents(ctx, e.events)
 	})
+	if err == nil && refusal != nil {
+		err = refusal
+	}
 	if err != nil {
 		return res, asContractError(err)
 	}

@@ -31,7 +31,11 @@ import (
 //	                      idempotency record, and deletes the lease.
 //	                   -> outcome unknown: the call may have acted but no
 //	                      answer came, or the move could not be recorded, or
-//	                      the lease expired (its gateway stopped mid-call).
+//	                      it failed after a call that may have acted (a
+//	                      chain whose earlier call succeeded: the first
+//	                      answer is this 504 too, recorded in the move's
+//	                      own transaction), or the lease expired (its
+//	                      gateway stopped mid-call).
 //	                      The lease becomes a record: the instance's version
 //	                      is bumped (state unchanged, context.lastRun says
 //	                      what is unknown), the submit record of the leased
@@ -48,9 +52,19 @@ import (
 // idempotency-request-in-progress with Retry-After at once: it never
 // waits and never calls. Any other move on the workflow (a cancel, an
 // approval, a move that calls nothing) meets the same check in its
-// transaction, so the leased version cannot move under the call. A lease
-// found past its deadline is resolved as outcome-unknown by whoever finds
-// it, never by calling again.
+// transaction, whatever its definition says (another replica may run
+// another configuration), so the leased version cannot move under the
+// call. A lease found past its deadline is resolved as outcome-unknown by
+// whoever finds it, never by calling again; an approval, approved or
+// rejected, that finds one commits the resolution and answers from it.
+//
+// On PostgreSQL (READ COMMITTED) these checks hold because every write
+// transaction that reads a workflow locks its row (pgstore): taking a
+// lease, checking one, moving the version and resolving a lease
+// serialize on the workflow. The lease hooks also read the lease before
+// what answers the request without a call (the version, the workflow of
+// a runId, the idempotency record of a key), since a request that
+// completes commits those and the deletion of its lease together.
 //
 // What is leased: praxec.command submit, aura_signal_mission and the
 // approval of a human step (REST /v8/approvals, praxa approvals) on a
@@ -111,6 +125,19 @@ func (s *Service) leaseHook(e *env, in *workflow.Instance, transition, fp string
 		var prev store.MoveLease
 		err := s.takeLease(ctx, e, leaseSite{
 			find: func(ctx context.Context, tx store.Tx) (leaseFound, error) {
+				// The lease first, then the workflow: a move that completes
+				// commits its version bump and the deletion of its lease
+				// together, so when the lease is found missing the read
+				// that follows sees the version moved (under PostgreSQL's
+				// READ COMMITTED each statement sees what was committed
+				// before it started; the mission read also locks the row
+				// there, serializing this transaction with the moves of the
+				// workflow: pgstore).
+				var lerr error
+				prev, lerr = tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
+				if lerr != nil && !errors.Is(lerr, store.ErrNotFound) {
+					return 0, lerr
+				}
 				m, err := tx.GetMission(ctx, in.Tenant, in.ID)
 				if err != nil {
 					return 0, err
@@ -118,12 +145,14 @@ func (s *Service) leaseHook(e *env, in *workflow.Instance, transition, fp string
 				if m.Version != in.Version {
 					return leaseAnswered, nil
 				}
-				prev, err = tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
-				return foundLease(err, prev.Deadline, now)
+				return foundLease(lerr, prev.Deadline, now)
 			},
-			resolve: func(ctx context.Context, tx store.Tx) error { return s.resolveLease(ctx, tx, e, prev) },
-			insert:  func(ctx context.Context, tx store.Tx) error { return tx.InsertMoveLease(ctx, l) },
-			busy:    func() *contracts.Error { return moveInProgress(in.ID, in.Version) },
+			resolve: func(ctx context.Context, tx store.Tx) error {
+				_, err := s.resolveLease(ctx, tx, e, prev)
+				return err
+			},
+			insert: func(ctx context.Context, tx store.Tx) error { return tx.InsertMoveLease(ctx, l) },
+			busy:   func() *contracts.Error { return moveInProgress(in.ID, in.Version) },
 		})
 		if err == nil {
 			e.lease = &l
@@ -260,7 +289,7 @@ func (s *Service) settleLease(ctx context.Context, e *env, tape *workflow.Tape) 
 			return tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
 		}
 		e.events = e.events[:0]
-		if err := s.resolveLease(ctx, tx, e, got); err != nil {
+		if _, err := s.resolveLease(ctx, tx, e, got); err != nil {
 			return err
 		}
 		return tx.AppendEvents(ctx, e.events)
@@ -275,10 +304,11 @@ func (s *Service) settleLease(ctx context.Context, e *env, tape *workflow.Tape) 
 // its transaction: the call's own lease is deleted (the move completes);
 // another request's live lease refuses the move; an expired one is
 // resolved as outcome-unknown and the move answers a version conflict.
+// The lease is read whatever the definition says now (one primary-key
+// lookup): after a reload, or on a replica with another configuration, a
+// definition that no longer reaches outside must still not move a version
+// another gateway is calling on.
 func (s *Service) checkLease(ctx context.Context, tx store.Tx, e *env, before *workflow.Instance) error {
-	if !s.reachesOutside(before.DefinitionID) {
-		return nil
-	}
 	l, err := tx.GetMoveLease(ctx, before.Tenant, before.ID, before.Version)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -290,30 +320,78 @@ func (s *Service) checkLease(ctx context.Context, tx store.Tx, e *env, before *w
 	case s.now().Before(l.Deadline):
 		return moveInProgress(before.ID, before.Version)
 	}
-	if err := s.resolveLease(ctx, tx, e, l); err != nil {
+	if _, err := s.resolveLease(ctx, tx, e, l); err != nil {
 		return err
 	}
 	return versionConflict(before.ID, before.Version)
 }
 
+// resolveStaleLease is the lease check a move makes before it runs (an
+// approval's): another request's lease past its deadline on the version
+// in is at is resolved as outcome-unknown, and it reports whether it
+// recorded one (the workflow and the approval changed: read them again);
+// another request's live lease refuses the move. The call's own lease is
+// left for checkLease.
+func (s *Service) resolveStaleLease(ctx context.Context, tx store.Tx, e *env, in *workflow.Instance) (bool, error) {
+	l, err := tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	case l.Owner == e.leaseOwner():
+		return false, nil
+	case s.now().Before(l.Deadline):
+		return false, moveInProgress(in.ID, in.Version)
+	}
+	return s.resolveLease(ctx, tx, e, l)
+}
+
 // resolveLease turns a lease whose call may have acted into an
 // outcome-unknown record (see recordUnknown), with the idempotency record
-// of its key.
-func (s *Service) resolveLease(ctx context.Context, tx store.Tx, e *env, l store.MoveLease) error {
+// of its key, and reports whether it recorded one: a lease whose version
+// moved on without it is only deleted.
+func (s *Service) resolveLease(ctx context.Context, tx store.Tx, e *env, l store.MoveLease) (bool, error) {
 	m, err := tx.GetMission(ctx, l.Tenant, l.WorkflowID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if m.Version != l.ExpectedVersion {
 		// The version moved on without it: nothing to record.
-		return tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
+		return false, tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
 	}
 	ce := &contracts.Error{Code: contracts.CodeOutcomeUnknown,
 		Message: fmt.Sprintf("the move %s on workflow %s at version %d called outside the gateway and its answer was not recorded; the call may have taken effect",
 			l.Transition, l.WorkflowID, l.ExpectedVersion),
 		Hint: "Do not assume it failed: read the upstream back before another move. Retrying the same request answers this again; it does not call again."}
-	_, err = s.recordUnknown(ctx, tx, e, m, l, ce, true)
-	return err
+	if _, err := s.recordUnknown(ctx, tx, e, m, l, ce, true); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// actedBefore reports whether the move on in that this call prepared
+// failed after a call it made outside the gateway may have acted (a chain
+// whose earlier call succeeded, or an answer that can no longer be
+// replayed): the calls were made under this call's lease on in's version.
+func (e *env) actedBefore(in *workflow.Instance) bool {
+	return e.tape != nil && e.lease != nil && e.lease.WorkflowID == in.ID && e.lease.ExpectedVersion == in.Version && e.tape.MayHaveActed()
+}
+
+// actedUnknown is the answer of a move or start (what names it) that
+// failed after a call it made outside the gateway may have acted: not the
+// failure, whose "nothing happened" would be false, but outcome-unknown,
+// recorded as such so that every retry answers the same.
+func actedUnknown(what string, err error) *contracts.Error {
+	msg := err.Error()
+	var ce *contracts.Error
+	if errors.As(err, &ce) {
+		msg = ce.Message
+	}
+	return &contracts.Error{Code: contracts.CodeOutcomeUnknown,
+		Message: fmt.Sprintf("%s failed after a call it made outside the gateway that may have taken effect (%s)", what, msg),
+		Hint:    "Do not assume it failed: read the upstream back before another move. Retrying the same request answers this again; it does not call again.",
+		Cause:   err}
 }
 
 // recordUnknown records the outcome-unknown of the move l describes on

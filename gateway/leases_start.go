@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/store"
@@ -32,7 +33,9 @@ import (
 // or one whose call's outcome is unknown, or one found past its deadline
 // (its gateway stopped mid-call) is resolved as outcome-unknown: the lease
 // row becomes the record of the 504 answer (kept, so a retry with the same
-// runId, keyed or not, replays it) and, keyed, so does the idempotency
+// runId, keyed or not, replays it: for good when keyed by runId, as long
+// as the key's idempotency record when keyed by the key, after which
+// store.SweepIdempotency deletes it) and, keyed, so does the idempotency
 // record. A request that finds a live lease held by another answers 409
 // idempotency-request-in-progress at once; nothing calls twice.
 
@@ -91,6 +94,21 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 		var prev store.StartLease
 		err := s.takeLease(ctx, e, leaseSite{
 			find: func(ctx context.Context, tx store.Tx) (leaseFound, error) {
+				// The lease first, then what answers the start without a
+				// call: a start that completes commits its workflow, its
+				// idempotency record and the deletion of its lease
+				// together, so when the lease is found missing the reads
+				// that follow see the completion (under PostgreSQL's READ
+				// COMMITTED each statement sees what was committed before
+				// it started).
+				var lerr error
+				prev, lerr = tx.GetStartLease(ctx, tenant, ref)
+				switch {
+				case lerr == nil && prev.Status != 0:
+					return leaseAnswered, nil // recorded: the transaction replays it
+				case lerr != nil && !errors.Is(lerr, store.ErrNotFound):
+					return 0, lerr
+				}
 				if runID, ok := strings.CutPrefix(ref, "run:"); ok {
 					if _, err := tx.GetMissionByRunID(ctx, tenant, runID); err == nil {
 						return leaseAnswered, nil // the transaction answers RUN_ID_ALREADY_RUNNING
@@ -98,12 +116,16 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 						return 0, err
 					}
 				}
-				var err error
-				prev, err = tx.GetStartLease(ctx, tenant, ref)
-				if err == nil && prev.Status != 0 {
-					return leaseAnswered, nil // recorded: the transaction replays it
+				if e.idemKey != "" {
+					// Another replica completed the same keyed start since
+					// this request's fast path: the transaction replays it.
+					if _, err := tx.GetIdempotency(ctx, e.idemNS, e.idemKey, now); err == nil {
+						return leaseAnswered, nil
+					} else if !errors.Is(err, store.ErrNotFound) {
+						return 0, err
+					}
 				}
-				return foundLease(err, prev.Deadline, now)
+				return foundLease(lerr, prev.Deadline, now)
 			},
 			resolve: func(ctx context.Context, tx store.Tx) error { return s.resolveStartLease(ctx, tx, e, prev, nil, true) },
 			insert:  func(ctx context.Context, tx store.Tx) error { return tx.InsertStartLease(ctx, l) },
@@ -120,10 +142,13 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 // the engine runs: a recorded start answers its record; another request's
 // live lease refuses the start; an expired one is resolved as
 // outcome-unknown and answered. The call's own lease is left for
-// finishStart.
-func (s *Service) checkStartLease(ctx context.Context, tx store.Tx, e *env, definitionID, runID string) error {
+// finishStart. The lease is read whatever the definition says now (one
+// primary-key lookup): after a reload, or on a replica with another
+// configuration, a definition that no longer reaches outside must still
+// not start what another gateway is calling for.
+func (s *Service) checkStartLease(ctx context.Context, tx store.Tx, e *env, runID string) error {
 	ref := startRef(e, runID)
-	if ref == "" || !s.reachesOutside(definitionID) {
+	if ref == "" {
 		return nil
 	}
 	l, err := tx.GetStartLease(ctx, e.principal.Tenant, ref)
@@ -151,9 +176,20 @@ func (s *Service) checkStartLease(ctx context.Context, tx store.Tx, e *env, defi
 
 // finishStart settles the call's own start lease in the start's
 // transaction: deleted when the start succeeded (err nil), resolved with
-// the answer when the start's own call answered outcome-unknown. It
+// the answer when the start's own call answered outcome-unknown, or when
+// the start failed after one of its calls may have acted (a chain whose
+// earlier call succeeded: the answer is then that outcome-unknown, not
+// the failure, so that the first answer and every retry agree). It
 // returns the start's answer.
-func (s *Service) finishStart(ctx context.Context, tx store.Tx, e *env, err error) error {
+func (s *Service) finishStart(ctx context.Context, tx store.Tx, e *env, definitionID string, err error) error {
+	var ce *contracts.Error
+	if err != nil && !(errors.As(err, &ce) && ce.Code == contracts.CodeOutcomeUnknown) {
+		if e.tape == nil || !e.tape.MayHaveActed() {
+			return err
+		}
+		ce = actedUnknown("the start of workflow "+definitionID, err)
+		err = ce
+	}
 	if e.startLease == nil {
 		return err
 	}
@@ -166,11 +202,8 @@ func (s *Service) finishStart(ctx context.Context, tx store.Tx, e *env, err erro
 		}
 		return nil
 	}
-	var ce *contracts.Error
-	if errors.As(err, &ce) && ce.Code == contracts.CodeOutcomeUnknown {
-		if rerr := s.resolveStartLease(ctx, tx, e, l, ce, false); rerr != nil {
-			return s.lostStartLease(ctx, tx, e, l, rerr)
-		}
+	if rerr := s.resolveStartLease(ctx, tx, e, l, ce, false); rerr != nil {
+		return s.lostStartLease(ctx, tx, e, l, rerr)
 	}
 	return err
 }
@@ -245,11 +278,17 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 	if err != nil {
 		return err
 	}
-	if err := tx.ResolveStartLease(ctx, l.Tenant, l.Ref, l.Owner, answer.Status(), body); err != nil {
+	// A record keyed by runId is kept for good (a runId is single-use);
+	// one keyed by an idempotency key as long as the key's record.
+	now := s.now()
+	var expires time.Time
+	if strings.HasPrefix(l.Ref, "key:") {
+		expires = now.Add(s.retention)
+	}
+	if err := tx.ResolveStartLease(ctx, l.Tenant, l.Ref, l.Owner, answer.Status(), body, expires); err != nil {
 		return fmt.Errorf("resolve start lease %s: %w", l.Ref, err)
 	}
 	if writeKey && l.Key != "" {
-		now := s.now()
 		rec := store.IdempotencyRecord{Namespace: l.Namespace, Key: l.Key, Operation: l.Operation, Fingerprint: l.KeyFingerprint,
 			Status: answer.Status(), Body: body, CreatedAt: now, ExpiresAt: now.Add(s.retention)}
 		if err := tx.InsertIdempotency(ctx, rec); err != nil && !errors.Is(err, store.ErrExists) {

@@ -123,10 +123,12 @@ func (s *Service) sweepMove(ctx context.Context, l store.MoveLease) (bool, error
 		case got.Owner != l.Owner || s.now().Before(got.Deadline):
 			return nil
 		}
-		if err := s.resolveLease(ctx, tx, e, got); err != nil {
+		// A lease whose version moved on is only deleted: not counted.
+		recorded, err := s.resolveLease(ctx, tx, e, got)
+		if err != nil {
 			return err
 		}
-		done = true
+		done = recorded
 		return tx.AppendEvents(ctx, e.events)
 	})
 	if err != nil {

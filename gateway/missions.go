@@ -350,7 +350,7 @@ func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definit
 			return nil, err
 		}
 	}
-	if err := s.checkStartLease(ctx, tx, e, definitionID, runID); err != nil { // leases_start.go
+	if err := s.checkStartLease(ctx, tx, e, runID); err != nil { // leases_start.go
 		return nil, err
 	}
 	out, err := s.engine.Start(s.moveCtx(ctx, e), workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID, Tenant: e.principal.Tenant})
@@ -358,9 +358,9 @@ func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definit
 		if out != nil {
 			s.engineEvents(e, out.Events, runID)
 		}
-		return nil, s.finishStart(ctx, tx, e, moveError(err, ""))
+		return nil, s.finishStart(ctx, tx, e, definitionID, moveError(err, ""))
 	}
-	if err := s.finishStart(ctx, tx, e, nil); err != nil {
+	if err := s.finishStart(ctx, tx, e, definitionID, nil); err != nil {
 		return nil, err
 	}
 	if err := s.persist(ctx, tx, e, out, nil, store.Mission{}); err != nil {
@@ -421,6 +421,13 @@ func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool,
 		}
 		if ce := (*contracts.Error)(nil); errors.As(err, &ce) && ce.Code == contracts.CodeOutcomeUnknown && s.reachesOutside(in.DefinitionID) {
 			return nil, s.submitUnknown(ctx, tx, e, m, transition, fp+styleSuffix(style), ce) // leases.go
+		}
+		if e.actedBefore(in) {
+			// A call of the move may have acted before it failed: the
+			// answer is the outcome-unknown its lease would be resolved
+			// to, recorded now so that the retries answer the same.
+			ce := actedUnknown(fmt.Sprintf("the move %s on workflow %s at version %d", transition, in.ID, in.Version), err)
+			return nil, s.submitUnknown(ctx, tx, e, m, transition, fp+styleSuffix(style), ce)
 		}
 		return nil, moveError(err, in.ID)
 	}

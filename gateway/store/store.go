@@ -50,8 +50,10 @@ type Store interface {
 	// AppendEvents appends audit events in a transaction of their own; it is
 	// meant for batched, asynchronous audit of reads.
 	AppendEvents(ctx context.Context, events []Event) error
-	// SweepIdempotency deletes idempotency records that expired before t and
-	// returns how many it deleted.
+	// SweepIdempotency deletes idempotency records that expired before t,
+	// and the resolved start leases kept for as long as the idempotency
+	// record of their key (StartLease.ExpiresAt) that expired before t, and
+	// returns how many rows it deleted.
 	SweepIdempotency(ctx context.Context, t time.Time) (int, error)
 	// RevokedSince lists revocations recorded at or after t, oldest first.
 	RevokedSince(ctx context.Context, t time.Time) ([]Revocation, error)
@@ -168,9 +170,11 @@ type Tx interface {
 	DeleteStartLease(ctx context.Context, tenant, ref, owner string) error
 	// ResolveStartLease turns the held start lease owner holds into a
 	// record of its answer (status, response; Owner becomes ""), kept so
-	// that a retry of the start replays it: ErrNotFound if there is none,
-	// ErrConflict if another owner holds it or it was resolved already.
-	ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte) error
+	// that a retry of the start replays it until expiresAt (zero: for
+	// good; SweepIdempotency deletes it once expired): ErrNotFound if there
+	// is none, ErrConflict if another owner holds it or it was resolved
+	// already.
+	ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte, expiresAt time.Time) error
 	// ContextTx writes memory records, goals and certificates.
 	ContextTx
 	// PendingTx writes the commands paused on unknown subjects.
@@ -336,6 +340,11 @@ type StartLease struct {
 	// HTTP status and an error envelope); Status is 0 while held.
 	Status   int
 	Response []byte
+	// ExpiresAt is when a resolved lease stops being kept (zero: never).
+	// A lease keyed by an idempotency key is kept as long as the key's
+	// idempotency record; one keyed by runId is kept for good (a runId is
+	// single-use).
+	ExpiresAt time.Time
 }
 
 // Approval is a human approval a transition waits for.

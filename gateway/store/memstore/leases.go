@@ -228,14 +228,14 @@ func (t *txn) DeleteStartLease(ctx context.Context, tenant, ref, owner string) e
 }
 
 // ResolveStartLease implements store.Tx.
-func (t *txn) ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte) error {
+func (t *txn) ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte, expiresAt time.Time) error {
 	t.mustWrite()
 	k := startKey{tenant, ref}
 	l, err := t.heldStartLease(k, owner)
 	if err != nil {
 		return err
 	}
-	l.Owner, l.Status, l.Response = "", status, response
+	l.Owner, l.Status, l.Response, l.ExpiresAt = "", status, response, expiresAt
 	t.stageStartLease(k, &l)
 	return nil
 }

@@ -169,6 +169,13 @@ func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) 
 			n++
 		}
 	}
+	// The resolved start leases kept as long as their key's record.
+	for k, l := range s.db.startLeases {
+		if l.Status != 0 && !l.ExpiresAt.IsZero() && nanos(l.ExpiresAt) < nanos(t) {
+			delete(s.db.startLeases, k)
+			n++
+		}
+	}
 	return n, nil
 }
 

@@ -64,8 +64,9 @@ func (t *txn) ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) (
 	return out, rows.Err()
 }
 
-// Start leases (migration 0008): one row per tenant and ref, inserted
-// once, deleted by its owner or resolved into the record of its answer.
+// Start leases (migrations 0008, 0009): one row per tenant and ref,
+// inserted once, deleted by its owner or resolved into the record of its
+// answer, kept until its expires_at (0: for good).
 
 func (t *txn) GetStartLease(ctx context.Context, tenant, ref string) (store.StartLease, error) {
 	l, err := sqlrow.StartLease(t.q.QueryRow(ctx, `SELECT `+sqlrow.StartLeaseColumns+` FROM start_leases WHERE tenant = $1 AND ref = $2`, tenant, ref))
@@ -91,10 +92,10 @@ func (t *txn) ExpiredStartLeases(ctx context.Context, now time.Time, limit int) 
 }
 
 func (t *txn) InsertStartLease(ctx context.Context, l store.StartLease) error {
-	res, err := t.q.Exec(ctx, `INSERT INTO start_leases (`+sqlrow.StartLeaseColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+	res, err := t.q.Exec(ctx, `INSERT INTO start_leases (`+sqlrow.StartLeaseColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT DO NOTHING`,
 		l.Tenant, l.Ref, l.DefinitionID, l.Fingerprint, l.Namespace, l.Key, l.Operation, l.KeyFingerprint, l.Owner,
-		sqlrow.Nanos(l.CreatedAt), sqlrow.Nanos(l.Deadline), l.Status, sqlrow.NonNilBytes(l.Response))
+		sqlrow.Nanos(l.CreatedAt), sqlrow.Nanos(l.Deadline), l.Status, sqlrow.NonNilBytes(l.Response), sqlrow.Nanos(l.ExpiresAt))
 	if err != nil {
 		return fmt.Errorf("pgstore: insert start lease: %w", err)
 	}
@@ -109,10 +110,10 @@ func (t *txn) DeleteStartLease(ctx context.Context, tenant, ref, owner string) e
 	return t.startLeaseChanged(ctx, res, tenant, ref)
 }
 
-func (t *txn) ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte) error {
-	res, err := t.q.Exec(ctx, `UPDATE start_leases SET owner = '', status = $1, response = $2
-		WHERE tenant = $3 AND ref = $4 AND owner = $5 AND status = 0`,
-		status, sqlrow.NonNilBytes(response), tenant, ref, owner)
+func (t *txn) ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte, expiresAt time.Time) error {
+	res, err := t.q.Exec(ctx, `UPDATE start_leases SET owner = '', status = $1, response = $2, expires_at = $3
+		WHERE tenant = $4 AND ref = $5 AND owner = $6 AND status = 0`,
+		status, sqlrow.NonNilBytes(response), sqlrow.Nanos(expiresAt), tenant, ref, owner)
 	if err != nil {
 		return fmt.Errorf("pgstore: resolve start lease: %w", err)
 	}

@@ -9,13 +9,23 @@ import (
 	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
 
+// lockMission is the suffix of a mission read: inside an Update it locks
+// the row until the transaction ends (see the package documentation), so
+// transactions that read a workflow in order to write serialize on it.
+func (t *txn) lockMission() string {
+	if t.write {
+		return ` FOR UPDATE`
+	}
+	return ``
+}
+
 func (t *txn) GetMission(ctx context.Context, tenant, id string) (store.Mission, error) {
-	v, err := sqlrow.Mission(t.q.QueryRow(ctx, `SELECT `+sqlrow.MissionColumns+` FROM missions WHERE id = $1 AND tenant = $2`, id, tenant))
+	v, err := sqlrow.Mission(t.q.QueryRow(ctx, `SELECT `+sqlrow.MissionColumns+` FROM missions WHERE id = $1 AND tenant = $2`+t.lockMission(), id, tenant))
 	return v, rowErr("mission", err)
 }
 
 func (t *txn) GetMissionByRunID(ctx context.Context, tenant, runID string) (store.Mission, error) {
-	v, err := sqlrow.Mission(t.q.QueryRow(ctx, `SELECT `+sqlrow.MissionColumns+` FROM missions WHERE tenant = $1 AND run_id = $2`, tenant, runID))
+	v, err := sqlrow.Mission(t.q.QueryRow(ctx, `SELECT `+sqlrow.MissionColumns+` FROM missions WHERE tenant = $1 AND run_id = $2`+t.lockMission(), tenant, runID))
 	return v, rowErr("mission", err)
 }
 

@@ -12,6 +12,16 @@
 // concurrent writer of the row and then matches nothing (ErrConflict).
 // View runs in a REPEATABLE READ, read-only transaction: one snapshot.
 //
+// Under READ COMMITTED a read and a later write of one transaction may
+// straddle another's commit. The gateway reads a workflow (its mission row)
+// before every write that depends on it (a move's compare-and-set, the
+// lease check of a move, taking or resolving a move lease), so inside an
+// Update a mission read locks the row (SELECT ... FOR UPDATE): every
+// transaction that reads a workflow in order to write serializes on its
+// row, and once the lock is granted the read returns the latest committed
+// row, so what the transaction checks after it is not changed under it by
+// a transaction on the same workflow.
+//
 // The schema is created by embedded migrations at Open, in one transaction
 // that holds a database-wide advisory lock, so replicas starting together
 // migrate once. The tables live in the connection's search_path: a DSN may
@@ -151,7 +161,7 @@ func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) e
 	if err != nil {
 		return s.fail("begin", err)
 	}
-	if err := runFn(ctx, fn, &txn{q: tx}); err != nil {
+	if err := runFn(ctx, fn, &txn{q: tx, write: true}); err != nil {
 		tx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
@@ -206,11 +216,26 @@ func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) 
 	if s.closed.Load() {
 		return 0, store.ErrClosed
 	}
-	res, err := s.pool.Exec(ctx, `DELETE FROM idempotency WHERE expires_at < $1`, t.UnixNano())
+	var n int64
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		q := tx.(*txn).q
+		res, err := q.Exec(ctx, `DELETE FROM idempotency WHERE expires_at < $1`, t.UnixNano())
+		if err != nil {
+			return err
+		}
+		n = res.RowsAffected()
+		// The resolved start leases kept as long as their key's record.
+		res, err = q.Exec(ctx, `DELETE FROM start_leases WHERE expires_at > 0 AND expires_at < $1 AND status <> 0`, t.UnixNano())
+		if err != nil {
+			return err
+		}
+		n += res.RowsAffected()
+		return nil
+	})
 	if err != nil {
 		return 0, s.fail("sweep", err)
 	}
-	return int(res.RowsAffected()), nil
+	return int(n), nil
 }
 
 // RevokedSince implements store.Store.

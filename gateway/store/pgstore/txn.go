@@ -15,6 +15,10 @@ import (
 // txn implements store.Tx on one PostgreSQL transaction.
 type txn struct {
 	q pgx.Tx
+	// write marks an Update transaction (View's are read-only): its reads
+	// of a mission row lock the row (SELECT ... FOR UPDATE; see
+	// lockMission).
+	write bool
 }
 
 var _ store.Tx = (*txn)(nil)

@@ -65,8 +65,9 @@ func (t *txn) ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) (
 	return out, rows.Err()
 }
 
-// Start leases (migration 0008): one row per tenant and ref, inserted
-// once, deleted by its owner or resolved into the record of its answer.
+// Start leases (migrations 0008, 0009): one row per tenant and ref,
+// inserted once, deleted by its owner or resolved into the record of its
+// answer, kept until its expires_at (0: for good).
 
 func (t *txn) GetStartLease(ctx context.Context, tenant, ref string) (store.StartLease, error) {
 	l, err := sqlrow.StartLease(t.queryRow(ctx, `SELECT `+sqlrow.StartLeaseColumns+` FROM start_leases WHERE tenant = ? AND ref = ?`, tenant, ref))
@@ -92,10 +93,10 @@ func (t *txn) ExpiredStartLeases(ctx context.Context, now time.Time, limit int) 
 }
 
 func (t *txn) InsertStartLease(ctx context.Context, l store.StartLease) error {
-	res, err := t.exec(ctx, `INSERT INTO start_leases (`+sqlrow.StartLeaseColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := t.exec(ctx, `INSERT INTO start_leases (`+sqlrow.StartLeaseColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`,
 		l.Tenant, l.Ref, l.DefinitionID, l.Fingerprint, l.Namespace, l.Key, l.Operation, l.KeyFingerprint, l.Owner,
-		sqlrow.Nanos(l.CreatedAt), sqlrow.Nanos(l.Deadline), l.Status, sqlrow.NonNilBytes(l.Response))
+		sqlrow.Nanos(l.CreatedAt), sqlrow.Nanos(l.Deadline), l.Status, sqlrow.NonNilBytes(l.Response), sqlrow.Nanos(l.ExpiresAt))
 	if err != nil {
 		return fmt.Errorf("sqlitestore: insert start lease: %w", err)
 	}
@@ -110,9 +111,10 @@ func (t *txn) DeleteStartLease(ctx context.Context, tenant, ref, owner string) e
 	return t.startLeaseChanged(ctx, res, tenant, ref, "delete start lease")
 }
 
-func (t *txn) ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte) error {
-	res, err := t.exec(ctx, `UPDATE start_leases SET owner = '', status = ?, response = ? WHERE tenant = ? AND ref = ? AND owner = ? AND status = 0`,
-		status, sqlrow.NonNilBytes(response), tenant, ref, owner)
+func (t *txn) ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte, expiresAt time.Time) error {
+	res, err := t.exec(ctx, `UPDATE start_leases SET owner = '', status = ?, response = ?, expires_at = ?
+		WHERE tenant = ? AND ref = ? AND owner = ? AND status = 0`,
+		status, sqlrow.NonNilBytes(response), sqlrow.Nanos(expiresAt), tenant, ref, owner)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: resolve start lease: %w", err)
 	}

@@ -333,7 +333,16 @@ func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) 
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		// The resolved start leases kept as long as their key's record.
+		res, err = tx.(*txn).exec(ctx, `DELETE FROM start_leases WHERE expires_at > 0 AND expires_at < ? AND status <> 0`, t.UnixNano())
+		if err != nil {
+			return err
+		}
+		m, err := res.RowsAffected()
+		n += m
 		return err
 	})
 	if err != nil {

@@ -207,7 +207,7 @@ func testStartLeases(t *testing.T, o Opener) {
 		t.Errorf("delete by another owner: %v, want ErrConflict", err)
 	}
 	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
-		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p2/r1", 504, []byte("x"))
+		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p2/r1", 504, []byte("x"), time.Time{})
 	}); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("resolve by another owner: %v, want ErrConflict", err)
 	}
@@ -218,7 +218,7 @@ func testStartLeases(t *testing.T, o Opener) {
 	}
 	// A resolve rolled back with its transaction leaves the lease held.
 	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
-		if err := tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, []byte(`{"error":{}}`)); err != nil {
+		if err := tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, []byte(`{"error":{}}`), time.Time{}); err != nil {
 			return err
 		}
 		if got, err := tx.GetStartLease(ctx, "a", "run:deploy-1"); err != nil || got.Status != 504 || got.Owner != "" {
@@ -236,7 +236,7 @@ func testStartLeases(t *testing.T, o Opener) {
 	})
 	body := []byte(`{"error":{"code":"outcome-unknown"}}`)
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
-		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, body)
+		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, body, time.Time{})
 	})
 	// Resolved, the lease is a record: not held, not deletable, still
 	// refusing a new lease on its ref, durable.
@@ -246,7 +246,7 @@ func testStartLeases(t *testing.T, o Opener) {
 		t.Errorf("delete of a resolved lease: %v, want ErrConflict", err)
 	}
 	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
-		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, body)
+		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, body, time.Time{})
 	}); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("second resolve: %v, want ErrConflict", err)
 	}
@@ -327,7 +327,7 @@ func testStartLeaseRace(t *testing.T, o Opener) {
 			defer wg.Done()
 			<-start
 			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
-				return tx.ResolveStartLease(ctx, "a", "key:ns:k", owner, 504, []byte("{}"))
+				return tx.ResolveStartLease(ctx, "a", "key:ns:k", owner, 504, []byte("{}"), time.Time{})
 			})
 			if err == nil {
 				wins.Add(1)
@@ -364,7 +364,7 @@ func testExpiredLeases(t *testing.T, o Opener) {
 		return nil
 	})
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
-		return tx.ResolveStartLease(ctx, "a", "run:r2", "p3", 504, []byte("{}"))
+		return tx.ResolveStartLease(ctx, "a", "run:r2", "p3", 504, []byte("{}"), time.Time{})
 	})
 	now := epoch.Add(150 * time.Second) // past the 1m and 2m deadlines
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {

@@ -61,6 +61,9 @@ func Run(t *testing.T, factory Factory) {
 		{"StartLeases", testStartLeases},
 		{"StartLeaseRace", testStartLeaseRace},
 		{"ExpiredLeases", testExpiredLeases},
+		{"LeaseCheckSerialized", testLeaseCheckSerialized},
+		{"LeaseTakeSerialized", testLeaseTakeSerialized},
+		{"StartLeaseExpiry", testStartLeaseExpiry},
 		{"SubmitRefusal", testSubmitRefusal},
 		{"PendingSubjects", testPendingSubjects},
 	}

@@ -1,0 +1,192 @@
+package e2e_test
+
+// A move, start or approval whose chain makes a call that succeeds and
+// then one the upstream refuses (gateway/leases.go, leases_start.go): the
+// first call may have acted, so "upstream-failed, the move did not
+// happen" would be false. The first request answers the recorded 504
+// outcome-unknown, and every retry (keyed or not) replays the same 504
+// without calling again.
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
+)
+
+const actedYAML = `
+connections:
+  api:
+    kind: rest
+    baseUrl: http://127.0.0.1:1
+workflows:
+  two_step:
+    version: 1
+    title: Two steps
+    initial: ready
+    states:
+      ready: {title: Ready}
+      half: {title: Half done}
+      done: {title: Done, terminal: true}
+    transitions:
+      - name: first
+        title: First
+        from: ready
+        to: half
+        executor: {kind: rest, connection: api, method: POST, path: /deploy}
+      - name: second
+        title: Second
+        from: half
+        to: done
+        actor: deterministic
+        executor: {kind: rest, connection: api, method: POST, path: /fail}
+  two_start:
+    version: 1
+    title: Two steps at start
+    initial: a
+    states:
+      a: {title: A}
+      b: {title: B}
+      c: {title: C, terminal: true}
+    transitions:
+      - name: one
+        title: One
+        from: a
+        to: b
+        actor: deterministic
+        executor: {kind: rest, connection: api, method: POST, path: /deploy}
+      - name: two
+        title: Two
+        from: b
+        to: c
+        actor: deterministic
+        executor: {kind: rest, connection: api, method: POST, path: /fail}
+  two_release:
+    version: 1
+    title: Release in two steps
+    initial: draft
+    states:
+      draft: {title: Draft}
+      half: {title: Half released}
+      released: {title: Released, terminal: true}
+    transitions:
+      - name: release
+        title: Release it
+        from: draft
+        to: half
+        actor: human
+        executor: {kind: rest, connection: api, method: POST, path: /deploy}
+      - name: finish
+        title: Finish
+        from: half
+        to: released
+        actor: deterministic
+        executor: {kind: rest, connection: api, method: POST, path: /fail}
+`
+
+// actedAPI counts the calls: /deploy succeeds, /fail answers 400.
+type actedAPI struct{ deploy, fail atomic.Int32 }
+
+func newActedAPI(t *testing.T) (*actedAPI, *httptest.Server) {
+	a := &actedAPI{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/deploy":
+			a.deploy.Add(1)
+			w.Write([]byte(`{"ok":true}`))
+		default:
+			a.fail.Add(1)
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"error":"no"}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return a, srv
+}
+
+func (a *actedAPI) want(t *testing.T, what string, deploy, fail int32) {
+	t.Helper()
+	if d, f := a.deploy.Load(), a.fail.Load(); d != deploy || f != fail {
+		t.Errorf("%s: the upstream was called %d times on /deploy and %d on /fail, want %d and %d", what, d, f, deploy, fail)
+	}
+}
+
+// TestActedThenFailedAnswers504: the first answer is the recorded 504,
+// the same as every retry's, for a submit (keyless and keyed), a start
+// (by runId, and keyed) and an approval.
+func TestActedThenFailedAnswers504(t *testing.T) {
+	stores(t, func(t *testing.T, dsn string) {
+		ti := newIssuer(t)
+		api, srv := newActedAPI(t)
+		g := gatewaytest.New(t, &gatewaytest.Options{
+			Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+			StoreDSN: dsn,
+			Config:   func() (*config.Config, error) { return config.Parse("acted.yaml", []byte(actedYAML)) },
+			Edit: func(cfg *config.Config) {
+				cfg.Auth.Resource = resource
+				c := cfg.Connections["api"]
+				c.BaseURL = srv.URL
+				cfg.Connections["api"] = c
+			},
+		})
+		w := wrap(g)
+		tok := ti.token(t, tenantA, userA)
+		calls := int32(0)
+		same := func(what string, first *resp, retry func() *resp) {
+			t.Helper()
+			calls++
+			p := wantProblem(t, first, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+			for range 2 {
+				r := wantProblem(t, retry(), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+				if r.Detail != p.Detail {
+					t.Errorf("%s: the retry answers %q, the first answer was %q", what, r.Detail, p.Detail)
+				}
+			}
+			api.want(t, what, calls, calls)
+		}
+
+		// A submit, keyless then keyed.
+		for _, key := range []string{"", newKey()} {
+			res := w.command(t, tok, map[string]any{"definitionId": "two_step"})
+			wantStatus(t, res, http.StatusOK)
+			body := res.object(t)
+			wf, v := str(t, body, "workflow.id"), num(t, body, "workflow.version")
+			submit := map[string]any{"workflowId": wf, "expectedVersion": v, "transition": "first"}
+			send := func() *resp {
+				return w.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: submit, token: tok, key: key})
+			}
+			same("submit", send(), send)
+			got := w.query(t, tok, map[string]any{"workflowId": wf})
+			wantStatus(t, got, http.StatusOK)
+			if o := str(t, got.object(t), "context.lastRun.outcome"); o != "unknown" {
+				t.Errorf("context.lastRun.outcome = %q", o)
+			}
+		}
+
+		// A start by runId (keyless), and a keyed one.
+		start := func() *resp {
+			return w.command(t, tok, map[string]any{"definitionId": "two_start", "runId": "run-acted"})
+		}
+		same("start by runId", start(), start)
+		key := newKey()
+		create := func() *resp {
+			return w.createMission(t, tok, key, map[string]any{"goal": "two steps", "definitionId": "two_start"})
+		}
+		same("keyed start", create(), create)
+
+		// An approval.
+		res := w.command(t, tok, map[string]any{"definitionId": "two_release"})
+		wantStatus(t, res, http.StatusOK)
+		body := res.object(t)
+		res = w.command(t, tok, map[string]any{"workflowId": str(t, body, "workflow.id"), "expectedVersion": num(t, body, "workflow.version"),
+			"transition": "release"})
+		wantStatus(t, res, http.StatusOK)
+		id := str(t, res.object(t), "approval.id")
+		same("approval", approve(w, tok, id), func() *resp { return approve(w, tok, id) })
+	})
+}
