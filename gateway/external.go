@@ -133,7 +133,7 @@ func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) f
 	if ref := startRef(e, runID); ref != "" {
 		hook = s.startLeaseHook(e, ref, definitionID)
 	}
-	tape := workflow.NewRecorder(hook)
+	tape := workflow.NewRecorder(hook).RenewBefore(s.renewStartLease(e))
 	_, _ = s.engine.Start(workflow.WithTape(ctx, tape), workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID,
 		Tenant: e.principal.Tenant})
 	e.tape = tape
@@ -180,7 +180,8 @@ func (s *Service) prepareMove(ctx context.Context, e *env, byRunID bool, ref, tr
 		style = styleAura
 	}
 	// The first outside call takes the move's lease (leases.go).
-	tape := workflow.NewRecorder(s.leaseHook(e, in, transition, submitFingerprint(transition, args)+styleSuffix(style)))
+	tape := workflow.NewRecorder(s.leaseHook(e, in, transition, submitFingerprint(transition, args)+styleSuffix(style))).
+		RenewBefore(s.renewMoveLease(e))
 	_, _ = s.engine.Fire(workflow.WithTape(ctx, tape), in, transition, args)
 	e.tape = tape
 	return func() {
@@ -224,7 +225,7 @@ func (s *Service) prepareApproval(ctx context.Context, e *env, tenant, approvalI
 	}
 	// The first outside call takes the move's lease on the version, as a
 	// submit's does (leases.go).
-	tape := workflow.NewRecorder(s.leaseHook(e, in, a.Transition, approvalFingerprint(approvalID)))
+	tape := workflow.NewRecorder(s.leaseHook(e, in, a.Transition, approvalFingerprint(approvalID))).RenewBefore(s.renewMoveLease(e))
 	_, _ = s.engine.Resolve(workflow.WithTape(ctx, tape), in, approvalID, true, e.principal.Subject)
 	e.tape = tape
 	return func() {

@@ -161,6 +161,53 @@ func (s *Service) leaseHook(e *env, in *workflow.Instance, transition, fp string
 	}
 }
 
+// A move may call outside more than once (a transition's executor, then
+// onEnter and deterministic chain steps), each call bounded by the lease
+// TTL (the configuration checks that), but not their sum. So before every
+// call after the first the holder renews its lease: a new deadline one TTL
+// away and a new owner, in a transaction of its own, only while the lease
+// is still live. A gateway that read the lease before the renewal and
+// decided to resolve it fails its compare-and-set on the old owner; a
+// holder that finds its lease expired or resolved makes no further call.
+
+// leaseLost stops a move whose lease another gateway resolved, or whose
+// deadline passed, between two of its outside calls.
+func leaseLost() *contracts.Error {
+	return &contracts.Error{Code: contracts.CodeOutcomeUnknown,
+		Message: "the request held its lease past its deadline between two calls outside the gateway, so it was recorded as outcome-unknown; no further call was made",
+		Hint:    "Do not assume it failed: read the upstream back before another move. Retrying the same request answers from the record; it does not call again."}
+}
+
+// renewMoveLease returns the tape's hook before every outside call after
+// the first of a move (or an approval's move): it renews the move lease e
+// holds.
+func (s *Service) renewMoveLease(e *env) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		if e.lease == nil {
+			return nil
+		}
+		l, now := *e.lease, s.now()
+		owner, deadline := s.owner+"/"+newID("mv"), now.Add(s.leaseTTL)
+		err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			return tx.RenewMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner, owner, now, deadline)
+		})
+		if err != nil {
+			return renewalError(err)
+		}
+		e.lease.Owner, e.lease.Deadline = owner, deadline
+		return nil
+	}
+}
+
+// renewalError answers a renewal that failed: the lease is lost when it
+// is gone or no longer this holder's; any other error is the store's.
+func renewalError(err error) error {
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) {
+		return leaseLost()
+	}
+	return fmt.Errorf("gateway: renew the lease: %w", err)
+}
+
 // leaseFound is what a lease hook finds where it would take its lease.
 type leaseFound int
 

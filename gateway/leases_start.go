@@ -138,6 +138,27 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 	}
 }
 
+// renewStartLease returns the tape's hook before every outside call after
+// the first of a start: it renews the start lease e holds, as
+// renewMoveLease does a move's.
+func (s *Service) renewStartLease(e *env) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		if e.startLease == nil {
+			return nil
+		}
+		l, now := *e.startLease, s.now()
+		owner, deadline := s.owner+"/"+newID("st"), now.Add(s.leaseTTL)
+		err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			return tx.RenewStartLease(ctx, l.Tenant, l.Ref, l.Owner, owner, now, deadline)
+		})
+		if err != nil {
+			return renewalError(err)
+		}
+		e.startLease.Owner, e.startLease.Deadline = owner, deadline
+		return nil
+	}
+}
+
 // checkStartLease is the lease check of a start in its transaction, before
 // the engine runs: a recorded start answers its record; another request's
 // live lease refuses the start; an expired one is resolved as

@@ -161,6 +161,13 @@ type Tx interface {
 	// holds it: ErrNotFound if there is none, ErrConflict if another
 	// owner holds it.
 	DeleteMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner string) error
+	// RenewMoveLease extends the lease owner holds on a workflow's version
+	// to deadline and hands it to newOwner, if its deadline has not passed
+	// at now: ErrNotFound if there is none, ErrConflict if another owner
+	// holds it or it has expired. The new owner makes a resolution decided
+	// on the lease as it was read before the renewal fail its
+	// compare-and-set.
+	RenewMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner, newOwner string, now, deadline time.Time) error
 	// InsertStartLease stores a new start lease; ErrExists if the tenant's
 	// ref holds one, held or resolved, expired or not.
 	InsertStartLease(ctx context.Context, l StartLease) error
@@ -175,6 +182,9 @@ type Tx interface {
 	// is none, ErrConflict if another owner holds it or it was resolved
 	// already.
 	ResolveStartLease(ctx context.Context, tenant, ref, owner string, status int, response []byte, expiresAt time.Time) error
+	// RenewStartLease extends the held start lease owner holds to deadline
+	// and hands it to newOwner, as RenewMoveLease does.
+	RenewStartLease(ctx context.Context, tenant, ref, owner, newOwner string, now, deadline time.Time) error
 	// ContextTx writes memory records, goals and certificates.
 	ContextTx
 	// PendingTx writes the commands paused on unknown subjects.

@@ -87,9 +87,10 @@ type Tape struct {
 	replay bool
 	calls  []tapeCall
 	pos    int
-	// before runs once, before the first call is sent.
-	before  func(ctx context.Context) error
-	started bool
+	// before runs once, before the first call is sent; renew before
+	// every later one.
+	before, renew func(ctx context.Context) error
+	started       bool
 }
 
 // tapeCall is one executor call: its final answer and, under a retry or
@@ -112,6 +113,16 @@ var ErrTapeMismatch = errors.New("workflow: the move no longer makes the calls t
 // before the first call is sent (a lease); its error stops the move.
 func NewRecorder(before func(ctx context.Context) error) *Tape {
 	return &Tape{before: before}
+}
+
+// RenewBefore sets what runs before every call after the first (the
+// renewal of the lease before took), and returns t; its error stops the
+// move before that call is sent.
+func (t *Tape) RenewBefore(renew func(ctx context.Context) error) *Tape {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.renew = renew
+	return t
 }
 
 // Replay returns a Tape that plays back the recorded calls.
@@ -189,10 +200,14 @@ func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Con
 	}
 	first := !t.started
 	t.started = true
-	before := t.before
+	before, renew := t.before, t.renew
 	t.mu.Unlock()
-	if first && before != nil {
-		if err := before(ctx); err != nil {
+	hook := renew
+	if first {
+		hook = before
+	}
+	if hook != nil {
+		if err := hook(ctx); err != nil {
 			return nil, nil, err
 		}
 	}

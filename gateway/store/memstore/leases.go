@@ -81,6 +81,22 @@ func (t *txn) DeleteMoveLease(ctx context.Context, tenant, workflowID string, ex
 	return nil
 }
 
+// RenewMoveLease implements store.Tx.
+func (t *txn) RenewMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner, newOwner string, now, deadline time.Time) error {
+	t.mustWrite()
+	k := submitKey{workflowID, expectedVersion}
+	l, ok := t.lease(k)
+	switch {
+	case !ok || l.Tenant != tenant:
+		return store.ErrNotFound
+	case l.Owner != owner || l.Deadline.Before(now):
+		return store.ErrConflict
+	}
+	l.Owner, l.Deadline = newOwner, deadline
+	t.stageLease(k, &l)
+	return nil
+}
+
 // ExpiredMoveLeases implements store.ReadTx.
 func (t *txn) ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) ([]store.MoveLease, error) {
 	seen := map[submitKey]bool{}
@@ -224,6 +240,22 @@ func (t *txn) DeleteStartLease(ctx context.Context, tenant, ref, owner string) e
 		return err
 	}
 	t.stageStartLease(k, nil)
+	return nil
+}
+
+// RenewStartLease implements store.Tx.
+func (t *txn) RenewStartLease(ctx context.Context, tenant, ref, owner, newOwner string, now, deadline time.Time) error {
+	t.mustWrite()
+	k := startKey{tenant, ref}
+	l, err := t.heldStartLease(k, owner)
+	if err != nil {
+		return err
+	}
+	if l.Deadline.Before(now) {
+		return store.ErrConflict
+	}
+	l.Owner, l.Deadline = newOwner, deadline
+	t.stageStartLease(k, &l)
 	return nil
 }
 

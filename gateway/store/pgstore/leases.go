@@ -46,6 +46,22 @@ func (t *txn) DeleteMoveLease(ctx context.Context, tenant, workflowID string, ex
 	return store.ErrConflict
 }
 
+func (t *txn) RenewMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner, newOwner string, now, deadline time.Time) error {
+	res, err := t.q.Exec(ctx, `UPDATE move_leases SET owner = $1, deadline = $2
+		WHERE workflow_id = $3 AND expected_version = $4 AND tenant = $5 AND owner = $6 AND deadline >= $7`,
+		newOwner, sqlrow.Nanos(deadline), workflowID, expectedVersion, tenant, owner, sqlrow.Nanos(now))
+	if err != nil {
+		return fmt.Errorf("pgstore: renew move lease: %w", err)
+	}
+	if res.RowsAffected() == 1 {
+		return nil
+	}
+	if _, err := t.GetMoveLease(ctx, tenant, workflowID, expectedVersion); err != nil {
+		return err
+	}
+	return store.ErrConflict
+}
+
 func (t *txn) ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) ([]store.MoveLease, error) {
 	rows, err := t.q.Query(ctx, `SELECT `+sqlrow.LeaseColumns+` FROM move_leases WHERE deadline < $1
 		ORDER BY deadline, workflow_id, expected_version LIMIT $2`, sqlrow.Nanos(now), limit)
@@ -116,6 +132,16 @@ func (t *txn) ResolveStartLease(ctx context.Context, tenant, ref, owner string, 
 		status, sqlrow.NonNilBytes(response), sqlrow.Nanos(expiresAt), tenant, ref, owner)
 	if err != nil {
 		return fmt.Errorf("pgstore: resolve start lease: %w", err)
+	}
+	return t.startLeaseChanged(ctx, res, tenant, ref)
+}
+
+func (t *txn) RenewStartLease(ctx context.Context, tenant, ref, owner, newOwner string, now, deadline time.Time) error {
+	res, err := t.q.Exec(ctx, `UPDATE start_leases SET owner = $1, deadline = $2
+		WHERE tenant = $3 AND ref = $4 AND owner = $5 AND status = 0 AND deadline >= $6`,
+		newOwner, sqlrow.Nanos(deadline), tenant, ref, owner, sqlrow.Nanos(now))
+	if err != nil {
+		return fmt.Errorf("pgstore: renew start lease: %w", err)
 	}
 	return t.startLeaseChanged(ctx, res, tenant, ref)
 }

@@ -47,6 +47,24 @@ func (t *txn) DeleteMoveLease(ctx context.Context, tenant, workflowID string, ex
 	return store.ErrConflict
 }
 
+func (t *txn) RenewMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner, newOwner string, now, deadline time.Time) error {
+	res, err := t.exec(ctx, `UPDATE move_leases SET owner = ?, deadline = ?
+		WHERE workflow_id = ? AND expected_version = ? AND tenant = ? AND owner = ? AND deadline >= ?`,
+		newOwner, sqlrow.Nanos(deadline), workflowID, expectedVersion, tenant, owner, sqlrow.Nanos(now))
+	if err != nil {
+		return fmt.Errorf("sqlitestore: renew move lease: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlitestore: renew move lease: %w", err)
+	} else if n == 1 {
+		return nil
+	}
+	if _, err := t.GetMoveLease(ctx, tenant, workflowID, expectedVersion); err != nil {
+		return err
+	}
+	return store.ErrConflict
+}
+
 func (t *txn) ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) ([]store.MoveLease, error) {
 	rows, err := t.query(ctx, `SELECT `+sqlrow.LeaseColumns+` FROM move_leases WHERE deadline < ?
 		ORDER BY deadline, workflow_id, expected_version LIMIT `+limitSQL(limit), sqlrow.Nanos(now))
@@ -119,6 +137,16 @@ func (t *txn) ResolveStartLease(ctx context.Context, tenant, ref, owner string, 
 		return fmt.Errorf("sqlitestore: resolve start lease: %w", err)
 	}
 	return t.startLeaseChanged(ctx, res, tenant, ref, "resolve start lease")
+}
+
+func (t *txn) RenewStartLease(ctx context.Context, tenant, ref, owner, newOwner string, now, deadline time.Time) error {
+	res, err := t.exec(ctx, `UPDATE start_leases SET owner = ?, deadline = ?
+		WHERE tenant = ? AND ref = ? AND owner = ? AND status = 0 AND deadline >= ?`,
+		newOwner, sqlrow.Nanos(deadline), tenant, ref, owner, sqlrow.Nanos(now))
+	if err != nil {
+		return fmt.Errorf("sqlitestore: renew start lease: %w", err)
+	}
+	return t.startLeaseChanged(ctx, res, tenant, ref, "renew start lease")
 }
 
 // startLeaseChanged answers a delete or resolve of a held start lease: nil

@@ -402,3 +402,68 @@ func testExpiredLeases(t *testing.T, o Opener) {
 		return nil
 	})
 }
+
+// testLeaseRenewal: a live lease is renewed only by its owner, which hands
+// it to a new owner with a later deadline; an expired lease is never
+// renewed; and a resolution decided on the lease as it was before the
+// renewal (the old owner) fails its compare-and-set.
+func testLeaseRenewal(t *testing.T, o Opener) {
+	s := o.Open(t)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.InsertMoveLease(ctx, lease("a", "wf_1", 1, "p1/r1")); err != nil {
+			return err
+		}
+		return tx.InsertStartLease(ctx, startLease("a", "run:deploy-1", "p1/s1"))
+	})
+	now, later := epoch.Add(30*time.Second), epoch.Add(90*time.Second)
+	for _, tc := range []struct {
+		name  string
+		renew func(ctx context.Context, tx store.Tx, owner, newOwner string, now time.Time) error
+	}{
+		{"move", func(ctx context.Context, tx store.Tx, owner, newOwner string, now time.Time) error {
+			return tx.RenewMoveLease(ctx, "a", "wf_1", 1, owner, newOwner, now, later)
+		}},
+		{"start", func(ctx context.Context, tx store.Tx, owner, newOwner string, now time.Time) error {
+			return tx.RenewStartLease(ctx, "a", "run:deploy-1", owner, newOwner, now, later)
+		}},
+	} {
+		old, renewed := "p1/r1", "p1/r1#2"
+		if tc.name == "start" {
+			old, renewed = "p1/s1", "p1/s1#2"
+		}
+		if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tc.renew(ctx, tx, "p9/x", renewed, now) }); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("%s: renewal by another owner: %v, want ErrConflict", tc.name, err)
+		}
+		if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+			return tc.renew(ctx, tx, old, renewed, epoch.Add(2*time.Minute))
+		}); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("%s: renewal of an expired lease: %v, want ErrConflict", tc.name, err)
+		}
+		mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tc.renew(ctx, tx, old, renewed, now) })
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		m, err := tx.GetMoveLease(ctx, "a", "wf_1", 1)
+		if err != nil || m.Owner != "p1/r1#2" || !m.Deadline.Equal(later) {
+			t.Errorf("renewed move lease: %+v, %v", m, err)
+		}
+		st, err := tx.GetStartLease(ctx, "a", "run:deploy-1")
+		if err != nil || st.Owner != "p1/s1#2" || !st.Deadline.Equal(later) {
+			t.Errorf("renewed start lease: %+v, %v", st, err)
+		}
+		return nil
+	})
+	// A resolver that read the lease before the renewal holds the old owner.
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.DeleteMoveLease(ctx, "a", "wf_1", 1, "p1/r1") }); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("delete with the owner before the renewal: %v, want ErrConflict", err)
+	}
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/s1", 504, []byte(`{}`), time.Time{})
+	}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("resolve with the owner before the renewal: %v, want ErrConflict", err)
+	}
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.RenewMoveLease(ctx, "a", "wf_9", 1, "p1/r1", "x", now, later)
+	}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("renewal of no lease: %v, want ErrNotFound", err)
+	}
+}

@@ -64,6 +64,7 @@ func Run(t *testing.T, factory Factory) {
 		{"LeaseCheckSerialized", testLeaseCheckSerialized},
 		{"LeaseTakeSerialized", testLeaseTakeSerialized},
 		{"StartLeaseExpiry", testStartLeaseExpiry},
+		{"LeaseRenewal", testLeaseRenewal},
 		{"SubmitRefusal", testSubmitRefusal},
 		{"PendingSubjects", testPendingSubjects},
 	}

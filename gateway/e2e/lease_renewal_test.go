@@ -1,0 +1,147 @@
+package e2e_test
+
+// A move whose chain calls outside twice holds its lease across both
+// calls by renewing it before the second (gateway/leases.go): each call
+// fits in the lease TTL, their sum does not. A replica sweeping during
+// the second call finds the lease live; a lease that did expire between
+// the calls (its holder too slow) stops the move before the second call.
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
+)
+
+const renewalYAML = `
+server: {leaseTTL: 1m}
+connections:
+  api:
+    kind: rest
+    baseUrl: http://127.0.0.1:1
+workflows:
+  two_calls:
+    version: 1
+    title: Two calls
+    initial: ready
+    states:
+      ready: {title: Ready}
+      half: {title: Half done}
+      done: {title: Done, terminal: true}
+    transitions:
+      - name: first
+        title: First
+        from: ready
+        to: half
+        executor: {kind: rest, connection: api, method: POST, path: /one, timeoutMs: 5000}
+      - name: second
+        title: Second
+        from: half
+        to: done
+        actor: deterministic
+        executor: {kind: rest, connection: api, method: POST, path: /two, timeoutMs: 5000}
+`
+
+func TestLeaseRenewedAcrossCalls(t *testing.T) {
+	stores(t, func(t *testing.T, dsn string) {
+		ti := newIssuer(t)
+		var offset atomic.Int64
+		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		// During each call the clock moves 40s: 80s in all, past the 1m
+		// TTL, while each call stays within it. onTwo runs during the
+		// second call.
+		var one, two atomic.Int32
+		var onTwo func()
+		api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			offset.Add(int64(40 * time.Second))
+			switch r.URL.Path {
+			case "/one":
+				one.Add(1)
+			case "/two":
+				two.Add(1)
+				if onTwo != nil {
+					onTwo()
+				}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"ok":true}`))
+		}))
+		t.Cleanup(api.Close)
+		opts := func() *gatewaytest.Options {
+			return &gatewaytest.Options{
+				Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+				StoreDSN: dsn,
+				Now:      now,
+				Config:   func() (*config.Config, error) { return config.Parse("renewal.yaml", []byte(renewalYAML)) },
+				Edit: func(cfg *config.Config) {
+					cfg.Auth.Resource = resource
+					c := cfg.Connections["api"]
+					c.BaseURL = api.URL
+					cfg.Connections["api"] = c
+				},
+			}
+		}
+		g := gatewaytest.New(t, opts())
+		other := g.Replica(t, nil)
+		w := wrap(g)
+		tok := ti.token(t, tenantA, userA)
+		startAndFire := func() *resp {
+			res := w.command(t, tok, map[string]any{"definitionId": "two_calls"})
+			wantStatus(t, res, http.StatusOK)
+			body := res.object(t)
+			return w.command(t, tok, map[string]any{"workflowId": str(t, body, "workflow.id"),
+				"expectedVersion": num(t, body, "workflow.version"), "transition": "first"})
+		}
+
+		// Renewed before the second call: a sweep during it resolves
+		// nothing, and the move completes with one call of each.
+		var swept int
+		onTwo = func() {
+			n, err := other.Service.SweepLeases(context.Background())
+			if err != nil {
+				t.Errorf("sweep: %v", err)
+			}
+			swept += n
+		}
+		res := startAndFire()
+		wantStatus(t, res, http.StatusOK)
+		if swept != 0 || one.Load() != 1 || two.Load() != 1 {
+			t.Fatalf("renewed lease: %d leases swept during the second call, calls %d and %d, want 0, 1, 1", swept, one.Load(), two.Load())
+		}
+		if s := str(t, res.object(t), "workflow.state"); s != "done" {
+			t.Errorf("state %q, want done", s)
+		}
+
+		// Expired before the second call (the first took longer than the
+		// TTL, and another replica resolved the lease meanwhile): the move
+		// stops before the second call and answers outcome-unknown.
+		onTwo = nil
+		slowOne := func() {
+			offset.Add(int64(2 * time.Minute))
+			if _, err := other.Service.SweepLeases(context.Background()); err != nil {
+				t.Errorf("sweep: %v", err)
+			}
+		}
+		api.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/one":
+				one.Add(1)
+				slowOne()
+			case "/two":
+				two.Add(1)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"ok":true}`))
+		})
+		wantProblem(t, startAndFire(), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+		if one.Load() != 2 || two.Load() != 1 {
+			t.Fatalf("lost lease: calls %d and %d, want 2 and 1 (no second call after the lease was lost)", one.Load(), two.Load())
+		}
+	})
+}
