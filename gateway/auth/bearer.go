@@ -107,17 +107,21 @@ type readCloser struct {
 	io.Closer
 }
 
+// b64tokenChars marks the bytes of RFC 6750's b64token before its
+// padding: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/".
+var b64tokenChars = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~+/", byte(c)) >= 0
+	}
+	return t
+}()
+
 // isB64Token reports whether s matches RFC 6750's b64token:
 // 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
 func isB64Token(s string) bool {
 	i := 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' {
-			continue
-		}
-		break
+	for i < len(s) && b64tokenChars[s[i]] {
+		i++
 	}
 	if i == 0 {
 		return false
