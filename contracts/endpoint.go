@@ -199,7 +199,8 @@ func buildEndpoints() []Endpoint {
 			Summary:       "Reload configuration",
 			Description: "Read the gateway's configuration file again and, when it is valid, swap it in atomically (as SIGHUP does): workflows, capabilities, connections, the lexicon, the policy, " +
 				"the skills, the certificate issuers and the tools MCP lists directly (exposeDirectly). " +
-				"A file that is not valid is refused with INVALID_PARAMS, one entry of errors per problem (file:line:column: field: message), and the running configuration stays. " +
+				"A file that is not valid, or that changes server.leaseTTL, is refused with INVALID_PARAMS, one entry of errors per problem (file:line:column: field: message), and the running configuration stays. " +
+				"A proxy.import connection that cannot be listed refuses the reload with UNAVAILABLE (its capabilities would otherwise vanish), and the running configuration stays. " +
 				"Missions already started keep running when the new file still defines their workflow. Auth and server settings are read at start only. " +
 				"Every attempt, accepted or refused, is an audit event (config.reloaded or config.reload_refused) naming the operator, the file and its SHA-256.",
 			InputSchema: root(object(nil, map[string]schema{})),
