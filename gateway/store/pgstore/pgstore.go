@@ -161,7 +161,7 @@ func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) e
 	if err != nil {
 		return s.fail("begin", err)
 	}
-	if err := runFn(ctx, fn, &txn{q: tx, write: true}); err != nil {
+	if err := runFn(ctx, fn, newTxn(tx, true)); err != nil {
 		tx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
@@ -201,7 +201,7 @@ func (s *Store) View(ctx context.Context, fn func(context.Context, store.ReadTx)
 		return s.fail("begin read", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	return fn(ctx, &txn{q: tx})
+	return fn(ctx, newTxn(tx, false))
 }
 
 // AppendEvents implements store.Store.
@@ -243,7 +243,7 @@ func (s *Store) RevokedSince(ctx context.Context, t time.Time) ([]store.Revocati
 	var out []store.Revocation
 	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		var err error
-		out, err = tx.(*txn).revokedSince(ctx, t)
+		out, err = tx.(*txn).RevokedSince(ctx, t)
 		return err
 	})
 	return out, err

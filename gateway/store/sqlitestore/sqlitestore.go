@@ -246,7 +246,7 @@ func (s *Store) commit(batch []*job) {
 		fail(fmt.Errorf("sqlitestore: begin: %w", err))
 		return
 	}
-	stx := &txn{q: tx, stmts: s.writeStmts}
+	stx := newTxn(tx, s.writeStmts)
 	ran := 0
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {
@@ -312,7 +312,7 @@ func (s *Store) View(ctx context.Context, fn func(context.Context, store.ReadTx)
 		return fmt.Errorf("sqlitestore: begin read: %w", err)
 	}
 	defer tx.Rollback()
-	return fn(ctx, &txn{q: tx, stmts: s.readStmts})
+	return fn(ctx, newTxn(tx, s.readStmts))
 }
 
 // AppendEvents implements store.Store.
@@ -356,7 +356,7 @@ func (s *Store) RevokedSince(ctx context.Context, t time.Time) ([]store.Revocati
 	var out []store.Revocation
 	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		var err error
-		out, err = tx.(*txn).revokedSince(ctx, t)
+		out, err = tx.(*txn).RevokedSince(ctx, t)
 		return err
 	})
 	return out, err

@@ -1,10 +1,10 @@
-// Package sqlrow holds the row mapping the SQL drivers share; each driver
-// keeps its own SQL and placeholders.
+// Package sqlrow holds the row mapping the SQL drivers share (their queries
+// are package sqltx's).
 //
 // Every scan function takes a Scanner (a single row or a cursor positioned on
 // a row) and returns the store type with the raw scan error unwrapped, so the
-// driver can map its own no-rows sentinel to store.ErrNotFound and add its
-// own prefix. A column that holds JSON is decoded here; a decoding error is
+// caller can map the driver's no-rows sentinel to store.ErrNotFound and add
+// the driver's prefix. A column that holds JSON is decoded here; a decoding error is
 // wrapped with the column's name.
 package sqlrow
 

@@ -1,0 +1,95 @@
+package sqltx
+
+import (
+	"context"
+
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
+)
+
+const (
+	getMission      = `SELECT ` + sqlrow.MissionColumns + ` FROM missions WHERE id = ? AND tenant = ?`
+	getMissionByRun = `SELECT ` + sqlrow.MissionColumns + ` FROM missions WHERE tenant = ? AND run_id = ?`
+)
+
+// GetMission implements store.ReadTx.
+func (t *Tx) GetMission(ctx context.Context, tenant, id string) (store.Mission, error) {
+	q := getMission
+	if t.LockMissions {
+		q = getMission + forUpdate
+	}
+	v, err := sqlrow.Mission(t.queryRow(ctx, q, id, tenant))
+	return v, t.rowErr("mission", err)
+}
+
+// GetMissionByRunID implements store.ReadTx.
+func (t *Tx) GetMissionByRunID(ctx context.Context, tenant, runID string) (store.Mission, error) {
+	q := getMissionByRun
+	if t.LockMissions {
+		q = getMissionByRun + forUpdate
+	}
+	v, err := sqlrow.Mission(t.queryRow(ctx, q, tenant, runID))
+	return v, t.rowErr("mission", err)
+}
+
+// InsertMission implements store.Tx.
+func (t *Tx) InsertMission(ctx context.Context, m store.Mission) error {
+	return t.insert(ctx, "insert mission", `INSERT INTO missions (`+sqlrow.MissionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`,
+		m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion, m.State, m.Version, m.Status, m.ParentID,
+		sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.CreatedAt), sqlrow.Nanos(m.UpdatedAt))
+}
+
+// UpdateMission implements store.Tx.
+func (t *Tx) UpdateMission(ctx context.Context, m store.Mission, expectedVersion int64) error {
+	return t.changeOne(ctx, "update mission", func() error {
+		_, err := t.GetMission(ctx, m.Tenant, m.ID)
+		return err
+	}, `UPDATE missions SET state = ?, version = ?, status = ?, doc = ?, updated_at = ?,
+		definition_version = ? WHERE id = ? AND tenant = ? AND version = ?`,
+		m.State, m.Version, m.Status, sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.UpdatedAt), m.DefinitionVersion, m.ID, m.Tenant, expectedVersion)
+}
+
+// PutSubmit implements store.Tx.
+func (t *Tx) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
+	return t.insert(ctx, "put submit", `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at, status)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		r.Tenant, r.WorkflowID, r.ExpectedVersion, r.Fingerprint, sqlrow.NonNilBytes(r.Response), sqlrow.Nanos(r.CreatedAt), r.Status)
+}
+
+// GetSubmit implements store.ReadTx.
+func (t *Tx) GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.SubmitRecord, error) {
+	r, err := sqlrow.Submit(t.queryRow(ctx, `SELECT `+sqlrow.SubmitColumns+` FROM mission_submits
+		WHERE workflow_id = ? AND expected_version = ? AND tenant = ?`, workflowID, expectedVersion, tenant), tenant, workflowID, expectedVersion)
+	return r, t.rowErr("get submit", err)
+}
+
+// InsertApproval implements store.Tx.
+func (t *Tx) InsertApproval(ctx context.Context, a store.Approval) error {
+	return t.insert(ctx, "insert approval", `INSERT INTO approvals (`+sqlrow.ApprovalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`,
+		a.Tenant, a.ID, a.WorkflowID, a.RunID, a.Transition, a.Queue, a.Status, a.RequestedBy, a.ResolvedBy,
+		sqlrow.NonNilBytes(a.Doc), sqlrow.Nanos(a.CreatedAt), sqlrow.Nanos(a.ResolvedAt))
+}
+
+// UpdateApproval implements store.Tx.
+func (t *Tx) UpdateApproval(ctx context.Context, a store.Approval, expectedStatus string) error {
+	return t.changeOne(ctx, "update approval", func() error {
+		_, err := t.GetApproval(ctx, a.Tenant, a.ID)
+		return err
+	}, `UPDATE approvals SET status = ?, resolved_by = ?, doc = ?, resolved_at = ?
+		WHERE id = ? AND tenant = ? AND status = ?`,
+		a.Status, a.ResolvedBy, sqlrow.NonNilBytes(a.Doc), sqlrow.Nanos(a.ResolvedAt), a.ID, a.Tenant, expectedStatus)
+}
+
+// GetApproval implements store.ReadTx.
+func (t *Tx) GetApproval(ctx context.Context, tenant, id string) (store.Approval, error) {
+	v, err := sqlrow.Approval(t.queryRow(ctx, `SELECT `+sqlrow.ApprovalColumns+` FROM approvals WHERE id = ? AND tenant = ?`, id, tenant))
+	return v, t.rowErr("approval", err)
+}
+
+// ListApprovals implements store.ReadTx.
+func (t *Tx) ListApprovals(ctx context.Context, tenant, status string, limit int) ([]store.Approval, error) {
+	return list(ctx, t, "list approvals", "approval", sqlrow.Approval, `SELECT `+sqlrow.ApprovalColumns+` FROM approvals
+		WHERE tenant = ? AND (? = '' OR status = ?) ORDER BY created_at, id LIMIT `, limit, tenant, status, status)
+}

@@ -1,0 +1,101 @@
+package sqltx
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
+)
+
+// GetIdempotency implements store.ReadTx.
+func (t *Tx) GetIdempotency(ctx context.Context, namespace, key string, now time.Time) (store.IdempotencyRecord, error) {
+	rec, err := sqlrow.Idempotency(t.queryRow(ctx, `SELECT `+sqlrow.IdempotencyColumns+`
+		FROM idempotency WHERE namespace = ? AND key = ? AND expires_at >= ?`, namespace, key, now.UnixNano()), namespace, key)
+	return rec, t.rowErr("get idempotency", err)
+}
+
+// InsertIdempotency implements store.Tx.
+func (t *Tx) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord) error {
+	header, err := json.Marshal(rec.Header)
+	if err != nil {
+		return t.wrap("idempotency header", err)
+	}
+	// An expired record gives way; a live one makes this insert a no-op.
+	return t.insert(ctx, "insert idempotency", `INSERT INTO idempotency
+		(namespace, key, operation, fingerprint, status, header, body, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, key) DO UPDATE SET
+			operation = excluded.operation, fingerprint = excluded.fingerprint, status = excluded.status,
+			header = excluded.header, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+		WHERE idempotency.expires_at < excluded.created_at`,
+		rec.Namespace, rec.Key, rec.Operation, rec.Fingerprint, rec.Status, string(header), sqlrow.NonNilBytes(rec.Body),
+		sqlrow.Nanos(rec.CreatedAt), sqlrow.Nanos(rec.ExpiresAt))
+}
+
+// InsertIntent implements store.Tx.
+func (t *Tx) InsertIntent(ctx context.Context, in store.Intent) error {
+	tags, err := json.Marshal(sqlrow.NonNil(in.Tags))
+	if err != nil {
+		return t.wrap("intent tags", err)
+	}
+	return t.insert(ctx, "insert intent", `INSERT INTO intents (tenant, id, subject, text, tags, trace_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		in.Tenant, in.ID, in.Subject, in.Text, string(tags), in.TraceID, sqlrow.Nanos(in.CreatedAt))
+}
+
+// GetIntent implements store.ReadTx.
+func (t *Tx) GetIntent(ctx context.Context, tenant, id string) (store.Intent, error) {
+	in, err := sqlrow.Intent(t.queryRow(ctx, `SELECT `+sqlrow.IntentColumns+` FROM intents WHERE tenant = ? AND id = ?`, tenant, id), tenant, id)
+	return in, t.rowErr("get intent", err)
+}
+
+// AppendEvents implements store.Tx.
+func (t *Tx) AppendEvents(ctx context.Context, events []store.Event) error {
+	for _, e := range events {
+		attrs, err := json.Marshal(e.Attributes)
+		if err != nil {
+			return t.wrap("event attributes", err)
+		}
+		if err := t.put(ctx, "append event", `INSERT INTO events
+			(tenant, trace_id, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			e.Tenant, e.TraceID, e.Type, sqlrow.Nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
+			e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, string(attrs)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TraceEvents implements store.ReadTx.
+func (t *Tx) TraceEvents(ctx context.Context, tenant, traceID string, limit int) ([]store.Event, error) {
+	return list(ctx, t, "trace events", "trace events", func(row sqlrow.Scanner) (store.Event, error) {
+		return sqlrow.Event(row, tenant, traceID)
+	}, `SELECT `+sqlrow.EventColumns+`
+		FROM events WHERE tenant = ? AND trace_id = ? ORDER BY at, seq LIMIT `, limit, tenant, traceID)
+}
+
+// Revoke implements store.Tx.
+func (t *Tx) Revoke(ctx context.Context, r store.Revocation) error {
+	return t.put(ctx, "revoke", `INSERT INTO revocations (`+sqlrow.RevocationColumns+`)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (jti) DO NOTHING`,
+		r.JTI, sqlrow.Nanos(r.RevokedAt), sqlrow.Nanos(r.ExpiresAt), r.By, r.Reason)
+}
+
+// Revoked implements store.ReadTx.
+func (t *Tx) Revoked(ctx context.Context, jti string) (bool, error) {
+	var n int
+	if err := t.queryRow(ctx, `SELECT count(*) FROM revocations WHERE jti = ?`, jti).Scan(&n); err != nil {
+		return false, t.wrap("revoked", err)
+	}
+	return n > 0, nil
+}
+
+// RevokedSince lists the revocations at or after since, for the drivers'
+// store.Store.RevokedSince.
+func (t *Tx) RevokedSince(ctx context.Context, since time.Time) ([]store.Revocation, error) {
+	return list(ctx, t, "revocations", "revocations", sqlrow.Revocation, `SELECT `+sqlrow.RevocationColumns+` FROM revocations
+		WHERE revoked_at >= ? ORDER BY revoked_at, jti`, unlimited, sqlrow.Nanos(since))
+}
