@@ -1,46 +1,23 @@
 package httpapi
 
 import (
-	"errors"
-	"io"
 	"net/http"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/strictjson"
 )
 
 // recordCoverageRun serves POST /v8/coverage/runs (scope coverage:write),
 // the operator endpoint through which praxa conformance --record stores a
 // run's report as the coverage evidence aura_get_coverage serves. The
-// order of checks is a tool's: size and media type, authentication, scope,
-// then the body.
+// checks are every operator endpoint's (operatorRequest).
 func (s *server) recordCoverageRun(w http.ResponseWriter, r *http.Request) {
-	rid := requestID(r.Context())
-	if r.ContentLength > s.limits.MaxBodyBytes {
-		writeProblem(w, 0, contracts.Errorf(contracts.CodeContentTooLarge, "the body exceeds %d bytes", s.limits.MaxBodyBytes), rid)
-		return
-	}
-	if !isJSON(r.Header.Get("Content-Type")) {
-		writeProblem(w, 0, contracts.Errorf(contracts.CodeUnsupportedMediaType, "send the body as application/json"), rid)
-		return
-	}
-	p, ok := s.authenticate(w, r, contracts.ScopeCoverageWrite)
+	p, args, _, ok := s.operatorRequest(w, r, contracts.OperationRecordCoverageRun)
 	if !ok {
 		return
 	}
-	load := func() (map[string]any, error) {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return nil, contracts.Errorf(contracts.CodeContentTooLarge, "the body exceeds %d bytes", s.limits.MaxBodyBytes)
-			}
-			return nil, contracts.Errorf(contracts.CodeMalformedJSON, "the body could not be read")
-		}
-		return strictjson.DecodeObject(body, s.limits.MaxDepth)
-	}
-	res, err := s.Service.RecordCoverageRun(r.Context(), p, load, rid, TraceID(r.Context()))
+	res, err := s.Service.RecordCoverageRun(r.Context(), p, func() (map[string]any, error) { return args, nil },
+		requestID(r.Context()), TraceID(r.Context()))
 	if err != nil {
 		s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})
 		return

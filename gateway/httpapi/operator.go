@@ -14,7 +14,8 @@ import (
 )
 
 // operatorRequest runs the checks every POST operator endpoint shares, in
-// the gateway's order: media type, authentication, the endpoint's scope,
+// a tool's order: the declared size, media type, authentication, the
+// endpoint's scope,
 // the size-limited strict body (optional where the contract says so), then
 // the endpoint's input schema with the path argument merged in. It returns
 // the principal, the arguments and the raw body; on a refusal it has
@@ -25,6 +26,10 @@ func (s *server) operatorRequest(w http.ResponseWriter, r *http.Request, operati
 		panic("httpapi: no operator endpoint " + operationID) // a wiring mistake
 	}
 	rid := requestID(r.Context())
+	if r.ContentLength > s.limits.MaxBodyBytes {
+		writeProblem(w, 0, contracts.Errorf(contracts.CodeContentTooLarge, "the body exceeds %d bytes", s.limits.MaxBodyBytes), rid)
+		return nil, nil, nil, false
+	}
 	if (!e.BodyOptional || r.ContentLength != 0) && !isJSON(r.Header.Get("Content-Type")) {
 		writeProblem(w, 0, contracts.Errorf(contracts.CodeUnsupportedMediaType, "send the body as application/json"), rid)
 		return nil, nil, nil, false

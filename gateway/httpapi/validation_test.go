@@ -281,6 +281,14 @@ func TestBodyLimit(t *testing.T) {
 		r := h.post(t, "/v8/tokens/revocations", `{"jti":"`+strings.Repeat("j", limit)+`"}`, bearer(tk), chunked())
 		wantProblem(t, r, http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge)
 	})
+	// Every POST operator endpoint checks a declared size first, as a tool
+	// does: an oversized body is refused before authentication is read.
+	for _, path := range []string{"/v8/tokens/revocations", "/v8/config/reload", "/v8/approvals/apr_x/approve", contracts.CoverageRunsPath} {
+		t.Run("operator endpoint, declared size before authentication: "+path, func(t *testing.T) {
+			r := h.post(t, path, `{"note":"`+strings.Repeat("n", limit)+`"}`)
+			wantProblem(t, r, http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge)
+		})
+	}
 	t.Run("safe POST too", func(t *testing.T) {
 		r := h.post(t, "/v8/capabilities/search", `{"query":"`+strings.Repeat("q", limit)+`"}`, bearer(tk))
 		wantProblem(t, r, http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge)
