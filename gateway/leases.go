@@ -199,6 +199,19 @@ func (s *Service) renewMoveLease(e *env) func(ctx context.Context) error {
 	}
 }
 
+// leaseChanged answers a resolution whose compare-and-set on the lease
+// failed because the lease changed since it was read (its holder renewed
+// it, or another resolver got there first): busy, the answer of a request
+// that meets a lease in use, with the store's error as its cause (the
+// sweeper takes it for a lost race). Any other error is returned as it is.
+func leaseChanged(err error, busy *contracts.Error) error {
+	if errors.Is(err, store.ErrConflict) {
+		busy.Cause = err
+		return busy
+	}
+	return err
+}
+
 // renewalError answers a renewal that failed: the lease is lost when it
 // is gone or no longer this holder's; any other error is the store's.
 func renewalError(err error) error {
@@ -405,7 +418,10 @@ func (s *Service) resolveLease(ctx context.Context, tx store.Tx, e *env, l store
 	}
 	if m.Version != l.ExpectedVersion {
 		// The version moved on without it: nothing to record.
-		return false, tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
+		if err := tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner); err != nil {
+			return false, leaseChanged(err, moveInProgress(l.WorkflowID, l.ExpectedVersion))
+		}
+		return false, nil
 	}
 	ce := &contracts.Error{Code: contracts.CodeOutcomeUnknown,
 		Message: fmt.Sprintf("the move %s on workflow %s at version %d called outside the gateway and its answer was not recorded; the call may have taken effect",
@@ -449,6 +465,13 @@ func actedUnknown(what string, err error) *contracts.Error {
 // answer passes false); the lease is deleted. It returns the answer, with
 // links to read the workflow back and to take the next move.
 func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m store.Mission, l store.MoveLease, ce *contracts.Error, writeKey bool) (*contracts.Error, error) {
+	if l.Owner != "" {
+		// The lease goes first, before anything is written: a resolver that
+		// read it before its holder renewed it (a new owner) stops here.
+		if err := tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, leaseChanged(err, moveInProgress(l.WorkflowID, l.ExpectedVersion))
+		}
+	}
 	in, err := fromStore(m)
 	if err != nil {
 		return nil, err
@@ -504,11 +527,7 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 			return nil, err
 		}
 	}
-	if l.Owner != "" {
-		if err := tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
-		}
-	}
+
 	if writeKey && l.Key != "" {
 		now := s.now()
 		rec := store.IdempotencyRecord{Namespace: l.Namespace, Key: l.Key, Operation: l.Operation, Fingerprint: l.KeyFingerprint,

@@ -392,3 +392,76 @@ func TestResolvedStartLeaseExpiry(t *testing.T) {
 		return nil
 	})
 }
+
+// renewingTx simulates a lease holder renewing its lease between a
+// resolver's read of the lease and the resolver's write: the first lease
+// it reads is handed to a new owner, the read answering the old one.
+type renewingTx struct {
+	store.Tx
+	once *sync.Once
+}
+
+func (r renewingTx) GetMoveLease(ctx context.Context, tenant, workflowID string, version int64) (store.MoveLease, error) {
+	l, err := r.Tx.GetMoveLease(ctx, tenant, workflowID, version)
+	if err == nil {
+		r.once.Do(func() {
+			renewed := l
+			renewed.Owner, renewed.Deadline = l.Owner+"#renewed", time.Now().Add(time.Hour)
+			if err := r.Tx.DeleteMoveLease(ctx, tenant, workflowID, version, l.Owner); err == nil {
+				_ = r.Tx.InsertMoveLease(ctx, renewed)
+			}
+		})
+	}
+	return l, err
+}
+
+// renewingStore hands its Update transactions a renewingTx once armed.
+type renewingStore struct {
+	store.Store
+	armed atomic.Bool
+	once  sync.Once
+}
+
+func (s *renewingStore) Update(ctx context.Context, fn func(context.Context, store.Tx) error) error {
+	return s.Store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		if s.armed.Load() {
+			tx = renewingTx{Tx: tx, once: &s.once}
+		}
+		return fn(ctx, tx)
+	})
+}
+
+// TestResolverLosesToRenewal: a request meets another request's lease past
+// its deadline and resolves it, but the holder renews it in between (its
+// clock said the lease was still live): the resolution's compare-and-set
+// on the owner fails before anything is written, and the request answers
+// 409 in progress, not 500, with the workflow untouched.
+func TestResolverLosesToRenewal(t *testing.T) {
+	st := &renewingStore{Store: memstore.New()}
+	b := leaseFixService(t, st, nil, nil)
+	wf, v := workflowOf(t, wantOK(t, "start", command(b, "", map[string]any{"definitionId": "pick"})))
+	past := time.Now().Add(-time.Hour)
+	if err := st.Store.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertMoveLease(ctx, store.MoveLease{Tenant: "acme", WorkflowID: wf, ExpectedVersion: v, Transition: "deploy",
+			Fingerprint: "fp", Owner: "replica-a/mv_1", CreatedAt: past, Deadline: past.Add(time.Minute)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st.armed.Store(true)
+	wantCode(t, "move on a version whose stale lease was renewed meanwhile",
+		command(b, "", map[string]any{"workflowId": wf, "expectedVersion": v, "transition": "skip"}), contracts.CodeIdempotencyInProgress)
+	st.armed.Store(false)
+	if err := st.Store.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		m, err := tx.GetMission(ctx, "acme", wf)
+		if err != nil || m.Version != v {
+			t.Errorf("the workflow changed: version %d, %v; want %d", m.Version, err, v)
+		}
+		l, err := tx.GetMoveLease(ctx, "acme", wf, v)
+		if err != nil || l.Owner != "replica-a/mv_1#renewed" {
+			t.Errorf("the renewed lease: %+v, %v", l, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -306,8 +306,10 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 	if strings.HasPrefix(l.Ref, "key:") {
 		expires = now.Add(s.retention)
 	}
+	// The first write: a resolver that read the lease before its holder
+	// renewed it (a new owner) stops here, before anything is written.
 	if err := tx.ResolveStartLease(ctx, l.Tenant, l.Ref, l.Owner, answer.Status(), body, expires); err != nil {
-		return fmt.Errorf("resolve start lease %s: %w", l.Ref, err)
+		return leaseChanged(fmt.Errorf("resolve start lease %s: %w", l.Ref, err), startInProgress(l.Ref))
 	}
 	if writeKey && l.Key != "" {
 		rec := store.IdempotencyRecord{Namespace: l.Namespace, Key: l.Key, Operation: l.Operation, Fingerprint: l.KeyFingerprint,

@@ -10,6 +10,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,6 +143,18 @@ func TestLeaseRenewedAcrossCalls(t *testing.T) {
 		wantProblem(t, startAndFire(), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 		if one.Load() != 2 || two.Load() != 1 {
 			t.Fatalf("lost lease: calls %d and %d, want 2 and 1 (no second call after the lease was lost)", one.Load(), two.Load())
+		}
+
+		// Expired between the calls, and nobody resolved it yet: the
+		// renewal is refused all the same, the move stops, and its answer
+		// says why.
+		slowOne = func() { offset.Add(int64(2 * time.Minute)) }
+		p := wantProblem(t, startAndFire(), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+		if one.Load() != 3 || two.Load() != 1 {
+			t.Fatalf("expired lease: calls %d and %d, want 3 and 1", one.Load(), two.Load())
+		}
+		if !strings.Contains(p.Detail, "lease") {
+			t.Errorf("the answer does not say the lease was lost: %q", p.Detail)
 		}
 	})
 }

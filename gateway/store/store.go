@@ -162,11 +162,11 @@ type Tx interface {
 	// owner holds it.
 	DeleteMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner string) error
 	// RenewMoveLease extends the lease owner holds on a workflow's version
-	// to deadline and hands it to newOwner, if its deadline has not passed
-	// at now: ErrNotFound if there is none, ErrConflict if another owner
-	// holds it or it has expired. The new owner makes a resolution decided
-	// on the lease as it was read before the renewal fail its
-	// compare-and-set.
+	// to deadline and hands it to newOwner, if it is still live at now
+	// (now before its deadline, as resolvers judge it): ErrNotFound if
+	// there is none, ErrConflict if another owner holds it or it has
+	// expired. The new owner makes a resolution decided on the lease as it
+	// was read before the renewal fail its compare-and-set.
 	RenewMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner, newOwner string, now, deadline time.Time) error
 	// InsertStartLease stores a new start lease; ErrExists if the tenant's
 	// ref holds one, held or resolved, expired or not.

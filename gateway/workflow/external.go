@@ -91,6 +91,9 @@ type Tape struct {
 	// every later one.
 	before, renew func(ctx context.Context) error
 	started       bool
+	// stopped is why the recording stopped before a call (its renewal
+	// failed); the replay answers it where that call would come.
+	stopped error
 }
 
 // tapeCall is one executor call: its final answer and, under a retry or
@@ -129,7 +132,7 @@ func (t *Tape) RenewBefore(renew func(ctx context.Context) error) *Tape {
 func (t *Tape) Replay() *Tape {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return &Tape{replay: true, calls: t.calls}
+	return &Tape{replay: true, calls: t.calls, stopped: t.stopped}
 }
 
 // Calls returns how many calls were recorded.
@@ -189,6 +192,9 @@ func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Con
 	if t.replay {
 		defer t.mu.Unlock()
 		if t.pos >= len(t.calls) {
+			if t.stopped != nil {
+				return nil, nil, t.stopped
+			}
 			return nil, nil, ErrTapeMismatch
 		}
 		c := t.calls[t.pos]
@@ -208,6 +214,11 @@ func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Con
 	}
 	if hook != nil {
 		if err := hook(ctx); err != nil {
+			if !first {
+				t.mu.Lock()
+				t.stopped = err
+				t.mu.Unlock()
+			}
 			return nil, nil, err
 		}
 	}

@@ -89,7 +89,7 @@ func (t *txn) RenewMoveLease(ctx context.Context, tenant, workflowID string, exp
 	switch {
 	case !ok || l.Tenant != tenant:
 		return store.ErrNotFound
-	case l.Owner != owner || l.Deadline.Before(now):
+	case l.Owner != owner || !l.Deadline.After(now):
 		return store.ErrConflict
 	}
 	l.Owner, l.Deadline = newOwner, deadline
@@ -251,7 +251,7 @@ func (t *txn) RenewStartLease(ctx context.Context, tenant, ref, owner, newOwner 
 	if err != nil {
 		return err
 	}
-	if l.Deadline.Before(now) {
+	if !l.Deadline.After(now) {
 		return store.ErrConflict
 	}
 	l.Owner, l.Deadline = newOwner, deadline

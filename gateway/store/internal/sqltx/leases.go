@@ -46,7 +46,7 @@ func (t *Tx) DeleteMoveLease(ctx context.Context, tenant, workflowID string, exp
 func (t *Tx) RenewMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner, newOwner string, now, deadline time.Time) error {
 	return t.changeOne(ctx, "renew move lease", t.moveLeaseThere(ctx, tenant, workflowID, expectedVersion),
 		`UPDATE move_leases SET owner = ?, deadline = ?
-		WHERE workflow_id = ? AND expected_version = ? AND tenant = ? AND owner = ? AND deadline >= ?`,
+		WHERE workflow_id = ? AND expected_version = ? AND tenant = ? AND owner = ? AND deadline > ?`,
 		newOwner, sqlrow.Nanos(deadline), workflowID, expectedVersion, tenant, owner, sqlrow.Nanos(now))
 }
 
@@ -107,6 +107,6 @@ func (t *Tx) ResolveStartLease(ctx context.Context, tenant, ref, owner string, s
 func (t *Tx) RenewStartLease(ctx context.Context, tenant, ref, owner, newOwner string, now, deadline time.Time) error {
 	return t.changeOne(ctx, "renew start lease", t.startLeaseThere(ctx, tenant, ref),
 		`UPDATE start_leases SET owner = ?, deadline = ?
-		WHERE tenant = ? AND ref = ? AND owner = ? AND status = 0 AND deadline >= ?`,
+		WHERE tenant = ? AND ref = ? AND owner = ? AND status = 0 AND deadline > ?`,
 		newOwner, sqlrow.Nanos(deadline), tenant, ref, owner, sqlrow.Nanos(now))
 }
