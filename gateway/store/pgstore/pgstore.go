@@ -216,26 +216,16 @@ func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) 
 	if s.closed.Load() {
 		return 0, store.ErrClosed
 	}
-	var n int64
+	var n int
 	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		q := tx.(*txn).q
-		res, err := q.Exec(ctx, `DELETE FROM idempotency WHERE expires_at < $1`, t.UnixNano())
-		if err != nil {
-			return err
-		}
-		n = res.RowsAffected()
-		// The resolved start leases kept as long as their key's record.
-		res, err = q.Exec(ctx, `DELETE FROM start_leases WHERE expires_at > 0 AND expires_at < $1 AND status <> 0`, t.UnixNano())
-		if err != nil {
-			return err
-		}
-		n += res.RowsAffected()
-		return nil
+		var err error
+		n, err = tx.(*txn).SweepExpired(ctx, t)
+		return err
 	})
 	if err != nil {
 		return 0, s.fail("sweep", err)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // RevokedSince implements store.Store.

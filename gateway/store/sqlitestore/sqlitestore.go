@@ -327,28 +327,16 @@ type Event = store.Event
 
 // SweepIdempotency implements store.Store.
 func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) {
-	var n int64
+	var n int
 	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		res, err := tx.(*txn).exec(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, t.UnixNano())
-		if err != nil {
-			return err
-		}
-		if n, err = res.RowsAffected(); err != nil {
-			return err
-		}
-		// The resolved start leases kept as long as their key's record.
-		res, err = tx.(*txn).exec(ctx, `DELETE FROM start_leases WHERE expires_at > 0 AND expires_at < ? AND status <> 0`, t.UnixNano())
-		if err != nil {
-			return err
-		}
-		m, err := res.RowsAffected()
-		n += m
+		var err error
+		n, err = tx.(*txn).SweepExpired(ctx, t)
 		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlitestore: sweep: %w", err)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // RevokedSince implements store.Store.

@@ -99,3 +99,20 @@ func (t *Tx) RevokedSince(ctx context.Context, since time.Time) ([]store.Revocat
 	return list(ctx, t, "revocations", "revocations", sqlrow.Revocation, `SELECT `+sqlrow.RevocationColumns+` FROM revocations
 		WHERE revoked_at >= ? ORDER BY revoked_at, jti`, unlimited, sqlrow.Nanos(since))
 }
+
+// SweepExpired deletes the idempotency records that expired before at,
+// and the resolved start leases kept as long as their key's record
+// (StartLease.ExpiresAt) that expired with them, and answers how many
+// rows went: the work of store.Store's SweepIdempotency, which each
+// driver runs in a transaction of its own.
+func (t *Tx) SweepExpired(ctx context.Context, at time.Time) (int, error) {
+	n, err := t.exec(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, at.UnixNano())
+	if err != nil {
+		return 0, t.wrap("sweep idempotency records", err)
+	}
+	m, err := t.exec(ctx, `DELETE FROM start_leases WHERE expires_at > 0 AND expires_at < ? AND status <> 0`, at.UnixNano())
+	if err != nil {
+		return 0, t.wrap("sweep start leases", err)
+	}
+	return int(n + m), nil
+}
