@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -18,6 +19,12 @@ import (
 // batches, so a read never waits for a durable write. Mutations write their
 // events in their own transaction instead. Events of unauthenticated
 // requests never reach it: they go to logs and metrics only.
+//
+// Commit is the one durable append outside a mutation: the light path's
+// one event per call (gateway/lightpath) waits for it. Concurrent Commits
+// are group-committed: while one batch commits, the events that arrive
+// meanwhile gather into the next, so a burst costs one store transaction
+// (one fsync) per batch rather than per call.
 type Auditor struct {
 	store   store.Store
 	log     *slog.Logger
@@ -31,8 +38,19 @@ type Auditor struct {
 
 	flushReq chan chan struct{}
 
+	// durable queues the events of Commit; committed is closed when its
+	// writer has stopped.
+	durable   chan durableEvent
+	committed chan struct{}
+
 	closeOnce sync.Once
 	stop      chan struct{}
+}
+
+// durableEvent is one Commit waiting for its batch.
+type durableEvent struct {
+	event store.Event
+	done  chan error
 }
 
 // AuditorOptions tune an Auditor. The zero value is usable.
@@ -70,9 +88,91 @@ func NewAuditor(st store.Store, opts *AuditorOptions) *Auditor {
 	}
 	a := &Auditor{store: st, log: o.Logger, events: make(chan store.Event, o.Queue),
 		flushed: make(chan struct{}), batch: o.Batch, every: o.Every, sink: o.Sink, stop: make(chan struct{}),
-		flushReq: make(chan chan struct{})}
+		flushReq: make(chan chan struct{}), durable: make(chan durableEvent, o.Batch), committed: make(chan struct{})}
 	go a.loop()
+	go a.commitLoop()
 	return a
+}
+
+// ErrAuditorClosed is returned by Commit once the Auditor is closed: the
+// event was not written.
+var ErrAuditorClosed = errors.New("gateway: the auditor is closed")
+
+// Commit appends e durably: it returns once the transaction holding e has
+// committed, or with the error that kept it from committing (then e is
+// not in the store). Once e is queued Commit waits for that outcome even
+// if ctx ends, so a caller never takes a committed event for a lost one;
+// ctx bounds only the wait for room in the queue. The sink sees e after
+// its commit.
+func (a *Auditor) Commit(ctx context.Context, e store.Event) error {
+	d := durableEvent{event: e, done: make(chan error, 1)}
+	select {
+	case a.durable <- d:
+	case <-a.stop:
+		return ErrAuditorClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-d.done:
+		return err
+	case <-a.committed:
+		select {
+		case err := <-d.done:
+			return err
+		default:
+			return ErrAuditorClosed
+		}
+	}
+}
+
+// commitLoop writes the events of Commit: each batch is every event queued
+// when the previous batch's commit returned (group commit), up to the
+// batch size, in one store transaction.
+func (a *Auditor) commitLoop() {
+	defer close(a.committed)
+	batch := make([]durableEvent, 0, a.batch)
+	events := make([]store.Event, 0, a.batch)
+	for {
+		select {
+		case d := <-a.durable:
+			batch = append(batch[:0], d)
+		gather:
+			for len(batch) < a.batch {
+				select {
+				case d := <-a.durable:
+					batch = append(batch, d)
+				default:
+					break gather
+				}
+			}
+			events = events[:0]
+			for _, d := range batch {
+				events = append(events, d.event)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := a.store.AppendEvents(ctx, events)
+			cancel()
+			if err != nil {
+				a.log.Error("durable audit write failed", "events", len(events), "err", err)
+			}
+			for _, d := range batch {
+				if err == nil && a.sink != nil {
+					a.sink(d.event)
+				}
+				d.done <- err
+			}
+		case <-a.stop:
+			for {
+				select {
+				case d := <-a.durable:
+					d.done <- ErrAuditorClosed
+				default:
+					return
+				}
+			}
+		}
+	}
 }
 
 // Record queues an event. It returns at once unless the queue is full;
@@ -172,15 +272,18 @@ func (a *Auditor) Flush(ctx context.Context) error {
 	}
 }
 
-// Close writes what is queued and stops the Auditor.
+// Close writes what is queued and stops the Auditor; a Commit queued
+// before Close but not yet in a batch answers ErrAuditorClosed.
 func (a *Auditor) Close(ctx context.Context) error {
 	a.closeOnce.Do(func() { close(a.stop) })
-	select {
-	case <-a.flushed:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	for _, done := range []chan struct{}{a.flushed, a.committed} {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	return nil
 }
 
 // eventFor builds an audit event of principal p calling tool.

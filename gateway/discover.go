@@ -173,18 +173,10 @@ func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
 	case discovery.KindCapability:
 		// Proxy capabilities run in the built-in proxy_default workflow:
 		// starting it with input.capability fires the capability first.
-		schema := it.InputSchema
-		if schema == nil {
-			schema = objectSchema
-		}
-		l := contracts.Link{Rel: "start", InputSchemaSnake: schema}
-		input := map[string]any{"capability": it.ID}
+		l := capabilityStartLink(it.ID, it.InputSchema)
 		if style == styleAura {
 			l.Title, l.Method = "Run the capability "+it.ID, contracts.ToolCreateMission
-			l.Args = map[string]any{"goal": goal, "definitionId": config.ProxyDefaultWorkflow, "input": input, "idempotencyKey": NewIdempotencyKey()}
-		} else {
-			l.Method = contracts.ToolPraxecCommand
-			l.Args = map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": input}
+			l.Args = map[string]any{"goal": goal, "definitionId": config.ProxyDefaultWorkflow, "input": l.Args["input"], "idempotencyKey": NewIdempotencyKey()}
 		}
 		d.Links = append(d.Links, l)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/lightpath"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -44,6 +45,8 @@ type Service struct {
 	// policy is the configuration's policy in force (a reload replaces
 	// it).
 	policy atomic.Pointer[config.Policy]
+	// light runs the direct calls that need no run (direct.go).
+	light *lightpath.Path
 }
 
 // Options configure a Service. The zero value is usable.
@@ -120,6 +123,7 @@ func New(st store.Store, opts *Options) *Service {
 		s.leaseTTL = DefaultLeaseTTL
 	}
 	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: o.Runners}
+	s.light = &lightpath.Path{Engine: s.engine, Journal: s.audit}
 	s.disc = newDiscoveryState(&o)
 	s.ctxState = newContextState(&o)
 	s.ops = s.operations()
@@ -179,6 +183,9 @@ type Result struct {
 
 	// audited says the call's events were already recorded.
 	audited bool
+	// value is what Body encodes, for a caller in this package that
+	// wants it typed (nil for a replayed answer).
+	value any
 }
 
 // env is what an operation sees of its call.
@@ -289,21 +296,29 @@ func (s *Service) Invoke(ctx context.Context, p *auth.Principal, c Call) *Result
 		return &Result{Err: contracts.Errorf(contracts.CodeNotFound, "there is no tool %q", c.Tool)}
 	}
 	res := s.invoke(ctx, p, tool, c)
+	s.finish(ctx, p, tool, c.RequestID, c.TraceID, res)
+	return res
+}
+
+// finish completes the answer of a call of tool: its operation, and for a
+// refusal its status, the log line of an internal error and the refusal's
+// audit event (unless the operation recorded its events itself).
+func (s *Service) finish(ctx context.Context, p *auth.Principal, tool contracts.Tool, requestID, traceID string, res *Result) {
 	if res.Operation == "" {
 		res.Operation = tool.OperationID
 	}
-	if res.Err != nil {
-		if res.Status == 0 {
-			res.Status = res.Err.Status()
-		}
-		if res.Err.Code == contracts.CodeInternal {
-			s.log.ErrorContext(ctx, "call failed", "tool", tool.Name, "request_id", c.RequestID, "err", res.Err.Cause)
-		}
-		if !res.audited {
-			s.audit.Record(eventFor(p, tool, "request.refused", "refused", string(res.Err.Code), c.RequestID, c.TraceID, s.now(), nil))
-		}
+	if res.Err == nil {
+		return
 	}
-	return res
+	if res.Status == 0 {
+		res.Status = res.Err.Status()
+	}
+	if res.Err.Code == contracts.CodeInternal {
+		s.log.ErrorContext(ctx, "call failed", "tool", tool.Name, "request_id", requestID, "err", res.Err.Cause)
+	}
+	if !res.audited {
+		s.audit.Record(eventFor(p, tool, "request.refused", "refused", string(res.Err.Code), requestID, traceID, s.now(), nil))
+	}
 }
 
 func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.Tool, c Call) *Result {
@@ -446,7 +461,7 @@ func (s *Service) success(e *env, op operation, out any) *Result {
 	if op.header != nil {
 		header = op.header(out)
 	}
-	return &Result{Status: status, Header: header, Body: body}
+	return &Result{Status: status, Header: header, Body: body, value: out}
 }
 
 // asContractError keeps contract errors and store sentinels meaningful and

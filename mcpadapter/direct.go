@@ -12,26 +12,29 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/workflow"
 )
 
 // DirectTool is a proxy capability exposed directly: an MCP tool of its own
 // beside the praxec pair (seeds/002's hot path).
 //
-// A call of a direct tool is a one-move run: it starts a run of the
-// built-in proxy_default workflow whose first move is the capability, with
-// the call's arguments beside input.capability (the describe link's
-// shape), through praxec.command start — so the same scope
-// (missions:write), tool allowlist, input schema, guards, executor, audit
-// and idempotency rules apply as on the praxec surface. Its guards see the
-// evidence of that one run only: a capability guarded by evidence answers
-// GUARD_REJECTED when called directly, with links that start the moves
-// producing the evidence, and is reached through praxec.command instead.
-// On success the result is the capability's output: its text as content,
-// the output object as structuredContent, and in _meta the run
-// (io.praxa/workflow: id and version) and its links (io.praxa/links), so
-// a client can go on in the same run through praxec.command. A failed
-// upstream call answers isError with the upstream's message and output.
+// A call of a direct tool is the praxec.command start its describe link
+// stands for (proxy_default with the call's arguments beside
+// input.capability), with that call's scope (missions:write), tool
+// allowlist, input schema and policy. A capability that needs no run (no
+// guard, no evidence produced, no approval) takes the service's light
+// path: its executor is called once and one audit event is committed
+// before the answer; no run is kept. Any other is a one-move run of
+// proxy_default: its guards see the evidence of that one run only, so a
+// capability guarded by evidence answers GUARD_REJECTED when called
+// directly, with links that start the moves producing the evidence, and
+// is reached through praxec.command instead. On success the result is the
+// capability's output: its text as content, the output object as
+// structuredContent, and in _meta its links (io.praxa/links) and, for a
+// run, the run (io.praxa/workflow). A failed upstream call answers isError
+// with the upstream's message and output.
 type DirectTool struct {
 	Name        string
 	Title       string
@@ -202,8 +205,19 @@ func toolJSON(t *mcp.Tool) []byte {
 	return b
 }
 
+// directCaller is a backend that runs direct tools itself, typed (Local:
+// gateway.Service.CallDirect, which takes the light path where the call
+// needs no run). Other backends run a direct call as the praxec.command
+// start it stands for.
+type directCaller interface {
+	CallDirect(ctx context.Context, capability string, args json.RawMessage) *gateway.DirectResult
+}
+
 func directHandler(backend Backend, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if dc, ok := backend.(directCaller); ok {
+			return directAnswer(dc.CallDirect(ctx, name, req.Params.Arguments)), nil
+		}
 		input := map[string]json.RawMessage{}
 		if len(req.Params.Arguments) > 0 {
 			if err := json.Unmarshal(req.Params.Arguments, &input); err != nil {
@@ -222,15 +236,15 @@ func directHandler(backend Backend, name string) mcp.ToolHandler {
 		if o.Err != nil {
 			return Result(o), nil
 		}
-		return directResult(o.Body), nil
+		return directAnswer(runAnswer(o.Body, name)), nil
 	}
 }
 
-// directResult turns the projection of a one-move run into the tool's
-// result.
-func directResult(body json.RawMessage) *mcp.CallToolResult {
+// runAnswer reads the projection of a one-move run as a direct call's
+// answer.
+func runAnswer(body json.RawMessage, name string) *gateway.DirectResult {
 	var p struct {
-		Workflow map[string]any `json:"workflow"`
+		Workflow gateway.WorkflowRef `json:"workflow"`
 		Context  struct {
 			LastRun struct {
 				OK     bool           `json:"ok"`
@@ -238,13 +252,30 @@ func directResult(body json.RawMessage) *mcp.CallToolResult {
 				Error  string         `json:"error"`
 			} `json:"lastRun"`
 		} `json:"context"`
-		Links []any `json:"links"`
+		Links []contracts.Link `json:"links"`
 	}
 	if err := json.Unmarshal(body, &p); err != nil {
-		return Result(Outcome{Err: contracts.Errorf(contracts.CodeInternal, "internal error")})
+		return &gateway.DirectResult{Err: contracts.Errorf(contracts.CodeInternal, "internal error")}
 	}
 	run := p.Context.LastRun
-	out := run.Output
+	return &gateway.DirectResult{Call: &workflow.Call{Capability: name, OK: run.OK, Output: run.Output, Error: run.Error},
+		Workflow: &p.Workflow, Links: p.Links}
+}
+
+// directAnswer renders a direct call's answer as the tool's result: the
+// capability's output as structuredContent and its text (the output's
+// text member, else its JSON) as content; a failed upstream call is
+// isError with the upstream's message and output. _meta carries the
+// links (io.praxa/links) and, when the call ran as a one-move run, the
+// run (io.praxa/workflow: id, definition, state, version), so a client
+// can go on in it through praxec.command. A call on the light path has no
+// run: its one link starts a run of proxy_default with this capability,
+// for a caller that wants evidence, a runId or an idempotency key.
+func directAnswer(r *gateway.DirectResult) *mcp.CallToolResult {
+	if r.Err != nil {
+		return Result(Outcome{Err: r.Err})
+	}
+	out := r.Call.Output
 	if out == nil {
 		out = map[string]any{}
 	}
@@ -253,15 +284,23 @@ func directResult(body json.RawMessage) *mcp.CallToolResult {
 		b, _ := json.Marshal(out)
 		text = string(b)
 	}
-	r := &mcp.CallToolResult{Meta: mcp.Meta{WorkflowMetaKey: p.Workflow, LinksMetaKey: p.Links}}
-	if !run.OK {
-		r.IsError = true
-		r.Content = []mcp.Content{&mcp.TextContent{Text: run.Error + "\n" + text}}
-		return r
+	links := r.Links
+	if links == nil {
+		links = []contracts.Link{}
 	}
-	r.Content = []mcp.Content{&mcp.TextContent{Text: text}}
-	r.StructuredContent = out
-	return r
+	meta := mcp.Meta{LinksMetaKey: links}
+	if r.Workflow != nil {
+		meta[WorkflowMetaKey] = r.Workflow
+	}
+	res := &mcp.CallToolResult{Meta: meta}
+	if !r.Call.OK {
+		res.IsError = true
+		res.Content = []mcp.Content{&mcp.TextContent{Text: r.Call.Error + "\n" + text}}
+		return res
+	}
+	res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
+	res.StructuredContent = out
+	return res
 }
 
 // DirectTools lists the capabilities marked exposeDirectly as direct

@@ -31,30 +31,67 @@ type Local struct {
 
 // Call implements Backend.
 func (l *Local) Call(ctx context.Context, tool string, args json.RawMessage) Outcome {
-	var p *auth.Principal
+	p, ce := l.principal(ctx)
+	if ce != nil {
+		return Outcome{Err: ce}
+	}
+	rid, trace := l.ids(ctx)
+	res := l.Service.Invoke(ctx, p, gateway.Call{
+		Tool: tool, Surface: gateway.SurfaceMCP, RequestID: rid, TraceID: trace, ToolSet: l.ToolSet,
+		Args: l.decoder(args),
+	})
+	return Outcome{Body: res.Body, Err: res.Err, Replayed: res.Replayed}
+}
+
+// CallDirect runs a call of a directly exposed capability through the
+// service's typed entry point (gateway.Service.CallDirect).
+func (l *Local) CallDirect(ctx context.Context, capability string, args json.RawMessage) *gateway.DirectResult {
+	p, ce := l.principal(ctx)
+	if ce != nil {
+		return &gateway.DirectResult{Err: ce}
+	}
+	rid, trace := l.ids(ctx)
+	return l.Service.CallDirect(ctx, p, gateway.DirectCall{Capability: capability, Surface: gateway.SurfaceMCP,
+		RequestID: rid, TraceID: trace, ToolSet: l.ToolSet, Args: l.decoder(args)})
+}
+
+// principal is who a call acts as: the bound credential's principal, or the
+// one the HTTP transport's authentication put in ctx.
+func (l *Local) principal(ctx context.Context) (*auth.Principal, *contracts.Error) {
 	if l.Bind != nil {
-		var err error
-		if p, err = l.Bind(ctx); err != nil {
+		p, err := l.Bind(ctx)
+		if err != nil {
 			code := contracts.CodeInvalidToken
 			if !errors.Is(err, auth.ErrInvalidToken) {
 				code = contracts.CodeUnavailable
 			}
-			return Outcome{Err: &contracts.Error{Code: code, Message: "the server's credential is no longer accepted: " + auth.Reason(err),
-				Hint: "Restart the MCP server with a fresh token.", Cause: err}}
+			return nil, &contracts.Error{Code: code, Message: "the server's credential is no longer accepted: " + auth.Reason(err),
+				Hint: "Restart the MCP server with a fresh token.", Cause: err}
 		}
-	} else {
-		var ok bool
-		if p, ok = auth.FromContext(ctx); !ok {
-			return Outcome{Err: &contracts.Error{Code: contracts.CodeUnauthenticated, Message: "this call needs a bearer access token"}}
+		return p, nil
+	}
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return nil, &contracts.Error{Code: contracts.CodeUnauthenticated, Message: "this call needs a bearer access token"}
+	}
+	return p, nil
+}
+
+// ids mints the request and trace ids of a call.
+func (l *Local) ids(ctx context.Context) (requestID, traceID string) {
+	if l.IDs == nil {
+		return "", ""
+	}
+	return l.IDs(ctx)
+}
+
+// decoder decodes a call's raw arguments strictly, an absent or empty
+// value as {}.
+func (l *Local) decoder(args json.RawMessage) func() (map[string]any, error) {
+	return func() (map[string]any, error) {
+		if len(args) == 0 {
+			return map[string]any{}, nil
 		}
+		return strictjson.DecodeObject(args, l.MaxDepth)
 	}
-	var rid, trace string
-	if l.IDs != nil {
-		rid, trace = l.IDs(ctx)
-	}
-	res := l.Service.Invoke(ctx, p, gateway.Call{
-		Tool: tool, Surface: gateway.SurfaceMCP, RequestID: rid, TraceID: trace, ToolSet: l.ToolSet,
-		Args: func() (map[string]any, error) { return strictjson.DecodeObject(args, l.MaxDepth) },
-	})
-	return Outcome{Body: res.Body, Err: res.Err, Replayed: res.Replayed}
 }

@@ -86,14 +86,14 @@ func schemaHas(t *testing.T, tl *mcp.Tool, name string) bool {
 }
 
 // callDirect calls a direct tool without arguments and requires a
-// successful one-move run.
+// successful answer with its links.
 func callDirect(t *testing.T, cs *mcp.ClientSession, name string) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	if res.IsError || res.Meta[mcpadapter.WorkflowMetaKey] == nil {
+	if res.IsError || res.Meta[mcpadapter.LinksMetaKey] == nil {
 		t.Fatalf("%s: isError %v, _meta %v: %s", name, res.IsError, res.Meta, textOf(t, res))
 	}
 }

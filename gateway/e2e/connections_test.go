@@ -261,7 +261,8 @@ func TestConnectionsDirectTool(t *testing.T) {
 		t.Fatalf("direct call: %+v", res.Content[0])
 	}
 	sc, _ := json.Marshal(res.StructuredContent)
-	if !strings.Contains(string(sc), `"state":"success"`) || res.Meta[mcpWorkflowKey] == nil {
+	// No guard, no evidence: the light path, which keeps no run.
+	if !strings.Contains(string(sc), `"state":"success"`) || res.Meta[mcpWorkflowKey] != nil || res.Meta["io.praxa/links"] == nil {
 		t.Errorf("direct call result: %s meta %v", sc, res.Meta)
 	}
 }

@@ -513,6 +513,14 @@ func (g *Gateway) Flush(t testing.TB) {
 func (g *Gateway) Events(t testing.TB, tenant, traceID string) []store.Event {
 	t.Helper()
 	g.Flush(t)
+	return g.StoredEvents(t, tenant, traceID)
+}
+
+// StoredEvents reads the tenant's events of one trace straight from the
+// store, without flushing the asynchronous audit first: the events
+// committed so far.
+func (g *Gateway) StoredEvents(t testing.TB, tenant, traceID string) []store.Event {
+	t.Helper()
 	var out []store.Event
 	err := g.DB.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
 		var err error

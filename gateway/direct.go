@@ -1,0 +1,168 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+// This file is the typed entry point of a directly exposed capability (an
+// MCP tool of its own, mcpadapter's direct tools). Such a call is the
+// describe link of seeds/000 made by the surface: praxec.command start of
+// proxy_default with input.capability, and it gets exactly that call's
+// checks (the praxec.command tool allowlist, the start row's scope, its
+// input schema, policy). Then:
+//
+//   - a capability that can be called without a run (no guard, no
+//     evidence produced, no approval: workflow.Definition.Standalone)
+//     takes the light path (package lightpath): its executor is called
+//     once and one audit event is committed, group-committed with others,
+//     before the answer leaves; no mission, lease or idempotency record;
+//   - any other starts a one-move run of proxy_default, as the same
+//     praxec.command start does, and answers its first move.
+//
+// A direct call carries no idempotency key and no runId (the surface has
+// nowhere to put them); a caller that needs either, or evidence across
+// calls, uses praxec.command.
+
+// DirectCall is one call of a directly exposed capability.
+type DirectCall struct {
+	// Capability is the capability's id (the tool's name).
+	Capability string
+	Surface    Surface
+	// Args loads the call's arguments (the capability's own, a JSON
+	// object); it is called after the allowlist check.
+	Args func() (map[string]any, error)
+	// ToolSet names the tool set the surface serves ("" for all).
+	ToolSet string
+	// RequestID identifies the request; TraceID is its W3C trace id.
+	RequestID, TraceID string
+}
+
+// DirectResult is the answer of a DirectCall.
+type DirectResult struct {
+	// Call is the capability's answer (nil when Err is set): OK with its
+	// output, or the upstream's failure with its message and output.
+	Call *workflow.Call
+	// Workflow is the run the call started, nil on the light path.
+	Workflow *WorkflowRef
+	// Links are the next calls: on the light path, the start of a run of
+	// proxy_default with this capability (the describe link: where
+	// evidence, a runId or an idempotency key is wanted); after a run, the
+	// run's own links.
+	Links []contracts.Link
+	// Err refuses or ends the call.
+	Err *contracts.Error
+	// Light says the call took the light path.
+	Light bool
+}
+
+// CallDirect runs a call of a directly exposed capability for principal p.
+func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCall) *DirectResult {
+	tool, _ := contracts.Lookup(contracts.ToolPraxecCommand)
+	if !s.light.Takes(c.Capability) {
+		return s.directRun(ctx, p, tool, c)
+	}
+	if err := s.Authorize(p, tool); err != nil {
+		return s.directRefused(ctx, p, tool, c, err)
+	}
+	args, err := c.Args()
+	if err != nil {
+		return s.directRefused(ctx, p, tool, c, contracts.AsError(err))
+	}
+	start := directStart(c.Capability, args)
+	if err := requireScope(p, contracts.ScopeMissionsWrite); err != nil {
+		return s.directRefused(ctx, p, tool, c, err)
+	}
+	if err := contracts.ValidateInput(tool.Name, start); err != nil {
+		return s.directRefused(ctx, p, tool, c, contracts.AsError(err))
+	}
+	if err := s.deniedDestructive(p, tool, c.ToolSet); err != nil {
+		return s.directRefused(ctx, p, tool, c, err)
+	}
+	ev := eventFor(p, tool, "", "", "", c.RequestID, c.TraceID, s.now(), nil)
+	ev.Operation = string(contracts.OpStart)
+	call, ce := s.light.Call(ctx, c.Capability, args, ev)
+	if ce != nil {
+		if ce.Code == contracts.CodeInternal {
+			s.log.ErrorContext(ctx, "direct call failed", "capability", c.Capability, "request_id", c.RequestID, "err", ce.Cause)
+		}
+		return &DirectResult{Err: ce, Light: true}
+	}
+	schema := json.RawMessage(nil)
+	if d, ok := s.workflows.Lookup(config.ProxyDefaultWorkflow); ok {
+		if t, ok := d.Transition(c.Capability); ok {
+			schema = t.InputSchema()
+		}
+	}
+	return &DirectResult{Call: call, Light: true, Links: []contracts.Link{capabilityStartLink(c.Capability, schema)}}
+}
+
+// directStart is the praxec.command start a direct call stands for: the
+// capability's arguments beside input.capability (a capability argument
+// named capability cannot be sent this way).
+func directStart(capability string, args map[string]any) map[string]any {
+	input := maps.Clone(args)
+	if input == nil {
+		input = map[string]any{}
+	}
+	input["capability"] = capability
+	return map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": input}
+}
+
+// directRefused audits and answers a refusal of a direct call on the light
+// path, as Invoke does for a tool.
+func (s *Service) directRefused(ctx context.Context, p *auth.Principal, tool contracts.Tool, c DirectCall, err *contracts.Error) *DirectResult {
+	res := &Result{Err: err, Operation: string(contracts.OpStart)}
+	s.finish(ctx, p, tool, c.RequestID, c.TraceID, res)
+	return &DirectResult{Err: err, Light: true}
+}
+
+// directRun answers a direct call with a one-move run of proxy_default:
+// praxec.command start, through Invoke.
+func (s *Service) directRun(ctx context.Context, p *auth.Principal, tool contracts.Tool, c DirectCall) *DirectResult {
+	res := s.Invoke(ctx, p, Call{Tool: tool.Name, Surface: c.Surface, ToolSet: c.ToolSet, RequestID: c.RequestID, TraceID: c.TraceID,
+		Args: func() (map[string]any, error) {
+			args, err := c.Args()
+			if err != nil {
+				return nil, err
+			}
+			return directStart(c.Capability, args), nil
+		}})
+	if res.Err != nil {
+		return &DirectResult{Err: res.Err}
+	}
+	proj, ok := res.value.(Projection)
+	if !ok {
+		// A replayed answer holds its bytes only.
+		if err := json.Unmarshal(res.Body, &proj); err != nil {
+			return &DirectResult{Err: asContractError(err)}
+		}
+	}
+	call := &workflow.Call{Capability: c.Capability, Output: map[string]any{}}
+	if last, ok := proj.Context[workflow.LastRunKey].(map[string]any); ok {
+		call.OK, _ = last["ok"].(bool)
+		if out, ok := last["output"].(map[string]any); ok {
+			call.Output = out
+		}
+		call.Error, _ = last["error"].(string)
+	}
+	wf := proj.Workflow
+	return &DirectResult{Call: call, Workflow: &wf, Links: proj.Links}
+}
+
+// capabilityStartLink is the link that starts a run of proxy_default whose
+// first move is the capability id (schema: its input schema, nil for any
+// object): the describe link of seeds/000.
+func capabilityStartLink(id string, schema json.RawMessage) contracts.Link {
+	if schema == nil {
+		schema = objectSchema
+	}
+	return contracts.Link{Rel: "start", InputSchemaSnake: schema, Method: contracts.ToolPraxecCommand,
+		Args: map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": map[string]any{"capability": id}}}
+}
