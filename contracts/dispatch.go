@@ -148,12 +148,39 @@ func Classify(tool string, args map[string]any) (Dispatch, error) {
 					Message: tool + " " + string(r.Operation) + " does not take " + m,
 					Hint:    "Leave " + m + " out, or follow a link from the previous answer.",
 					Fields:  []FieldError{{Pointer: "/" + escapePointer(m), Detail: "is not used by " + string(r.Operation)}},
+					Links:   unusedModifierLinks(tool, r, m, args),
 				}
 			}
 		}
 		return Dispatch{Row: r.clone(), Operation: refine(r.Operation, args)}, nil
 	}
 	return Dispatch{}, AmbiguousIntent(tool)
+}
+
+// unusedModifierLinks are the next moves of a call whose row r does not
+// take the modifier m: the same call without the modifiers r does not take
+// (and without the keys the tool does not declare, which its schema
+// refuses), and where m is a search modifier sent to home, the search it
+// asks for.
+func unusedModifierLinks(tool string, r DispatchRow, m string, args map[string]any) []Link {
+	retry := map[string]any{}
+	for k, v := range args {
+		if declaredKeys[tool][k] && (!slices.Contains(modifiers[tool], k) || slices.Contains(r.Modifiers, k)) {
+			retry[k] = v
+		}
+	}
+	links := []Link{{Rel: string(r.Operation), Title: "The same call without " + m, Method: tool, Args: retry}}
+	if tool == ToolPraxecQuery && r.Operation == OpHome {
+		search := map[string]any{"query": ""}
+		if k, ok := args["kind"].(string); ok {
+			search["kind"] = k
+		}
+		if l, ok := args["limit"].(float64); ok && l >= 1 && l == float64(int64(l)) {
+			search["limit"] = l
+		}
+		links = append(links, Link{Rel: "search", Title: "Search everything", Method: ToolPraxecQuery, Args: search})
+	}
+	return links
 }
 
 func matches(r DispatchRow, keys []string) bool {

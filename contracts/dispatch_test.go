@@ -294,8 +294,12 @@ func TestDispatchTable(t *testing.T) {
 }
 
 // oracle classifies independently of the package: the rows whose keys are
-// all present and which admit every other present selecting key.
+// all present and which admit every other present selecting key. A key
+// the tool's schema does not declare selects nothing: the schema check
+// after classification names it (DESIGN.md: "keys the schema does not
+// declare are left to the schema check").
 func oracle(tool string, args map[string]any) []contracts.DispatchRow {
+	declared := schemaProperties(tool)
 	// A tool's modifiers are those of DESIGN.md, whether or not a row takes
 	// them; they never select a row.
 	mods := map[string]bool{}
@@ -314,11 +318,27 @@ rows:
 			}
 		}
 		for k := range args {
-			if !mods[k] && !slices.Contains(r.Keys, k) && !slices.Contains(r.Optional, k) {
+			if declared[k] && !mods[k] && !slices.Contains(r.Keys, k) && !slices.Contains(r.Optional, k) {
 				continue rows
 			}
 		}
 		out = append(out, r)
+	}
+	return out
+}
+
+// schemaProperties is the set of properties tool's input schema declares.
+func schemaProperties(tool string) map[string]bool {
+	tl, _ := contracts.Lookup(tool)
+	var s struct {
+		Properties map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(tl.InputSchema, &s); err != nil {
+		panic(err)
+	}
+	out := map[string]bool{}
+	for k := range s.Properties {
+		out[k] = true
 	}
 	return out
 }
@@ -383,8 +403,9 @@ func FuzzClassify(f *testing.F) {
 					t.Fatalf("%v: row %s key %q is absent", args, d1.Row.Operation, k)
 				}
 			}
+			declared := schemaProperties(tool)
 			for k := range args {
-				if !slices.Contains(d1.Row.Keys, k) && !slices.Contains(d1.Row.Optional, k) && !slices.Contains(d1.Row.Modifiers, k) {
+				if declared[k] && !slices.Contains(d1.Row.Keys, k) && !slices.Contains(d1.Row.Optional, k) && !slices.Contains(d1.Row.Modifiers, k) {
 					t.Fatalf("%v: row %s accepted %q it does not take", args, d1.Row.Operation, k)
 				}
 			}
@@ -410,6 +431,14 @@ func FuzzClassify(f *testing.F) {
 				}
 				if len(ce.Fields) != 1 || !strings.HasPrefix(ce.Fields[0].Pointer, "/") {
 					t.Fatalf("%v: INVALID_PARAMS fields %v", args, ce.Fields)
+				}
+				// The next move: the same call without the modifier, which
+				// the classifier takes.
+				if len(ce.Links) == 0 || ce.Links[0].Method != tool {
+					t.Fatalf("%v: INVALID_PARAMS links %v", args, ce.Links)
+				}
+				if _, err := contracts.Classify(tool, ce.Links[0].Args); err != nil {
+					t.Fatalf("%v: the retry link %v is refused: %v", args, ce.Links[0].Args, err)
 				}
 			default:
 				t.Fatalf("%v: unexpected code %s", args, ce.Code)
@@ -456,4 +485,37 @@ func TestDispatchGolden(t *testing.T) {
 		contracts.ToolPraxecQuery:   contracts.DispatchTable(contracts.ToolPraxecQuery),
 		contracts.ToolPraxecCommand: contracts.DispatchTable(contracts.ToolPraxecCommand),
 	}))
+}
+
+// TestUnusedModifierLinks: a modifier the matched operation does not take
+// is refused with the next moves: the call without it and, for a search
+// modifier sent to home, the search it asks for (DESIGN.md: kind is a
+// modifier; it never selects a row).
+func TestUnusedModifierLinks(t *testing.T) {
+	for _, c := range []struct {
+		tool, args, links string
+	}{
+		{contracts.ToolPraxecQuery, `{"kind":"workflow"}`,
+			`[{"rel":"home","title":"The same call without kind","method":"praxec.query","args":{}},
+			  {"rel":"search","title":"Search everything","method":"praxec.query","args":{"query":"","kind":"workflow"}}]`},
+		{contracts.ToolPraxecQuery, `{"kind":0,"limit":5,"zzz":1}`,
+			`[{"rel":"home","title":"The same call without kind","method":"praxec.query","args":{}},
+			  {"rel":"search","title":"Search everything","method":"praxec.query","args":{"query":"","limit":5}}]`},
+		{contracts.ToolPraxecQuery, `{"workflowId":"wf_1","limit":2}`,
+			`[{"rel":"get","title":"The same call without limit","method":"praxec.query","args":{"workflowId":"wf_1"}}]`},
+	} {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(c.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		_, err := contracts.Classify(c.tool, args)
+		ce := contracts.AsError(err)
+		if ce == nil || ce.Code != contracts.CodeInvalidParams {
+			t.Fatalf("%s %s: %v, want INVALID_PARAMS", c.tool, c.args, err)
+		}
+		got, _ := json.Marshal(ce.Links)
+		if !jsonEqual(t, got, []byte(c.links)) {
+			t.Errorf("%s %s: links %s, want %s", c.tool, c.args, got, c.links)
+		}
+	}
 }
