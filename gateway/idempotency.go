@@ -3,8 +3,6 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -33,26 +31,6 @@ import (
 // key either, so the caller can correct the request and resend it with the
 // same key, as the links it follows carry one. Internal failures roll back
 // and consume nothing.
-
-// fingerprint identifies a request: the operation and the canonical JSON of
-// its arguments (encoding/json sorts object keys; numbers keep their text).
-func fingerprint(operationID string, args map[string]any) (string, error) {
-	rest := make(map[string]any, len(args))
-	for k, v := range args {
-		if k != "idempotencyKey" {
-			rest[k] = v
-		}
-	}
-	b, err := json.Marshal(rest)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	h.Write([]byte(operationID))
-	h.Write([]byte{0})
-	h.Write(b)
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // errReplay carries a stored record out of a transaction.
 type errReplay struct{ rec store.IdempotencyRecord }
@@ -211,7 +189,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 // replay answers with a stored record, or refuses a key reused for another
 // request.
 func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec store.IdempotencyRecord, fp string) *Result {
-	if rec.Fingerprint != fp || rec.Operation != tool.OperationID {
+	if rec.Operation != tool.OperationID || !sameFingerprint(rec.Fingerprint, fp, tool.OperationID, e.args) {
 		return &Result{Err: &contracts.Error{Code: contracts.CodeIdempotencyKeyReused,
 			Message: "this idempotency key was already used for a different request",
 			Hint:    "Use a new key for a new mutation; reuse a key only to retry the identical request."}}

@@ -332,7 +332,7 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 // answer to the same request; another request with the runId (or key) is
 // refused.
 func replayStart(e *env, l store.StartLease) error {
-	if l.Fingerprint == startFingerprint(e) {
+	if sameFingerprint(l.Fingerprint, startFingerprint(e), e.tool.OperationID, e.args) {
 		var env contracts.ErrorEnvelope
 		if err := json.Unmarshal(l.Response, &env); err != nil {
 			return fmt.Errorf("start record %s: %w", l.Ref, err)
