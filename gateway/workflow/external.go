@@ -157,18 +157,34 @@ func (t *Tape) Unknown() bool {
 
 // MayHaveActed reports whether a recorded call may have taken effect
 // upstream: one that succeeded or whose outcome is unknown. A call that
-// was never sent (unavailable) or that the upstream refused (failed) did
-// not act.
+// was never sent (unavailable), that the upstream refused (failed), or
+// that the runner refused before sending anything (a contract error: a
+// path outside the connection's roots, a kind without a runner) did not
+// act.
 func (t *Tape) MayHaveActed() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, c := range t.calls {
-		var xe *ExecutorError
-		if !errors.As(c.err, &xe) || xe.Outcome == OutcomeUnknown {
+		if mayHaveActed(c.err) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayHaveActed reports whether a call that answered err may have taken
+// effect: a success, an unknown outcome, or an error of no known kind
+// (taken for the worst).
+func mayHaveActed(err error) bool {
+	if err == nil {
+		return true
+	}
+	var xe *ExecutorError
+	if errors.As(err, &xe) {
+		return xe.Outcome == OutcomeUnknown
+	}
+	var ce *contracts.Error
+	return !errors.As(err, &ce)
 }
 
 type tapeKey struct{}
