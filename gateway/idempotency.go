@@ -44,14 +44,20 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 		if err := s.deniedDestructive(p, tool, e.toolSet); err != nil {
 			return &Result{Err: err}
 		}
+		run := func(ctx context.Context) *Result {
+			if op.prepare != nil {
+				defer op.prepare(ctx, e)()
+			}
+			if e.refusal != nil {
+				return &Result{Err: e.refusal}
+			}
+			res, _ := s.runMutation(ctx, op, e, nil)
+			return res
+		}
 		if op.prepare != nil {
-			defer op.prepare(ctx, e)()
+			return s.outlive(ctx, e, run)
 		}
-		if e.refusal != nil {
-			return &Result{Err: e.refusal}
-		}
-		res, _ := s.runMutation(ctx, op, e, nil)
-		return res
+		return run(ctx)
 	}
 	ns := p.Namespace()
 	fp, err := fingerprint(tool.OperationID, e.args)
@@ -83,22 +89,28 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 	if _, busy := s.inflight.LoadOrStore(slot, struct{}{}); busy {
 		return &Result{Err: inProgress()}
 	}
-	defer s.inflight.Delete(slot)
 	e.idemNS, e.idemKey, e.idemFP = ns, key, fp
+	run := func(ctx context.Context) *Result {
+		defer s.inflight.Delete(slot)
+		if op.prepare != nil {
+			defer op.prepare(ctx, e)()
+		}
+		if e.refusal != nil {
+			// Refused before it ran (a move lease held elsewhere): no key.
+			return &Result{Err: e.refusal}
+		}
+		rec := store.IdempotencyRecord{Namespace: ns, Key: key, Operation: tool.OperationID, Fingerprint: fp,
+			CreatedAt: e.now, ExpiresAt: e.now.Add(s.retention)}
+		res, prev := s.runMutation(ctx, op, e, &rec)
+		if prev != nil {
+			return s.replay(p, tool, e, *prev, fp)
+		}
+		return res
+	}
 	if op.prepare != nil {
-		defer op.prepare(ctx, e)()
+		return s.outlive(ctx, e, run)
 	}
-	if e.refusal != nil {
-		// Refused before it ran (a move lease held elsewhere): no key.
-		return &Result{Err: e.refusal}
-	}
-	rec = store.IdempotencyRecord{Namespace: ns, Key: key, Operation: tool.OperationID, Fingerprint: fp,
-		CreatedAt: e.now, ExpiresAt: e.now.Add(s.retention)}
-	res, prev := s.runMutation(ctx, op, e, &rec)
-	if prev != nil {
-		return s.replay(p, tool, e, *prev, fp)
-	}
-	return res
+	return run(ctx)
 }
 
 // recordedRefusal says whether a refusal by the operation is remembered

@@ -47,6 +47,8 @@ type Service struct {
 	policy atomic.Pointer[config.Policy]
 	// light runs the direct calls that need no run (direct.go).
 	light *lightpath.Path
+	// detached tracks the moves that outlived their request (outlive.go).
+	detached detached
 }
 
 // Options configure a Service. The zero value is usable.
@@ -485,7 +487,11 @@ func asContractError(err error) *contracts.Error {
 // keep up).
 func (s *Service) AuditWaits() int64 { return s.audit.Waits() }
 
-// Close flushes pending audit events.
+// Close waits for the moves that outlived their requests, then flushes
+// pending audit events.
 func (s *Service) Close(ctx context.Context) error {
+	if err := s.waitDetached(ctx); err != nil {
+		return err
+	}
 	return s.audit.Close(ctx)
 }

@@ -78,6 +78,9 @@ func runConfigValidate(_ context.Context, env *environment, args []string) error
 		switch {
 		case err == nil:
 			fmt.Fprintf(env.stdout, "%s: ok\n", file)
+			for _, w := range cfg.Warnings() {
+				fmt.Fprintf(env.stderr, "%s: warning: %s\n", file, w)
+			}
 			continue
 		case errors.As(err, &le):
 			fmt.Fprintln(env.stderr, err.Error()) // every file's problems, skills included

@@ -45,6 +45,9 @@ func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *
 		sw.Close(ctx)
 		return nil, err
 	}
+	for _, w := range cfg.Warnings() {
+		log.Warn("configuration: " + w)
+	}
 	o := extra
 	o.Logger = log
 	o.Workflows, o.Discovery, o.Runners = workflows, index, sw.Runners()

@@ -70,6 +70,10 @@ type Server struct {
 	LeaseTTL Duration `json:"leaseTTL,omitempty"`
 }
 
+// DefaultRequestTimeout is the deadline of a request when
+// server.limits.requestTimeout is not set.
+const DefaultRequestTimeout = 30 * time.Second
+
 // Limits bound request size, structure, time and rate.
 type Limits struct {
 	// MaxBodyBytes bounds a request body (default 1 MiB); beyond it 413.
@@ -162,7 +166,7 @@ func (c *Config) Defaults(addr string) {
 		l.MaxDepth = 32
 	}
 	if l.RequestTimeout == 0 {
-		l.RequestTimeout = Duration(30 * time.Second)
+		l.RequestTimeout = Duration(DefaultRequestTimeout)
 	}
 	if l.RatePerSecond == 0 {
 		l.RatePerSecond = 50

@@ -302,10 +302,11 @@ func TestConnectionsOutcomeUnknown(t *testing.T) {
 			rest.BaseURL = api.URL
 			cfg.Connections["github_api"] = rest
 			// Retries and a fallback must not repeat a call whose
-			// outcome is unknown: neither runs.
+			// outcome is unknown: neither runs. The timeout leaves a
+			// loaded machine time to start the shell (300ms did not).
 			retries := 3
 			cfg.Proxy.Expose = append(cfg.Proxy.Expose, config.Exposure{Name: "slow.deploy",
-				Executor: &config.Executor{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo run >> "$SUITE_MARKER"; sleep 5`}, TimeoutMs: 300},
+				Executor: &config.Executor{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo run >> "$SUITE_MARKER"; sleep 30`}, TimeoutMs: 2000},
 				Reliability: &config.Reliability{Retries: &retries, BackoffMs: 1, Fallback: &config.Fallback{Executors: []config.Executor{
 					{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo fallback >> "$SUITE_MARKER"`}}}}}})
 		},

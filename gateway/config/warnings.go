@@ -1,0 +1,49 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// Warnings lists what in a valid configuration works, but maybe not as its
+// author expects. Each names where it comes from; none refuses the file.
+//
+//   - A capability or transition whose executor may run longer than
+//     server.limits.requestTimeout (its timeoutMs, or with reliability its
+//     worst case of retries and fallbacks): a call that runs that long
+//     answers 504 outcome-unknown when the request's deadline passes, and
+//     finishes under its lease; the caller reads the outcome back with the
+//     same idempotency key. Executors without timeoutMs are not listed
+//     (the default timeout is the gateway's, not the author's choice).
+func (c *Config) Warnings() []string {
+	limit := time.Duration(c.Server.Limits.RequestTimeout)
+	if limit <= 0 {
+		limit = DefaultRequestTimeout
+	}
+	var out []string
+	long := func(where string, d time.Duration) {
+		out = append(out, fmt.Sprintf("%s: the executor may run for %s, longer than server.limits.requestTimeout (%s): "+
+			"a call that runs that long answers 504 outcome-unknown and finishes in the background (retry the same request with the same key to read its outcome)",
+			where, d, limit))
+	}
+	for _, x := range c.Exposed() {
+		if x.Executor == nil || x.Executor.TimeoutMs == 0 && (x.Reliability == nil || x.Reliability.TimeoutMs == 0) {
+			continue
+		}
+		if d := x.Reliability.WorstCase(*x.Executor); d > limit {
+			long(x.Source, d)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.Workflows)) {
+		for i, t := range c.Workflows[id].Transitions {
+			if t.Executor != nil && t.Executor.TimeoutMs > 0 {
+				if d := ExecutorTimeout(*t.Executor); d > limit {
+					long(fmt.Sprintf("workflows.%s.transitions[%d]", id, i), d)
+				}
+			}
+		}
+	}
+	return out
+}
