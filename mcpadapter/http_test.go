@@ -3,6 +3,7 @@ package mcpadapter_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -117,9 +118,22 @@ func TestStreamableHTTPRefusals(t *testing.T) {
 				t.Errorf("Origin https://evil.example: %d, want 403", res.StatusCode)
 			}
 		}
-		// The gateway's own origin passes.
-		if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok, "Origin": h.url}); res.StatusCode != http.StatusOK {
-			t.Errorf("own origin: %d, want 200", res.StatusCode)
+		// The gateway's own origin passes, under any loopback name of its
+		// loopback listener; another port or scheme, or a foreign host
+		// that resolves nowhere near it, does not.
+		u, err := url.Parse(h.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []string{h.url, "http://localhost:" + u.Port(), "http://[::1]:" + u.Port(), "http://127.0.0.2:" + u.Port()} {
+			if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok, "Origin": o}); res.StatusCode != http.StatusOK {
+				t.Errorf("own origin %s: %d, want 200", o, res.StatusCode)
+			}
+		}
+		for _, o := range []string{"http://localhost:1", "https://localhost:" + u.Port(), "http://localhost.evil.example:" + u.Port(), "null"} {
+			if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok, "Origin": o}); res.StatusCode != http.StatusForbidden {
+				t.Errorf("origin %s: %d, want 403", o, res.StatusCode)
+			}
 		}
 	})
 	t.Run("token in the query string", func(t *testing.T) {

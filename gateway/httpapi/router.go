@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -160,19 +161,57 @@ func (s *server) authenticated(next http.Handler) http.Handler {
 // cross-site protection; the MCP SDK's own guard checks Host only).
 func (s *server) checkOrigin(next http.Handler) http.Handler {
 	allowed := map[string]bool{}
+	var own *url.URL
 	if u, err := url.Parse(s.Config.Server.PublicURL); err == nil {
 		allowed[u.Scheme+"://"+u.Host] = true
+		own = u
 	}
 	for _, o := range s.Config.Server.AllowedOrigins {
 		allowed[strings.TrimRight(o, "/")] = true
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "" && !allowed[o] {
+		if o := r.Header.Get("Origin"); o != "" && !allowed[o] && !sameLoopbackOrigin(own, o) {
 			writeProblem(w, 0, contracts.Errorf(contracts.CodeOriginForbidden, "requests from origin %s are not allowed", o), requestID(r.Context()))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sameLoopbackOrigin reports whether origin is the gateway's own origin
+// spelt with another loopback name: when the gateway's public URL is on a
+// loopback host, http://localhost:PORT, http://127.0.0.1:PORT and
+// http://[::1]:PORT name the same listener (same scheme and port). A
+// foreign host is never the same origin.
+func sameLoopbackOrigin(own *url.URL, origin string) bool {
+	if own == nil || !loopbackHost(own.Hostname()) {
+		return false
+	}
+	o, err := url.Parse(origin)
+	if err != nil || o.Scheme != own.Scheme || o.Path != "" || o.User != nil || !loopbackHost(o.Hostname()) {
+		return false
+	}
+	return portOf(o) == portOf(own)
+}
+
+// loopbackHost reports whether host names the loopback interface.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// portOf is u's port, the scheme's default when none is written.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
 
 // allowMethods are the methods a 405 may list.
@@ -223,8 +262,9 @@ func (s *server) protectedResourceMetadata() http.HandlerFunc {
 		"scopes_supported":         scopes,
 		"bearer_methods_supported": []string{"header"},
 		"resource_name":            "Praxa gateway",
-		"resource_signing_alg_values_supported": []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
-			"ES256", "ES384", "ES512", "EdDSA"},
+		// No resource_signing_alg_values_supported: RFC 9728 defines it
+		// for responses the resource signs, and this one signs none (the
+		// algorithms of access tokens are the authorization server's).
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
