@@ -87,7 +87,10 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: readCloser{env.stdin}, Writer: writeCloser{env.stdout}})
+	// Requests read before stdin ends are answered before the session
+	// closes (stdio_drain.go).
+	drain := newStdioDrain(ctx)
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: drain.reader(env.stdin), Writer: drain.writer(env.stdout)})
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}
@@ -188,17 +191,3 @@ func randomID(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
-
-type readCloser struct {
-	r interface{ Read([]byte) (int, error) }
-}
-
-func (r readCloser) Read(b []byte) (int, error) { return r.r.Read(b) }
-func (readCloser) Close() error                 { return nil }
-
-type writeCloser struct {
-	w interface{ Write([]byte) (int, error) }
-}
-
-func (w writeCloser) Write(b []byte) (int, error) { return w.w.Write(b) }
-func (writeCloser) Close() error                  { return nil }
