@@ -10,6 +10,8 @@ package e2e_test
 import (
 	"context"
 	"net/http"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -228,4 +230,57 @@ func TestIdleRunsExpireOnceAcrossReplicas(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRunRetentionReload: a reload applies a new proxy.runRetention from
+// the next sweep: 0s keeps the runs, a longer retention spares a run a
+// shorter one expires.
+func TestRunRetentionReload(t *testing.T) {
+	ti := newIssuer(t)
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	path := filepath.Join(t.TempDir(), "praxec.yaml")
+	withRetention := func(d string) string { return strings.Replace(expireYAML, "runRetention: 1h", "runRetention: "+d, 1) }
+	writeFile(t, path, expireYAML)
+	g := gatewaytest.New(t, &gatewaytest.Options{
+		Issuer:     &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Now:        now,
+		ConfigFile: path,
+		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
+	})
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	id, _ := startNote(t, w, tok)
+	offset.Store(int64(90 * time.Minute))
+	for _, tc := range []struct {
+		retention string
+		want      time.Duration
+		expired   int
+	}{
+		{"0s", 0, 0},
+		{"2h", 2 * time.Hour, 0},
+		{"45m", 45 * time.Minute, 1},
+	} {
+		writeFile(t, path, withRetention(tc.retention))
+		if _, err := g.Reload(t); err != nil {
+			t.Fatalf("reload with runRetention %s: %v", tc.retention, err)
+		}
+		if got := g.Service.RunRetention(); got != tc.want {
+			t.Errorf("after the reload with %s: RunRetention() = %v", tc.retention, got)
+		}
+		if n, err := g.Service.SweepIdleRuns(context.Background()); err != nil || n != tc.expired {
+			t.Errorf("runRetention %s, idle 90m: the sweep expired %d (%v), want %d", tc.retention, n, err, tc.expired)
+		}
+	}
+	if s := str(t, getRun(t, w, tok, id), "workflow.state"); s != "expired" {
+		t.Errorf("the run is %s, want expired", s)
+	}
+	// Without proxy.runRetention the default holds.
+	writeFile(t, path, strings.Replace(expireYAML, "  runRetention: 1h\n", "", 1))
+	if _, err := g.Reload(t); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Service.RunRetention(); got != config.DefaultRunRetention {
+		t.Errorf("unset: RunRetention() = %v, want %v", got, config.DefaultRunRetention)
+	}
 }
