@@ -10,6 +10,7 @@ package e2e_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,23 +26,41 @@ import (
 )
 
 const expireYAML = `
+connections:
+  api:
+    kind: rest
+    baseUrl: http://127.0.0.1:1
 proxy:
   runRetention: 1h
   expose:
     - name: note
       description: Write a note.
+    - name: release
+      description: Release the notes, once a person approves.
+      executor: {kind: human, queue: ops}
+    - name: ping
+      description: Ping the upstream (a call outside, under a move lease).
+      executor: {kind: rest, connection: api, method: POST, path: /ping}
 `
 
 // expireGateway serves expireYAML on a clock now, on SQLite, or on the
-// PostgreSQL schema dsn when it is not empty.
-func expireGateway(t *testing.T, ti *testIssuer, now func() time.Time, dsn string) *gatewaytest.Gateway {
+// PostgreSQL schema dsn when it is not empty; the api connection reaches
+// api when it is not empty.
+func expireGateway(t *testing.T, ti *testIssuer, now func() time.Time, dsn, api string) *gatewaytest.Gateway {
 	t.Helper()
 	return gatewaytest.New(t, &gatewaytest.Options{
 		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
 		Now:      now,
 		StoreDSN: dsn,
 		Config:   func() (*config.Config, error) { return config.Parse("expire.yaml", []byte(expireYAML)) },
-		Edit:     func(cfg *config.Config) { cfg.Auth.Resource = resource },
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			if api != "" {
+				c := cfg.Connections["api"]
+				c.BaseURL = api
+				cfg.Connections["api"] = c
+			}
+		},
 	})
 }
 
@@ -88,7 +107,7 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	ti := newIssuer(t)
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
-	g := expireGateway(t, ti, now, dsn)
+	g := expireGateway(t, ti, now, dsn, "")
 	w := wrap(g)
 	tok := dayToken(t, ti)
 	ctx := context.Background()
@@ -99,6 +118,13 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	idle, idleVersion := startNote(t, w, tok)
 	moved, movedVersion := startNote(t, w, tok)
 	leased, leasedVersion := startNote(t, w, tok)
+	// A run waiting for a person's approval.
+	waiting, waitingVersion := startNote(t, w, tok)
+	res := w.command(t, tok, map[string]any{"workflowId": waiting, "expectedVersion": waitingVersion, "transition": "release"})
+	wantStatus(t, res, http.StatusOK)
+	if s := str(t, res.object(t), "result.status"); s != "pending_approval" {
+		t.Fatalf("release: %s, want pending_approval", s)
+	}
 	offset.Store(int64(30 * time.Minute))
 	wantStatus(t, w.command(t, tok, map[string]any{"workflowId": moved, "expectedVersion": movedVersion, "transition": "note",
 		"arguments": map[string]any{"text": "again"}}), http.StatusOK)
@@ -116,7 +142,7 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	}
 	offset.Store(int64(70 * time.Minute))
 	if n, err := g.Service.SweepIdleRuns(ctx); err != nil || n != 1 {
-		t.Fatalf("sweep at 70m: %d, %v; want 1 (the idle run; the moved one is idle 40m, the leased one has a call in flight)", n, err)
+		t.Fatalf("sweep at 70m: %d, %v; want 1 (the idle run; the moved one is idle 40m, the leased one has a call in flight, the waiting one an approval pending)", n, err)
 	}
 
 	// The expired run answers as an ended workflow.
@@ -147,7 +173,7 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 		expired.Operation != "expireRuns" || expired.Attributes["from"] != "running" || expired.Attributes["retention"] != "1h0m0s" {
 		t.Errorf("the trace of the expiry: %+v", evs)
 	}
-	for _, id := range []string{moved, leased} {
+	for _, id := range []string{moved, leased, waiting} {
 		if s := str(t, getRun(t, w, tok, id), "workflow.state"); s != "running" {
 			t.Errorf("run %s is %s, want running", id, s)
 		}
@@ -162,7 +188,10 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	}
 	offset.Store(int64(110 * time.Minute))
 	if n, err := g.Service.SweepIdleRuns(ctx); err != nil || n != 2 {
-		t.Fatalf("sweep at 110m: %d, %v; want 2", n, err)
+		t.Fatalf("sweep at 110m: %d, %v; want 2 (the moved and the leased runs)", n, err)
+	}
+	if body := getRun(t, w, tok, waiting); str(t, body, "workflow.state") != "running" || str(t, body, "result.status") != "pending_approval" {
+		t.Errorf("the run waiting for an approval: %v", body)
 	}
 	if n, err := g.Service.SweepIdleRuns(ctx); err != nil || n != 0 {
 		t.Errorf("a second sweep: %d, %v; want 0", n, err)
@@ -182,7 +211,7 @@ func TestIdleRunsExpireOnceAcrossReplicas(t *testing.T) {
 		ti := newIssuer(t)
 		var offset atomic.Int64
 		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
-		g := expireGateway(t, ti, now, dsn)
+		g := expireGateway(t, ti, now, dsn, "")
 		r := g.Replica(t, nil)
 		w := wrap(g)
 		tok := dayToken(t, ti)
@@ -283,4 +312,100 @@ func TestRunRetentionReload(t *testing.T) {
 	if got := g.Service.RunRetention(); got != config.DefaultRunRetention {
 		t.Errorf("unset: RunRetention() = %v, want %v", got, config.DefaultRunRetention)
 	}
+}
+
+// TestIdleRunsExpireRacingMoves: moves sent on idle runs while replicas
+// sweep them each win or lose cleanly: a run either moved (its move
+// answered 200, the sweep left it) or expired (its move answered 409, as
+// on any ended workflow), never both, never neither. A move that calls
+// outside (ping, under a move lease) reaches the upstream only when it
+// wins: no call is made for a run that expired under it.
+func TestIdleRunsExpireRacingMoves(t *testing.T) {
+	for _, transition := range []string{"note", "ping"} {
+		t.Run(transition, func(t *testing.T) { testIdleRunsExpireRacingMoves(t, transition) })
+	}
+}
+
+func testIdleRunsExpireRacingMoves(t *testing.T, transition string) {
+	var pings atomic.Int32
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pings.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	t.Cleanup(upstream.Close)
+	eachStore(t, func(t *testing.T, dsn string) {
+		pings.Store(0)
+		ti := newIssuer(t)
+		var offset atomic.Int64
+		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		g := expireGateway(t, ti, now, dsn, upstream.URL)
+		r := g.Replica(t, nil)
+		ws := []*gw{wrap(g), wrap(r)}
+		tok := dayToken(t, ti)
+		const runs = 20
+		ids := make([]string, runs)
+		versions := make([]int64, runs)
+		for i := range ids {
+			ids[i], versions[i] = startNote(t, ws[0], tok)
+		}
+		offset.Store(int64(2 * time.Hour))
+		statuses := make([]int, runs)
+		var swept atomic.Int64
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				res := ws[i%2].command(t, tok, map[string]any{"workflowId": ids[i], "expectedVersion": versions[i], "transition": transition})
+				statuses[i] = res.Status
+				if res.Status == http.StatusConflict {
+					var p problem
+					if err := decode(res.Body, &p); err != nil || p.Code != string(contracts.CodeInvalidTransition) && p.Code != string(contracts.CodeVersionConflict) {
+						t.Errorf("run %d: the losing move answered %s", i, res.Body)
+					}
+				}
+			}()
+		}
+		for _, svc := range []interface {
+			SweepIdleRuns(context.Context) (int, error)
+		}{g.Service, r.Service} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				n, err := svc.SweepIdleRuns(context.Background())
+				if err != nil {
+					t.Errorf("SweepIdleRuns: %v", err)
+				}
+				swept.Add(int64(n))
+			}()
+		}
+		close(start)
+		wg.Wait()
+		expired := 0
+		for i, id := range ids {
+			body := getRun(t, ws[0], tok, id)
+			state, version := str(t, body, "workflow.state"), num(t, body, "workflow.version")
+			switch {
+			case statuses[i] == http.StatusOK && state == "running" && version == versions[i]+1:
+			case statuses[i] == http.StatusConflict && state == "expired" && version == versions[i]+1:
+				expired++
+			default:
+				t.Errorf("run %d: the move answered %d, the run is %s at version %d (from %d)", i, statuses[i], state, version, versions[i])
+			}
+		}
+		if int64(expired) != swept.Load() {
+			t.Errorf("%d runs expired, the sweeps counted %d", expired, swept.Load())
+		}
+		if want := int32(0); transition == "ping" {
+			want = int32(runs - expired)
+			if got := pings.Load(); got != want {
+				t.Errorf("the upstream was called %d times, want %d (once per move that won)", got, want)
+			}
+		}
+		t.Logf("%d of %d runs expired before their move", expired, runs)
+	})
 }
