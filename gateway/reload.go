@@ -71,7 +71,7 @@ func (s *Service) Reload(rt Runtime) {
 	s.policy.Store(&policy)
 	s.runs.retention.Store(int64(max(rt.RunRetention, 0)))
 	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
-		"certificate_issuers", len(rt.CertificateIssuers))
+		"certificate_issuers", len(rt.CertificateIssuers), "run_retention", s.RunRetention().String())
 }
 
 // How a reload was asked for (ReloadTrigger.Via).
