@@ -27,13 +27,13 @@ const ExpiredKey = "expired"
 
 // ProxyWorkflow builds the definition of the built-in proxy_default
 // workflow from the capabilities the proxy surface offers: the state
-// running, the terminal state expired (ExpiredState) and one transition per
-// capability, from running back to running, carrying the capability's guards, input schema, executor (its
-// reliability.timeoutMs bounds each call; AddProxy adds the retries and
-// fallback executors) and the evidence it produces. An
-// instance is one agent run: the evidence of its moves accumulates on it,
-// so a capability guarded by evidence becomes legal once a move of the same
-// run produced that evidence.
+// running, the terminal state expired (ExpiredState) and one transition
+// per capability, from running back to running, carrying the capability's
+// guards, input schema, executor (its reliability.timeoutMs bounds each
+// call; AddProxy adds the retries and fallback executors) and the evidence
+// it produces. An instance is one agent run: the evidence of its moves
+// accumulates on it, so a capability guarded by evidence becomes legal
+// once a move of the same run produced that evidence.
 func ProxyWorkflow(caps []config.ExposedCapability) config.Workflow {
 	w := config.Workflow{Version: 1, Title: "Proxy capabilities",
 		Description: "One agent run over the proxy capabilities: every capability is a move, evidence accumulates on the run.",
