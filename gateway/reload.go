@@ -45,6 +45,10 @@ type Runtime struct {
 	// against when they are listed (none when nil: every certificate is
 	// then unknown_issuer).
 	CertificateIssuers certs.Issuers
+	// RunRetention is how long a proxy_default run may stay idle before
+	// the run sweeper expires it (0: runs are kept for good); the next
+	// sweep uses it.
+	RunRetention time.Duration
 }
 
 // Reload makes rt the configuration the service runs on. Each part is
@@ -65,8 +69,9 @@ func (s *Service) Reload(rt Runtime) {
 	s.disc.install(rt.Discovery, s.workflows, rt.Lexicon, discovery.SkillItems(rt.Skills))
 	policy := rt.Policy
 	s.policy.Store(&policy)
+	s.runs.retention.Store(int64(max(rt.RunRetention, 0)))
 	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
-		"certificate_issuers", len(rt.CertificateIssuers))
+		"certificate_issuers", len(rt.CertificateIssuers), "run_retention", s.RunRetention().String())
 }
 
 // How a reload was asked for (ReloadTrigger.Via).
@@ -122,7 +127,8 @@ type ReloadResult struct {
 // server.leaseTTL is refused (the leases and the lease sweeper keep the
 // TTL they started with, and the file's executors are checked against
 // its own), as is one whose proxy.import connections cannot be listed
-// (connect.SetupReload: it would drop their capabilities).
+// (connect.SetupReload: it would drop their capabilities). A new
+// proxy.runRetention applies from the run sweeper's next sweep.
 type Reloader struct {
 	// Service is the service whose Runtime is replaced.
 	Service *Service
@@ -266,7 +272,7 @@ func (r *Reloader) reload(ctx context.Context) (*ReloadResult, []string, error) 
 	}
 	r.Switch.Swap(conns)
 	s.Reload(Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
-		Skills: cat, CertificateIssuers: issuers})
+		Skills: cat, CertificateIssuers: issuers, RunRetention: cfg.RunRetention()})
 	apply()
 	res.Reloaded = true
 	res.Workflows, res.Capabilities, res.Connections = len(workflows.IDs()), len(cfg.Exposed()), len(cfg.Connections)

@@ -40,6 +40,7 @@ type Service struct {
 	owner    string        // names this process in its move leases (leases.go)
 	leaseTTL time.Duration // how long a move lease holds (leases.go)
 	swept    atomic.Int64  // expired leases the sweeper resolved (leases_sweep.go)
+	runs     runExpiry     // the run sweeper (runs_expire.go)
 	disc     *discoveryState
 	ctxState *contextState
 	// policy is the configuration's policy in force (a reload replaces
@@ -94,6 +95,11 @@ type Options struct {
 	// DefaultLeaseTTL, config.Config.LeaseTTL from server.leaseTTL; see
 	// leases.go).
 	LeaseTTL time.Duration
+	// RunRetention is how long a proxy_default run may stay idle before
+	// the run sweeper expires it (runs_expire.go); 0 keeps runs for good.
+	// praxa serve passes config.Config.RunRetention (24h unless
+	// proxy.runRetention says otherwise); a reload replaces it.
+	RunRetention time.Duration
 }
 
 // New returns a Service over st.
@@ -124,6 +130,7 @@ func New(st store.Store, opts *Options) *Service {
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL
 	}
+	s.runs.retention.Store(int64(max(o.RunRetention, 0)))
 	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: o.Runners}
 	s.light = &lightpath.Path{Engine: s.engine, Journal: s.audit}
 	s.disc = newDiscoveryState(&o)

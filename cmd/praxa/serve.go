@@ -229,6 +229,11 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	go a.service.RunLeaseSweeper(runCtx)
 	metrics.CounterFunc("praxa_leases_swept_total", "Expired move and start leases the lease sweeper resolved as outcome-unknown.",
 		func() float64 { return float64(a.service.LeasesSwept()) })
+	// proxy_default runs idle longer than proxy.runRetention move to
+	// their terminal state expired (gateway/runs_expire.go).
+	go a.service.RunRunSweeper(runCtx)
+	metrics.CounterFunc("praxa_runs_expired_total", "Idle proxy_default runs the run sweeper moved to the terminal state expired.",
+		func() float64 { return float64(a.service.RunsExpired()) })
 
 	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
 	if err != nil {

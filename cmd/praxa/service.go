@@ -26,9 +26,9 @@ type builtService struct {
 // on: its connections and workflows (proxy_default included), the
 // discovery index, skills and certificate issuers, and the options every
 // one of them takes from the configuration (policy, lexicon, retention,
-// lease TTL). extra carries what only the caller decides (flags); the
-// members buildService sets are overwritten. The caller closes the
-// service, then the connections.
+// lease TTL, run retention). extra carries what only the caller decides
+// (flags); the members buildService sets are overwritten. The caller
+// closes the service, then the connections.
 func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *slog.Logger, extra gateway.Options) (*builtService, error) {
 	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
 	if err != nil {
@@ -53,6 +53,7 @@ func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *
 	o.Workflows, o.Discovery, o.Runners = workflows, index, sw.Runners()
 	o.Policy, o.Lexicon = cfg.Policy, cfg.Lexicon
 	o.Retention, o.LeaseTTL = time.Duration(cfg.Server.Idempotency.Retention), cfg.LeaseTTL()
+	o.RunRetention = cfg.RunRetention()
 	o.Skills, o.CertificateIssuers = skillCatalog, certIssuers
 	return &builtService{service: gateway.New(st, &o), conns: sw, problems: problems}, nil
 }

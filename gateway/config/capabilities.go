@@ -113,6 +113,11 @@ type Proxy struct {
 	// Import lists mcp connections whose tools become capabilities when
 	// the gateway starts (see Import and SetImported).
 	Import []Import `json:"import,omitempty"`
+	// RunRetention is how long a run of proxy_default may stay idle (no
+	// move) before the gateway moves it to its terminal expired state:
+	// unset for DefaultRunRetention, 0s to keep runs for good (see
+	// Config.RunRetention).
+	RunRetention *Duration `json:"runRetention,omitempty"`
 }
 
 // Exposure is one entry of proxy.expose. Exactly one of Name (an inline

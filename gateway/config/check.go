@@ -25,6 +25,7 @@ const maxLeeway = 5 * time.Minute
 var durationFields = []string{
 	"/server/limits/requestTimeout",
 	"/server/idempotency/retention",
+	"/proxy/runRetention",
 	"/auth/leeway",
 	"/auth/jwksRefreshInterval",
 }

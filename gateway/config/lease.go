@@ -17,3 +17,18 @@ func (c *Config) LeaseTTL() time.Duration {
 	}
 	return time.Duration(c.Server.LeaseTTL)
 }
+
+// DefaultRunRetention is the run retention when proxy.runRetention is not
+// set: how long a proxy_default run may stay idle before the gateway
+// expires it (see gateway/runs_expire.go).
+const DefaultRunRetention = 24 * time.Hour
+
+// RunRetention returns the run retention in force: proxy.runRetention,
+// DefaultRunRetention when it is unset, or 0 when it is set to 0s, which
+// keeps proxy_default runs for good. A nil Config answers the default.
+func (c *Config) RunRetention() time.Duration {
+	if c == nil || c.Proxy.RunRetention == nil {
+		return DefaultRunRetention
+	}
+	return time.Duration(*c.Proxy.RunRetention)
+}

@@ -314,7 +314,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.LexiconWrites,
 		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: g.Switch.Runners(), Skills: skillCatalog,
-		CertificateIssuers: certIssuers, LeaseTTL: cfg.LeaseTTL()})
+		CertificateIssuers: certIssuers, LeaseTTL: cfg.LeaseTTL(), RunRetention: cfg.RunRetention()})
 	started = append(started, func() error {
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer scancel()

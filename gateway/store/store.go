@@ -80,6 +80,13 @@ type ReadTx interface {
 	// GetMissionByRunID returns the tenant's mission by runId, or
 	// ErrNotFound.
 	GetMissionByRunID(ctx context.Context, tenant, runID string) (Mission, error)
+	// IdleMissions returns up to limit missions of the definition, of
+	// every tenant, with Status active and UpdatedAt before before, in the
+	// order of UpdatedAt then ID, starting after the mission after names
+	// (the zero MissionCursor starts at the first). The run sweeper pages
+	// through the runs idle longer than the retention with it; drivers
+	// answer it from an index on (definition_id, status, updated_at, id).
+	IdleMissions(ctx context.Context, definitionID string, before time.Time, after MissionCursor, limit int) ([]Mission, error)
 	// GetSubmit returns the recorded submit of a workflow at a version, or
 	// ErrNotFound.
 	GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (SubmitRecord, error)
@@ -261,12 +268,20 @@ type Mission struct {
 	DefinitionVersion int
 	State             string
 	Version           int64
-	// Status is active, completed or cancelled.
+	// Status is active, completed, cancelled or expired (a proxy_default
+	// run the gateway ended for idleness).
 	Status    string
 	ParentID  string
 	Doc       []byte
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// MissionCursor is a position in the order IdleMissions lists missions
+// in: the UpdatedAt and ID of the last mission of a page.
+type MissionCursor struct {
+	UpdatedAt time.Time
+	ID        string
 }
 
 // SubmitRecord is the answer of one successful submit, kept so that an

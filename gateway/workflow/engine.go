@@ -50,12 +50,15 @@ func (in *Instance) Clone() *Instance {
 	return &c
 }
 
-// Status is the stored status of an instance: active, completed or
-// cancelled.
+// Status is the stored status of an instance: active, completed,
+// cancelled, or expired (a proxy_default run the gateway ended for
+// idleness, see Expire: nobody completed or cancelled it).
 func (in *Instance) Status(d *Definition) string {
 	switch {
 	case in.State == CancelledState:
 		return "cancelled"
+	case in.State == ExpiredState && d != nil && d.proxy:
+		return "expired"
 	case d.Terminal(in.State):
 		return "completed"
 	}

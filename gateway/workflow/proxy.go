@@ -10,23 +10,36 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 )
 
-// ProxyState is the one state of the built-in proxy_default workflow.
+// ProxyState is the state a run of the built-in proxy_default workflow
+// makes its moves in.
 const ProxyState = "running"
 
+// ExpiredState is the terminal state of a proxy_default run that stayed
+// idle longer than the configured retention (proxy.runRetention): no
+// transition leads there, only Expire, which the gateway's run sweeper
+// calls. A run in it answers as any ended workflow does: result completed,
+// no links, every move refused.
+const ExpiredState = "expired"
+
+// ExpiredKey is the context member an expired run holds: when and why it
+// expired (see Expire).
+const ExpiredKey = "expired"
+
 // ProxyWorkflow builds the definition of the built-in proxy_default
-// workflow from the capabilities the proxy surface offers: one state,
-// running, and one transition per capability, from running back to
-// running, carrying the capability's guards, input schema, executor (its
-// reliability.timeoutMs bounds each call; AddProxy adds the retries and
-// fallback executors) and the evidence it produces. An
-// instance is one agent run: the evidence of its moves accumulates on it,
-// so a capability guarded by evidence becomes legal once a move of the same
-// run produced that evidence.
+// workflow from the capabilities the proxy surface offers: the state
+// running, the terminal state expired (ExpiredState) and one transition
+// per capability, from running back to running, carrying the capability's
+// guards, input schema, executor (its reliability.timeoutMs bounds each
+// call; AddProxy adds the retries and fallback executors) and the evidence
+// it produces. An instance is one agent run: the evidence of its moves
+// accumulates on it, so a capability guarded by evidence becomes legal
+// once a move of the same run produced that evidence.
 func ProxyWorkflow(caps []config.ExposedCapability) config.Workflow {
 	w := config.Workflow{Version: 1, Title: "Proxy capabilities",
 		Description: "One agent run over the proxy capabilities: every capability is a move, evidence accumulates on the run.",
 		Initial:     ProxyState,
-		States:      map[string]config.State{ProxyState: {Title: "Running"}}}
+		States: map[string]config.State{ProxyState: {Title: "Running"},
+			ExpiredState: {Title: "Expired (idle longer than the run retention)", Terminal: true}}}
 	for _, c := range caps {
 		t := config.Transition{Name: c.ID, Title: c.Title, Description: c.Description, From: config.StringList{ProxyState}, To: ProxyState,
 			Actor: config.ActorAgent, Guards: slices.Clone(c.Guards), InputSchema: c.InputSchema, Produces: slices.Clone(c.Produces)}
@@ -80,6 +93,38 @@ func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 
 // Proxy reports whether d is the built-in proxy_default workflow.
 func (d *Definition) Proxy() bool { return d.proxy }
+
+// Expire moves a proxy_default run to ExpiredState: the state changes, the
+// version goes up by one, the context's ExpiredKey member holds info (when
+// and why, as the caller says), and the outcome's one event is
+// workflow.expired with info and the state the run left. A run of another
+// workflow, one that ended already and one waiting for an approval are
+// refused (MISSION_STATE_CONFLICT) and left as they are.
+func (e *Engine) Expire(in *Instance, info map[string]any) (*Outcome, error) {
+	d, ok := e.Registry.Lookup(in.DefinitionID)
+	switch {
+	case !ok || !d.proxy:
+		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "only a run of %s expires; this mission is a %s", config.ProxyDefaultWorkflow, in.DefinitionID)
+	case d.Terminal(in.State):
+		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission already ended in state %s", in.State)
+	case in.Pending != nil:
+		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission waits for approval %s", in.Pending.ApprovalID)
+	}
+	in = in.Clone()
+	from := in.State
+	if in.Context == nil {
+		in.Context = map[string]any{}
+	}
+	in.Context[ExpiredKey] = cloneMap(info)
+	in.State = ExpiredState
+	in.Version++
+	attrs := cloneMap(info)
+	if attrs == nil {
+		attrs = map[string]any{}
+	}
+	attrs["from"] = from
+	return &Outcome{Instance: in, Events: []Event{{Type: "workflow.expired", WorkflowID: in.ID, Attributes: attrs}}}, nil
+}
 
 // LastRunKey is the context member of a proxy_default run that holds the
 // result of its latest move: {capability, ok, output, error?}.

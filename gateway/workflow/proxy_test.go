@@ -161,3 +161,70 @@ func TestTapeRefusesAnotherExecutor(t *testing.T) {
 		t.Fatalf("the replay called the upstream (%d calls)", calls)
 	}
 }
+
+// TestProxyExpire: Expire moves a proxy_default run at rest to the
+// terminal state expired (version up, context and event saying when and
+// why, stored status expired), after which no move is legal; it refuses a
+// run of another workflow, an ended run and one waiting for an approval.
+// A configured workflow's own state named expired is not terminal.
+func TestProxyExpire(t *testing.T) {
+	e := proxyEngine(t, fakeRunner(func(config.Executor, workflow.Scope) (map[string]any, error) {
+		return map[string]any{"ok": true}, nil
+	}))
+	ctx := context.Background()
+	out, err := e.Start(ctx, workflow.StartRequest{DefinitionID: config.ProxyDefaultWorkflow, Input: map[string]any{"capability": "run_tests"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := out.Instance
+	d, _ := e.Registry.Lookup(config.ProxyDefaultWorkflow)
+	if d.Terminal(workflow.ProxyState) || !d.Terminal(workflow.ExpiredState) || in.Status(d) != "active" {
+		t.Fatalf("proxy_default: running terminal %v, expired terminal %v, status %s", d.Terminal(workflow.ProxyState), d.Terminal(workflow.ExpiredState), in.Status(d))
+	}
+	info := map[string]any{"retention": "1h0m0s"}
+	exp, err := e.Expire(in, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := exp.Instance
+	if got.State != workflow.ExpiredState || got.Version != in.Version+1 || got.Status(d) != "expired" || len(d.Legal(got.State)) != 0 {
+		t.Errorf("expired run: %+v (status %s)", got, got.Status(d))
+	}
+	if m, _ := got.Context[workflow.ExpiredKey].(map[string]any); m["retention"] != "1h0m0s" || got.Context[workflow.LastRunKey] == nil {
+		t.Errorf("context = %v, want lastRun kept and expired added", got.Context)
+	}
+	if in.State != workflow.ProxyState || in.Context[workflow.ExpiredKey] != nil {
+		t.Errorf("Expire changed its argument: %+v", in)
+	}
+	if len(exp.Events) != 1 || exp.Events[0].Type != "workflow.expired" || exp.Events[0].WorkflowID != in.ID ||
+		exp.Events[0].Attributes["from"] != workflow.ProxyState || exp.Events[0].Attributes["retention"] != "1h0m0s" {
+		t.Errorf("events = %+v", exp.Events)
+	}
+	if _, ok := info["from"]; ok {
+		t.Errorf("Expire wrote into its info: %v", info)
+	}
+	var ce *contracts.Error
+	if _, err := e.Fire(ctx, got, "run_tests", nil); !errors.As(err, &ce) || ce.Code != contracts.CodeInvalidTransition {
+		t.Errorf("a move on the expired run: %v, want INVALID_TRANSITION", err)
+	}
+	waiting := in.Clone()
+	waiting.Pending = &workflow.Pending{ApprovalID: "apr_1", Transition: "run_tests"}
+	other := in.Clone()
+	other.DefinitionID = "deploy"
+	for name, x := range map[string]*workflow.Instance{"expired": got, "waiting": waiting, "another workflow": other} {
+		if _, err := e.Expire(x, info); !errors.As(err, &ce) || ce.Code != contracts.CodeMissionStateConflict {
+			t.Errorf("%s: %v, want MISSION_STATE_CONFLICT", name, err)
+		}
+	}
+	reg, err := workflow.Compile(map[string]config.Workflow{"lease": {Version: 1, Initial: "active",
+		States:      map[string]config.State{"active": {}, workflow.ExpiredState: {}, "returned": {Terminal: true}},
+		Transitions: []config.Transition{{Name: "lapse", From: config.StringList{"active"}, To: workflow.ExpiredState}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld, _ := reg.Lookup("lease")
+	mine := &workflow.Instance{DefinitionID: "lease", State: workflow.ExpiredState}
+	if ld.Terminal(workflow.ExpiredState) || mine.Status(ld) != "active" {
+		t.Errorf("a configured state named expired: terminal %v, status %s", ld.Terminal(workflow.ExpiredState), mine.Status(ld))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -71,6 +72,37 @@ func (t *txn) GetMissionByRunID(ctx context.Context, tenant, runID string) (stor
 		return store.Mission{}, store.ErrNotFound
 	}
 	return t.GetMission(ctx, tenant, id)
+}
+
+// IdleMissions implements store.ReadTx, in the SQL drivers' order: by
+// update time (in unix nanoseconds, 0 for the zero time), then id.
+func (t *txn) IdleMissions(ctx context.Context, definitionID string, before time.Time, after store.MissionCursor, limit int) ([]store.Mission, error) {
+	upper, fromNanos := nanos(before), nanos(after.UpdatedAt)
+	var out []store.Mission
+	add := func(id string) {
+		m, _ := t.mission(id) // the staged version wins
+		u := nanos(m.UpdatedAt)
+		if m.DefinitionID != definitionID || m.Status != "active" || u >= upper ||
+			cmp.Or(cmp.Compare(u, fromNanos), cmp.Compare(m.ID, after.ID)) <= 0 {
+			return
+		}
+		out = append(out, copyMission(m))
+	}
+	for id := range t.missions {
+		add(id)
+	}
+	for id := range t.db.missions {
+		if _, staged := t.missions[id]; !staged {
+			add(id)
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Mission) int {
+		return cmp.Or(cmp.Compare(nanos(a.UpdatedAt), nanos(b.UpdatedAt)), cmp.Compare(a.ID, b.ID))
+	})
+	if limit >= 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }
 
 // InsertMission implements store.Tx.

@@ -48,6 +48,8 @@ func Run(t *testing.T, factory Factory) {
 		{"Closed", testClosed},
 		{"Missions", testMissions},
 		{"MissionCompareAndSet", testMissionCompareAndSet},
+		{"IdleMissions", testIdleMissions},
+		{"IdleMissionsMany", testIdleMissionsMany},
 		{"Submits", testSubmits},
 		{"Approvals", testApprovals},
 		{"LexiconTerms", testLexiconTerms},

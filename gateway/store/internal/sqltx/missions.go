@@ -2,6 +2,7 @@ package sqltx
 
 import (
 	"context"
+	"time"
 
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
@@ -30,6 +31,15 @@ func (t *Tx) GetMissionByRunID(ctx context.Context, tenant, runID string) (store
 	}
 	v, err := sqlrow.Mission(t.queryRow(ctx, q, tenant, runID))
 	return v, t.rowErr("mission", err)
+}
+
+// IdleMissions implements store.ReadTx. status = 'active' is a literal, so
+// the plan is the same for every call: a range of the index
+// missions_idle (migration 0010) from the cursor to before, in its order.
+func (t *Tx) IdleMissions(ctx context.Context, definitionID string, before time.Time, after store.MissionCursor, limit int) ([]store.Mission, error) {
+	return list(ctx, t, "idle missions", "mission", sqlrow.Mission, `SELECT `+sqlrow.MissionColumns+` FROM missions
+		WHERE definition_id = ? AND status = 'active' AND updated_at < ? AND (updated_at, id) > (?, ?)
+		ORDER BY updated_at, id LIMIT `, limit, definitionID, sqlrow.Nanos(before), sqlrow.Nanos(after.UpdatedAt), after.ID)
 }
 
 // InsertMission implements store.Tx.
