@@ -198,7 +198,7 @@ func buildEndpoints() []Endpoint {
 			RequiredScope: ScopeConfigWrite,
 			Summary:       "Reload configuration",
 			Description: "Read the gateway's configuration file again and, when it is valid, swap it in atomically (as SIGHUP does): workflows, capabilities, connections, the lexicon, the policy, " +
-				"the skills, the certificate issuers and the tools MCP lists directly (exposeDirectly). " +
+				"the skills, the certificate issuers, the tools MCP lists directly (exposeDirectly) and proxy.runRetention (from the next sweep of idle proxy_default runs). " +
 				"A file that is not valid, or that changes server.leaseTTL, is refused with INVALID_PARAMS, one entry of errors per problem (file:line:column: field: message), and the running configuration stays. " +
 				"A proxy.import connection that cannot be listed refuses the reload with UNAVAILABLE (its capabilities would otherwise vanish), and the running configuration stays. " +
 				"Missions already started keep running when the new file still defines their workflow. Auth and server settings are read at start only. " +
