@@ -1,12 +1,14 @@
+//go:build unix
+
 package connect_test
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,30 +16,6 @@ import (
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/workflow"
 )
-
-type echoArgs struct {
-	Message string `json:"message"`
-}
-
-// echoUpstream is a real go-sdk MCP server over streamable HTTP with one
-// tool, echo; dials counts the TCP connections it accepted.
-func echoUpstream(tb testing.TB) (srv *httptest.Server, dials *atomic.Int64) {
-	tb.Helper()
-	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Message}}}, nil, nil
-	})
-	dials = new(atomic.Int64)
-	srv = httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			dials.Add(1)
-		}
-	}
-	srv.Start()
-	tb.Cleanup(srv.Close)
-	return srv, dials
-}
 
 // BenchmarkMCPCall calls a go-sdk upstream's echo over streamable HTTP
 // from 1 (seq) or 8 (par8) goroutines: through the connection (connect),
@@ -57,11 +35,22 @@ func BenchmarkMCPCall(b *testing.B) {
 	}
 }
 
+// cpuTime is the CPU time the process has used (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// runN makes b.N calls from par goroutines and reports, besides the wall
+// time, the process's CPU time per call (client and upstream together:
+// on a shared machine it varies less than the wall time).
 func runN(b *testing.B, par int, call func() error) {
 	b.Helper()
 	var next atomic.Int64
 	errs := make(chan error, par)
 	b.ResetTimer()
+	cpu := cpuTime()
 	for range par {
 		go func() {
 			for next.Add(1) <= int64(b.N) {
@@ -79,6 +68,7 @@ func runN(b *testing.B, par int, call func() error) {
 		}
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 func benchDirect(b *testing.B, par, nsessions int) {

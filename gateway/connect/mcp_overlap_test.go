@@ -18,6 +18,30 @@ import (
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
+type echoArgs struct {
+	Message string `json:"message"`
+}
+
+// echoUpstream is a real go-sdk MCP server over streamable HTTP with one
+// tool, echo; dials counts the TCP connections it accepted.
+func echoUpstream(tb testing.TB) (srv *httptest.Server, dials *atomic.Int64) {
+	tb.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Message}}}, nil, nil
+	})
+	dials = new(atomic.Int64)
+	srv = httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			dials.Add(1)
+		}
+	}
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	return srv, dials
+}
+
 // barrier holds its callers until n of them wait at once, then lets them
 // all go: calls that only pass it if they are in flight together.
 type barrier struct {
