@@ -24,22 +24,13 @@ type echoArgs struct {
 
 // echoUpstream is a real go-sdk MCP server over streamable HTTP with one
 // tool, echo; dials counts the TCP connections it accepted.
-func echoUpstream(tb testing.TB) (srv *httptest.Server, dials *atomic.Int64) {
+func echoUpstream(tb testing.TB) (srv *httptest.Server, dials *atomic.Int32) {
 	tb.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Message}}}, nil, nil
 	})
-	dials = new(atomic.Int64)
-	srv = httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			dials.Add(1)
-		}
-	}
-	srv.Start()
-	tb.Cleanup(srv.Close)
-	return srv, dials
+	return countingServer(tb, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 }
 
 // barrier holds its callers until n of them wait at once, then lets them
@@ -67,8 +58,8 @@ func (b *barrier) wait(ctx context.Context) error {
 }
 
 // barrierServer is a real go-sdk MCP server whose tool wait answers once
-// n calls of it are in flight at once (each round of n reuses a fresh
-// barrier); sessions counts the sessions clients initialized.
+// n calls of it are in flight at once (each round of n calls meets a
+// fresh barrier); sessions counts the sessions clients initialized.
 func barrierServer(n int) (s *mcp.Server, sessions *atomic.Int32) {
 	sessions = new(atomic.Int32)
 	s = mcp.NewServer(&mcp.Implementation{Name: "barrier", Version: "1"},
@@ -93,8 +84,8 @@ func barrierServer(n int) (s *mcp.Server, sessions *atomic.Int32) {
 
 // countingServer serves h over HTTP and counts the TCP connections it
 // accepted.
-func countingServer(t *testing.T, h http.Handler) (srv *httptest.Server, dials *atomic.Int32) {
-	t.Helper()
+func countingServer(tb testing.TB, h http.Handler) (srv *httptest.Server, dials *atomic.Int32) {
+	tb.Helper()
 	dials = new(atomic.Int32)
 	srv = httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
@@ -103,7 +94,7 @@ func countingServer(t *testing.T, h http.Handler) (srv *httptest.Server, dials *
 		}
 	}
 	srv.Start()
-	t.Cleanup(srv.Close)
+	tb.Cleanup(srv.Close)
 	return srv, dials
 }
 
