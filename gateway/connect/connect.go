@@ -132,6 +132,9 @@ func (m *Manager) Close() error {
 		}()
 	}
 	wg.Wait()
+	for _, c := range m.rest {
+		c.client.CloseIdleConnections()
+	}
 	return errors.Join(errs...)
 }
 

@@ -38,6 +38,17 @@
 // outlasts its timeoutMs. Close ends every session, an open in progress
 // included, and kills the process groups.
 //
+// Calls to one connection overlap on its one session: go-sdk's client
+// session writes each call as it comes (over stdio one line each, over
+// streamable HTTP a POST each, on an HTTP connection of its own) and
+// matches the answers by id, so a session does not serialize calls and
+// a pool of sessions would add nothing but children (one process per
+// stdio session) and split what a stateful upstream keeps per session.
+// The HTTP connections of a URL (and of a rest connection) are kept for
+// the calls that follow, up to 64 idle per host, rather than the default
+// transport's 2, and the end of an answer's stream is read after the
+// call returned rather than cut, which closed its connection.
+//
 // # Outcomes
 //
 // A call that does not succeed returns a *workflow.ExecutorError whose

@@ -22,10 +22,15 @@ import (
 )
 
 // TestMain lets the test binary act as a gateway process for
-// TestSIGKILLLeavesNoChild.
+// TestSIGKILLLeavesNoChild, and as an MCP server over stdio for
+// TestMCPCallsOverlapOverStdio.
 func TestMain(m *testing.M) {
-	if os.Getenv("PRAXA_CONNECT_HELPER") == "1" {
+	switch os.Getenv("PRAXA_CONNECT_HELPER") {
+	case "1":
 		helperGateway()
+		return
+	case "barrier":
+		helperBarrierServer()
 		return
 	}
 	os.Exit(m.Run())

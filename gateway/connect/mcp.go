@@ -31,15 +31,48 @@ const (
 	healthyAfter = time.Minute
 	// openTimeout bounds opening a session (start and handshake).
 	openTimeout = 30 * time.Second
+	// drainGrace is how long the answer of a streamable HTTP request may
+	// go on being read after its call's context ended (see
+	// drainTransport).
+	drainGrace = 250 * time.Millisecond
+	// maxIdlePerHost is how many kept-alive HTTP connections to one host
+	// an mcp (URL) or rest connection keeps between calls. Calls overlap,
+	// each holding its own HTTP connection while it runs (an mcp call
+	// over streamable HTTP holds its POST until the result arrives), so
+	// the pool must keep as many as the load overlaps: with the default
+	// transport's 2, every call beyond the second in flight dialed a new
+	// TCP connection and closed it afterwards.
+	maxIdlePerHost = 64
 )
 
+// newTransport returns the HTTP transport of one connection: the default
+// transport's settings (proxy from the environment, dial and TLS
+// timeouts, HTTP/2), keeping up to maxIdlePerHost connections alive.
+func newTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = maxIdlePerHost
+	t.MaxIdleConnsPerHost = maxIdlePerHost
+	return t
+}
+
 // mcpConn is one MCP connection: a session opened on first use and held.
+// Every call goes through that one session, concurrently: go-sdk's client
+// session does not serialize calls (each is written as it comes, over
+// stdio one line under a short write lock, over streamable HTTP its own
+// POST on its own HTTP connection, and the answers are matched by id), so
+// one session serves any number of calls in flight. One session also
+// keeps what a stateful upstream holds per session in one place, and one
+// child process per stdio connection.
 type mcpConn struct {
 	name   string
 	cfg    config.Connection
 	log    *slog.Logger
 	getenv func(string) string
 	client *mcp.Client
+	// transport carries the sessions of a URL connection (nil for a
+	// child): kept across sessions, so that a reopened session reuses its
+	// connections, and closed with the connection.
+	transport *http.Transport
 	// secrets are the configured values an error text must not carry
 	// (see redact).
 	secrets []string
@@ -73,8 +106,12 @@ type opening struct {
 func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
 	client := mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion},
 		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-	return &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv, client: client,
+	conn := &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv, client: client,
 		secrets: secretValues(c, o.Getenv)}
+	if c.URL != "" {
+		conn.transport = newTransport()
+	}
+	return conn
 }
 
 // reason words an error of the connection for a message: URLs reduced to
@@ -187,7 +224,7 @@ func (c *mcpConn) dial(ctx context.Context) (*mcp.ClientSession, *exec.Cmd, erro
 			headers[k] = s
 		}
 		transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, DisableStandaloneSSE: true,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: headers, next: http.DefaultTransport}}}
+			HTTPClient: &http.Client{Transport: headerTransport{headers: headers, next: drainTransport{next: c.transport}}}}
 	} else {
 		env, missing := childEnv(c.cfg.Env, c.getenv)
 		if len(missing) > 0 {
@@ -291,6 +328,9 @@ func (c *mcpConn) close() error {
 	if o != nil {
 		o.cancel()
 		<-o.done
+	}
+	if c.transport != nil {
+		c.transport.CloseIdleConnections()
 	}
 	return nil
 }
@@ -437,6 +477,54 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set(k, v)
 	}
 	return t.next.RoundTrip(r)
+}
+
+// drainTransport lets the answer of a request be read to its end after
+// the request's context ends, so that its HTTP connection is kept. go-sdk
+// sends each call over streamable HTTP as a POST carrying the call's
+// context, and reads its answer (an event stream) on a goroutine of its
+// own: the call returns when the result's event arrives, its context is
+// cancelled then (the runner's timeout), and the goroutine still has the
+// stream's end to read. Cancelled under it, the transport closed the
+// connection, and a later call dialed a new one (about one call in
+// fifteen, sequential). Here the request's own context ends when the
+// call's does while no answer has come (the call gave up: nothing waits
+// longer than before), and otherwise once the answer is read and closed,
+// or drainGrace after the call's context ended (a call that gave up
+// while its stream was open: go-sdk has sent the server its
+// cancellation, the stream is dropped a little later than before).
+type drainTransport struct {
+	next http.RoundTripper
+}
+
+func (t drainTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx := r.Context()
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	resp, err := t.next.RoundTrip(r.WithContext(rctx))
+	stop()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &drainBody{ReadCloser: resp.Body, cancel: cancel,
+		stop: context.AfterFunc(ctx, func() { time.AfterFunc(drainGrace, cancel) })}
+	return resp, nil
+}
+
+// drainBody is the body of an answer read under drainTransport: closing
+// it ends the request's context.
+type drainBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+	stop   func() bool
+}
+
+func (b *drainBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.stop()
+	b.cancel()
+	return err
 }
 
 // logWriter logs a child's stderr, line by line, at debug level.

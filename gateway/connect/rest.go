@@ -40,7 +40,7 @@ type restConn struct {
 
 func newRESTConn(name string, c config.Connection, o *Options) *restConn {
 	return &restConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv,
-		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+		client: &http.Client{Transport: newTransport(), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
 // restRunner runs rest executors.
