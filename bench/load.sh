@@ -19,6 +19,10 @@
 # Environment (defaults): DURATION=10s WARMUP=3s RUNS=3 THREADS=2 CONNS=64
 #   SERVER_CPU=0 LOAD_CPU=1 TMPFS=0 OUT=<new dir under /tmp, on disk>
 #   QUIET_WAIT=300 QUIET_MAX=10 MAX_FOREIGN=30 RETRIES=2 (see "measuring")
+#   PPROF=0: with PPROF=1 each praxa serve also serves net/http/pprof (CPU,
+#   block, mutex, trace) on a loopback port of its own (PRAXA_PPROF_ADDR,
+#   cmd/praxa/pprof.go); the addresses are printed at start and logged in
+#   $OUT/<name>.log.
 # Output: a table of medians (min-max) and the ratios, also in $OUT/summary.txt;
 # raw wrk outputs and server logs stay in $OUT.
 set -euo pipefail
@@ -91,14 +95,18 @@ wait_url() {
 
 # start_praxa NAME DATADIR: starts praxa serve --dev pinned to SERVER_CPU.
 start_praxa() {
-	local name=$1 dir=$2
-	taskset -c "$SERVER_CPU" "$OUT/praxa" serve --dev --addr 127.0.0.1:0 --data-dir "$dir" \
+	local name=$1 dir=$2 pprof=""
+	[ "${PPROF:-0}" = 1 ] && pprof=127.0.0.1:0
+	PRAXA_PPROF_ADDR=$pprof taskset -c "$SERVER_CPU" "$OUT/praxa" serve --dev --addr 127.0.0.1:0 --data-dir "$dir" \
 		--config "$OUT/praxec.yaml" 2>"$OUT/$name.log" &
 	PIDS+=($!)
 	printf -v "PID_$name" '%s' "$!"
 	local url
 	url=$(wait_url "$OUT/$name.log" praxa)
 	printf -v "URL_$name" '%s' "$url"
+	if [ -n "$pprof" ]; then
+		log "$name: pprof on http://$(sed -n 's/.*"msg":"pprof listening","addr":"\([^"]*\)".*/\1/p' "$OUT/$name.log" | head -n1)/debug/pprof/"
+	fi
 }
 
 taskset -c "$SERVER_CPU" "$OUT/barechi" -addr 127.0.0.1:0 2>"$OUT/barechi.log" &

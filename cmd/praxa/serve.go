@@ -111,6 +111,7 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stderr, "praxa serve: unknown tool set %q (known: %s)\n", f.tools, setNames())
 		return errUsage
 	}
+	ensureProcs() // procs.go
 	app, err := startGateway(ctx, env, f)
 	if err != nil {
 		return err
@@ -164,6 +165,11 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a := &app{env: env, log: log, cfg: cfg, listener: ln, cancel: cancel, served: make(chan error, 1), url: cfg.Server.PublicURL}
+	if err := startPprof(runCtx, env.getenv(pprofEnv), log); err != nil {
+		cancel()
+		ln.Close()
+		return nil, err
+	}
 	fail := func(err error) (*app, error) {
 		cancel()
 		ln.Close()

@@ -95,7 +95,12 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	base := "file:" + (&url.URL{Path: abs}).EscapedPath()
 	params := "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_time_format=sqlite"
-	writer, err := sql.Open("sqlite", base+"?"+params+"&_txlock=immediate&_pragma=synchronous("+sync+")")
+	// temp_store(memory): a batch runs each job in a savepoint, whose
+	// journal of changed pages otherwise spills to a temporary file once
+	// it passes 64 KiB, two pwrite calls per page (10 % of a durable
+	// write's CPU at 64 in flight). That journal only undoes a failed job
+	// inside the open transaction; the WAL alone makes a commit durable.
+	writer, err := sql.Open("sqlite", base+"?"+params+"&_txlock=immediate&_pragma=synchronous("+sync+")&_pragma=temp_store(memory)")
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
@@ -247,6 +252,7 @@ func (s *Store) commit(batch []*job) {
 		return
 	}
 	stx := newTxn(tx, s.writeStmts)
+	stx.detached = true
 	ran := 0
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {

@@ -49,8 +49,18 @@ func (c *stmtCache) close() {
 	}
 }
 
+// stmtCtx is the context a statement runs with: none for a detached
+// transaction (see txn.detached).
+func (t *txn) stmtCtx(ctx context.Context) context.Context {
+	if t.detached {
+		return context.Background()
+	}
+	return ctx
+}
+
 // exec runs a cached statement in the transaction.
 func (t *txn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = t.stmtCtx(ctx)
 	st, err := t.stmts.get(ctx, query)
 	if err != nil {
 		return nil, err
@@ -60,6 +70,7 @@ func (t *txn) exec(ctx context.Context, query string, args ...any) (sql.Result, 
 
 // queryRow runs a cached single-row query in the transaction.
 func (t *txn) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = t.stmtCtx(ctx)
 	st, err := t.stmts.get(ctx, query)
 	if err != nil {
 		// Let the query report the failure the usual way, through Scan.
@@ -70,6 +81,7 @@ func (t *txn) queryRow(ctx context.Context, query string, args ...any) *sql.Row 
 
 // query runs a cached query in the transaction.
 func (t *txn) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = t.stmtCtx(ctx)
 	st, err := t.stmts.get(ctx, query)
 	if err != nil {
 		return nil, err

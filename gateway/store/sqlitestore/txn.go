@@ -24,6 +24,14 @@ type txn struct {
 	sqltx.Tx
 	q     *sql.Tx
 	stmts *stmtCache
+	// detached runs the statements without the caller's context: the
+	// writer's batch (see Store.commit). Once the writer has started a
+	// job, it decides the job's outcome (Update waits for it even when
+	// the caller's context ends), so nothing would use a cancellation;
+	// and a context that can end makes the driver start a goroutine per
+	// statement to interrupt it, five per mutation, each one more
+	// runnable goroutine on a core the writer already saturates.
+	detached bool
 }
 
 var _ store.Tx = (*txn)(nil)
