@@ -138,10 +138,9 @@ func (s *Service) describeSkill(ctx context.Context, e *env, it *discovery.Item)
 	}
 	v := sk.Latest()
 	out := GuidanceDescription{Kind: string(discovery.KindSkill), Subject: sk.ID, Verb: "describe", Body: v.Body,
-		Links: []contracts.Link{
-			{Rel: "get_skill", Title: "Read the skill with its versions and evidence", Method: contracts.ToolGetSkill, Args: map[string]any{"skillId": sk.ID}},
-			homeLink(), searchLink(""),
-		}}
+		// Links on the praxec surface name praxec tools only (seeds/000): a
+		// host registered with the praxec set cannot call aura_get_skill.
+		Links: []contracts.Link{homeLink(), searchLink("")}}
 	if len(v.Tags) > 0 {
 		err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 			lex, err := s.lexicon(ctx, tx)

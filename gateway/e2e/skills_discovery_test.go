@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
@@ -91,8 +92,12 @@ func TestSkillsDescribe(t *testing.T) {
 	if body["kind"] != "skill" || body["subject"] != "incident-review" || body["verb"] != "describe" || !strings.HasPrefix(body["body"].(string), "# Incident review") {
 		t.Errorf("describe: %s", r.Body)
 	}
-	if l := findLink(t, linksOf(t, body), "get_skill"); l.Method != "aura_get_skill" || l.Args["skillId"] != "incident-review" {
-		t.Errorf("get_skill link: %+v", l)
+	// On the praxec surface every link names a praxec tool (seeds/000);
+	// aura_get_skill stays on the aura surface.
+	for _, l := range linksOf(t, body) {
+		if l.Method != contracts.ToolPraxecQuery && l.Method != contracts.ToolPraxecCommand {
+			t.Errorf("praxec describe links %s: %+v", l.Method, l)
+		}
 	}
 	findLink(t, linksOf(t, body), "home")
 	// A tag that names a lexicon term brings its entry.
