@@ -93,6 +93,11 @@ func TestErrorCodes(t *testing.T) {
 		if !strings.Contains(p.Hint, "run_tests") || !strings.Contains(p.Hint, "abort") {
 			t.Errorf("INVALID_TRANSITION hint %q does not name the legal moves", p.Hint)
 		}
+		// The next move: read the workflow back, whose answer links the
+		// legal moves.
+		if len(p.Links) != 1 || p.Links[0].Rel != "get" || p.Links[0].Method != contracts.ToolPraxecQuery || p.Links[0].Args["workflowId"] != id {
+			t.Errorf("INVALID_TRANSITION links %+v, want a get of %s", p.Links, id)
+		}
 		// A name the workflow does not have at all.
 		wantProblem(t, submitP(t, tokA, id, 2, "fly", nil), http.StatusConflict, contracts.CodeInvalidTransition)
 		if v := num(t, getP(t, tokA, id), "workflow.version"); v != 2 {

@@ -314,7 +314,15 @@ func (e *Engine) Cancel(in *Instance, reason string) (*Outcome, error) {
 func unconfigured(in *Instance) error {
 	return &contracts.Error{Code: contracts.CodeInvalidTransition,
 		Message: fmt.Sprintf("the workflow %q of this mission is no longer configured on this gateway; no transition is legal", in.DefinitionID),
-		Hint:    "The mission can still be read and cancelled; start a workflow the gateway offers now."}
+		Hint:    "The mission can still be read and cancelled; start a workflow the gateway offers now.",
+		Links:   append(readBack(in), contracts.Link{Rel: "list_workflows", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": "", "kind": "workflow"}})}
+}
+
+// readBack is the next move of a refused move on in: read it again, whose
+// answer links the moves legal now (the aura surface rewrites it to
+// aura_get_mission).
+func readBack(in *Instance) []contracts.Link {
+	return []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}}
 }
 
 // legal checks that name may fire from the instance's state now.
@@ -325,7 +333,7 @@ func (e *Engine) legal(d *Definition, in *Instance, name string) (*Transition, e
 			if in.Pending != nil && in.Pending.Transition == name {
 				return nil, &contracts.Error{Code: contracts.CodeInvalidTransition,
 					Message: fmt.Sprintf("transition %s is waiting for a human approval", name),
-					Hint:    "Wait for the approval, or take another move from the links."}
+					Hint:    "Wait for the approval, or take another move from the links.", Links: readBack(in)}
 			}
 			return t, nil
 		}
@@ -339,7 +347,7 @@ func (e *Engine) legal(d *Definition, in *Instance, name string) (*Transition, e
 		msg = fmt.Sprintf("the workflow ended in state %s; no transition is legal", in.State)
 	}
 	return nil, &contracts.Error{Code: contracts.CodeInvalidTransition, Message: msg,
-		Hint: "Legal now: " + strings.Join(names, ", ") + ". Follow a link of the latest answer."}
+		Hint: "Legal now: " + strings.Join(names, ", ") + ". Follow a link of the latest answer.", Links: readBack(in)}
 }
 
 type guardError struct{ missing []string }
