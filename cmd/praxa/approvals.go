@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -89,6 +90,18 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		return tw.Flush()
 	}
 	res, err := svc.ResolveApproval(ctx, operator, id, verb == "approve", *note, "", "")
+	var ce *contracts.Error
+	if errors.As(err, &ce) && ce.Code == contracts.CodeInvalidTransition && strings.Contains(ce.Message, "no longer configured") {
+		// The command loaded another configuration than the gateway's.
+		loaded := "the built-in defaults (no workflows)"
+		switch {
+		case configPath(f.config) != "":
+			loaded = configPath(f.config)
+		case f.dev:
+			loaded = "the example configuration of --dev"
+		}
+		return fmt.Errorf("%s\nthis command loaded %s; run it with the configuration the gateway runs: --config FILE, or --dev for the example workflows of praxa serve --dev", ce.Message, loaded)
+	}
 	if err != nil {
 		return err
 	}

@@ -102,6 +102,16 @@ func TestApprovalsCommandRunsTheApprovedMove(t *testing.T) {
 		t.Fatalf("asking for the release: %v (upstream called %d times)", asked, deploys.Load())
 	}
 
+	// Without the gateway's configuration the command cannot fire the
+	// move, and says which flag it needs; nothing is called.
+	code, _, stderr := runCommand(t, "approvals", "approve", id, "--tenant", devTenant, "--data-dir", dataDir)
+	if code == 0 || !strings.Contains(stderr, "the built-in defaults") || !strings.Contains(stderr, "--config FILE, or --dev") {
+		t.Errorf("approvals approve without the configuration: %d %s", code, stderr)
+	}
+	if n := deploys.Load(); n != 0 {
+		t.Fatalf("a refused approval called the upstream %d times", n)
+	}
+
 	args := []string{"approve", id, "--tenant", devTenant, "--data-dir", dataDir, "--config", cfgPath, "--dev"}
 	code, stdout, stderr := runCommand(t, append([]string{"approvals"}, args...)...)
 	if code != 0 || !strings.Contains(stdout, id+" approved") || !strings.Contains(stdout, "state released") {
