@@ -141,7 +141,7 @@ func runConformance(ctx context.Context, env *environment, args []string) error 
 		Started: p.started, Finished: p.finished})
 	p.done()
 	if errors.Is(err, conformance.ErrUntrusted) && instructions != "" {
-		return fmt.Errorf("%w\n(the target must trust the suite's issuer: see above)", err)
+		return fmt.Errorf("%w\n(the target must trust the suite's issuer: see above; a target run with praxa serve --dev already trusts its own dev issuer: add --dev-data-dir DIR, its data directory, and the suite signs with that issuer instead)", err)
 	}
 	if err != nil {
 		return err

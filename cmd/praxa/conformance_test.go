@@ -42,8 +42,15 @@ func TestConformanceCommandDev(t *testing.T) {
 		}
 	})
 
+	// Without --dev-data-dir the suite signs with an issuer of its own,
+	// which a --dev gateway does not trust: the failure names the flag.
+	code, stdout, stderr := runCommand(t, "conformance", app.url, "--issuer-addr", "127.0.0.1:0", "--case", "AUTH-001")
+	if code == 0 || !strings.Contains(stderr, "add --dev-data-dir DIR") {
+		t.Errorf("conformance against serve --dev with the suite's own issuer: %d\n%s%s", code, stdout, stderr)
+	}
+
 	// URL first, flags after it; repeatable and comma-separated selections.
-	code, stdout, stderr := runCommand(t, "conformance", app.url, "--dev-data-dir", dataDir,
+	code, stdout, stderr = runCommand(t, "conformance", app.url, "--dev-data-dir", dataDir,
 		"--group", "contract,mcp", "--case", "AUTH-001", "--case", "MIS-012", "--json", "--record")
 	if code != 0 {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
