@@ -33,7 +33,7 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 	status := fs.String("status", "pending", "list: pending, approved, rejected, cancelled or all")
 	format := fs.String("format", "table", "list: table or json")
 	var f serveFlags
-	f.register(env, fs, true)
+	f.registerFor(env, fs, true, false)
 	rest := args[1:]
 	var id string
 	if verb != "list" && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {

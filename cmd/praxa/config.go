@@ -51,11 +51,12 @@ func runConfig(ctx context.Context, env *environment, args []string) error {
 func runConfigValidate(_ context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "config validate", "FILE...")
 	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: praxa config validate FILE...")
-		fmt.Fprintln(env.stderr)
-		fmt.Fprintln(env.stderr, "Checks each file against the configuration schema and rules. A valid file")
-		fmt.Fprintln(env.stderr, "prints FILE: ok on stdout; an invalid one prints every problem on stderr as")
-		fmt.Fprintln(env.stderr, "FILE:LINE:COLUMN: FIELD: MESSAGE, and the exit status is 1.")
+		w := fs.Output()
+		fmt.Fprintln(w, "Usage: praxa config validate FILE...")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Checks each file against the configuration schema and rules. A valid file")
+		fmt.Fprintln(w, "prints FILE: ok on stdout, then any warnings on stderr; an invalid one prints")
+		fmt.Fprintln(w, "every problem on stderr as FILE:LINE:COLUMN: FIELD: MESSAGE, and the exit status is 1.")
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -105,9 +106,10 @@ func runConfigValidate(_ context.Context, env *environment, args []string) error
 func runConfigSchema(_ context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "config schema", "")
 	fs.Usage = func() {
-		fmt.Fprintln(env.stderr, "Usage: praxa config schema")
-		fmt.Fprintln(env.stderr)
-		fmt.Fprintln(env.stderr, "Prints the JSON Schema (2020-12) every praxec.yaml is checked against.")
+		w := fs.Output()
+		fmt.Fprintln(w, "Usage: praxa config schema")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Prints the JSON Schema (2020-12) every praxec.yaml is checked against.")
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -24,7 +24,7 @@ import (
 func init() {
 	register(command{name: "memory", summary: "import memory records (JSON Lines) for one tenant: memory import FILE --tenant T", run: runMemory})
 	register(command{name: "goals", summary: "import context goals (JSON Lines) for one tenant: goals import FILE --tenant T", run: runGoals})
-	register(command{name: "certificates", summary: "import model capability certificates (gateway-wide): certificates import FILE", run: runCertificates})
+	register(command{name: "certificates", summary: "import model capability certificates (gateway-wide): certificates import FILE [--config FILE | --dev]", run: runCertificates})
 }
 
 // The compartment and purpose the token serve --dev prints allows: those of
@@ -126,7 +126,7 @@ func printReport(env *environment, what string, rep gateway.ImportReport, format
 // importCommand runs "praxa NOUN import FILE ...".
 func importCommand(ctx context.Context, env *environment, args []string, noun string, tenanted bool,
 	do func(ctx context.Context, svc *gateway.Service, tenant, name string, r io.Reader) (gateway.ImportReport, error)) error {
-	synopsis := "import FILE [--config FILE] [--format text|json] [--data-dir DIR]"
+	synopsis := "import FILE [--config FILE | --dev] [--format text|json] [--data-dir DIR]"
 	if tenanted {
 		synopsis = "import FILE --tenant T [--format text|json] [--data-dir DIR]"
 	}

@@ -106,16 +106,48 @@ func usage(w io.Writer) {
 // run decide the exit status.
 func newFlagSet(env *environment, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("praxa "+name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	fs.SetOutput(&usageWriter{stdout: env.stdout, stderr: env.stderr})
 	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: praxa %s %s\n\nFlags:\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "Usage: praxa %s %s\n\nFlags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
+// usageWriter is a flag set's output: a usage asked for (-h) goes to
+// stdout, so that `praxa serve -h | less` shows it; a usage printed for a
+// mistake goes to stderr with the error.
+type usageWriter struct {
+	stdout, stderr io.Writer
+	help           bool
+}
+
+func (w *usageWriter) Write(b []byte) (int, error) {
+	if w.help {
+		return w.stdout.Write(b)
+	}
+	return w.stderr.Write(b)
+}
+
+// asksHelp reports whether args ask for help as the flag package reads
+// them: -h, -help, --h or --help before a "--".
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--h", "--help":
+			return true
+		}
+	}
+	return false
+}
+
 // parseFlags parses args, mapping a parse failure to errUsage.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	if w, ok := fs.Output().(*usageWriter); ok {
+		w.help = asksHelp(args)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err

@@ -30,7 +30,7 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	tools := fs.String("tools", contracts.SetAll, "tool set to register: "+setNames())
 	remote := fs.String("gateway", "", "act as a client of the gateway at this URL instead of the local store")
 	var f serveFlags
-	f.register(env, fs, true)
+	f.registerFor(env, fs, true, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

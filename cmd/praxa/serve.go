@@ -58,12 +58,29 @@ func (f *serveFlags) register(env *environment, fs interface {
 	StringVar(*string, string, string, string)
 	BoolVar(*bool, string, bool, string)
 }, withDev bool) {
-	fs.StringVar(&f.addr, "addr", "", "listen address (default 127.0.0.1:8080, or server.addr of the config)")
+	f.registerFor(env, fs, withDev, true)
+}
+
+// registerFor registers the flags of a command that works on a gateway's
+// store and configuration without serving (mcp on stdio, approvals, the
+// imports) when listens is false: -addr and -dev then describe what they
+// mean there.
+func (f *serveFlags) registerFor(env *environment, fs interface {
+	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
+}, withDev, listens bool) {
+	addr := "listen address (default 127.0.0.1:8080, or server.addr of the config)"
+	dev := "development mode: trust a built-in token issuer and print a ready token"
+	if !listens {
+		addr = "the address praxa serve listens on, which names its public URL and so the dev issuer's audience (default 127.0.0.1:8080, or server.addr of the config)"
+		dev = "development mode: trust the built-in token issuer of the data directory (the one praxa serve --dev made) and, without --config, load the example workflows serve --dev runs"
+	}
+	fs.StringVar(&f.addr, "addr", "", addr)
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
 	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
 	fs.StringVar(&f.config, "config", "", "configuration file (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 	if withDev {
-		fs.BoolVar(&f.dev, "dev", false, "development mode: trust a built-in token issuer and print a ready token")
+		fs.BoolVar(&f.dev, "dev", false, dev)
 	}
 }
 
