@@ -94,7 +94,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		sync = "NORMAL"
 	}
 	base := "file:" + (&url.URL{Path: abs}).EscapedPath()
-	params := "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_time_format=sqlite"
+	// temp_store(MEMORY) keeps the statement journal in memory: each job
+	// runs in a SAVEPOINT of the group transaction, and a job that writes
+	// many rows (an audit batch) would otherwise spill its statement journal
+	// to a temporary file and pay a pwrite per page.
+	params := "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_time_format=sqlite"
 	writer, err := sql.Open("sqlite", base+"?"+params+"&_txlock=immediate&_pragma=synchronous("+sync+")")
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
