@@ -6,6 +6,10 @@
 #
 # Candidates (all on 127.0.0.1, nothing else is contacted):
 #   bare        GET  /v8/ping on bench/barechi (chi, small JSON, no middleware)
+#   query       POST /v8/praxec/query {} on praxa serve --dev, bearer token
+#               (post-query.lua): a read answered from memory, so the
+#               pipeline's own cost (ids, metrics, log line, token cache,
+#               strict JSON, schema, the asynchronous audit event)
 #   read        GET  /v8/traces/{id} on praxa serve --dev, bearer token (cached
 #               after the first verification), default durable SQLite store
 #   post        POST /v8/intents on the same server, a new Idempotency-Key per
@@ -16,6 +20,9 @@
 #               which praxa serve has no switch for.
 #
 # Usage: bench/load.sh            (from anywhere; builds from this checkout)
+# Profiles under load: go build -tags pprofdebug ./cmd/praxa serves
+#   net/http/pprof on $PRAXA_PPROF_ADDR (default 127.0.0.1:6060; see
+#   cmd/praxa/pprof_debug.go); release builds carry none of it.
 # Environment (defaults): DURATION=10s WARMUP=3s RUNS=3 THREADS=2 CONNS=64
 #   SERVER_CPU=0 LOAD_CPU=1 TMPFS=0 OUT=<new dir under /tmp, on disk>
 #   QUIET_WAIT=300 QUIET_MAX=10 MAX_FOREIGN=30 RETRIES=2 (see "measuring")
@@ -126,7 +133,7 @@ TRACE=$(printf '%s' "$answer" | sed -n 's/.*"traceId":"\([0-9a-f]*\)".*/\1/p')
 code=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $PRAXA_TOKEN" "$URL_disk/v8/traces/$TRACE")
 [ "$code" = 200 ] || { echo "load.sh: GET /v8/traces/$TRACE answered $code" >&2; exit 1; }
 
-CANDIDATES=(bare read post)
+CANDIDATES=(bare query read post)
 if [ "$TMPFS" = 1 ]; then CANDIDATES+=(post-tmpfs); fi
 
 # --- measuring -------------------------------------------------------------
@@ -170,6 +177,7 @@ run() {
 	local cand=$1 dur=$2 tag=$3 url script="" pid token=$PRAXA_TOKEN
 	case $cand in
 	bare) url="$URL_bare/v8/ping"; pid=$PID_bare ;;
+	query) url="$URL_disk/v8/praxec/query"; script="$ROOT/bench/post-query.lua"; pid=$PID_disk ;;
 	read) url="$URL_disk/v8/traces/$TRACE"; script="$ROOT/bench/get-auth.lua"; pid=$PID_disk ;;
 	post) url="$URL_disk/v8/intents"; script="$ROOT/bench/post-intent.lua"; pid=$PID_disk ;;
 	post-tmpfs) url="$URL_tmpfs/v8/intents"; script="$ROOT/bench/post-intent.lua"; pid=$PID_tmpfs; token=$TOKEN_tmpfs ;;
@@ -260,10 +268,17 @@ ratio() {
 	done
 	echo
 	echo "ratios of req/s medians:"
+	ratio query bare
 	ratio read bare
 	ratio post bare
 	ratio post read
 	if [ "$TMPFS" = 1 ]; then ratio post post-tmpfs; fi
+	echo
+	echo "p99 over bare's p99 (medians; target 3: reads <= 10):"
+	for cand in query read; do
+		awk -v n="$cand" -v a="$(col "$cand" 3 | median)" -v b="$(col bare 3 | median)" \
+			'BEGIN { printf "%-22s %.1f\n", n " / bare", a / b }'
+	done
 	echo
 	echo "raw outputs and server logs: $OUT"
 } | tee "$OUT/summary.txt"
