@@ -11,6 +11,8 @@
 //     (one fsync per request: the naive baseline for group commit);
 //   - BenchmarkReadTrace against BenchmarkBareChi, and its memstore variant
 //     against its SQLite one;
+//   - BenchmarkPipeline's praxec-query (a read answered from memory through
+//     the full router) and get-trace against its bare-chi, in one run;
 //   - BenchmarkSQLiteRead/reparsed against BenchmarkSQLiteRead/prepared;
 //   - BenchmarkSubmitIntent/postgres and BenchmarkMissionTransition/postgres
 //     against their sqlite-durable variants (they skip without
@@ -248,6 +250,64 @@ func benchReadTrace(b *testing.B, st store.Store) {
 	}
 	if d := g.auditor.Dropped(); d > 0 {
 		b.ReportMetric(float64(d)/float64(b.N), "dropped-audit/op")
+	}
+}
+
+// BenchmarkPipeline compares, in one run, a REST request answered from
+// memory (POST /v8/praxec/query {} through the full router: ids, trace,
+// metrics, the log line, a cached bearer token, the rate limit, the strict
+// decoder, the schema, the read's asynchronous audit event) and a store read
+// (GET /v8/traces/{id}, memstore: the pipeline without storage I/O) with
+// the bare chi floor. Run it with -count to interleave the three.
+func BenchmarkPipeline(b *testing.B) {
+	b.Run("bare-chi", BenchmarkBareChi)
+	g := newGateway(b, memstore.New())
+	rec := g.post(fmt.Sprintf("bench-pipeline-%08x-0001", rand.Uint32()))
+	var out struct {
+		TraceID string `json:"traceId"`
+	}
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil || out.TraceID == "" {
+		b.Fatalf("POST /v8/intents: %d %s", rec.Code, rec.Body)
+	}
+	for _, c := range []struct {
+		name, method, path, body string
+	}{
+		{"praxec-query", http.MethodPost, "/v8/praxec/query", "{}"},
+		{"get-trace", http.MethodGet, "/v8/traces/" + out.TraceID, ""},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			do := func() *httptest.ResponseRecorder {
+				var body io.Reader
+				if c.body != "" {
+					body = strings.NewReader(c.body)
+				}
+				req := httptest.NewRequest(c.method, c.path, body)
+				req.Header.Set("Authorization", "Bearer "+g.token)
+				if c.body != "" {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				rec := httptest.NewRecorder()
+				g.handler.ServeHTTP(rec, req)
+				return rec
+			}
+			if r := do(); r.Code != http.StatusOK {
+				b.Fatalf("%s %s: %d %s", c.method, c.path, r.Code, r.Body)
+			}
+			before := g.verifier.CacheStats()
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := do(); r.Code != http.StatusOK {
+					b.Fatalf("%s %s: %d %s", c.method, c.path, r.Code, r.Body)
+				}
+			}
+			b.StopTimer()
+			if after := g.verifier.CacheStats(); after.Misses != before.Misses {
+				b.Errorf("token cache misses during the loop: %d", after.Misses-before.Misses)
+			}
+			if d := g.auditor.Dropped(); d > 0 {
+				b.ReportMetric(float64(d)/float64(b.N), "dropped-audit/op")
+			}
+		})
 	}
 }
 

@@ -6,6 +6,10 @@
 #
 # Candidates (all on 127.0.0.1, nothing else is contacted):
 #   bare        GET  /v8/ping on bench/barechi (chi, small JSON, no middleware)
+#   query       POST /v8/praxec/query {} on praxa serve --dev, bearer token
+#               (post-query.lua): a read answered from memory, so the
+#               pipeline's own cost (ids, metrics, log line, token cache,
+#               strict JSON, schema, the asynchronous audit event)
 #   read        GET  /v8/traces/{id} on praxa serve --dev, bearer token (cached
 #               after the first verification), default durable SQLite store
 #   post        POST /v8/intents on the same server, a new Idempotency-Key per
@@ -134,7 +138,7 @@ TRACE=$(printf '%s' "$answer" | sed -n 's/.*"traceId":"\([0-9a-f]*\)".*/\1/p')
 code=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $PRAXA_TOKEN" "$URL_disk/v8/traces/$TRACE")
 [ "$code" = 200 ] || { echo "load.sh: GET /v8/traces/$TRACE answered $code" >&2; exit 1; }
 
-CANDIDATES=(bare read post)
+CANDIDATES=(bare query read post)
 if [ "$TMPFS" = 1 ]; then CANDIDATES+=(post-tmpfs); fi
 
 # --- measuring -------------------------------------------------------------
@@ -178,6 +182,7 @@ run() {
 	local cand=$1 dur=$2 tag=$3 url script="" pid token=$PRAXA_TOKEN
 	case $cand in
 	bare) url="$URL_bare/v8/ping"; pid=$PID_bare ;;
+	query) url="$URL_disk/v8/praxec/query"; script="$ROOT/bench/post-query.lua"; pid=$PID_disk ;;
 	read) url="$URL_disk/v8/traces/$TRACE"; script="$ROOT/bench/get-auth.lua"; pid=$PID_disk ;;
 	post) url="$URL_disk/v8/intents"; script="$ROOT/bench/post-intent.lua"; pid=$PID_disk ;;
 	post-tmpfs) url="$URL_tmpfs/v8/intents"; script="$ROOT/bench/post-intent.lua"; pid=$PID_tmpfs; token=$TOKEN_tmpfs ;;
@@ -268,10 +273,17 @@ ratio() {
 	done
 	echo
 	echo "ratios of req/s medians:"
+	ratio query bare
 	ratio read bare
 	ratio post bare
 	ratio post read
 	if [ "$TMPFS" = 1 ]; then ratio post post-tmpfs; fi
+	echo
+	echo "p99 over bare's p99 (medians; target 3: reads <= 10):"
+	for cand in query read; do
+		awk -v n="$cand" -v a="$(col "$cand" 3 | median)" -v b="$(col bare 3 | median)" \
+			'BEGIN { printf "%-22s %.1f\n", n " / bare", a / b }'
+	done
 	echo
 	echo "raw outputs and server logs: $OUT"
 } | tee "$OUT/summary.txt"

@@ -2,14 +2,13 @@ package gateway
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -48,15 +47,9 @@ func (s *Service) operations() map[string]operation {
 	}
 }
 
-var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
-
 // newID mints an identifier: prefix, underscore, 26 random base32 letters
-// (128 bits).
-func newID(prefix string) string {
-	var b [16]byte
-	rand.Read(b[:])
-	return prefix + "_" + idEncoding.EncodeToString(b[:])
-}
+// (128 bits, crypto/rand).
+func newID(prefix string) string { return ids.New(prefix) }
 
 // NewIdempotencyKey mints a fresh key for the links the gateway hands out.
 func NewIdempotencyKey() string {

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -291,11 +291,7 @@ func digest(data []byte) string {
 }
 
 // newTraceID mints a W3C trace id (16 random bytes, hex).
-func newTraceID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func newTraceID() string { return ids.Trace() }
 
 // ReloadProblems lists what refused a reload: one line per problem of a
 // configuration that does not load (file:line:column: field: message) or

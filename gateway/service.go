@@ -298,9 +298,20 @@ func RequiredScopes(err *contracts.Error) []string {
 	return out
 }
 
+// tools is the gateway's own copy of the contract's tools, made once:
+// contracts.Lookup copies a tool's schemas on every call, and Invoke only
+// reads them.
+var tools = func() map[string]contracts.Tool {
+	m := map[string]contracts.Tool{}
+	for t := range contracts.All() {
+		m[t.Name] = t
+	}
+	return m
+}()
+
 // Invoke runs one call for principal p.
 func (s *Service) Invoke(ctx context.Context, p *auth.Principal, c Call) *Result {
-	tool, ok := contracts.Lookup(c.Tool)
+	tool, ok := tools[c.Tool]
 	if !ok {
 		return &Result{Err: contracts.Errorf(contracts.CodeNotFound, "there is no tool %q", c.Tool)}
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +13,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
@@ -170,7 +169,7 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	fmt.Fprintf(env.stderr, "praxa mcp: serving %s tools on stdio for %s (tenant %s)\n", toolSet, p.Subject, p.Tenant)
 	bind := func(ctx context.Context) (*auth.Principal, error) { return verifier.Verify(ctx, tok) }
 	local := &mcpadapter.Local{Service: svc, Bind: bind, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
-		IDs: func(context.Context) (string, string) { return randomID(12), randomID(16) }}
+		IDs: func(context.Context) (string, string) { return ids.Request(), ids.Trace() }}
 	reloader := newReloader(reloaderOptions{log: log, stderr: env.stderr, service: svc, conns: conns, direct: direct,
 		path: path, dev: f.dev, addr: f.addr})
 	return local, direct, reloader, func() {
@@ -184,10 +183,4 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 		conns.Close(closeCtx)
 		st.Close()
 	}, nil
-}
-
-func randomID(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
+	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -111,7 +112,7 @@ func reloadOnHangup(ctx context.Context, r *gateway.Reloader, log *slog.Logger, 
 					ignore()
 					continue
 				}
-				trace := randomID(16)
+				trace := ids.Trace()
 				res, err := r.Reload(ctx, gateway.ReloadTrigger{Via: gateway.ReloadViaSignal, TraceID: trace})
 				if err != nil {
 					log.Error("SIGHUP: configuration reload refused; the running configuration stays", "err", err, "trace_id", trace)

@@ -83,7 +83,11 @@ func formHasToken(r *http.Request) bool {
 	if r.Body == nil || r.Body == http.NoBody {
 		return false
 	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	if ct == "application/json" {
+		return false // the usual body, without parsing its media type
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/x-www-form-urlencoded" {
 		return false
 	}

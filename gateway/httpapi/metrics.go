@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,23 @@ type Metrics struct {
 	authRefusals *prometheus.CounterVec
 	idempotency  *prometheus.CounterVec
 	rateLimited  prometheus.Counter
+
+	// bound caches the request metrics bound to their labels, per route
+	// pattern, method and status (routeKey -> *boundRequest), so that a
+	// request does not hash its labels into the vectors again.
+	bound sync.Map
+}
+
+// routeKey labels one request's metrics.
+type routeKey struct {
+	route, method string
+	status        int
+}
+
+// boundRequest is the request counter and latency histogram of one routeKey.
+type boundRequest struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 // NewMetrics registers the gateway's metrics and the Go runtime's.
@@ -61,6 +79,15 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) AuthRefused(reason string) { m.authRefusals.WithLabelValues(reason).Inc() }
 
 func (m *Metrics) observe(route, method string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(route, method).Observe(d.Seconds())
+	k := routeKey{route, method, status}
+	v, ok := m.bound.Load(k)
+	if !ok {
+		v, _ = m.bound.LoadOrStore(k, &boundRequest{
+			requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status)),
+			latency:  m.latency.WithLabelValues(route, method),
+		})
+	}
+	b := v.(*boundRequest)
+	b.requests.Inc()
+	b.latency.Observe(d.Seconds())
 }

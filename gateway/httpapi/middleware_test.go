@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The hand-written header checks accept exactly what these expressions,
+// which they replaced, accept.
+var (
+	requestIDRE   = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+	traceparentRE = regexp.MustCompile(`^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$`)
+)
+
+const (
+	trace  = "4bf92f3577b34da6a3ce929d0e0e4736"
+	parent = "00f067aa0ba902b7"
+)
+
+func TestValidRequestID(t *testing.T) {
+	for _, id := range []string{"", "a", "req-1", "A.b_c:d-e", strings.Repeat("x", 64), strings.Repeat("x", 65),
+		"has space", "ünïcode", "semi;colon", "slash/", "new\nline", "tab\t", "quote\"", "0123456789"} {
+		if got, want := validRequestID(id), requestIDRE.MatchString(id); got != want {
+			t.Errorf("validRequestID(%q) = %v, the expression says %v", id, got, want)
+		}
+	}
+}
+
+func FuzzValidRequestID(f *testing.F) {
+	for _, s := range []string{"", "req-1", strings.Repeat("y", 64), "a b", "x\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		if got, want := validRequestID(id), requestIDRE.MatchString(id); got != want {
+			t.Errorf("validRequestID(%q) = %v, the expression says %v", id, got, want)
+		}
+	})
+}
+
+// oracleTrace is the trace id the former traceFrom kept, "" for a minted one.
+func oracleTrace(h string) string {
+	m := traceparentRE.FindStringSubmatch(h)
+	if m == nil || m[1] == "ff" || m[2] == "00000000000000000000000000000000" || m[3] == "0000000000000000" {
+		return ""
+	}
+	return m[2]
+}
+
+func TestTraceFrom(t *testing.T) {
+	for _, h := range []string{
+		"00-" + trace + "-" + parent + "-01",
+		"01-" + trace + "-" + parent + "-00",
+		"ff-" + trace + "-" + parent + "-01",
+		"00-00000000000000000000000000000000-" + parent + "-01",
+		"00-" + trace + "-0000000000000000-01",
+		"00-" + strings.ToUpper(trace) + "-" + parent + "-01",
+		"00-" + trace + "-" + parent + "-01-extra",
+		"00-" + trace + "-" + parent,
+		"00_" + trace + "-" + parent + "-01",
+		"0g-" + trace + "-" + parent + "-01",
+		"00-" + trace[:31] + "z-" + parent + "-01",
+		"",
+		"garbage",
+	} {
+		got, want := traceFrom(h), oracleTrace(h)
+		if want == "" {
+			if got == trace || len(got) != 32 || !isLowerHex(got) {
+				t.Errorf("traceFrom(%q) = %q, want a fresh trace id", h, got)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("traceFrom(%q) = %q, want %q", h, got, want)
+		}
+	}
+}
+
+func FuzzTraceFrom(f *testing.F) {
+	f.Add("00-" + trace + "-" + parent + "-01")
+	f.Add("ff-" + trace + "-" + parent + "-01")
+	f.Fuzz(func(t *testing.T, h string) {
+		got, want := traceFrom(h), oracleTrace(h)
+		if want != "" && got != want {
+			t.Errorf("traceFrom(%q) = %q, want %q", h, got, want)
+		}
+		if want == "" && (len(got) != 32 || !isLowerHex(got)) {
+			t.Errorf("traceFrom(%q) = %q, want a fresh trace id", h, got)
+		}
+	})
+}
+
+// TestStatusWriter: the first final status is kept and sent once, a Write
+// without one answers 200, 1xx answers pass, and Flush reaches the
+// underlying writer.
+func TestStatusWriter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		do   func(w http.ResponseWriter)
+		want int
+	}{
+		{"write only", func(w http.ResponseWriter) { w.Write([]byte("x")) }, http.StatusOK},
+		{"two statuses", func(w http.ResponseWriter) { w.WriteHeader(http.StatusCreated); w.WriteHeader(http.StatusTeapot) }, http.StatusCreated},
+		{"informational first", func(w http.ResponseWriter) { w.WriteHeader(http.StatusEarlyHints); w.WriteHeader(http.StatusAccepted) }, http.StatusAccepted},
+		{"flush", func(w http.ResponseWriter) { http.NewResponseController(w).Flush() }, http.StatusOK},
+		{"nothing", func(http.ResponseWriter) {}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			w := &statusWriter{ResponseWriter: rec}
+			tc.do(w)
+			if w.status != tc.want {
+				t.Errorf("status %d, want %d", w.status, tc.want)
+			}
+			if tc.want != 0 && tc.name != "informational first" && rec.Code != tc.want {
+				t.Errorf("sent %d, want %d", rec.Code, tc.want)
+			}
+			if tc.name == "flush" && !rec.Flushed {
+				t.Error("Flush did not reach the underlying writer")
+			}
+		})
+	}
+}
