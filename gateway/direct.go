@@ -64,7 +64,7 @@ type DirectResult struct {
 
 // CallDirect runs a call of a directly exposed capability for principal p.
 func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCall) *DirectResult {
-	tool, _ := contracts.Lookup(contracts.ToolPraxecCommand)
+	tool := tools[contracts.ToolPraxecCommand]
 	if !s.light.Takes(c.Capability) {
 		return s.directRun(ctx, p, tool, c)
 	}
