@@ -21,8 +21,9 @@ type Local struct {
 	// revoked token stops working). When nil the principal comes from the
 	// request context, where the HTTP transport's authentication put it.
 	Bind func(ctx context.Context) (*auth.Principal, error)
-	// MaxDepth bounds argument nesting (default 32).
-	MaxDepth int
+	// MaxDepth bounds argument nesting (default 32); MaxElements the JSON
+	// values the arguments hold (default 20000).
+	MaxDepth, MaxElements int
 	// ToolSet is the tool set the server registers; policy may match on it.
 	ToolSet string
 	// IDs mints request and trace ids.
@@ -92,6 +93,6 @@ func (l *Local) decoder(args json.RawMessage) func() (map[string]any, error) {
 		if len(args) == 0 {
 			return map[string]any{}, nil
 		}
-		return strictjson.DecodeObject(args, l.MaxDepth)
+		return strictjson.DecodeObjectWith(args, strictjson.Limits{MaxDepth: l.MaxDepth, MaxElements: l.MaxElements})
 	}
 }

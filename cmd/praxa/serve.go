@@ -262,7 +262,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	if err != nil {
 		return fail(err)
 	}
-	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: f.tools,
+	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: f.tools,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		&mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct})
 	if err != nil {

@@ -70,6 +70,10 @@ type Server struct {
 	LeaseTTL Duration `json:"leaseTTL,omitempty"`
 }
 
+// DefaultMaxElements is how many JSON values a request may hold when
+// server.limits.maxElements is not set.
+const DefaultMaxElements = 20000
+
 // DefaultRequestTimeout is the deadline of a request when
 // server.limits.requestTimeout is not set.
 const DefaultRequestTimeout = 30 * time.Second
@@ -80,6 +84,10 @@ type Limits struct {
 	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
 	// MaxDepth bounds JSON nesting (default 32); beyond it 400.
 	MaxDepth int `json:"maxDepth,omitempty"`
+	// MaxElements bounds how many JSON values a body or a tool call's
+	// arguments hold, counted through every level (default 20000); beyond
+	// it 400 request-limits.
+	MaxElements int `json:"maxElements,omitempty"`
 	// RequestTimeout is the deadline of one request (default 30s).
 	RequestTimeout Duration `json:"requestTimeout,omitempty"`
 	// RatePerSecond and Burst configure each principal's token bucket
@@ -164,6 +172,9 @@ func (c *Config) Defaults(addr string) {
 	}
 	if l.MaxDepth == 0 {
 		l.MaxDepth = 32
+	}
+	if l.MaxElements == 0 {
+		l.MaxElements = DefaultMaxElements
 	}
 	if l.RequestTimeout == 0 {
 		l.RequestTimeout = Duration(DefaultRequestTimeout)

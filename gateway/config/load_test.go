@@ -170,6 +170,7 @@ func TestDefaults(t *testing.T) {
 			Limits: Limits{
 				MaxBodyBytes:   1 << 20,
 				MaxDepth:       32,
+				MaxElements:    20000,
 				RequestTimeout: Duration(30 * time.Second),
 				RatePerSecond:  50,
 				Burst:          100,

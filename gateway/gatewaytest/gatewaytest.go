@@ -351,7 +351,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, ToolSet: toolSet,
+	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		&mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct})
 	if err != nil {

@@ -49,7 +49,7 @@ func (s *server) operatorRequest(w http.ResponseWriter, r *http.Request, operati
 	}
 	args = map[string]any{}
 	if len(body) > 0 || !e.BodyOptional {
-		if args, err = strictjson.DecodeObject(body, s.limits.MaxDepth); err != nil {
+		if args, err = strictjson.DecodeObjectWith(body, strictjson.Limits{MaxDepth: s.limits.MaxDepth, MaxElements: s.limits.MaxElements}); err != nil {
 			writeProblem(w, 0, contracts.AsError(err), rid)
 			return nil, nil, nil, false
 		}

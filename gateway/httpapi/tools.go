@@ -194,7 +194,7 @@ func (s *server) arguments(w http.ResponseWriter, r *http.Request, tool contract
 			}
 			return nil, contracts.Errorf(contracts.CodeMalformedJSON, "the body could not be read")
 		}
-		args, err = strictjson.DecodeObject(body, s.limits.MaxDepth)
+		args, err = strictjson.DecodeObjectWith(body, strictjson.Limits{MaxDepth: s.limits.MaxDepth, MaxElements: s.limits.MaxElements})
 		if err != nil {
 			return nil, err
 		}

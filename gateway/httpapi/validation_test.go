@@ -49,6 +49,9 @@ func TestRequestValidation(t *testing.T) {
 			code: contracts.CodeInvalidParams, pointers: []string{"/tags"}},
 		{name: "nested 33 deep", body: deepBody(33), code: contracts.CodeRequestLimits},
 		{name: "nested 1000 deep", body: deepBody(1000), code: contracts.CodeRequestLimits},
+		// server.limits.maxElements (default 20000) counts every value:
+		// the root, intent, tags and its 19998 items make 20001.
+		{name: "20001 values", body: `{"intent":"x","tags":[` + strings.Repeat(`0,`, 19997) + `0]}`, code: contracts.CodeRequestLimits},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.submit(t, tk, newKey(), tc.body)

@@ -19,15 +19,35 @@ import (
 	"github.com/praxa/praxa/contracts"
 )
 
-// DefaultMaxDepth is the nesting bound used when none is given.
-const DefaultMaxDepth = 32
+// The bounds used when none is given.
+const (
+	DefaultMaxDepth    = 32
+	DefaultMaxElements = 20000
+)
+
+// Limits bound what one decoded value may hold: nesting (MaxDepth) and the
+// number of JSON values through every level, members' values, items and
+// the root included (MaxElements). Zero takes the default.
+type Limits struct {
+	MaxDepth, MaxElements int
+}
 
 // Decode parses data as exactly one JSON value. Failures are
 // *contracts.Error values: malformed-json for syntax, duplicate names and
-// invalid UTF-8; request-limits for nesting deeper than maxDepth.
+// invalid UTF-8; request-limits for nesting deeper than maxDepth or more
+// than DefaultMaxElements values.
 func Decode(data []byte, maxDepth int) (any, error) {
+	return DecodeWith(data, Limits{MaxDepth: maxDepth})
+}
+
+// DecodeWith is Decode under the limits l.
+func DecodeWith(data []byte, l Limits) (any, error) {
+	maxDepth := l.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
+	}
+	if l.MaxElements <= 0 {
+		l.MaxElements = DefaultMaxElements
 	}
 	if !utf8.Valid(data) {
 		return nil, malformed("the body is not valid UTF-8", -1)
@@ -35,7 +55,7 @@ func Decode(data []byte, maxDepth int) (any, error) {
 	if off := loneSurrogate(data); off >= 0 {
 		return nil, malformed("a string holds an unpaired UTF-16 surrogate escape", off)
 	}
-	d := &decoder{dec: json.NewDecoder(bytes.NewReader(data)), max: maxDepth}
+	d := &decoder{dec: json.NewDecoder(bytes.NewReader(data)), max: maxDepth, maxValues: l.MaxElements}
 	d.dec.UseNumber()
 	v, err := d.value(0)
 	if err != nil {
@@ -49,7 +69,12 @@ func Decode(data []byte, maxDepth int) (any, error) {
 
 // DecodeObject is Decode for a value that must be a JSON object.
 func DecodeObject(data []byte, maxDepth int) (map[string]any, error) {
-	v, err := Decode(data, maxDepth)
+	return DecodeObjectWith(data, Limits{MaxDepth: maxDepth})
+}
+
+// DecodeObjectWith is DecodeWith for a value that must be a JSON object.
+func DecodeObjectWith(data []byte, l Limits) (map[string]any, error) {
+	v, err := DecodeWith(data, l)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +89,8 @@ func DecodeObject(data []byte, maxDepth int) (map[string]any, error) {
 type decoder struct {
 	dec *json.Decoder
 	max int
+	// maxValues bounds values, the values decoded so far.
+	maxValues, values int
 }
 
 func malformed(msg string, offset int) *contracts.Error {
@@ -88,6 +115,11 @@ func (d *decoder) value(depth int) (any, error) {
 	tok, err := d.dec.Token()
 	if err != nil {
 		return nil, d.syntax(err)
+	}
+	if d.values++; d.values > d.maxValues {
+		return nil, &contracts.Error{Code: contracts.CodeRequestLimits,
+			Message: fmt.Sprintf("the JSON value holds more than %d values (members, items and scalars, through every level)", d.maxValues),
+			Hint:    "Send fewer items per call; the gateway's server.limits.maxElements sets the bound."}
 	}
 	switch t := tok.(type) {
 	case json.Delim:

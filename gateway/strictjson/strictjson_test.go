@@ -97,3 +97,29 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeElements: every value counts towards MaxElements, through
+// every level, the root included; one more than the bound is
+// request-limits, the bound itself is not.
+func TestDecodeElements(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		max  int
+		ok   bool
+	}{
+		{`{"a":[1,2,{"b":null}]}`, 6, true},
+		{`{"a":[1,2,{"b":null}]}`, 5, false},
+		{`[[],[],[]]`, 4, true},
+		{`[[],[],[]]`, 3, false},
+		{`7`, 1, true},
+	} {
+		_, err := strictjson.DecodeWith([]byte(c.body), strictjson.Limits{MaxElements: c.max})
+		if ce := contracts.AsError(err); c.ok != (err == nil) || (!c.ok && ce.Code != contracts.CodeRequestLimits) {
+			t.Errorf("%s under %d: %v", c.body, c.max, err)
+		}
+	}
+	many := "[" + strings.Repeat("0,", strictjson.DefaultMaxElements) + "0]"
+	if _, err := strictjson.Decode([]byte(many), 0); contracts.AsError(err) == nil || contracts.AsError(err).Code != contracts.CodeRequestLimits {
+		t.Errorf("%d items under the default bound: %v", strictjson.DefaultMaxElements+1, err)
+	}
+}
