@@ -161,13 +161,14 @@ func buildEndpoints() []Endpoint {
 			RequiredScope: ScopeApprovalsWrite,
 			Summary:       "Approve approval",
 			Description: "Grant a pending approval: the transition that waits for it fires, its guards checked again, and the mission moves on. " +
-				"The approval and the mission's audit events commit together. An approval that is no longer pending cannot be resolved again.",
+				"The approval and the mission's audit events commit together. An approval that is no longer pending cannot be resolved again. " +
+				"Nobody approves an approval they asked for (self-approval-forbidden) unless policy.allowSelfApproval names its queue.",
 			InputSchema:   resolveInput("approve"),
 			OutputSchema:  root(resolutionOut()),
 			PathArgument:  "approvalId",
 			BodyOptional:  true,
 			SuccessStatus: 200,
-			Errors: []Code{CodeMissionStateConflict, CodeInvalidTransition, CodeGuardRejected, CodeUpstreamFailed, CodePathForbidden,
+			Errors: []Code{CodeMissionStateConflict, CodeSelfApproval, CodeInvalidTransition, CodeGuardRejected, CodeUpstreamFailed, CodePathForbidden,
 				CodeOutcomeUnknown},
 		},
 		{

@@ -73,6 +73,11 @@ const CodeUpstreamFailed Code = "upstream-failed"
 // the command was not run.
 const CodePathForbidden Code = "path-forbidden"
 
+// CodeSelfApproval refuses an approval by the principal that asked for it
+// (its subject requested the move the approval waits for), unless the
+// configuration allows it for the approval's queue.
+const CodeSelfApproval Code = "self-approval-forbidden"
+
 // CodeInfo is the registry entry of one code: how every surface reports it.
 type CodeInfo struct {
 	Code Code `json:"code"`
@@ -118,6 +123,7 @@ var codeRegistry = map[Code]CodeInfo{
 	CodeRateLimited:             {Status: 429, Title: "Too many requests", Retryable: true},
 	CodeDestructiveActionDenied: {Status: 403, Title: "Policy denies this destructive action", Stop: true},
 	CodeMissionStateConflict:    {Status: 409, Title: "The mission's state does not allow this", Stop: true},
+	CodeSelfApproval:            {Status: 409, Title: "The approver asked for this approval", Stop: true},
 	CodeUpstreamFailed:          {Status: 502, Title: "An upstream answered the call with a failure"},
 	CodePathForbidden:           {Status: 403, Title: "A path lies outside the roots granted to the command"},
 	CodeOutcomeUnknown:          {Status: 504, Title: "The outcome is unknown; replay with the same key or read back", Retryable: true, Stop: true},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
@@ -96,6 +97,12 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 	}
 	tool := contracts.Tool{Name: "approvals", OperationID: "resolveApproval"}
 	e := &env{principal: p, tool: tool, args: map[string]any{}, requestID: requestID, traceID: traceID, now: s.now()}
+	if approve {
+		// Before anything runs: the approved move may call outside.
+		if err := s.checkApprover(ctx, e, id); err != nil {
+			return Resolution{}, err
+		}
+	}
 	defer s.prepareApproval(ctx, e, p.Tenant, id, approve)()
 	if e.refusal != nil {
 		// Another request holds the move lease on the version (leases.go).
@@ -199,4 +206,29 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 		return res, asContractError(err)
 	}
 	return res, nil
+}
+
+// checkApprover refuses an approval by the principal that asked for it
+// (its subject requested the move), unless policy.allowSelfApproval names
+// the approval's queue; the refusal is audited. An approval it cannot
+// read is left to the resolution, which answers it.
+func (s *Service) checkApprover(ctx context.Context, e *env, id string) error {
+	var a store.Approval
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		a, err = tx.GetApproval(ctx, e.principal.Tenant, id)
+		return err
+	})
+	if err != nil || a.Status != "pending" || a.RequestedBy == "" || a.RequestedBy != e.principal.Subject ||
+		slices.Contains(s.policy.Load().AllowSelfApproval, a.Queue) {
+		return nil
+	}
+	ce := &contracts.Error{Code: contracts.CodeSelfApproval,
+		Message: fmt.Sprintf("approval %s was asked for by %s, who cannot also grant it", id, a.RequestedBy),
+		Hint:    "Ask another person with approvals:write to approve it, or reject it yourself."}
+	ev := eventFor(e.principal, e.tool, "approval.refused", "refused", string(ce.Code), e.requestID, e.traceID, e.now,
+		map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition})
+	ev.WorkflowID, ev.RunID = a.WorkflowID, a.RunID
+	s.audit.Record(ev)
+	return ce
 }

@@ -36,7 +36,7 @@ func TestConfigCommand(t *testing.T) {
 		{name: "OK", args: []string{"config", "validate", good}, wantStdout: good + ": ok\n"},
 		{name: "Problems", args: []string{"config", "validate", bad}, wantCode: 1, wantStderr: []string{
 			bad + ":3:15: server.limits.maxDepth: must be at least 1",
-			bad + `:4:5: server.limits.bogus: is not a known field; known fields: maxBodyBytes, maxDepth, requestTimeout, ratePerSecond, burst`,
+			bad + `:4:5: server.limits.bogus: is not a known field; known fields: maxBodyBytes, maxDepth, maxElements, requestTimeout, ratePerSecond, burst`,
 			bad + ":6:17: auth.requireAtJwt: must be of type boolean; yes, no, on and off are strings in YAML 1.2: write true or false",
 			bad + ":9:20: auth.issuers[0].algorithms[0]: must be one of the allowed values (asymmetric JWS algorithms: RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA)",
 			"praxa config: " + bad + " is not valid",

@@ -145,6 +145,10 @@ type Policy struct {
 	// tools (those annotated destructiveHint): a call from a principal that
 	// matches any entry answers 403 destructive-action-denied.
 	DenyDestructive []PrincipalMatch `json:"denyDestructive,omitempty"`
+	// AllowSelfApproval names the approval queues whose approvals the
+	// principal that asked for them may grant itself ("" is the default
+	// queue); everywhere else that answers 409 self-approval-forbidden.
+	AllowSelfApproval []string `json:"allowSelfApproval,omitempty"`
 }
 
 // PrincipalMatch matches principals: every member given must match; an

@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
 )
 
 // TestErrorCodes meets every error code of the mission surface at least
@@ -500,6 +502,27 @@ func TestErrorCodes(t *testing.T) {
 			return g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", token: tok})
 		}
 		id, _ := queue(t)
+		// The principal that asked for the approval cannot grant it (an
+		// audited refusal); rejecting it is fine, and another approver is.
+		selfApprover := ti.token(t, tenantA, userA, string(contracts.ScopeApprovalsWrite))
+		trace := newTraceID()
+		p := wantProblem(t, g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", token: selfApprover, trace: trace}),
+			http.StatusConflict, contracts.CodeSelfApproval)
+		if !strings.Contains(p.Detail, userA) {
+			t.Errorf("self-approval detail %q does not name the requester", p.Detail)
+		}
+		// Refusals are audited asynchronously (written within 200ms).
+		audited := false
+		for range 100 {
+			if r := g.trace(t, tokA, trace); r.Status == http.StatusOK && strings.Contains(string(r.Body), `"approval.refused"`) {
+				audited = true
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !audited {
+			t.Errorf("the self-approval refusal was not audited")
+		}
 		wantProblem(t, approve(operatorB, id), http.StatusNotFound, contracts.CodeNotFound) // another tenant's approval
 		wantProblem(t, approve(tokB, id), http.StatusNotFound, contracts.CodeNotFound)
 		wantStatus(t, approve(operatorA, id), http.StatusOK)
@@ -530,4 +553,23 @@ func TestErrorCodes(t *testing.T) {
 			t.Errorf("the approval overtaken by the cancel is not listed as cancelled: %s", lr.Body)
 		}
 	})
+}
+
+// TestSelfApprovalAllowedByQueue: policy.allowSelfApproval names the
+// queues whose approvals their requester may grant; the releases queue of
+// release_approval is one here.
+func TestSelfApprovalAllowedByQueue(t *testing.T) {
+	ti := newIssuer(t)
+	g := startGateway(t, ti, gwOptions{policy: config.Policy{AllowSelfApproval: []string{"releases"}}})
+	tok := ti.token(t, tenantA, userA)
+	a := g.createMission(t, tok, newKey(), map[string]any{"goal": "release", "definitionId": "release_approval"})
+	wantStatus(t, a, http.StatusCreated)
+	ag := &agent{g: g, token: tok}
+	r := ag.follow(t, findLink(t, linksOf(t, a.object(t)), "request_release"), map[string]any{"version": "2.0.0"})
+	wantStatus(t, r, http.StatusOK)
+	r = ag.follow(t, findLink(t, linksOf(t, r.object(t)), "approve_release"), nil)
+	wantStatus(t, r, http.StatusOK)
+	id := str(t, r.object(t), "approval.id")
+	self := ti.token(t, tenantA, userA, string(contracts.ScopeApprovalsWrite))
+	wantStatus(t, g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", token: self}), http.StatusOK)
 }

@@ -485,6 +485,7 @@ func TestApprovalLease(t *testing.T) {
 		r := g.Replica(t, nil)
 		ws := []*gw{wrap(g), wrap(r)}
 		tok := ti.token(t, tenantA, userA)
+		op := ti.token(t, tenantA, operatorA, string(contracts.ScopeApprovalsWrite)) // nobody approves their own request
 
 		_, id := pendingRelease(t, ws[0], tok)
 		go func() {
@@ -492,7 +493,7 @@ func TestApprovalLease(t *testing.T) {
 			time.Sleep(150 * time.Millisecond)
 			hold <- struct{}{}
 		}()
-		res := race(6, ws, func(w *gw) *resp { return approve(w, tok, id) })
+		res := race(6, ws, func(w *gw) *resp { return approve(w, op, id) })
 		if ok := raceAnswers(t, res, http.StatusOK, contracts.CodeMissionStateConflict); ok != 1 {
 			t.Errorf("%d approvals succeeded, want 1", ok)
 		}
@@ -503,12 +504,12 @@ func TestApprovalLease(t *testing.T) {
 		// A stuck approval.
 		wf, id := pendingRelease(t, ws[0], tok)
 		late := make(chan *resp, 1)
-		go func() { late <- approve(ws[1], tok, id) }()
+		go func() { late <- approve(ws[1], op, id) }()
 		waitCalls(t, &api.deploy, 2, hold)
-		wantProblem(t, approve(ws[0], tok, id), http.StatusConflict, contracts.CodeIdempotencyInProgress)
+		wantProblem(t, approve(ws[0], op, id), http.StatusConflict, contracts.CodeIdempotencyInProgress)
 		offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
 		for range 2 {
-			wantProblem(t, approve(ws[0], tok, id), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+			wantProblem(t, approve(ws[0], op, id), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 		}
 		close(hold)
 		select {
