@@ -65,6 +65,7 @@ type DirectResult struct {
 // CallDirect runs a call of a directly exposed capability for principal p.
 func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCall) *DirectResult {
 	tool := tools[contracts.ToolPraxecCommand]
+	ctx = traced(ctx, c.TraceID)
 	if !s.light.Takes(c.Capability) {
 		return s.directRun(ctx, p, tool, c)
 	}

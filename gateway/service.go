@@ -14,6 +14,7 @@ import (
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/lightpath"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
@@ -342,6 +343,7 @@ func (s *Service) finish(ctx context.Context, p *auth.Principal, tool contracts.
 }
 
 func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.Tool, c Call) *Result {
+	ctx = traced(ctx, c.TraceID)
 	if err := s.Authorize(p, tool); err != nil {
 		return &Result{Err: err}
 	}
@@ -512,4 +514,13 @@ func (s *Service) Close(ctx context.Context) error {
 		return err
 	}
 	return s.audit.Close(ctx)
+}
+
+// traced returns ctx carrying the W3C trace context of a call in trace
+// (a span of its own), which the executors send on to their upstreams.
+func traced(ctx context.Context, trace string) context.Context {
+	if trace == "" {
+		return ctx
+	}
+	return workflow.WithTraceparent(ctx, "00-"+trace+"-"+ids.Span()+"-01")
 }

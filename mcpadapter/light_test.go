@@ -28,6 +28,8 @@ import (
 type upstream struct {
 	url   string
 	calls atomic.Int64
+	// trace is the _meta.traceparent of the last echo call.
+	trace atomic.Value
 }
 
 func newUpstream(t testing.TB) *upstream {
@@ -37,6 +39,7 @@ func newUpstream(t testing.TB) *upstream {
 	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			u.calls.Add(1)
+			u.trace.Store(fmt.Sprint(req.Params.Meta["traceparent"]))
 			var args struct {
 				Text string `json:"text"`
 			}
@@ -165,6 +168,10 @@ func TestDirectLightPath(t *testing.T) {
 		}
 		if res.Meta[mcpadapter.WorkflowMetaKey] != nil {
 			t.Errorf("a light call names a run: %v", res.Meta)
+		}
+		// The call's trace goes on to the upstream (a span of the gateway's).
+		if got, _ := up.trace.Load().(string); !strings.HasPrefix(got, "00-"+trace+"-") {
+			t.Errorf("the upstream saw traceparent %q, want the call's trace %s", got, trace)
 		}
 		links, _ := json.Marshal(res.Meta[mcpadapter.LinksMetaKey])
 		want := `[{"args":{"definitionId":"proxy_default","input":{"capability":"up.echo"}},"input_schema":{"properties":{"text":{"maxLength":20,"type":"string"}},"required":["text"],"type":"object"},"method":"praxec.command","rel":"start"}]`

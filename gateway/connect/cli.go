@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -105,6 +106,9 @@ func (r cliRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 	defer cancel()
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
+	if tp := workflow.Traceparent(ctx); tp != "" {
+		cmd.Env = append(slices.Clip(env), "TRACEPARENT="+tp)
+	}
 	cmd.Dir = c.cfg.WorkingDirectory
 	prepare(cmd)
 	var stdout, stderr limitedBuffer

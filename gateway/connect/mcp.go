@@ -348,7 +348,12 @@ func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*
 	if err != nil {
 		return nil, err
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	if tp := workflow.Traceparent(ctx); tp != "" {
+		// W3C trace context in _meta, as the 2026-07-28 revision carries it.
+		params.Meta = mcp.Meta{"traceparent": tp}
+	}
+	res, err := cs.CallTool(ctx, params)
 	if err == nil {
 		return res, nil
 	}

@@ -154,6 +154,9 @@ func (c *restConn) do(ctx context.Context, method string, u *url.URL, header htt
 		req.Body, req.ContentLength = http.NoBody, 0
 	}
 	req.Header = header.Clone()
+	if tp := workflow.Traceparent(ctx); tp != "" && req.Header.Get("Traceparent") == "" {
+		req.Header.Set("Traceparent", tp)
+	}
 	resp, err := c.client.Do(req)
 	if err != nil {
 		if isDialError(err) {
