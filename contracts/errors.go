@@ -241,6 +241,12 @@ type ErrorEnvelope struct {
 	Fields []FieldError `json:"errors,omitempty"`
 }
 
+// Err is the reverse of Error.Envelope: the error env renders (a
+// stored answer read back). Cause is not kept.
+func (env ErrorEnvelope) Err() *Error {
+	return &Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+}
+
 // Envelope renders e in the seeds/000 error shape. Links is never nil.
 func (e *Error) Envelope() ErrorEnvelope {
 	links := cloneLinks(e.Links)

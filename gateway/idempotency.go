@@ -32,6 +32,16 @@ import (
 // same key, as the links it follows carry one. Internal failures roll back
 // and consume nothing.
 
+// storedRefusal is a refusal kept under an idempotency key: the seeds/000
+// envelope and the id of the request that met it, so that a replay
+// answers the original problem, requestId and instance included (the
+// retry's own id is in its X-Request-Id header). Records stored without
+// requestId replay with the retry's.
+type storedRefusal struct {
+	contracts.ErrorEnvelope
+	RequestID string `json:"requestId,omitempty"`
+}
+
 // errReplay carries a stored record out of a transaction.
 type errReplay struct{ rec store.IdempotencyRecord }
 
@@ -164,7 +174,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 			rec.Status = res.Status
 			rec.Header = res.Header
 			if res.Err != nil {
-				body, err := json.Marshal(res.Err.Envelope())
+				body, err := json.Marshal(storedRefusal{ErrorEnvelope: res.Err.Envelope(), RequestID: e.requestID})
 				if err != nil {
 					return err
 				}
@@ -209,11 +219,11 @@ func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec sto
 	s.audit.Record(eventFor(p, tool, "request.replayed", "replayed", "", e.requestID, e.traceID, e.now, nil))
 	res := &Result{Status: rec.Status, Header: rec.Header, Replayed: true, audited: true}
 	if rec.Status >= 400 {
-		var env contracts.ErrorEnvelope
-		if err := json.NewDecoder(bytes.NewReader(rec.Body)).Decode(&env); err != nil {
+		var stored storedRefusal
+		if err := json.NewDecoder(bytes.NewReader(rec.Body)).Decode(&stored); err != nil {
 			return &Result{Err: asContractError(err)}
 		}
-		res.Err = &contracts.Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+		res.Err, res.RequestID = stored.Err(), stored.RequestID
 		return res
 	}
 	res.Body = rec.Body

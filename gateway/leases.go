@@ -568,7 +568,7 @@ func replaySubmit(rec store.SubmitRecord) (any, error) {
 	if err := json.NewDecoder(bytes.NewReader(rec.Response)).Decode(&env); err != nil {
 		return nil, err
 	}
-	return nil, &contracts.Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+	return nil, env.Err()
 }
 
 // approvalPrefix starts the fingerprint of the move lease an approval's
@@ -627,5 +627,5 @@ func approvalReplay(a store.Approval) *contracts.Error {
 	if json.Unmarshal(doc[approvalOutcomeKey], &env) != nil {
 		return nil
 	}
-	return &contracts.Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+	return env.Err()
 }

@@ -337,7 +337,7 @@ func replayStart(e *env, l store.StartLease) error {
 		if err := json.Unmarshal(l.Response, &env); err != nil {
 			return fmt.Errorf("start record %s: %w", l.Ref, err)
 		}
-		return &contracts.Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+		return env.Err()
 	}
 	if runID, ok := strings.CutPrefix(l.Ref, "run:"); ok {
 		return &contracts.Error{Code: contracts.CodeRunIDAlreadyRunning,

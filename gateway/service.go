@@ -185,8 +185,10 @@ type Result struct {
 	// Err is set for a refusal or failure instead of Body.
 	Err *contracts.Error
 	// Replayed says the answer is a stored one replayed for an idempotency
-	// key.
-	Replayed bool
+	// key; RequestID is then, for a replayed refusal, the id of the request
+	// that was answered first ("" when the record does not say).
+	Replayed  bool
+	RequestID string
 	// Operation is the operationId, or for praxec tools the dispatch
 	// operation; surfaces use it for metrics.
 	Operation string

@@ -573,3 +573,24 @@ func TestSelfApprovalAllowedByQueue(t *testing.T) {
 	self := ti.token(t, tenantA, userA, string(contracts.ScopeApprovalsWrite))
 	wantStatus(t, g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", token: self}), http.StatusOK)
 }
+
+// TestReplayedRefusalIsTheOriginal: a refusal recorded under a key is
+// replayed byte for byte, its requestId and instance included; the retry's
+// own id is in its X-Request-Id header.
+func TestReplayedRefusalIsTheOriginal(t *testing.T) {
+	ti := newIssuer(t)
+	g := startGateway(t, ti, gwOptions{})
+	tok := ti.token(t, tenantA, userA)
+	create := map[string]any{"goal": "deploy", "definitionId": "deploy_pipeline", "runId": "replay-1"}
+	wantStatus(t, g.createMission(t, tok, newKey(), create), http.StatusCreated)
+	key := newKey()
+	first := g.createMission(t, tok, key, create)
+	wantProblem(t, first, http.StatusConflict, contracts.CodeRunIDAlreadyRunning)
+	again := g.createMission(t, tok, key, create)
+	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
+		t.Errorf("replay:\n%s\nwant the original\n%s", again.Body, first.Body)
+	}
+	if again.Header.Get("X-Request-Id") == "" || again.Header.Get("X-Request-Id") == first.Header.Get("X-Request-Id") {
+		t.Errorf("X-Request-Id of the retry %q, of the first %q", again.Header.Get("X-Request-Id"), first.Header.Get("X-Request-Id"))
+	}
+}

@@ -146,7 +146,12 @@ func (s *server) writeResult(w http.ResponseWriter, r *http.Request, res *gatewa
 		case contracts.CodeIdempotencyInProgress:
 			s.Metrics.idempotency.WithLabelValues("in_progress").Inc()
 		}
-		writeProblem(w, res.Status, res.Err, requestID(r.Context()))
+		rid := requestID(r.Context())
+		if res.Replayed && res.RequestID != "" {
+			// The original answer, byte for byte; X-Request-Id names the retry.
+			rid = res.RequestID
+		}
+		writeProblem(w, res.Status, res.Err, rid)
 		return
 	}
 	h.Set("Content-Type", "application/json")
