@@ -127,24 +127,25 @@ target() {
 run() {
 	local cand=$1 n=$2 dur=$3 tag=$4
 	target "$cand"
-	local file="$OUT/mcpload-$cand-s$n-$tag.txt" hz secs before after busy0 busy1 l0 l1
+	local file="$OUT/mcpload-$cand-s$n-$tag.txt" hz secs before after busy0 busy1 l0 l1 t0 t1
 	hz=$(getconf CLK_TCK)
 	quiet_wait
 	times >"$OUT/.times"
 	l0=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
-	before=$(cpu_ticks $T_PIDS); busy0=$(busy_ticks)
+	before=$(cpu_ticks $T_PIDS); busy0=$(busy_ticks); t0=$(date +%s%N)
 	taskset -c "$LOAD_CPU" "$OUT/mcpload" -url "$T_URL" -tool "$T_TOOL" -args "$T_ARGS" -sessions "$n" \
 		-duration "$dur" -label "$cand" >"$file" 2>&1 || { cat "$file" >&2; echo "mcp.sh: mcpload failed for $cand" >&2; exit 1; }
-	after=$(cpu_ticks $T_PIDS); busy1=$(busy_ticks)
+	after=$(cpu_ticks $T_PIDS); busy1=$(busy_ticks); t1=$(date +%s%N)
 	times >"$OUT/.times"
 	l1=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
-	secs=$(awk '/^mcpload / {for (i = 1; i <= NF; i++) if ($i ~ /^secs=/) {sub(/secs=/, "", $i); print $i}}' "$file")
+	# CPU shares are of the whole mcpload run (start, connect, first call
+	# and the measured stretch): the servers are nearly idle outside it.
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 	local cpu loadcpu foreign
 	cpu=$(awk -v t="$((after - before))" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.0f", 100 * t / hz / s }')
 	loadcpu=$(printf '%s\n%s\n' "$l0" "$l1" | awk -v s="$secs" '
 		function sec(v,  m) { m = v; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", v); sub(/s$/, "", v); return m * 60 + v }
 		NR == 1 {a = sec($1) + sec($2)} NR == 2 {b = sec($1) + sec($2)} END {printf "%.0f", 100 * (b - a) / s}')
-	# The busy ticks cover the connect and first call too: a slight overcount.
 	foreign=$(awk -v t="$((busy1 - busy0))" -v hz="$hz" -v s="$secs" -v srv="$cpu" -v l="$loadcpu" \
 		'BEGIN { f = 100 * t / hz / s - srv - l; if (f < 0) f = 0; printf "%.0f", f }')
 	awk -v cpu="$cpu" -v foreign="$foreign" '/^mcpload / {
@@ -207,7 +208,7 @@ ratio() {
 		done
 	done
 	echo
-	echo "srv CPU%: the servers the call goes through (relay and praxa: with mcpecho), % of one core"
+	echo "srv CPU%: the servers the call goes through (relay and praxa: with mcpecho), % of one core over each mcpload run"
 	echo "ratios of calls/s medians:"
 	for n in $SESSIONS; do
 		ratio "mcp-proxied/direct x$n" praxa direct "$n"
