@@ -72,19 +72,30 @@ func run(addr, from, via, file, token, tool string) error {
 	if err != nil {
 		return err
 	}
+	srv, err := newServer(body, tool)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "mcphome: body %d bytes\n", len(bytes.TrimSpace(body)))
+	return benchmcp.Serve("mcphome", addr, benchmcp.Handler(srv))
+}
+
+// newServer returns the bare server: one tool, answering body (a JSON
+// object, surrounding white space dropped) as structuredContent and as
+// the same JSON in one text content, as mcpadapter.Result does.
+func newServer(body []byte, tool string) (*mcp.Server, error) {
 	body = bytes.TrimSpace(body)
 	if !json.Valid(body) || !bytes.HasPrefix(body, []byte("{")) {
-		return fmt.Errorf("the home body is not a JSON object: %.200s", body)
+		return nil, fmt.Errorf("the home body is not a JSON object: %.200s", body)
 	}
 	raw := json.RawMessage(body)
 	text := string(body)
-	fmt.Fprintf(os.Stderr, "mcphome: body %d bytes\n", len(body))
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcphome", Version: "0"}, nil)
 	srv.AddTool(&mcp.Tool{Name: tool, Description: "Answer the recorded home body.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{StructuredContent: raw, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 		})
-	return benchmcp.Serve("mcphome", addr, benchmcp.Handler(srv))
+	return srv, nil
 }
 
 // homeREST answers the body of POST base/v8/praxec/query {}.

@@ -186,6 +186,8 @@ func stretch(ctx context.Context, sessions []*mcp.ClientSession, params *mcp.Cal
 	begin := time.Now()
 	deadline := begin.Add(d)
 	for i, cs := range sessions {
+		// CallTool writes into its params (_meta): one value per session.
+		params := &mcp.CallToolParams{Name: params.Name, Arguments: params.Arguments}
 		wg.Go(func() {
 			lat := make([]time.Duration, 0, 4096)
 			for {

@@ -51,17 +51,28 @@ func run(addr, upstream, tool string) error {
 		return err
 	}
 	defer cs.Close()
+	srv, err := newRelay(ctx, cs, tool)
+	if err != nil {
+		return fmt.Errorf("%s: %w", upstream, err)
+	}
+	return benchmcp.Serve("mcprelay", addr, benchmcp.Handler(srv))
+}
+
+// newRelay returns the relay's server: one tool, named and described as
+// the upstream's tool is in its tools/list, whose calls go to that tool
+// through cs. An upstream error is answered as a tool error.
+func newRelay(ctx context.Context, cs *mcp.ClientSession, tool string) (*mcp.Server, error) {
 	var def *mcp.Tool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			return fmt.Errorf("tools/list of %s: %w", upstream, err)
+			return nil, fmt.Errorf("tools/list: %w", err)
 		}
 		if t.Name == tool {
 			def = t
 		}
 	}
 	if def == nil {
-		return fmt.Errorf("%s lists no tool %q", upstream, tool)
+		return nil, fmt.Errorf("no tool %q", tool)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcprelay", Version: "0"}, nil)
 	srv.AddTool(&mcp.Tool{Name: def.Name, Description: def.Description, InputSchema: def.InputSchema},
@@ -72,5 +83,5 @@ func run(addr, upstream, tool string) error {
 			}
 			return res, nil
 		})
-	return benchmcp.Serve("mcprelay", addr, benchmcp.Handler(srv))
+	return srv, nil
 }
