@@ -15,32 +15,40 @@
 #
 # Usage: bench/all.sh
 # Environment (defaults): DURATION=5s WARMUP=1s RUNS=3 QUIET_WAIT=10
-#   RETRIES=0 INPROC=1 GROWTH=1 GROWTH_DIR=$OUT/growth MAX_OTHER=1000
+#   RETRIES=0 MCP=1 REST=1 INPROC=1 GROWTH=1 GROWTH_DIR=$OUT/growth MAX_OTHER=1000
 #   OUT=<new dir under /tmp>; every variable of mcp.sh and load.sh passes
 #   through (SERVER_CPU, LOAD_CPU, SESSIONS, CONNS, THREADS, QUIET_MAX,
-#   MAX_FOREIGN). Set INPROC=0 or GROWTH=0 to leave a phase out.
+#   MAX_FOREIGN). DURATION and WARMUP in whole seconds (wrk takes no
+#   fractions). Set MCP=0, REST=0, INPROC=0 or GROWTH=0 to leave a phase
+#   out.
 # Output: each phase's table, then the targets with their ratios, also in
 # $OUT/targets.txt; everything else under $OUT/{mcp,rest,inproc,growth}.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=lib.sh
+# shellcheck source=bench/lib.sh
 . "$ROOT/bench/lib.sh"
 export DURATION=${DURATION:-5s} WARMUP=${WARMUP:-1s} RUNS=${RUNS:-3}
 export QUIET_WAIT=${QUIET_WAIT:-10} RETRIES=${RETRIES:-0}
+MCP=${MCP:-1}
+REST=${REST:-1}
 INPROC=${INPROC:-1}
 GROWTH=${GROWTH:-1}
 OUT=${OUT:-$(mktemp -d /tmp/praxa-all.XXXXXX)}
 mkdir -p "$OUT"
 : >"$OUT/ratios.txt"
 
-log "MCP phase (bench/mcp.sh) into $OUT/mcp"
-OUT="$OUT/mcp" "$ROOT/bench/mcp.sh"
-cat "$OUT/mcp/ratios.txt" >>"$OUT/ratios.txt"
+if [ "$MCP" = 1 ]; then
+	log "MCP phase (bench/mcp.sh) into $OUT/mcp"
+	OUT="$OUT/mcp" "$ROOT/bench/mcp.sh"
+	cat "$OUT/mcp/ratios.txt" >>"$OUT/ratios.txt"
+fi
 
-log "REST phase (bench/load.sh, TMPFS=1) into $OUT/rest"
-OUT="$OUT/rest" TMPFS=1 "$ROOT/bench/load.sh"
-cat "$OUT/rest/ratios.txt" >>"$OUT/ratios.txt"
+if [ "$REST" = 1 ]; then
+	log "REST phase (bench/load.sh, TMPFS=1) into $OUT/rest"
+	OUT="$OUT/rest" TMPFS=1 "$ROOT/bench/load.sh"
+	cat "$OUT/rest/ratios.txt" >>"$OUT/ratios.txt"
+fi
 
 # bench_ratio NAME FILE A B: the ratio of ns/op medians B over A of two
 # benchmarks of a go test output (so: A's ops/s over B's), with the range of

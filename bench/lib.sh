@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/lib.sh: shell helpers the load scripts of bench/ share (sourced, not
 # run). The method is shared/reference/performance.md's: servers pinned to
 # one core, the load generator to the other, candidates interleaved, every

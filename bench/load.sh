@@ -29,7 +29,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=lib.sh
+# shellcheck source=bench/lib.sh
 . "$ROOT/bench/lib.sh"
 DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-3s}
@@ -176,7 +176,8 @@ run() {
 	wrk0=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
 	before=$(cpu_ticks "$pid"); busy0=$(busy_ticks); steal0=$(steal_ticks)
 	PRAXA_TOKEN=$token KEY_PREFIX="load-$cand-$tag-$(date +%s)" \
-		taskset -c "$LOAD_CPU" wrk "${args[@]}" "$url" >"$file" 2>&1
+		taskset -c "$LOAD_CPU" wrk "${args[@]}" "$url" >"$file" 2>&1 ||
+		{ echo "load.sh: wrk failed (whole seconds only in DURATION and WARMUP), see $file" >&2; cat "$file" >&2; exit 1; }
 	after=$(cpu_ticks "$pid"); busy1=$(busy_ticks); steal1=$(steal_ticks)
 	times >"$OUT/.times"
 	wrk1=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")

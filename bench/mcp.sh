@@ -31,7 +31,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=lib.sh
+# shellcheck source=bench/lib.sh
 . "$ROOT/bench/lib.sh"
 DURATION=${DURATION:-5s}
 WARMUP=${WARMUP:-1s}
@@ -80,6 +80,7 @@ start() {
 }
 
 start mcpecho -addr 127.0.0.1:0
+# shellcheck disable=SC2154 # set by start
 start mcprelay -addr 127.0.0.1:0 -upstream "$URL_mcpecho"
 
 # One token sends all the traffic: lift the per-principal rate limit. The
@@ -104,6 +105,7 @@ YAML
 start praxa serve --dev --addr 127.0.0.1:0 --data-dir "$OUT/data" --config "$OUT/praxec.yaml"
 export PRAXA_TOKEN
 PRAXA_TOKEN=$("$OUT/praxa" token --data-dir "$OUT/data" --ttl 2h)
+# shellcheck disable=SC2154 # set by start
 start mcphome -addr 127.0.0.1:0 -home-from "$URL_praxa"
 
 ECHO_ARGS='{"text":"hello from mcpload"}'
@@ -111,14 +113,15 @@ CANDIDATES=(direct relay praxa home barehome)
 
 # target CANDIDATE: sets T_URL, T_TOOL, T_ARGS and T_PIDS (the server
 # processes the call goes through, whose CPU is reported).
+# shellcheck disable=SC2154 # URL_* and PID_* are set by start
 target() {
 	T_ARGS=$ECHO_ARGS T_TOOL=echo
 	case $1 in
-	direct) T_URL=$URL_mcpecho T_PIDS="$PID_mcpecho" ;;
-	relay) T_URL=$URL_mcprelay T_PIDS="$PID_mcprelay $PID_mcpecho" ;;
-	praxa) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PIDS="$PID_praxa $PID_mcpecho" ;;
-	home) T_URL=$URL_praxa/mcp T_TOOL=praxec.query T_ARGS='{}' T_PIDS="$PID_praxa" ;;
-	barehome) T_URL=$URL_mcphome T_TOOL=praxec.query T_ARGS='{}' T_PIDS="$PID_mcphome" ;;
+	direct) T_URL=$URL_mcpecho T_PIDS=("$PID_mcpecho") ;;
+	relay) T_URL=$URL_mcprelay T_PIDS=("$PID_mcprelay" "$PID_mcpecho") ;;
+	praxa) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PIDS=("$PID_praxa" "$PID_mcpecho") ;;
+	home) T_URL=$URL_praxa/mcp T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_praxa") ;;
+	barehome) T_URL=$URL_mcphome T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_mcphome") ;;
 	esac
 }
 
@@ -132,10 +135,10 @@ run() {
 	quiet_wait
 	times >"$OUT/.times"
 	l0=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
-	before=$(cpu_ticks $T_PIDS); busy0=$(busy_ticks); t0=$(date +%s%N)
+	before=$(cpu_ticks "${T_PIDS[@]}"); busy0=$(busy_ticks); t0=$(date +%s%N)
 	taskset -c "$LOAD_CPU" "$OUT/mcpload" -url "$T_URL" -tool "$T_TOOL" -args "$T_ARGS" -sessions "$n" \
 		-duration "$dur" -label "$cand" >"$file" 2>&1 || { cat "$file" >&2; echo "mcp.sh: mcpload failed for $cand" >&2; exit 1; }
-	after=$(cpu_ticks $T_PIDS); busy1=$(busy_ticks); t1=$(date +%s%N)
+	after=$(cpu_ticks "${T_PIDS[@]}"); busy1=$(busy_ticks); t1=$(date +%s%N)
 	times >"$OUT/.times"
 	l1=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
 	# CPU shares are of the whole mcpload run (start, connect, first call
