@@ -121,6 +121,10 @@ func BenchmarkStoreGrowth(b *testing.B) {
 			b.Run("proxied", func(b *testing.B) {
 				cs := connectMCP(b, g.URL+"/mcp", tok)
 				params := &mcp.CallToolParams{Name: "up.echo", Arguments: map[string]any{"text": "growth"}}
+				// The first call opens the gateway's upstream session.
+				if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+					b.Fatalf("up.echo: %v %+v", err, res)
+				}
 				for b.Loop() {
 					res, err := cs.CallTool(context.Background(), params)
 					if err != nil || res.IsError {

@@ -214,10 +214,10 @@ ratio() {
 	echo "srv CPU%: the servers the call goes through (relay and praxa: with mcpecho), % of one core over each mcpload run"
 	echo "ratios of calls/s medians:"
 	for n in $SESSIONS; do
-		ratio "mcp-proxied/direct x$n" praxa direct "$n"
-		ratio "mcp-relay/direct x$n" relay direct "$n"
-		ratio "mcp-proxied/relay x$n" praxa relay "$n"
-		ratio "mcp-home/bare-home x$n" home barehome "$n"
+		ratio "mcp-proxied/direct-x$n" praxa direct "$n"
+		ratio "mcp-relay/direct-x$n" relay direct "$n"
+		ratio "mcp-proxied/relay-x$n" praxa relay "$n"
+		ratio "mcp-home/bare-home-x$n" home barehome "$n"
 	done
 	echo
 	echo "raw outputs and server logs: $OUT"
