@@ -1,7 +1,12 @@
 // Package bench holds the gateway's end-to-end Go benchmarks and, beside
-// them, the wrk load harness (load.sh) and its bare chi baseline server
-// (barechi). It has test files only; BENCHMARKS.md at the repository root
-// gives the commands and the figures.
+// them, the load harnesses: load.sh (wrk, REST) with its bare chi baseline
+// server (barechi); mcp.sh (MCP) with its go-sdk baselines, the upstream
+// mcpecho, the naive relay mcprelay and mcphome answering the home body,
+// and its load driver mcpload; and all.sh, which runs both, gobench.sh on
+// BenchmarkSubmitIntent and (GROWTH=1) BenchmarkStoreGrowth, and prints
+// every ratio of the hot-path targets from one run. It has test files
+// only; BENCHMARKS.md at the repository root gives the commands and the
+// figures.
 //
 // Every benchmark compares against a baseline measured in the same run:
 //
@@ -14,6 +19,8 @@
 //   - BenchmarkPipeline's praxec-query (a read answered from memory through
 //     the full router) and get-trace against its bare-chi, in one run;
 //   - BenchmarkSQLiteRead/reparsed against BenchmarkSQLiteRead/prepared;
+//   - BenchmarkStoreGrowth/1M against BenchmarkStoreGrowth/10k (skipped
+//     without PRAXA_GROWTH_DIR);
 //   - BenchmarkSubmitIntent/postgres and BenchmarkMissionTransition/postgres
 //     against their sqlite-durable variants (they skip without
 //     PRAXA_TEST_PG_DSN).

@@ -7,11 +7,11 @@
 # Candidates (all on 127.0.0.1, nothing else is contacted):
 #   bare        GET  /v8/ping on bench/barechi (chi, small JSON, no middleware)
 #   query       POST /v8/praxec/query {} on praxa serve --dev, bearer token
-#               (post-query.lua): a read answered from memory, so the
-#               pipeline's own cost (ids, metrics, log line, token cache,
-#               strict JSON, schema, the asynchronous audit event)
-#   read        GET  /v8/traces/{id} on praxa serve --dev, bearer token (cached
-#               after the first verification), default durable SQLite store
+#               (cached after the first verification): the home read,
+#               answered from memory
+#   mission     GET  /v8/missions/{id} on the same server: a store read
+#               (default durable SQLite store)
+#   read        GET  /v8/traces/{id} on the same server: a store read
 #   post        POST /v8/intents on the same server, a new Idempotency-Key per
 #               request (post-intent.lua): fsync'd, group-committed SQLite
 #   post-tmpfs  (only with TMPFS=1) the same POST on a second praxa serve whose
@@ -27,11 +27,14 @@
 #   block, mutex, trace) on a loopback port of its own (PRAXA_PPROF_ADDR,
 #   cmd/praxa/pprof.go); the addresses are printed at start and logged in
 #   $OUT/<name>.log.
-# Output: a table of medians (min-max) and the ratios, also in $OUT/summary.txt;
+# Output: a table of medians (min-max) and the ratios, also in $OUT/summary.txt
+# and $OUT/ratios.txt (one "name value range" a line, read by bench/all.sh);
 # raw wrk outputs and server logs stay in $OUT.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-3s}
 RUNS=${RUNS:-3}
@@ -42,8 +45,6 @@ LOAD_CPU=${LOAD_CPU:-1}
 TMPFS=${TMPFS:-0}
 OUT=${OUT:-$(mktemp -d /tmp/praxa-load.XXXXXX)}
 mkdir -p "$OUT"
-
-log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
 # --- tools -----------------------------------------------------------------
 if ! command -v wrk >/dev/null 2>&1; then
@@ -64,11 +65,16 @@ fi
 log "building praxa and barechi from $ROOT into $OUT"
 (cd "$ROOT" && go build -o "$OUT/praxa" ./cmd/praxa && go build -o "$OUT/barechi" ./bench/barechi)
 
-# One token sends all the traffic: lift the per-principal rate limit.
+# One token sends all the traffic: lift the per-principal rate limit. The
+# noop capability starts the mission the mission candidate reads.
 cat >"$OUT/praxec.yaml" <<'EOF'
 server:
   limits:
     ratePerSecond: -1
+proxy:
+  expose:
+    - name: bench.noop
+      description: Does nothing (load.sh reads the mission it starts).
 EOF
 
 # --- servers ---------------------------------------------------------------
@@ -83,19 +89,6 @@ cleanup() {
 	if [ -n "${TMPFS_DIR:-}" ]; then rm -rf "$TMPFS_DIR"; fi
 }
 trap cleanup EXIT
-
-# wait_url LOGFILE PREFIX: the URL the server printed, within 30 s.
-wait_url() {
-	local file=$1 prefix=$2 url=""
-	for _ in $(seq 1 300); do
-		url=$(sed -n "s/^$prefix: listening on \(http:\/\/[^ ]*\).*/\1/p" "$file" 2>/dev/null | head -n1)
-		[ -n "$url" ] && { echo "$url"; return 0; }
-		sleep 0.1
-	done
-	echo "load.sh: no listening line in $file" >&2
-	cat "$file" >&2
-	return 1
-}
 
 # start_praxa NAME DATADIR: starts praxa serve --dev pinned to SERVER_CPU.
 start_praxa() {
@@ -137,8 +130,21 @@ TRACE=$(printf '%s' "$answer" | sed -n 's/.*"traceId":"\([0-9a-f]*\)".*/\1/p')
 [ -n "$TRACE" ] || { echo "load.sh: no traceId in: $answer" >&2; exit 1; }
 code=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $PRAXA_TOKEN" "$URL_disk/v8/traces/$TRACE")
 [ "$code" = 200 ] || { echo "load.sh: GET /v8/traces/$TRACE answered $code" >&2; exit 1; }
+# One mission (a run of proxy_default that fired bench.noop), which the
+# mission candidate reads.
+answer=$(curl -sS --max-time 10 -H "Authorization: Bearer $PRAXA_TOKEN" -H 'Content-Type: application/json' \
+	-H "Idempotency-Key: load-sh-mission-seed-$(date +%s)" \
+	-d '{"goal":"seed the mission the load test reads","definitionId":"proxy_default","input":{"capability":"bench.noop"}}' \
+	"$URL_disk/v8/missions")
+RUN=$(printf '%s' "$answer" | sed -n 's/^{"runId":"\([A-Za-z0-9_]*\)".*/\1/p')
+[ -n "$RUN" ] || { echo "load.sh: no runId in: $answer" >&2; exit 1; }
+code=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $PRAXA_TOKEN" "$URL_disk/v8/missions/$RUN")
+[ "$code" = 200 ] || { echo "load.sh: GET /v8/missions/$RUN answered $code" >&2; exit 1; }
+code=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $PRAXA_TOKEN" \
+	-H 'Content-Type: application/json' -d '{}' "$URL_disk/v8/praxec/query")
+[ "$code" = 200 ] || { echo "load.sh: POST /v8/praxec/query answered $code" >&2; exit 1; }
 
-CANDIDATES=(bare query read post)
+CANDIDATES=(bare query mission read post)
 if [ "$TMPFS" = 1 ]; then CANDIDATES+=(post-tmpfs); fi
 
 # --- measuring -------------------------------------------------------------
@@ -150,24 +156,6 @@ QUIET_WAIT=${QUIET_WAIT:-300}
 QUIET_MAX=${QUIET_MAX:-10} # busy % of both cores together that counts as quiet
 MAX_FOREIGN=${MAX_FOREIGN:-30} # a run with more foreign CPU is run again ...
 RETRIES=${RETRIES:-2}          # ... at most this many times (the last one is kept)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-# busy_ticks: user+nice+system ticks of all CPUs (not irq, softirq, steal).
-busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4}' /proc/stat; }
-steal_ticks() { awk '$1 == "cpu" {print $9}' /proc/stat; }
-quiet_wait() { # three quiet seconds in a row
-	local waited=0 quiet=0 a b busy
-	while :; do
-		a=$(busy_ticks); sleep 1; b=$(busy_ticks)
-		busy=$(( (b - a) * 100 / $(getconf CLK_TCK) ))
-		if [ "$busy" -le "$QUIET_MAX" ]; then quiet=$((quiet + 1)); else quiet=0; fi
-		[ "$quiet" -ge 3 ] && return 0
-		waited=$((waited + 1))
-		if [ "$waited" -ge "$QUIET_WAIT" ]; then
-			log "the machine did not quiet down in ${QUIET_WAIT}s (busy ${busy}%): measuring anyway"
-			return 0
-		fi
-	done
-}
 to_ms() { # wrk latency ("812.00us", "1.23ms", "2.01s") -> milliseconds
 	awk -v v="$1" 'BEGIN {
 		n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
@@ -183,6 +171,7 @@ run() {
 	case $cand in
 	bare) url="$URL_bare/v8/ping"; pid=$PID_bare ;;
 	query) url="$URL_disk/v8/praxec/query"; script="$ROOT/bench/post-query.lua"; pid=$PID_disk ;;
+	mission) url="$URL_disk/v8/missions/$RUN"; script="$ROOT/bench/get-auth.lua"; pid=$PID_disk ;;
 	read) url="$URL_disk/v8/traces/$TRACE"; script="$ROOT/bench/get-auth.lua"; pid=$PID_disk ;;
 	post) url="$URL_disk/v8/intents"; script="$ROOT/bench/post-intent.lua"; pid=$PID_disk ;;
 	post-tmpfs) url="$URL_tmpfs/v8/intents"; script="$ROOT/bench/post-intent.lua"; pid=$PID_tmpfs; token=$TOKEN_tmpfs ;;
@@ -195,7 +184,8 @@ run() {
 	wrk0=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
 	before=$(cpu_ticks "$pid"); busy0=$(busy_ticks); steal0=$(steal_ticks)
 	PRAXA_TOKEN=$token KEY_PREFIX="load-$cand-$tag-$(date +%s)" \
-		taskset -c "$LOAD_CPU" wrk "${args[@]}" "$url" >"$file" 2>&1
+		taskset -c "$LOAD_CPU" wrk "${args[@]}" "$url" >"$file" 2>&1 ||
+		{ echo "load.sh: wrk failed (whole seconds only in DURATION and WARMUP), see $file" >&2; cat "$file" >&2; exit 1; }
 	after=$(cpu_ticks "$pid"); busy1=$(busy_ticks); steal1=$(steal_ticks)
 	times >"$OUT/.times"
 	wrk1=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
@@ -222,7 +212,7 @@ run() {
 	echo "$rps $p50 $p99 ${bad:-0} $cpu $foreign $steal"
 }
 
-log "servers: bare $URL_bare, praxa $URL_disk${URL_tmpfs:+, praxa on tmpfs $URL_tmpfs}; trace $TRACE"
+log "servers: bare $URL_bare, praxa $URL_disk${URL_tmpfs:+, praxa on tmpfs $URL_tmpfs}; trace $TRACE, mission $RUN"
 log "warm-up: one ${WARMUP} run per candidate, discarded"
 for cand in "${CANDIDATES[@]}"; do run "$cand" "$WARMUP" warmup >/dev/null; done
 
@@ -242,8 +232,6 @@ done
 # --- summary ---------------------------------------------------------------
 # col CANDIDATE FIELD: the values of one field over the runs, one per line.
 col() { for r in $(seq 1 "$RUNS"); do echo "${RES[$1,$r]}" | awk -v f="$2" '{print $f}'; done; }
-median() { sort -g | awk '{a[NR] = $1} END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-minmax() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {print lo "-" hi}'; }
 # ratio A B: median of A's req/s over median of B's, and the range of the
 # per-round ratios (the candidates of one round ran back to back).
 ratio() {
@@ -255,8 +243,22 @@ ratio() {
 		paste <(echo "${RES[$1,$r]}" | awk '{print $1}') <(echo "${RES[$2,$r]}" | awk '{print $1}') | awk '{printf "%.3f\n", $1 / $2}'
 	done | minmax)
 	awk -v a="$a" -v b="$b" -v per="$per" -v n1="$1" -v n2="$2" 'BEGIN { printf "%-22s %.3f  (per-round %s)\n", n1 " / " n2, a / b, per }'
+	awk -v a="$a" -v b="$b" -v per="$per" -v n1="$1" -v n2="$2" 'BEGIN { printf "rest-%s/%s %.3f %s\n", n1, n2, a / b, per }' >>"$OUT/ratios.txt"
+}
+# tail_ratio NAME A FA B FB: the median of field FA of A (2: p50, 3: p99)
+# over the median of field FB of B, and the range of the per-round ratios.
+tail_ratio() {
+	local a b per
+	a=$(col "$2" "$3" | median)
+	b=$(col "$4" "$5" | median)
+	per=$(for r in $(seq 1 "$RUNS"); do
+		echo "${RES[$2,$r]} ${RES[$4,$r]}" | awk -v fa="$3" -v fb="$(($5 + 7))" '{printf "%.3f\n", $fa / $fb}'
+	done | minmax)
+	awk -v a="$a" -v b="$b" -v per="$per" -v n="$1" 'BEGIN { printf "%-22s %.3f  (per-round %s)\n", n, a / b, per }'
+	awk -v a="$a" -v b="$b" -v per="$per" -v n="$1" 'BEGIN { printf "rest-%s %.3f %s\n", n, a / b, per }' >>"$OUT/ratios.txt"
 }
 
+: >"$OUT/ratios.txt"
 {
 	echo "praxa load harness, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, server on CPU $SERVER_CPU, wrk on CPU $LOAD_CPU"
 	echo "wrk -t$THREADS -c$CONNS -d$DURATION --latency; $RUNS measured runs per candidate (interleaved), ${WARMUP} warm-up discarded"
@@ -274,16 +276,17 @@ ratio() {
 	echo
 	echo "ratios of req/s medians:"
 	ratio query bare
+	ratio mission bare
 	ratio read bare
 	ratio post bare
 	ratio post read
 	if [ "$TMPFS" = 1 ]; then ratio post post-tmpfs; fi
-	echo
-	echo "p99 over bare's p99 (medians; target 3: reads <= 10):"
-	for cand in query read; do
-		awk -v n="$cand" -v a="$(col "$cand" 3 | median)" -v b="$(col bare 3 | median)" \
-			'BEGIN { printf "%-22s %.1f\n", n " / bare", a / b }'
-	done
+	echo "ratios of latencies (medians of the runs' p99 and p50):"
+	tail_ratio query-p99/bare-p99 query 3 bare 3
+	tail_ratio mission-p99/bare-p99 mission 3 bare 3
+	tail_ratio read-p99/bare-p99 read 3 bare 3
+	tail_ratio post-p99/post-p50 post 3 post 2
+	if [ "$TMPFS" = 1 ]; then tail_ratio post-tmpfs-p99/p50 post-tmpfs 3 post-tmpfs 2; fi
 	echo
 	echo "raw outputs and server logs: $OUT"
 } | tee "$OUT/summary.txt"
