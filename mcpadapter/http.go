@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,10 +27,35 @@ func NewHTTPHandler(backend *Local, opts *Options) (http.Handler, error) {
 			return ok && p.AllowsTool(tool)
 		}
 	}
+	// Stateless, every request is a session of its own, which the SDK
+	// logs at Info three times (connecting, connected, disconnected): no
+	// news for an operator, and three writes per call. Its warnings and
+	// errors are kept; the gateway logs the request itself.
+	if o.Logger != nil {
+		o.Logger = slog.New(minLevel{Handler: o.Logger.Handler(), min: slog.LevelWarn})
+	}
 	srv, err := New(backend, &o)
 	if err != nil {
 		return nil, err
 	}
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: o.Logger}), nil
+}
+
+// minLevel is a slog handler that drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{Handler: h.Handler.WithAttrs(as), min: h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{Handler: h.Handler.WithGroup(name), min: h.min}
 }

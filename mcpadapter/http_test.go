@@ -26,6 +26,11 @@ func TestStreamableHTTP(t *testing.T) {
 		t.Errorf("tools/list over HTTP: %d tools, want 14", n)
 	}
 	driveDeployPipeline(t, cs)
+	// A stateless request is a session of its own: the SDK's lifecycle
+	// lines at Info would be three log lines per call.
+	if logs := h.g.Logs.String(); strings.Contains(logs, "server session connected") || strings.Contains(logs, "server connecting") {
+		t.Errorf("the SDK's per-request session lines reach the gateway's log")
+	}
 
 	// Clients of earlier protocol versions, with the SDK's default
 	// transport (standalone SSE stream on), are served too.
