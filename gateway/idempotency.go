@@ -74,22 +74,26 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 	if err != nil {
 		return &Result{Err: asContractError(err)}
 	}
-	// Fast path: a completed key replays without a write.
-	var rec store.IdempotencyRecord
-	err = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		var err error
-		rec, err = tx.GetIdempotency(ctx, ns, key, e.now)
-		return err
-	})
-	switch {
-	case err == nil:
-		return s.replay(p, tool, e, rec, fp)
-	case !errors.Is(err, store.ErrNotFound):
-		return &Result{Err: asContractError(err)}
+	// A completed key replays. Most keys are new, so the common path looks
+	// the key up only once, inside the Update (runMutation), where a
+	// completed key replays too; a read of its own before the Update (a
+	// read-only transaction) is taken only where something must not
+	// happen before the replay: an operation that prepares (leases, a
+	// call outside), a policy denial, another request with the key in
+	// flight. The answer is the same either way.
+	if op.prepare != nil {
+		if res := s.replayCompleted(ctx, p, tool, e, ns, key, fp); res != nil {
+			return res
+		}
 	}
 	// Policy comes after the replay of a completed request and before
 	// anything runs; a denial consumes no key.
 	if err := s.deniedDestructive(p, tool, e.toolSet); err != nil {
+		if op.prepare == nil {
+			if res := s.replayCompleted(ctx, p, tool, e, ns, key, fp); res != nil {
+				return res
+			}
+		}
 		return &Result{Err: err}
 	}
 	// Within one process, a second request with a key whose first request
@@ -97,6 +101,13 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 	// Across processes the store's unique key decides (ErrExists below).
 	slot := ns + "\x00" + key
 	if _, busy := s.inflight.LoadOrStore(slot, struct{}{}); busy {
+		if op.prepare == nil {
+			// A retry of a completed request replays, even while
+			// another retry of it is in flight.
+			if res := s.replayCompleted(ctx, p, tool, e, ns, key, fp); res != nil {
+				return res
+			}
+		}
 		return &Result{Err: inProgress()}
 	}
 	e.idemNS, e.idemKey, e.idemFP = ns, key, fp
@@ -121,6 +132,25 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 		return s.outlive(ctx, e, run)
 	}
 	return run(ctx)
+}
+
+// replayCompleted answers with the record of a completed request with the
+// key, read in a read-only transaction, or returns nil when there is none.
+func (s *Service) replayCompleted(ctx context.Context, p *auth.Principal, tool contracts.Tool, e *env, ns, key, fp string) *Result {
+	var rec store.IdempotencyRecord
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		rec, err = tx.GetIdempotency(ctx, ns, key, e.now)
+		return err
+	})
+	switch {
+	case err == nil:
+		return s.replay(p, tool, e, rec, fp)
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	default:
+		return &Result{Err: asContractError(err)}
+	}
 }
 
 // recordedRefusal says whether a refusal by the operation is remembered
@@ -149,7 +179,9 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		e.events = e.events[:0]
 		if rec != nil {
-			// Another process may have completed the key since the fast path.
+			// A completed key replays: the only look-up of a new key (see
+			// mutate), and another process may have completed the key
+			// since any read before the Update.
 			if prev, err := tx.GetIdempotency(ctx, rec.Namespace, rec.Key, e.now); err == nil {
 				return errReplay{prev}
 			} else if !errors.Is(err, store.ErrNotFound) {

@@ -5,7 +5,8 @@
 // Durability costs one fsync per commit, so concurrent Updates are grouped:
 // a single writer goroutine takes every Update waiting at that moment, runs
 // each in its own savepoint inside one transaction, and commits them with
-// one fsync. A function that fails rolls back to its savepoint only. Reads
+// one fsync. A function that fails rolls back to its savepoint only (a
+// batch of one runs without a savepoint and rolls back whole). Reads
 // go to a separate pool of read-only connections and never wait for the
 // writer.
 //
@@ -237,7 +238,9 @@ func (s *Store) loop() {
 	}
 }
 
-// commit runs the batch in one transaction, one savepoint per job.
+// commit runs the batch in one transaction, one savepoint per job. A batch
+// of one job needs no savepoint: when the job fails, the transaction, which
+// holds nothing else, rolls back whole (see commitOne).
 func (s *Store) commit(batch []*job) {
 	ctx := context.Background()
 	errs := make([]error, len(batch))
@@ -253,6 +256,10 @@ func (s *Store) commit(batch []*job) {
 	}
 	stx := newTxn(tx, s.writeStmts)
 	stx.detached = true
+	if len(batch) == 1 {
+		batch[0].errc <- commitOne(batch[0], tx, stx)
+		return
+	}
 	ran := 0
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {
@@ -289,6 +296,28 @@ func (s *Store) commit(batch []*job) {
 	for i, j := range batch {
 		j.errc <- errs[i]
 	}
+}
+
+// commitOne runs a batch's only job in the open transaction tx and
+// commits it, or rolls the whole transaction back when the job fails: two
+// statements fewer than a savepoint and its release.
+func commitOne(j *job, tx *sql.Tx, stx *txn) error {
+	if err := j.ctx.Err(); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := runJob(j, stx); err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			// As when a savepoint does not roll back: the failure to
+			// undo is the answer.
+			return fmt.Errorf("sqlitestore: rollback: %w", rerr)
+		}
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlitestore: commit: %w", err)
+	}
+	return nil
 }
 
 func runJob(j *job, tx *txn) (err error) {

@@ -1,0 +1,121 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// TestMigrateIntentsByID applies the migrations before 0011 to a file,
+// stores intents in the old table (keyed by tenant and id, with a unique
+// index on id), then opens the store: migration 0011 keys the table by id
+// alone, every intent is still there, and an id stays unique across
+// tenants.
+func TestMigrateIntentsByID(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "praxa.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		version := strings.TrimSuffix(filepath.Base(name), ".sql")
+		if version >= "0011" {
+			break
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, string(body)); err != nil {
+			t.Fatalf("%s: %v", version, err)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)`, version); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := []store.Intent{
+		{Tenant: "a", ID: "int_one", Subject: "alice", Text: "first", Tags: []string{"x"}, TraceID: "tr_1", CreatedAt: time.Unix(1, 0).UTC()},
+		{Tenant: "b", ID: "int_two", Subject: "bob", Text: "second", Tags: []string{}, TraceID: "tr_2", CreatedAt: time.Unix(2, 0).UTC()},
+	}
+	for _, in := range old {
+		tags := `["x"]`
+		if len(in.Tags) == 0 {
+			tags = `[]`
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO intents (tenant, id, subject, text, tags, trace_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			in.Tenant, in.ID, in.Subject, in.Text, tags, in.TraceID, in.CreatedAt.UnixNano()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	var indexes []string
+	rows, err := s.reader.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'intents'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		indexes = append(indexes, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// One B-tree: the table's own, keyed by id (a WITHOUT ROWID table's
+	// primary key is the table, no index beside it).
+	if len(indexes) != 0 {
+		t.Errorf("indexes on intents after 0011 = %q, want none", indexes)
+	}
+	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		for _, want := range old {
+			got, err := tx.GetIntent(ctx, want.Tenant, want.ID)
+			if err != nil {
+				return err
+			}
+			if got.Subject != want.Subject || got.Text != want.Text || !slices.Equal(got.Tags, want.Tags) ||
+				got.TraceID != want.TraceID || !got.CreatedAt.Equal(want.CreatedAt) {
+				t.Errorf("GetIntent(%s, %s) = %+v, want %+v", want.Tenant, want.ID, got, want)
+			}
+		}
+		if _, err := tx.GetIntent(ctx, "b", "int_one"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("GetIntent of another tenant's intent: %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertIntent(ctx, store.Intent{Tenant: "b", ID: "int_one", CreatedAt: time.Unix(3, 0)})
+	})
+	if !errors.Is(err, store.ErrExists) {
+		t.Errorf("InsertIntent of an id another tenant holds: %v, want ErrExists", err)
+	}
+}

@@ -1,0 +1,148 @@
+package sqlitestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+var errBoom = errors.New("boom")
+
+// TestBatchOfManyIsolatesFailures queues jobs behind a job that holds the
+// writer, so that they commit as one batch of many (each in its savepoint),
+// and checks that every failing job left nothing and every other job
+// committed. TestBatchOfOne checks the batch of one (no savepoint).
+func TestBatchOfManyIsolatesFailures(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	hold, held := make(chan struct{}), make(chan struct{})
+	blocker := make(chan error, 1)
+	go func() {
+		blocker <- s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			close(held)
+			<-hold
+			return nil
+		})
+	}()
+	<-held
+	const n = 20
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+				if err := tx.InsertIntent(ctx, store.Intent{ID: fmt.Sprintf("int_%d", i), Tenant: "a", CreatedAt: time.Unix(1, 0)}); err != nil {
+					return err
+				}
+				if i%3 == 1 {
+					return errBoom
+				}
+				if i%3 == 2 {
+					panic("boom")
+				}
+				return nil
+			})
+		}()
+	}
+	// Every job is queued before the writer is free: the next batch holds
+	// them all.
+	for len(s.jobs) < n {
+		time.Sleep(time.Millisecond)
+	}
+	close(hold)
+	if err := <-blocker; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if (i%3 == 0) != (err == nil) || (i%3 == 1 && !errors.Is(err, errBoom)) {
+			t.Errorf("Update %d = %v", i, err)
+		}
+	}
+	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		for i := range n {
+			_, err := tx.GetIntent(ctx, "a", fmt.Sprintf("int_%d", i))
+			if (i%3 == 0) != (err == nil) {
+				t.Errorf("intent %d after the batch: %v", i, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBatchOfOne runs jobs one at a time, so each is a batch of its own,
+// run without a savepoint: a failing or panicking one leaves nothing, and
+// the transaction it rolled back does not hold the next one.
+func TestBatchOfOne(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), &Options{MaxBatch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	insert := func(id string, then func() error) error {
+		return s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			if err := tx.InsertIntent(ctx, store.Intent{ID: id, Tenant: "a", CreatedAt: time.Unix(1, 0)}); err != nil {
+				return err
+			}
+			if err := tx.AppendEvents(ctx, []store.Event{{Tenant: "a", TraceID: id, Type: "x", At: time.Unix(1, 0)}}); err != nil {
+				return err
+			}
+			return then()
+		})
+	}
+	ok := func() error { return nil }
+	if err := insert("int_failed", func() error { return errBoom }); !errors.Is(err, errBoom) {
+		t.Errorf("failing Update = %v, want the function's error", err)
+	}
+	if err := insert("int_panicked", func() error { panic("boom") }); err == nil {
+		t.Error("panicking Update = nil")
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.Update(cancelled, func(ctx context.Context, tx store.Tx) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("Update with an ended context = %v", err)
+	}
+	if err := insert("int_kept", ok); err != nil {
+		t.Fatalf("Update after the failures = %v", err)
+	}
+	// The same id again: refused, and the first one stays.
+	if err := insert("int_kept", ok); !errors.Is(err, store.ErrExists) {
+		t.Errorf("second insert of an id = %v, want ErrExists", err)
+	}
+	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		for id, want := range map[string]bool{"int_failed": false, "int_panicked": false, "int_kept": true} {
+			_, err := tx.GetIntent(ctx, "a", id)
+			if want != (err == nil) {
+				t.Errorf("intent %s: %v", id, err)
+			}
+			ev, err := tx.TraceEvents(ctx, "a", id, 10)
+			if err != nil {
+				return err
+			}
+			if n := len(ev); want != (n == 1) || n > 1 {
+				t.Errorf("events of %s: %d", id, n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
