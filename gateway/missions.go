@@ -175,8 +175,17 @@ func fromStore(m store.Mission) (*workflow.Instance, error) {
 
 // notFound is the one answer for a mission that does not exist or belongs
 // to another tenant.
-func missionNotFound(ref string) *contracts.Error {
-	return contracts.Errorf(contracts.CodeNotFound, "there is no mission %s", ref)
+func missionNotFound(ref string, byRunID bool) *contracts.Error {
+	ce := contracts.Errorf(contracts.CodeNotFound, "there is no mission %s", ref)
+	// The next move: find the workflow to start. A runId names a mission
+	// of the aura tools, a workflowId one of the praxec pair; each links
+	// its own surface. The answer is the same for another tenant's.
+	if byRunID {
+		ce.Links = []contracts.Link{{Rel: "search", Title: "Search the workflows", Method: contracts.ToolSearchCapabilities, Args: map[string]any{"query": "", "kind": "workflow"}}}
+	} else {
+		ce.Links = []contracts.Link{{Rel: "list_workflows", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": "", "kind": "workflow"}}}
+	}
+	return ce
 }
 
 func (s *Service) loadMission(ctx context.Context, tx store.ReadTx, tenant string, byRunID bool, ref string) (*workflow.Instance, store.Mission, error) {
@@ -188,7 +197,7 @@ func (s *Service) loadMission(ctx context.Context, tx store.ReadTx, tenant strin
 		m, err = tx.GetMission(ctx, tenant, ref)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, m, missionNotFound(ref)
+		return nil, m, missionNotFound(ref, byRunID)
 	}
 	if err != nil {
 		return nil, m, err
@@ -622,7 +631,7 @@ func (s *Service) cancelMission(ctx context.Context, tx store.Tx, e *env) (any, 
 // tenant's mission answers not-found before anything else is looked at.
 func (s *Service) missionExists(ctx context.Context, tx store.ReadTx, tenant, runID string) error {
 	if _, err := tx.GetMissionByRunID(ctx, tenant, runID); errors.Is(err, store.ErrNotFound) {
-		return missionNotFound(runID)
+		return missionNotFound(runID, true)
 	} else if err != nil {
 		return err
 	}

@@ -340,6 +340,13 @@ func TestErrorCodes(t *testing.T) {
 			}
 		}
 		same("GET /v8/missions", g.getMission(t, tokB, runID), g.getMission(t, tokB, random), runID, random)
+		// Each surface's not-found links the way on: find a workflow.
+		if p := wantProblem(t, g.query(t, tokB, map[string]any{"workflowId": random}), http.StatusNotFound, contracts.CodeNotFound); len(p.Links) != 1 || p.Links[0].Method != contracts.ToolPraxecQuery {
+			t.Errorf("praxec get of a missing workflow: links %+v", p.Links)
+		}
+		if p := wantProblem(t, g.getMission(t, tokB, random), http.StatusNotFound, contracts.CodeNotFound); len(p.Links) != 1 || p.Links[0].Method != contracts.ToolSearchCapabilities {
+			t.Errorf("aura_get_mission of a missing mission: links %+v", p.Links)
+		}
 		same("praxec get", g.query(t, tokB, map[string]any{"workflowId": wfID}), g.query(t, tokB, map[string]any{"workflowId": random}), wfID, random)
 		same("praxec explain", g.query(t, tokB, map[string]any{"workflowId": wfID, "transition": "merge"}), g.query(t, tokB, map[string]any{"workflowId": random, "transition": "merge"}), wfID, random)
 		same("praxec submit", g.command(t, tokB, map[string]any{"workflowId": wfID, "expectedVersion": 1, "transition": "run_tests"}),
