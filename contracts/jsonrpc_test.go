@@ -221,3 +221,29 @@ func FuzzIDRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRequestDecode: any bytes are refused as a JSON-RPC request or decode
+// into one whose encoding decodes back to the same request.
+func FuzzRequestDecode(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"a","method":"m","params":[]}`))
+	f.Add([]byte(`{"jsonrpc":"1.0","id":null,"method":""}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r contracts.Request
+		if json.Unmarshal(b, &r) != nil {
+			return
+		}
+		out, err := json.Marshal(r)
+		if err != nil {
+			t.Fatalf("%q: decoded %+v does not encode: %v", b, r, err)
+		}
+		var back contracts.Request
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("%q: re-encoded %s does not decode: %v", b, out, err)
+		}
+		if back.Method != r.Method || (r.ID == nil) != (back.ID == nil) || (r.ID != nil && back.ID.String() != r.ID.String()) {
+			t.Fatalf("%q: round trip %+v != %+v", b, back, r)
+		}
+	})
+}

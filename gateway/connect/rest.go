@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -233,6 +234,11 @@ func retryAfter(v string) (time.Duration, bool) {
 		return 0, false
 	}
 	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		if n > math.MaxInt64/int(time.Second) {
+			// Beyond what a Duration holds (about 292 years): as long as
+			// can be said; the caller bounds it anyway.
+			return math.MaxInt64, true
+		}
 		return time.Duration(n) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
