@@ -251,7 +251,11 @@ type directCaller interface {
 func directHandler(backend Backend, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if dc, ok := backend.(directCaller); ok {
-			return directAnswer(dc.CallDirect(ctx, name, req.Params.Arguments)), nil
+			args := req.Params.Arguments
+			if string(bytes.TrimSpace(args)) == "null" {
+				args = nil // no arguments, as the run path has always read them
+			}
+			return directAnswer(dc.CallDirect(ctx, name, args)), nil
 		}
 		input := map[string]json.RawMessage{}
 		if len(req.Params.Arguments) > 0 {

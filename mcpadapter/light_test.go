@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -185,6 +186,26 @@ func TestDirectLightPath(t *testing.T) {
 		if len(evs) != 1 || evs[0].Type != lightpath.EventCalled || evs[0].Outcome != "allowed" || evs[0].Subject != userA ||
 			evs[0].Attributes["capability"] != "up.echo" || evs[0].Attributes["ok"] != true || evs[0].Attributes["kind"] != "mcp" {
 			t.Fatalf("events %+v, want one %s event", evs, lightpath.EventCalled)
+		}
+	})
+
+	t.Run("null arguments", func(t *testing.T) {
+		// A raw tools/call whose arguments are null: no arguments, as the
+		// run path has always read them (up.fail takes none).
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"up.fail","arguments":null}}`
+		req, _ := http.NewRequest(http.MethodPost, g.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK || !strings.Contains(string(b), "no such branch") {
+			t.Errorf("tools/call with null arguments: %d %s", res.StatusCode, b)
 		}
 	})
 
