@@ -1,21 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
 
 // TestServeExpiresIdleRuns: praxa serve runs the run sweeper on
@@ -24,68 +15,25 @@ import (
 // directory's store) moves to expired without any request, with its
 // workflow.expired event; a run of another workflow as old stays.
 func TestServeExpiresIdleRuns(t *testing.T) {
-	dataDir := t.TempDir()
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(cfgPath, []byte("proxy: {runRetention: 2s}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &log, stderr: &log, getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	app, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { app.close() })
-
-	st, err := sqlitestore.Open(ctx, dataPath(dataDir), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startSwept(t, "proxy: {runRetention: 2s}\n")
+	st := s.store(t)
+	ctx := context.Background()
 	past := time.Now().Add(-time.Hour)
 	doc := []byte(`{"context":{},"input":{"capability":"x"},"evidence":[]}`)
 	idle := store.Mission{Tenant: devTenant, ID: "wf_idle", RunID: "wf_idle", DefinitionID: "proxy_default", DefinitionVersion: 1,
 		State: "running", Version: 2, Status: "active", Doc: doc, CreatedAt: past, UpdatedAt: past}
 	other := idle
 	other.ID, other.RunID, other.DefinitionID, other.State = "wf_other", "wf_other", "deploy_pipeline", "lint"
-	err = st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.InsertMission(ctx, idle); err != nil {
 			return err
 		}
 		return tx.InsertMission(ctx, other)
 	})
-	st.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	expired := regexp.MustCompile(`(?m)^praxa_runs_expired_total (\S+)$`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := http.Get(app.url + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		m := expired.FindSubmatch(body)
-		if m == nil {
-			t.Fatalf("/metrics has no praxa_runs_expired_total:\n%s", body)
-		}
-		if string(m[1]) == "1" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run sweeper expired nothing in 10s (praxa_runs_expired_total %s)", m[1])
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	st, err = sqlitestore.Open(ctx, dataPath(dataDir), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	s.waitMetric(t, "praxa_runs_expired_total", "1")
 	err = st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		m, err := tx.GetMission(ctx, devTenant, "wf_idle")
 		if err != nil || m.State != "expired" || m.Status != "expired" || m.Version != 3 {

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
+)
+
+// sweptServe is a praxa serve --dev started in process on a configuration
+// of its own, for the tests of its background sweepers.
+type sweptServe struct {
+	app     *app
+	dataDir string
+}
+
+// startSwept starts praxa serve --dev with the configuration yaml on a new
+// data directory, and stops it when t ends.
+func startSwept(t *testing.T, yaml string) *sweptServe {
+	t.Helper()
+	dataDir := t.TempDir()
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	env := &environment{stdin: strings.NewReader(""), stdout: &log, stderr: &log, getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.close() })
+	return &sweptServe{app: a, dataDir: dataDir}
+}
+
+// store opens the data directory's store beside the running gateway (a
+// second handle on the same SQLite file), closed when t ends.
+func (s *sweptServe) store(t *testing.T) store.Store {
+	t.Helper()
+	st, err := sqlitestore.Open(context.Background(), dataPath(s.dataDir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// waitMetric waits, at most 10 s, until the counter name on /metrics
+// reads want.
+func (s *sweptServe) waitMetric(t *testing.T, name, want string) {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get(s.app.url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		m := re.FindSubmatch(body)
+		if m == nil {
+			t.Fatalf("/metrics has no %s:\n%s", name, body)
+		}
+		if string(m[1]) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is %s after 10s, want %s", name, m[1], want)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
