@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestVersionAndCompletion: a binary built from a checkout names its VCS
+// revision; each shell's completion script is valid for that shell, and
+// bash's completes a command and a command's flags.
+func TestVersionAndCompletion(t *testing.T) {
+	bin := buildPraxa(t)
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "praxa ") || !strings.Contains(string(out), "contract ") {
+		t.Fatalf("praxa version: %q, %v", out, err)
+	}
+	// Built with VCS stamping (this environment may turn it off through
+	// GOFLAGS), a binary from a checkout names its revision.
+	if _, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+		stamped := filepath.Join(t.TempDir(), "praxa")
+		if b, err := exec.Command("go", "build", "-buildvcs=true", "-o", stamped, ".").CombinedOutput(); err != nil {
+			t.Logf("no VCS-stamped build here: %v\n%s", err, b)
+		} else if out, err := exec.Command(stamped, "version").Output(); err != nil || !strings.Contains(string(out), "revision ") {
+			t.Errorf("a binary built from a checkout names no revision: %q, %v", out, err)
+		}
+	}
+	code, _, stderr := runCommand(t, "completion", "tcsh")
+	if code != 2 || !strings.Contains(stderr, "bash, zsh or fish") {
+		t.Errorf("completion tcsh: %d %s", code, stderr)
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to check the script with")
+	}
+	script := filepath.Join(t.TempDir(), "praxa.bash")
+	_, stdout, _ := runCommand(t, "completion", "bash")
+	if err := os.WriteFile(script, []byte(stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	probe := `source "$1"; COMP_WORDS=(praxa se); COMP_CWORD=1; _praxa; echo "${COMPREPLY[@]}"; ` +
+		`COMP_WORDS=(praxa serve --da); COMP_CWORD=2; _praxa; echo "${COMPREPLY[@]}"`
+	cmd := exec.Command(bash, "-c", probe, "probe", script)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bash: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+	if len(lines) != 2 || lines[0] != "serve" || lines[1] != "--data-dir" {
+		t.Errorf("bash completion: %q", got)
+	}
+}
