@@ -77,7 +77,13 @@ func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCal
 		return s.directRefused(ctx, p, tool, c, contracts.AsError(err))
 	}
 	start := directStart(c.Capability, args)
-	if err := requireScope(p, contracts.ScopeMissionsWrite); err != nil {
+	// The start row of the dispatch table decides the scope, as for the
+	// praxec.command start this call stands for.
+	d, err := contracts.Classify(tool.Name, start)
+	if err != nil {
+		return s.directRefused(ctx, p, tool, c, contracts.AsError(err))
+	}
+	if err := requireScope(p, d.Row.Scope); err != nil {
 		return s.directRefused(ctx, p, tool, c, err)
 	}
 	if err := contracts.ValidateInput(tool.Name, start); err != nil {
