@@ -25,6 +25,8 @@ func TestConfigCommand(t *testing.T) {
 	good := write("good.yaml", "server:\n  addr: 127.0.0.1:9000\nauth:\n  issuers:\n    - issuer: https://login.example.com\n")
 	bad := write("bad.yaml", "server:\n  limits:\n    maxDepth: 0\n    bogus: 1\nauth:\n  requireAtJwt: yes\n  issuers:\n    - issuer: https://login.example.com\n      algorithms: [HS256]\n")
 	missing := filepath.Join(dir, "absent.yaml")
+	slow := write("slow.yaml", "connections:\n  sh: {kind: cli, command: /bin/sh}\nproxy:\n  expose:\n    - name: run_tests\n"+
+		"      executor: {kind: cli, connection: sh, args: [-c, 'true'], timeoutMs: 120000}\n")
 
 	for _, tt := range []struct {
 		name       string
@@ -34,6 +36,10 @@ func TestConfigCommand(t *testing.T) {
 		wantStderr []string // lines that must appear, in order
 	}{
 		{name: "OK", args: []string{"config", "validate", good}, wantStdout: good + ": ok\n"},
+		// Valid, with a warning: an executor that outlasts the request.
+		{name: "Warning", args: []string{"config", "validate", slow}, wantStdout: slow + ": ok\n", wantStderr: []string{
+			slow + ": warning: proxy.expose[0]: the executor may run for 2m0s, longer than server.limits.requestTimeout (30s)",
+		}},
 		{name: "Problems", args: []string{"config", "validate", bad}, wantCode: 1, wantStderr: []string{
 			bad + ":3:15: server.limits.maxDepth: must be at least 1",
 			bad + `:4:5: server.limits.bogus: is not a known field; known fields: maxBodyBytes, maxDepth, maxElements, requestTimeout, ratePerSecond, burst`,

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestMoveOutlivesItsRequest: an executor that runs longer than the
@@ -23,7 +21,6 @@ func TestMoveOutlivesItsRequest(t *testing.T) {
 	ti := newIssuer(t)
 	marker := filepath.Join(t.TempDir(), "ran")
 	release := filepath.Join(t.TempDir(), "release")
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
 	// The command waits for the test to create the release file (the
 	// request has answered by then), bounded by its own 20s timeout.
 	cfg := fmt.Sprintf(`server:
@@ -43,15 +40,11 @@ proxy:
         args: ["-c", 'echo ran >> %s; for i in $(seq 200); do test -f %s && exit 0; sleep 0.1; done; exit 1']
         timeoutMs: 20000
 `, marker, release)
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:     &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
-		ConfigFile: cfgPath,
-		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
-	})
-	w := &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	_, w := fileGateway(t, ti, cfgPath)
 	tok := ti.token(t, tenantA, userA)
 	key := newKey()
 	create := map[string]any{"goal": "deploy", "definitionId": "proxy_default", "input": map[string]any{"capability": "slow.deploy"}, "runId": "slow-1"}

@@ -12,8 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestForbiddenPathRunsNothing: a path argument outside the connection's
@@ -30,7 +28,6 @@ func TestForbiddenPathRunsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(t.TempDir(), "ran")
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
 	cfg := fmt.Sprintf(`connections:
   files:
     kind: cli
@@ -55,15 +52,11 @@ proxy:
         paths:
           read: ["$.arguments.file"]
 `, root, root, marker)
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:     &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
-		ConfigFile: cfgPath,
-		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
-	})
-	w := &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	g, w := fileGateway(t, ti, cfgPath)
 	tok := ti.token(t, tenantA, userA)
 	ran := func() int {
 		b, _ := os.ReadFile(marker)

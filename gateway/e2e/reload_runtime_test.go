@@ -52,7 +52,7 @@ func fileGateway(t *testing.T, ti *testIssuer, path string) (*gatewaytest.Gatewa
 		ConfigFile: path,
 		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	return g, &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	return g, wrap(g)
 }
 
 // certificateVerification lists the certificates and returns the
