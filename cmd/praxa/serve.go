@@ -128,7 +128,8 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stderr, "praxa serve: unknown tool set %q (known: %s)\n", f.tools, setNames())
 		return errUsage
 	}
-	ensureProcs() // procs.go
+	ensureProcs()     // procs.go
+	ensureGCPercent() // gc.go
 	app, err := startGateway(ctx, env, f)
 	if err != nil {
 		return err
@@ -138,8 +139,10 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 
 // app is a running gateway.
 type app struct {
-	env      *environment
-	log      *slog.Logger
+	env *environment
+	log *slog.Logger
+	// access buffers the access log (accesslog.go); close flushes it.
+	access   *bufferedLog
 	cfg      *config.Config
 	store    store.Store
 	conns    *connect.Switch
@@ -181,15 +184,17 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a := &app{env: env, log: log, cfg: cfg, listener: ln, cancel: cancel, served: make(chan error, 1), url: cfg.Server.PublicURL}
+	a := &app{env: env, log: log, access: newBufferedLog(env.stderr, accessLogFlushEvery), cfg: cfg, listener: ln, cancel: cancel, served: make(chan error, 1), url: cfg.Server.PublicURL}
 	if err := startPprof(runCtx, env.getenv(pprofEnv), log); err != nil {
 		cancel()
 		ln.Close()
+		a.access.Close()
 		return nil, err
 	}
 	fail := func(err error) (*app, error) {
 		cancel()
 		ln.Close()
+		a.access.Close()
 		if a.store != nil {
 			a.store.Close()
 		}
@@ -285,6 +290,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		MCP:     mcpHandler,
 		OpenAPI: openAPI,
 		Service: a.service, Auth: verifier, Config: cfg, Metrics: metrics, Logger: log,
+		AccessLog:   slog.New(slog.NewJSONHandler(a.access, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Revocations: revs, Issuers: issuers,
 		Ready: func(ctx context.Context) error {
 			_, err := a.store.RevokedSince(ctx, time.Now())
@@ -359,6 +365,7 @@ func (a *app) close() error {
 	}
 	a.cancel()
 	err = errors.Join(err, a.service.Close(shutdown), a.conns.Close(shutdown), a.store.Close())
+	a.access.Close()
 	a.log.Info("stopped")
 	return err
 }

@@ -176,10 +176,10 @@ func (s *server) finish(ctx context.Context, o *observed, method string, start t
 	if status >= 500 {
 		level = slog.LevelError
 	}
-	if !s.Logger.Enabled(ctx, level) {
+	if !s.AccessLog.Enabled(ctx, level) {
 		return
 	}
-	s.Logger.LogAttrs(ctx, level, "request",
+	s.AccessLog.LogAttrs(ctx, level, "request",
 		slog.String("request_id", o.info.id), slog.String("trace_id", o.info.trace), slog.String("method", method),
 		slog.String("route", route), slog.Int("status", status), slog.Duration("duration", d))
 }

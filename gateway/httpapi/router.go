@@ -37,6 +37,9 @@ type Options struct {
 	Config  *config.Config
 	Metrics *Metrics
 	Logger  *slog.Logger
+	// AccessLog receives the one "request" line per request (nil: Logger).
+	// praxa serve gives it a buffered writer (cmd/praxa/accesslog.go).
+	AccessLog *slog.Logger
 	// Revocations, when set, is updated at once by the revocation endpoint.
 	Revocations *gateway.Revocations
 	// Issuers are announced as authorization servers in the protected
@@ -77,6 +80,9 @@ type server struct {
 func New(o Options) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.AccessLog == nil {
+		o.AccessLog = o.Logger
 	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics()

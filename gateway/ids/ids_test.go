@@ -2,7 +2,9 @@ package ids
 
 import (
 	"regexp"
+	"strconv"
 	"testing"
+	"time"
 )
 
 func TestFormats(t *testing.T) {
@@ -35,5 +37,31 @@ func TestFormats(t *testing.T) {
 func BenchmarkRequest(b *testing.B) {
 	for b.Loop() {
 		Request()
+	}
+}
+
+// TestTraceIsTimeOrdered checks the UUIDv7-like layout: trace ids minted
+// later never sort before earlier ones once the millisecond has changed,
+// and the random tail differs within one millisecond.
+func TestTraceIsTimeOrdered(t *testing.T) {
+	first := Trace()
+	deadline := time.Now().Add(5 * time.Second)
+	second := Trace()
+	for second[:12] == first[:12] {
+		if time.Now().After(deadline) {
+			t.Fatal("the time prefix never changed")
+		}
+		time.Sleep(time.Millisecond)
+		second = Trace()
+	}
+	if second < first {
+		t.Fatalf("%s minted after %s sorts before it", second, first)
+	}
+	ms, err := strconv.ParseUint(second[:12], 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(time.UnixMilli(int64(ms))); d < 0 || d > time.Minute {
+		t.Fatalf("the prefix %s is not the current time (off by %v)", second[:12], d)
 	}
 }
