@@ -47,8 +47,8 @@ func (s *Service) operations() map[string]operation {
 	}
 }
 
-// newID mints an identifier: prefix, underscore, 26 random base32 letters
-// (128 bits, crypto/rand).
+// newID mints an identifier: prefix, underscore, 26 base32 letters (the
+// time in milliseconds, then 80 bits from crypto/rand: gateway/ids).
 func newID(prefix string) string { return ids.New(prefix) }
 
 // NewIdempotencyKey mints a fresh key for the links the gateway hands out.

@@ -4,12 +4,14 @@
 //
 // Identifiers others could guess or that must not collide (object ids, run
 // ids, minted idempotency keys, request and trace ids) come from
-// crypto/rand. Trace ids lead with the time in milliseconds, as a UUIDv7
-// does, and keep 80 random bits: they are time-ordered so that the store's
-// trace index grows at its right edge. Span ids only name a hop in a
-// Traceparent header answered to the caller and are never stored nor used
-// as keys: they come from math/rand/v2, whose ChaCha8 generator is cheaper
-// and still unpredictable in practice.
+// crypto/rand. Object and trace ids lead with the time in milliseconds, as
+// a UUIDv7 does, and keep 80 random bits: ids minted close in time share a
+// prefix, so the store's B-trees keyed by them (intents, missions, the
+// events' trace index) take new rows on a few pages instead of a random
+// page each. Span ids only name a hop in a Traceparent header answered to
+// the caller and are never stored nor used as keys: they come from
+// math/rand/v2, whose ChaCha8 generator is cheaper and still unpredictable
+// in practice.
 //
 // It imports only the standard library.
 package ids
@@ -26,10 +28,11 @@ import (
 var encoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
 // New mints an object identifier: prefix, an underscore and 26 lowercase
-// base32 letters (128 random bits).
+// base32 letters encoding 16 bytes, the time in milliseconds then 80
+// random bits (see timeOrdered).
 func New(prefix string) string {
 	var b [16]byte
-	rand.Read(b[:])
+	timeOrdered(&b)
 	return prefix + "_" + encoding.EncodeToString(b[:])
 }
 
@@ -42,17 +45,12 @@ func Request() string {
 	return string(out[:])
 }
 
-// Trace mints a W3C trace id, 32 lowercase hex digits: the first 6 bytes
-// are the Unix time in milliseconds (big-endian), the other 10 random, as
-// a UUIDv7 lays them out. W3C Trace Context level 2 asks only the
-// right-most 7 bytes to be random; the time prefix keeps the store's
-// trace index appending at its right edge instead of touching a random
-// page per event.
+// Trace mints a W3C trace id, 32 lowercase hex digits of 16 bytes laid out
+// by timeOrdered. W3C Trace Context level 2 asks only the right-most 7
+// bytes to be random.
 func Trace() string {
 	var b [16]byte
-	rand.Read(b[6:])
-	ms := uint64(time.Now().UnixMilli())
-	b[0], b[1], b[2], b[3], b[4], b[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
+	timeOrdered(&b)
 	var out [32]byte
 	hex.Encode(out[:], b[:])
 	return string(out[:])
@@ -66,4 +64,13 @@ func Span() string {
 	var out [16]byte
 	hex.Encode(out[:], b[:])
 	return string(out[:])
+}
+
+// timeOrdered fills b as a UUIDv7 lays out its bits, without the version
+// and variant fields: the Unix time in milliseconds in the first 6 bytes
+// (big-endian), 80 random bits from crypto/rand in the other 10.
+func timeOrdered(b *[16]byte) {
+	rand.Read(b[6:])
+	ms := uint64(time.Now().UnixMilli())
+	b[0], b[1], b[2], b[3], b[4], b[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
 }

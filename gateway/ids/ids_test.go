@@ -65,3 +65,21 @@ func TestTraceIsTimeOrdered(t *testing.T) {
 		t.Fatalf("the prefix %s is not the current time (off by %v)", second[:12], d)
 	}
 }
+
+// TestNewSharesAPrefixWithinAMillisecondRange: object ids minted close in
+// time share their leading letters (the time), and differ in their random
+// tail.
+func TestNewSharesAPrefixWithinAMillisecondRange(t *testing.T) {
+	a, b := New("int"), New("int")
+	// 8 letters are 40 bits: the top of a 48-bit millisecond count, which
+	// changes every 256 ms; allow one change between the two calls.
+	if a[:4+8] != b[:4+8] {
+		a, b = New("int"), New("int")
+	}
+	if a[:4+8] != b[:4+8] {
+		t.Errorf("%s and %s, minted together, share no time prefix", a, b)
+	}
+	if a == b || a[4+10:] == b[4+10:] {
+		t.Errorf("%s and %s share their random tail", a, b)
+	}
+}
