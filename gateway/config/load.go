@@ -355,7 +355,7 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 // article is the indefinite article of an executor kind as it is spoken:
 // an mcp executor, a rest executor.
 func article(kind string) string {
-	if kind == ExecutorMCP {
+	if kind == ExecutorMCP || kind == ExecutorLLM {
 		return "an"
 	}
 	return "a"
