@@ -85,13 +85,13 @@ func (u *tokenUsage) add(v tokenUsage) {
 	u.Total += v.Total
 }
 
-// ParseChatCompletion reads the body of a chat-completions answer: the
+// parseChatCompletion reads the body of a chat-completions answer: the
 // first choice's message content (a string, or a list of text parts),
 // its finish_reason, the model, and the usage (absent counts are 0). An
 // answer that is not a JSON object with at least one choice carrying a
 // message is refused with what is wrong; counts that are not
 // non-negative integers are refused too.
-func ParseChatCompletion(body []byte) (chatAnswer, error) {
+func parseChatCompletion(body []byte) (chatAnswer, error) {
 	var raw struct {
 		Model   any `json:"model"`
 		Choices []struct {
@@ -195,10 +195,10 @@ func upstreamError(raw json.RawMessage) string {
 	return ""
 }
 
-// AnswerJSON reads a model's answer as one JSON value: the whole text, or
+// answerJSON reads a model's answer as one JSON value: the whole text, or
 // the body of a single fenced code block (```json … ```), which models
 // often add. It reports false when the text holds no JSON value alone.
-func AnswerJSON(text string) (any, bool) {
+func answerJSON(text string) (any, bool) {
 	s := strings.TrimSpace(text)
 	if strings.HasPrefix(s, "```") && strings.HasSuffix(s, "```") && len(s) >= 6 {
 		s = strings.TrimSuffix(s[3:], "```")
@@ -339,7 +339,7 @@ func (r llmRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 // checkAnswer reads text as JSON and validates it against schema: the
 // value, or what is wrong with it ("" when nothing).
 func checkAnswer(schema *jsonschema.Schema, text string) (any, string) {
-	v, ok := AnswerJSON(text)
+	v, ok := answerJSON(text)
 	if !ok {
 		return nil, "it is not one JSON value"
 	}
@@ -444,7 +444,7 @@ func (c *llmConn) complete(ctx context.Context, key string, req chatRequest) (ch
 		}
 		return chatAnswer{}, xe
 	}
-	a, err := ParseChatCompletion(raw)
+	a, err := parseChatCompletion(raw)
 	if err != nil {
 		return chatAnswer{}, c.failed(nil, "%v", err)
 	}
