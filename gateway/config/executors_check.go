@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// apiKeyPattern is the pattern of an llm connection's apiKey in
+// schema.json: a ${NAME} reference, never a key.
+const apiKeyPattern = `^\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}$`
+
 // branchKinds are the executor kinds a parallel executor's branch may
 // have: the kinds that run as one call (a connection's, or noop). A
 // branch cannot queue a person, start a sub-workflow or nest another
