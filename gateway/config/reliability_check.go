@@ -58,10 +58,15 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 	if primary.Kind == ExecutorParallel {
 		// The branches run at once under the one lease of the move: the
 		// longest of them must fit in it.
+		longest, worst := "", time.Duration(0)
 		for _, name := range sortedNames(primary.Branches) {
-			if b := primary.Branches[name]; reachesConnection(b.Kind) {
-				c.leaseBound(rp, &r, b, c.leaseTTL())
+			if b := primary.Branches[name]; reachesConnection(b.Kind) && r.WorstCase(b) > worst {
+				longest, worst = name, r.WorstCase(b)
 			}
+		}
+		if ttl := c.leaseTTL(); worst > ttl {
+			c.reportKey(rp, "lets branch %s of the parallel executor take up to %s, longer than the %s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower its timeoutMs or reliability.timeoutMs, or raise server.leaseTTL",
+				longest, worst.Round(time.Second), ttl)
 		}
 		return
 	}
@@ -83,6 +88,9 @@ func (c *checker) executorTimeout(ptr, kind string) {
 		rel := strings.TrimSuffix(ptr, "/executor") + "/reliability"
 		if i := strings.Index(ptr, "/reliability/"); i >= 0 {
 			rel = ptr[:i] + "/reliability"
+		}
+		if i := strings.Index(ptr, "/executor/branches/"); i >= 0 {
+			rel = ptr[:i] + "/reliability" // a parallel executor's branch
 		}
 		var ms int
 		if c.decode(rel+"/timeoutMs", &ms) && ms > 0 {

@@ -376,3 +376,30 @@ func benchEngine(b *testing.B, cfg *config.Config) *workflow.Engine {
 	var n atomic.Int64
 	return &workflow.Engine{Registry: reg, Runners: m.Runners(), NewID: func(p string) string { return fmt.Sprintf("%s_%d", p, n.Add(1)) }}
 }
+
+// TestParallelStandalone: a parallel capability called without a run (the
+// light path) answers the merged outputs and lists every branch's
+// attempts, as its capability.called event records them.
+func TestParallelStandalone(t *testing.T) {
+	api := newBranchAPI(t, time.Millisecond)
+	e := reliabilityEngine(t, parallelYAML, api.srv.URL, "http://127.0.0.1:1")
+	d, _ := e.Registry.Lookup(config.ProxyDefaultWorkflow)
+	if !d.Standalone("both.ok") {
+		t.Fatal("a parallel capability without guards cannot be called without a run")
+	}
+	call, err := e.CallStandalone(context.Background(), d, "both.ok", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !call.OK || len(call.Output) != 3 || len(call.Attempts) != 2 {
+		t.Errorf("call %+v", call)
+	}
+	for _, a := range call.Attempts {
+		if b := a.(map[string]any)["branch"]; b != "slow" && b != "fast" {
+			t.Errorf("attempt %v", a)
+		}
+	}
+	if _, err := e.CallStandalone(context.Background(), d, "acted.and.fail", nil); contracts.AsError(err).Code != contracts.CodeOutcomeUnknown {
+		t.Errorf("%v, want outcome-unknown", err)
+	}
+}
