@@ -223,11 +223,11 @@ func checkURL(s string, r urlRules) string {
 
 // executorKinds are the executor kinds this gateway runs, in the order of
 // schema.json.
-var executorKinds = []string{ExecutorNoop, ExecutorHuman, ExecutorWorkflow, ExecutorMCP, ExecutorCLI, ExecutorREST}
+var executorKinds = []string{ExecutorNoop, ExecutorHuman, ExecutorWorkflow, ExecutorMCP, ExecutorCLI, ExecutorREST, ExecutorParallel, ExecutorLLM}
 
 // unsupportedExecutorKinds exist in the praxec catalogue but are not run by
 // this gateway; naming one gets its own message.
-var unsupportedExecutorKinds = []string{"script", "parallel", "llm"}
+var unsupportedExecutorKinds = []string{"script"}
 
 // executorMembers lists the members each executor kind admits, as the
 // if/then rules of schema.json do (a test holds them together).
@@ -238,6 +238,8 @@ var executorMembers = map[string][]string{
 	ExecutorMCP:      {"kind", "connection", "tool", "map", "timeoutMs"},
 	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure", "paths", "timeoutMs"},
 	ExecutorREST:     {"kind", "connection", "method", "path", "query", "headers", "body", "timeoutMs"},
+	ExecutorParallel: {"kind", "branches", "policy"},
+	ExecutorLLM:      {"kind", "connection", "prompt", "system", "outputSchema", "maxTokens", "timeoutMs"},
 }
 
 // executorValueMembers are the executor members whose string values may be
@@ -492,6 +494,12 @@ func (c *checker) executor(ptr string, ids []string) (string, bool) {
 	kind, _ := c.str(ptr + "/kind")
 	c.executorConnection(ptr, kind)
 	c.executorTimeout(ptr, kind)
+	switch kind {
+	case ExecutorParallel:
+		c.parallelBranches(ptr, ids)
+	case ExecutorLLM:
+		c.llmExecutor(ptr)
+	}
 	if kind != ExecutorWorkflow {
 		return "", false
 	}
@@ -592,12 +600,18 @@ func (c *checker) inputSchema(ptr string) {
 	case t != "object" && !c.reported[ptr+"/type"]:
 		c.report(ptr+"/type", "must be object: an input schema describes an object whose members are the arguments")
 	}
+	c.schemaCompiles(ptr, m, "inputSchema", "an input schema")
+}
+
+// schemaCompiles checks that the schema m at ptr compiles as the contract
+// compiles its own, with local references only; name is its member name
+// and what words it in a message.
+func (c *checker) schemaCompiles(ptr string, m map[string]any, name, what string) {
 	b, err := json.Marshal(m)
 	if err != nil {
 		c.reportKey(ptr, "cannot be encoded as JSON: %v", err)
 		return
 	}
-	const name = "inputSchema"
 	_, err = contracts.CompileSchema(name, b)
 	if err == nil {
 		return
@@ -607,7 +621,7 @@ func (c *checker) inputSchema(ptr string) {
 	var ve *jsonschema.ValidationError
 	switch {
 	case errors.Is(err, contracts.ErrRemoteReference) && errors.As(err, &lue):
-		c.reportKey(ptr, "refers to %s, outside itself: an input schema may use local references only (#/$defs/NAME)", lue.URL)
+		c.reportKey(ptr, "refers to %s, outside itself: %s may use local references only (#/$defs/NAME)", lue.URL, what)
 	case errors.As(err, &sve) && errors.As(sve.Err, &ve):
 		c.metaschemaProblems(ptr, ve)
 	default:

@@ -12,6 +12,7 @@ const (
 	ConnectionMCP  = "mcp"
 	ConnectionCLI  = "cli"
 	ConnectionREST = "rest"
+	ConnectionLLM  = "llm"
 )
 
 // Connection is one backend the gateway talks to, under connections: an
@@ -21,7 +22,9 @@ const (
 //   - mcp: Command, Args and Env (a child process the gateway starts), or
 //     URL and Headers (a server running elsewhere);
 //   - cli: Command, WorkingDirectory, Env, Shell and Confine;
-//   - rest: BaseURL and Headers.
+//   - rest: BaseURL and Headers;
+//   - llm: BaseURL, Model, APIKey and Headers (an OpenAI-compatible
+//     chat-completions server).
 //
 // Values of Env and Headers may name environment variables of the gateway
 // as ${NAME}; they are read when the connection is opened, never logged.
@@ -58,8 +61,16 @@ type Connection struct {
 	// its working directory and the paths its executors declare may lie.
 	Roots *Roots `json:"roots,omitempty"`
 
-	// BaseURL is the root of a rest API.
+	// BaseURL is the root of a rest API, or of an llm server's
+	// OpenAI-compatible API (chat completions are POSTed to
+	// BaseURL/chat/completions).
 	BaseURL string `json:"baseUrl,omitempty"`
+	// Model is the model an llm connection asks for.
+	Model string `json:"model,omitempty"`
+	// APIKey is an llm connection's API key, sent as a bearer token: a
+	// ${NAME} reference to the gateway's environment, read when a call is
+	// made and never logged or audited.
+	APIKey string `json:"apiKey,omitempty"`
 }
 
 // Confine is the sandbox of a cli connection.

@@ -10,7 +10,7 @@ import (
 )
 
 // connectionKinds are the connection kinds, in the order of schema.json.
-var connectionKinds = []string{ConnectionMCP, ConnectionCLI, ConnectionREST}
+var connectionKinds = []string{ConnectionMCP, ConnectionCLI, ConnectionREST, ConnectionLLM}
 
 // connectionMembers lists the members each connection kind admits, as the
 // if/then rules of schema.json do.
@@ -18,6 +18,7 @@ var connectionMembers = map[string][]string{
 	ConnectionMCP:  {"kind", "command", "args", "env", "url", "headers"},
 	ConnectionCLI:  {"kind", "command", "workingDirectory", "env", "shell", "confine", "roots"},
 	ConnectionREST: {"kind", "baseUrl", "headers"},
+	ConnectionLLM:  {"kind", "baseUrl", "model", "apiKey", "headers"},
 }
 
 // connectionKindAt returns the kind of the connection at ptr when ptr is a
@@ -109,10 +110,10 @@ func (c *checker) connections() {
 	}
 }
 
-// executorConnection checks that the executor at ptr, of an mcp, cli or
-// rest kind, names a declared connection of its own kind.
+// executorConnection checks that the executor at ptr, of an mcp, cli,
+// rest or llm kind, names a declared connection of its own kind.
 func (c *checker) executorConnection(ptr, kind string) {
-	if kind != ExecutorMCP && kind != ExecutorCLI && kind != ExecutorREST {
+	if kind != ExecutorMCP && kind != ExecutorCLI && kind != ExecutorREST && kind != ExecutorLLM {
 		return
 	}
 	name, ok := c.str(ptr + "/connection")

@@ -315,6 +315,8 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 			return "must be an identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit"
 		case "must match the pattern " + evidenceNamePattern:
 			return "must be an evidence name: 1 to 64 lowercase letters, digits, '_', '.' or '-', starting with a letter"
+		case "must match the pattern " + apiKeyPattern:
+			return "must be a reference ${NAME} to an environment variable of the gateway that holds the key, never the key itself"
 		case "must match the pattern ^/":
 			return "must be an absolute path (starting with /)"
 		case "must match the pattern " + termPattern:
@@ -355,7 +357,7 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 // article is the indefinite article of an executor kind as it is spoken:
 // an mcp executor, a rest executor.
 func article(kind string) string {
-	if kind == ExecutorMCP {
+	if kind == ExecutorMCP || kind == ExecutorLLM {
 		return "an"
 	}
 	return "a"

@@ -252,6 +252,7 @@ func TestSchemaMatchesConfig(t *testing.T) {
 			s = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
 		}
 	}
+	walking := map[reflect.Type]bool{}
 	var walk func(path string, s map[string]any, typ reflect.Type)
 	walk = func(path string, s map[string]any, typ reflect.Type) {
 		s = resolve(s)
@@ -295,6 +296,11 @@ func TestSchemaMatchesConfig(t *testing.T) {
 			if s["type"] != "object" || s["additionalProperties"] != false {
 				t.Errorf("%s: schema is not a closed object", path)
 			}
+			if walking[typ] {
+				return // a type that holds itself (parallel branches): walked once
+			}
+			walking[typ] = true
+			defer delete(walking, typ)
 			props, _ := s["properties"].(map[string]any)
 			var names []string
 			for f := range typ.Fields() {

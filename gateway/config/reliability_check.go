@@ -23,7 +23,7 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 	for i := range items {
 		xp := rp + "/fallback/executors/" + strconv.Itoa(i)
 		if kind, ok := c.str(xp + "/kind"); ok && !reachesConnection(kind) {
-			c.report(xp+"/kind", "is %s, which cannot be a fallback executor: a fallback calls another connection when the executor's could not be reached, so its kind is mcp, cli or rest", kind)
+			c.report(xp+"/kind", "is %s, which cannot be a fallback executor: a fallback calls another connection when the executor's could not be reached, so its kind is mcp, cli, rest or llm", kind)
 		}
 		c.executor(xp, wfIDs)
 	}
@@ -44,16 +44,31 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 			kind = primary.Kind
 		}
 		for _, m := range members {
-			c.reportKey(rp+"/"+m, "applies to executors of kind mcp, cli and rest, and this capability's executor is %s: there is no connection call to try again", kind)
+			c.reportKey(rp+"/"+m, "applies to executors of kind mcp, cli, rest and llm, and this capability's executor is %s: there is no connection call to try again", kind)
 		}
 		return
 	}
-	if primary == nil || !reachesConnection(primary.Kind) {
+	if primary == nil || !reachesConnection(primary.Kind) && primary.Kind != ExecutorParallel {
 		return // nothing leaves the gateway: no lease to outlast
 	}
 	var r Reliability
 	if c.reportedUnder(rp) || !c.decode(rp, &r) {
 		return // its values are out of bounds: the schema said so
+	}
+	if primary.Kind == ExecutorParallel {
+		// The branches run at once under the one lease of the move: the
+		// longest of them must fit in it.
+		longest, worst := "", time.Duration(0)
+		for _, name := range sortedNames(primary.Branches) {
+			if b := primary.Branches[name]; reachesConnection(b.Kind) && r.WorstCase(b) > worst {
+				longest, worst = name, r.WorstCase(b)
+			}
+		}
+		if ttl := c.leaseTTL(); worst > ttl {
+			c.reportKey(rp, "lets branch %s of the parallel executor take up to %s, longer than the %s lease (server.leaseTTL) that keeps another gateway from repeating the move meanwhile: lower its timeoutMs or reliability.timeoutMs, or raise server.leaseTTL",
+				longest, worst.Round(time.Second), ttl)
+		}
+		return
 	}
 	c.leaseBound(rp, &r, *primary, c.leaseTTL())
 }
@@ -73,6 +88,9 @@ func (c *checker) executorTimeout(ptr, kind string) {
 		rel := strings.TrimSuffix(ptr, "/executor") + "/reliability"
 		if i := strings.Index(ptr, "/reliability/"); i >= 0 {
 			rel = ptr[:i] + "/reliability"
+		}
+		if i := strings.Index(ptr, "/executor/branches/"); i >= 0 {
+			rel = ptr[:i] + "/reliability" // a parallel executor's branch
 		}
 		var ms int
 		if c.decode(rel+"/timeoutMs", &ms) && ms > 0 {
@@ -182,5 +200,5 @@ func (c *checker) decode(ptr string, v any) bool {
 
 // reachesConnection reports whether executors of kind call a connection.
 func reachesConnection(kind string) bool {
-	return kind == ExecutorMCP || kind == ExecutorCLI || kind == ExecutorREST
+	return kind == ExecutorMCP || kind == ExecutorCLI || kind == ExecutorREST || kind == ExecutorLLM
 }

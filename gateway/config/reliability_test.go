@@ -60,7 +60,7 @@ func TestReliabilityProblems(t *testing.T) {
       reliability: {fallback: {}}
 `,
 			want: []string{
-				"r.yaml:12:22: proxy.expose[0].reliability.fallback.executors[0].kind: is noop, which cannot be a fallback executor: a fallback calls another connection when the executor's could not be reached, so its kind is mcp, cli or rest",
+				"r.yaml:12:22: proxy.expose[0].reliability.fallback.executors[0].kind: is noop, which cannot be a fallback executor: a fallback calls another connection when the executor's could not be reached, so its kind is mcp, cli, rest or llm",
 				"r.yaml:13:39: proxy.expose[0].reliability.fallback.executors[1].connection: names the rest connection api: a cli executor needs a cli connection",
 				"r.yaml:14:40: proxy.expose[0].reliability.fallback.executors[2].connection: names no declared connection; declared connections: api, sh",
 				"r.yaml:14:69: proxy.expose[0].reliability.fallback.executors[2].tool: is not a known field of a rest executor (tool belongs to mcp executors); known fields: kind, connection, method, path, query, headers, body, timeoutMs",
@@ -82,9 +82,9 @@ func TestReliabilityProblems(t *testing.T) {
   quiet: {reliability: {retries: 0, timeoutMs: 5}}
 `,
 			want: []string{
-				"r.yaml:6:19: capabilities[\"noop.cap\"].reliability.retries: applies to executors of kind mcp, cli and rest, and this capability's executor is noop: there is no connection call to try again",
-				"r.yaml:10:7: capabilities.ask.reliability.fallback: applies to executors of kind mcp, cli and rest, and this capability's executor is human: there is no connection call to try again",
-				"r.yaml:12:37: capabilities.asked.reliability.retries: applies to executors of kind mcp, cli and rest, and this capability's executor is human: there is no connection call to try again",
+				"r.yaml:6:19: capabilities[\"noop.cap\"].reliability.retries: applies to executors of kind mcp, cli, rest and llm, and this capability's executor is noop: there is no connection call to try again",
+				"r.yaml:10:7: capabilities.ask.reliability.fallback: applies to executors of kind mcp, cli, rest and llm, and this capability's executor is human: there is no connection call to try again",
+				"r.yaml:12:37: capabilities.asked.reliability.retries: applies to executors of kind mcp, cli, rest and llm, and this capability's executor is human: there is no connection call to try again",
 			},
 		},
 		{

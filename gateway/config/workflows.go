@@ -82,8 +82,10 @@ type Guard struct {
 // capability. Which members apply depends on Kind: noop; human (Queue);
 // workflow (DefinitionID, Input, TimeoutMs); mcp (Connection, Tool, Map);
 // cli (Connection, Args, TreatNonZeroAsFailure); rest (Connection, Method,
-// Path, Query, Headers, Body). mcp, cli and rest name a connection of
-// their kind and may bound one call with TimeoutMs.
+// Path, Query, Headers, Body); parallel (Branches, Policy); llm
+// (Connection, Prompt, System, OutputSchema, MaxTokens). mcp, cli, rest
+// and llm name a connection of their kind and may bound one call with
+// TimeoutMs.
 type Executor struct {
 	Kind string `json:"kind"`
 
@@ -108,6 +110,25 @@ type Executor struct {
 	Query   map[string]any    `json:"query,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    any               `json:"body,omitempty"`
+
+	// Branches are the executors a parallel executor runs at once, by
+	// name; its output holds each branch's output under its name.
+	Branches map[string]Executor `json:"branches,omitempty"`
+	// Policy says when a parallel executor ends: ParallelWaitAll (the
+	// default) or ParallelFailFast.
+	Policy string `json:"policy,omitempty"`
+
+	// Prompt is the user message of an llm call and System its system
+	// message: templates whose {{$.arguments.NAME}}, {{$.context.NAME}}
+	// and {{$.input.NAME}} placeholders are filled from the scope.
+	Prompt string `json:"prompt,omitempty"`
+	System string `json:"system,omitempty"`
+	// OutputSchema, when set, is the JSON Schema the model's answer, read
+	// as JSON, must satisfy.
+	OutputSchema map[string]any `json:"outputSchema,omitempty"`
+	// MaxTokens is the token budget of an llm call (the completion tokens
+	// of its requests, a repair included): DefaultLLMMaxTokens when 0.
+	MaxTokens int `json:"maxTokens,omitempty"`
 }
 
 // The executor kinds.
@@ -118,7 +139,23 @@ const (
 	ExecutorMCP      = "mcp"
 	ExecutorCLI      = "cli"
 	ExecutorREST     = "rest"
+	ExecutorParallel = "parallel"
+	ExecutorLLM      = "llm"
 )
+
+// The policies of a parallel executor.
+const (
+	// ParallelWaitAll runs every branch to its end, whatever the others
+	// answer.
+	ParallelWaitAll = "waitAll"
+	// ParallelFailFast cancels the branches still running at the first
+	// branch that fails.
+	ParallelFailFast = "failFast"
+)
+
+// DefaultLLMMaxTokens is the token budget of an llm executor that sets no
+// maxTokens.
+const DefaultLLMMaxTokens = 1024
 
 // StringList is one string or a list of strings in the file; it is always
 // a list in Go.

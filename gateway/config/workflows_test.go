@@ -60,9 +60,9 @@ func TestWorkflowProblems(t *testing.T) {
     initial: a
     states: {a: {}, b: {terminal: true}}
     transitions:
-      - {name: t, from: a, to: b, executor: {kind: llm, prompt: summarise}}
+      - {name: t, from: a, to: b, executor: {kind: script, prompt: summarise}}
 `,
-			want: []string{"p.yaml:8:52: workflows.w.transitions[0].executor.kind: the executor kind llm is not supported by this gateway; supported kinds: noop, human, workflow, mcp, cli, rest"},
+			want: []string{"p.yaml:8:52: workflows.w.transitions[0].executor.kind: the executor kind script is not supported by this gateway; supported kinds: noop, human, workflow, mcp, cli, rest, parallel, llm"},
 		},
 		{
 			name: "RequiredByExecutorKind",
@@ -460,7 +460,7 @@ func TestPatternsMatchSchema(t *testing.T) {
 	}
 	walk("", root)
 	slices.Sort(found)
-	if want := []string{"/$defs/capabilities", "/$defs/connections", "/$defs/lexicon", "/$defs/workflow/properties/states", "/$defs/workflows"}; !slices.Equal(found, want) {
+	if want := []string{"/$defs/capabilities", "/$defs/connections", "/$defs/executor/properties/branches", "/$defs/lexicon", "/$defs/workflow/properties/states", "/$defs/workflows"}; !slices.Equal(found, want) {
 		t.Errorf("propertyNames at %v, want %v (the key checks in check.go follow them)", found, want)
 	}
 }

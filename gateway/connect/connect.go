@@ -38,6 +38,7 @@ type Manager struct {
 	mcp    map[string]*mcpConn
 	cli    map[string]*cliConn
 	rest   map[string]*restConn
+	llm    map[string]*llmConn
 
 	mu     sync.Mutex
 	closed bool
@@ -65,7 +66,7 @@ func New(conns map[string]config.Connection, opts *Options) *Manager {
 	if o.ClientName == "" {
 		o.ClientName, o.ClientVersion = "praxa-gateway", "1"
 	}
-	m := &Manager{log: o.Logger, getenv: o.Getenv, mcp: map[string]*mcpConn{}, cli: map[string]*cliConn{}, rest: map[string]*restConn{}}
+	m := &Manager{log: o.Logger, getenv: o.Getenv, mcp: map[string]*mcpConn{}, cli: map[string]*cliConn{}, rest: map[string]*restConn{}, llm: map[string]*llmConn{}}
 	for _, name := range sortedKeys(conns) {
 		c := conns[name]
 		switch c.Kind {
@@ -75,6 +76,8 @@ func New(conns map[string]config.Connection, opts *Options) *Manager {
 			m.cli[name] = newCLIConn(name, c, &o)
 		case config.ConnectionREST:
 			m.rest[name] = newRESTConn(name, c, &o)
+		case config.ConnectionLLM:
+			m.llm[name] = newLLMConn(name, c, &o)
 		}
 	}
 	return m
@@ -101,13 +104,14 @@ func (m *Manager) Problems() map[string]string {
 	return out
 }
 
-// Runners returns the runners of the executor kinds mcp, cli and rest, for
-// workflow.Engine.Runners.
+// Runners returns the runners of the executor kinds mcp, cli, rest and
+// llm, for workflow.Engine.Runners.
 func (m *Manager) Runners() map[string]workflow.Runner {
 	return map[string]workflow.Runner{
 		config.ExecutorMCP:  mcpRunner{m},
 		config.ExecutorCLI:  cliRunner{m},
 		config.ExecutorREST: restRunner{m},
+		config.ExecutorLLM:  llmRunner{m},
 	}
 }
 
@@ -133,6 +137,9 @@ func (m *Manager) Close() error {
 	}
 	wg.Wait()
 	for _, c := range m.rest {
+		c.client.CloseIdleConnections()
+	}
+	for _, c := range m.llm {
 		c.client.CloseIdleConnections()
 	}
 	return errors.Join(errs...)

@@ -1,7 +1,9 @@
 package connect
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -38,6 +40,59 @@ func FuzzResolvePath(f *testing.F) {
 		}
 		if !filepath.IsAbs(got) || filepath.Clean(got) != got {
 			t.Fatalf("%q: resolved to %q, not a clean absolute path", p, got)
+		}
+	})
+}
+
+// FuzzParseChatCompletion: any body a model server answers is read as a
+// chat completion or refused with an error; nothing panics, and token
+// counts are never negative.
+func FuzzParseChatCompletion(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`,
+		`{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"image_url"},{"text":"b"}]}}]}`,
+		`{"choices":[{"message":{"content":null}}]}`,
+		`{"choices":[]}`,
+		`{"error":{"message":"bad key sk-123"}}`,
+		`{"error":"overloaded"}`,
+		`{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":-1}}`,
+		`{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":1e40}}`,
+		`{} {}`, `[]`, `null`, ``, `{"choices":[{"message":{"content":7}}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		a, err := parseChatCompletion(body)
+		if err != nil {
+			if a != (chatAnswer{}) {
+				t.Fatalf("an error (%v) with an answer %+v", err, a)
+			}
+			return
+		}
+		if a.Usage.Prompt < 0 || a.Usage.Completion < 0 || a.Usage.Total < 0 {
+			t.Fatalf("negative usage %+v", a.Usage)
+		}
+	})
+}
+
+// FuzzAnswerJSON: a model's text is read as one JSON value or refused;
+// what is read encodes back to JSON that reads the same.
+func FuzzAnswerJSON(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, "```json\n{\"a\":1}\n```", "```\n[1,2]\n```", "```{\"a\":1}```", `"x"`, `1 2`, "Sure! {\"a\":1}", "``````", "```", "   "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, ok := answerJSON(text)
+		if !ok {
+			return
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("%q read as %v, which does not encode: %v", text, v, err)
+		}
+		w, ok := answerJSON(string(b))
+		if !ok || !reflect.DeepEqual(v, w) {
+			t.Fatalf("%q read as %s, which reads back as %v", text, b, w)
 		}
 	})
 }

@@ -48,8 +48,8 @@ func withoutURLError(err error) string {
 
 // secretValues lists the values of c an error text must not carry besides
 // its URLs (which hostOnly reduces to their host): their query and user
-// information, its header and env values as written and as read from the
-// environment. Longest first, so that a value containing another is
+// information, its header and env values and its API key as written and as
+// read from the environment. Longest first, so that a value containing another is
 // removed whole.
 func secretValues(c config.Connection, getenv func(string) string) []string {
 	var out []string
@@ -75,7 +75,7 @@ func secretValues(c config.Connection, getenv func(string) string) []string {
 			}
 		}
 	}
-	for _, m := range []map[string]string{c.Headers, c.Env} {
+	for _, m := range []map[string]string{c.Headers, c.Env, {"apiKey": c.APIKey}} {
 		for _, v := range m {
 			s, _ := config.Interpolate(v, getenv)
 			add(v, s)

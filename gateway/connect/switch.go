@@ -133,7 +133,7 @@ func (s *Switch) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Runners returns runners of the executor kinds mcp, cli and rest that run
+// Runners returns runners of the executor kinds mcp, cli, rest and llm that run
 // each call on the Manager current when it starts, for
 // workflow.Engine.Runners.
 func (s *Switch) Runners() map[string]workflow.Runner {
@@ -141,6 +141,7 @@ func (s *Switch) Runners() map[string]workflow.Runner {
 		config.ExecutorMCP:  switchRunner{s, config.ExecutorMCP},
 		config.ExecutorCLI:  switchRunner{s, config.ExecutorCLI},
 		config.ExecutorREST: switchRunner{s, config.ExecutorREST},
+		config.ExecutorLLM:  switchRunner{s, config.ExecutorLLM},
 	}
 }
 

@@ -107,7 +107,7 @@ func (e *Engine) CallStandalone(ctx context.Context, d *Definition, name string,
 		output = map[string]any{}
 	}
 	call.Output = cloneMap(output)
-	if len(attempts) > 1 {
+	if listAttempts(attempts) {
 		call.Attempts = attemptRecords(attempts)
 	}
 	return call, nil
@@ -118,6 +118,9 @@ func (e *Engine) CallStandalone(ctx context.Context, d *Definition, name string,
 func (e *Engine) callStandalone(ctx context.Context, t *Transition, scope Scope) (map[string]any, []attempt, error) {
 	if t.Executor == nil || t.Executor.Kind == config.ExecutorNoop {
 		return map[string]any{}, nil, nil
+	}
+	if t.Executor.Kind == config.ExecutorParallel {
+		return e.parallel(ctx, *t.Executor, t.reliability, scope)
 	}
 	if _, ok := e.Runners[t.Executor.Kind]; !ok {
 		return nil, nil, contracts.Errorf(contracts.CodeNotImplemented, "executors of kind %s need connections, which this gateway does not run here", t.Executor.Kind)

@@ -103,7 +103,7 @@ type Outcome struct {
 }
 
 // Runner runs the executors of kinds that reach outside the engine (mcp,
-// cli, rest). Kinds without a runner answer not-implemented.
+// cli, rest, llm). Kinds without a runner answer not-implemented.
 type Runner interface {
 	Run(ctx context.Context, exec config.Executor, scope Scope) (map[string]any, error)
 }
@@ -417,7 +417,7 @@ func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Trans
 		if !ok {
 			last["error"] = xe.Message
 		}
-		if len(attempts) > 1 {
+		if listAttempts(attempts) {
 			last["attempts"] = attemptRecords(attempts)
 		}
 		in.Context[LastRunKey] = last
@@ -441,8 +441,9 @@ func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Trans
 		in.Pending = nil
 	}
 	fired := map[string]any{"transition": t.Name, "from": from, "to": t.To, "actor": actor, "version": in.Version, "produced": produced, "ok": ok}
-	if len(attempts) > 1 {
-		// What was tried before the answer: retries and fallbacks.
+	if listAttempts(attempts) {
+		// What was tried before the answer: retries and fallbacks, a
+		// parallel executor's branches, an llm call's usage.
 		fired["attempts"] = attemptRecords(attempts)
 	}
 	out.Events = append(out.Events, Event{Type: "transition.fired", WorkflowID: in.ID, Attributes: fired})
@@ -519,6 +520,8 @@ func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Re
 				Message: fmt.Sprintf("sub-workflow %s stopped in state %s waiting for a move; a workflow executor needs one that completes on its own", x.DefinitionID, child.State)}
 		}
 		return cloneMap(child.Context), nil, nil
+	case config.ExecutorParallel:
+		return e.parallel(ctx, *x, rel, scope)
 	default:
 		if _, ok := e.Runners[x.Kind]; !ok {
 			return nil, nil, contracts.Errorf(contracts.CodeNotImplemented, "executors of kind %s need connections, which this gateway does not run here", x.Kind)

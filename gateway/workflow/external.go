@@ -53,6 +53,9 @@ type ExecutorError struct {
 }
 
 func (e *ExecutorError) Error() string {
+	if e.Connection == "" {
+		return fmt.Sprintf("%s executor: %s", e.Kind, e.Message)
+	}
 	return fmt.Sprintf("%s connection %s: %s", e.Kind, e.Connection, e.Message)
 }
 
@@ -106,6 +109,9 @@ type tapeCall struct {
 	out      map[string]any
 	err      error
 	attempts []attempt
+	// branches, for a parallel executor, are its branches' calls by
+	// branch name (err is then the executor's final answer).
+	branches map[string]*tapeCall
 }
 
 // ErrTapeMismatch is answered by a replay that meets another call than the

@@ -17,6 +17,9 @@ import (
 // capability's own, or a fallback), the how-manieth try on it, and how it
 // ended.
 type attempt struct {
+	// Branch names the parallel executor's branch that made it ("" for
+	// any other executor).
+	Branch string
 	// Fallback is 0 for the executor itself, N for fallback executor N.
 	Fallback         int
 	Kind, Connection string
@@ -26,19 +29,62 @@ type attempt struct {
 	// for any other error.
 	Outcome string
 	Message string
+	// Usage is what an llm call spent and the budget it had (its output's
+	// usage and budget members), nil for other kinds.
+	Usage map[string]any
 }
 
 // record renders a as a JSON value for the audit event and the run's
 // lastRun.
 func (a attempt) record() map[string]any {
 	r := map[string]any{"kind": a.Kind, "connection": a.Connection, "attempt": a.Try, "outcome": a.Outcome}
+	if a.Branch != "" {
+		r["branch"] = a.Branch
+	}
 	if a.Fallback > 0 {
 		r["fallback"] = a.Fallback
+	}
+	if a.Usage != nil {
+		r["usage"] = cloneMap(a.Usage)
 	}
 	if a.Message != "" {
 		r["message"] = a.Message
 	}
 	return r
+}
+
+// listAttempts reports whether a move's attempts are listed in its
+// lastRun and its audit event: when there was more than one, when a
+// parallel executor's branches made them, or when they carry an llm call's
+// usage.
+func listAttempts(attempts []attempt) bool {
+	if len(attempts) > 1 {
+		return true
+	}
+	for _, a := range attempts {
+		if a.Branch != "" || a.Usage != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// llmUsage returns the usage and budget an llm call's output (or failed
+// answer) reports, for its attempt.
+func llmUsage(kind string, out map[string]any) map[string]any {
+	if kind != config.ExecutorLLM || out == nil {
+		return nil
+	}
+	u := map[string]any{}
+	for _, k := range []string{"usage", "budget"} {
+		if v, ok := out[k]; ok {
+			u[k] = cloneValue(v)
+		}
+	}
+	if len(u) == 0 {
+		return nil
+	}
+	return u
 }
 
 // attemptRecords renders attempts for an event or a context member.
@@ -110,12 +156,12 @@ func (e *Engine) callReliably(ctx context.Context, x config.Executor, rel *confi
 		stop := false
 		for try := 1; ; try++ {
 			out, err := r.Run(actx, ex, scope)
-			a := attempt{Fallback: i, Kind: ex.Kind, Connection: ex.Connection, Try: try, Outcome: "ok"}
+			a := attempt{Fallback: i, Kind: ex.Kind, Connection: ex.Connection, Try: try, Outcome: "ok", Usage: llmUsage(ex.Kind, out)}
 			var xe *ExecutorError
 			switch {
 			case err == nil:
 			case errors.As(err, &xe):
-				a.Outcome, a.Message = xe.Outcome, xe.Message
+				a.Outcome, a.Message, a.Usage = xe.Outcome, xe.Message, llmUsage(ex.Kind, xe.Output)
 				mayHaveActed = mayHaveActed || xe.Outcome == OutcomeUnknown
 				nothingSent = nothingSent && xe.Outcome == OutcomeUnavailable
 			default:

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// apiKeyPattern is the pattern of an llm connection's apiKey in
+// schema.json: a ${NAME} reference, never a key.
+const apiKeyPattern = `^\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}$`
+
+// branchKinds are the executor kinds a parallel executor's branch may
+// have: the kinds that run as one call (a connection's, or noop). A
+// branch cannot queue a person, start a sub-workflow or nest another
+// parallel executor.
+var branchKinds = []string{ExecutorNoop, ExecutorMCP, ExecutorCLI, ExecutorREST, ExecutorLLM}
+
+// parallelBranches checks the branches of the parallel executor at ptr:
+// each is an executor of a kind a branch may have, checked as any
+// executor is.
+func (c *checker) parallelBranches(ptr string, ids []string) {
+	bp := ptr + "/branches"
+	branches, ok := c.obj(bp)
+	if !ok {
+		return
+	}
+	for _, name := range c.keys(bp, branches) {
+		xp := bp + "/" + escapePointer(name)
+		if !idRE.MatchString(name) {
+			c.reportKey(xp, "is not a valid branch name: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit")
+		}
+		kind, ok := c.str(xp + "/kind")
+		if ok && !slices.Contains(branchKinds, kind) && !c.reported[xp+"/kind"] {
+			c.report(xp+"/kind", "is %s, which cannot be a branch of a parallel executor: a branch is one call, of kind %s", kind, joinOr(branchKinds))
+			continue
+		}
+		c.executor(xp, ids)
+	}
+}
+
+// llmExecutor checks the llm executor at ptr: the placeholders of its
+// templates are paths into the executor's roots, and its output schema
+// compiles.
+func (c *checker) llmExecutor(ptr string) {
+	for _, m := range []string{"/prompt", "/system"} {
+		s, ok := c.str(ptr + m)
+		if !ok {
+			continue
+		}
+		for _, path := range PromptPaths(s) {
+			if msg := checkPath(path, executorRoots); msg != "" {
+				c.report(ptr+m, "has the placeholder {{%s}}, which %s", path, msg)
+			} else if !strings.HasPrefix(path, "$.") {
+				c.report(ptr+m, "has the placeholder {{%s}}, which is not a path: write {{$.arguments.NAME}}, {{$.context.NAME}} or {{$.input.NAME}}", path)
+			}
+		}
+	}
+	if m, ok := c.obj(ptr + "/outputSchema"); ok && !c.reportedUnder(ptr+"/outputSchema") {
+		c.schemaCompiles(ptr+"/outputSchema", m, "outputSchema", "an output schema")
+	}
+}
+
+// placeholder matches {{ PATH }} in an llm executor's prompt or system
+// template.
+var placeholder = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
+
+// PromptPaths returns the paths of the placeholders of an llm template, in
+// order.
+func PromptPaths(tmpl string) []string {
+	var out []string
+	for _, m := range placeholder.FindAllStringSubmatch(tmpl, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// RenderPrompt fills the placeholders {{PATH}} of an llm template with
+// what value gives for each path: a string as it is, anything else as
+// JSON (encode), nothing for nil.
+func RenderPrompt(tmpl string, value func(path string) any, encode func(any) string) string {
+	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+		v := value(placeholder.FindStringSubmatch(m)[1])
+		switch v := v.(type) {
+		case nil:
+			return ""
+		case string:
+			return v
+		default:
+			return encode(v)
+		}
+	})
+}
+
+// sortedNames returns the keys of m in order.
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,103 @@
+package connect_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/connect"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+// readmeSnippet returns the YAML block of README.md's Connections section
+// that declares an executor of kind, dedented.
+func readmeSnippet(t *testing.T, kind string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile("(?s)\n( *)```yaml\n(.*?)\n *```").FindAllStringSubmatch(string(b), -1) {
+		indent, body := m[1], m[2]
+		if !strings.Contains(body, "kind: "+kind+"\n") {
+			continue
+		}
+		lines := strings.Split(body, "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimPrefix(l, indent)
+		}
+		return strings.Join(lines, "\n") + "\n"
+	}
+	t.Fatalf("README.md shows no YAML block with an executor of kind %s", kind)
+	return ""
+}
+
+// runSnippet loads a README snippet as praxa serve would, with the base
+// URLs of its connections pointed at local servers, and runs capability
+// id with args as the first move of a proxy_default run.
+func runSnippet(t *testing.T, yaml string, urls map[string]string, env map[string]string, id string, args map[string]any) map[string]any {
+	t.Helper()
+	cfg, err := config.Parse("README.md", []byte(yaml))
+	if err != nil {
+		t.Fatalf("README's snippet does not load: %v\n%s", err, yaml)
+	}
+	for name, u := range urls {
+		c, ok := cfg.Connections[name]
+		if !ok {
+			t.Fatalf("the snippet declares no connection %s", name)
+		}
+		c.BaseURL = u
+		cfg.Connections[name] = c
+	}
+	m, reg, problems, err := connect.Setup(context.Background(), cfg, &connect.Options{Logger: quiet(), Getenv: func(k string) string { return env[k] }})
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	t.Cleanup(func() { m.Close() })
+	e := &workflow.Engine{Registry: reg, Runners: m.Runners(), NewID: func(p string) string { return p + "_1" }}
+	out, err := e.Start(context.Background(), workflow.StartRequest{DefinitionID: config.ProxyDefaultWorkflow,
+		Input: map[string]any{"capability": id}, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := out.Instance.Context[workflow.LastRunKey].(map[string]any)
+	if last["ok"] != true {
+		t.Fatalf("lastRun %v", last)
+	}
+	return last["output"].(map[string]any)
+}
+
+// TestREADMEParallel runs README's parallel snippet against a local REST
+// upstream.
+func TestREADMEParallel(t *testing.T) {
+	api := newBranchAPI(t, 0)
+	out := runSnippet(t, readmeSnippet(t, "parallel"), map[string]string{"ci": api.srv.URL, "tracker": api.srv.URL}, nil,
+		"release.status", map[string]any{"ref": "v1.2.0"})
+	build, _ := out["build"].(map[string]any)
+	issues, _ := out["issues"].(map[string]any)
+	if b, _ := build["body"].(map[string]any); b["path"] != "/builds/v1.2.0" {
+		t.Errorf("build %v", out["build"])
+	}
+	if b, _ := issues["body"].(map[string]any); b["path"] != "/issues" {
+		t.Errorf("issues %v", out["issues"])
+	}
+}
+
+// TestREADMELLM runs README's llm snippet against the protocol-level
+// chat-completions server.
+func TestREADMELLM(t *testing.T) {
+	s := newChatServer(t, func(int, chatRequest) reply { return reply{content: `{"risk":"high","reason":"drops a table"}`} })
+	out := runSnippet(t, readmeSnippet(t, "llm"), map[string]string{"local_model": s.srv.URL + "/v1"}, map[string]string{"OPENAI_API_KEY": "sk-readme"},
+		"review.classify", map[string]any{"diff": "DROP TABLE users;"})
+	if j, _ := out["json"].(map[string]any); j["risk"] != "high" {
+		t.Errorf("output %v", out)
+	}
+	reqs, auth := s.got()
+	if len(reqs) != 1 || auth[0] != "Bearer sk-readme" || !strings.Contains(reqs[0].lastUser(), "DROP TABLE users;") {
+		t.Errorf("requests %v, auth %v", reqs, auth)
+	}
+}

@@ -1,0 +1,211 @@
+package e2e_test
+
+// The parallel executor through the gateway (issue 14, item 6): one move
+// lease for every branch, taken before any branch starts; a move whose
+// branch failed after another acted answers outcome-unknown, recorded; a
+// gateway that stops mid-move (its lease past its deadline) is resolved
+// as outcome-unknown without any branch called again; every branch's
+// attempts in lastRun and the audit event.
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+const parallelYAML = `
+connections:
+  api:
+    kind: rest
+    baseUrl: http://127.0.0.1:1
+proxy:
+  expose:
+    - name: status
+      description: Read the deploy status.
+      executor: {kind: rest, connection: api, method: GET, path: /status}
+    - name: release
+      description: Tag the release and announce it at once.
+      executor:
+        kind: parallel
+        branches:
+          tag: {kind: rest, connection: api, method: POST, path: /tag}
+          announce: {kind: rest, connection: api, method: POST, path: /announce}
+    - name: release.broken
+      description: Tag the release while the changelog refuses.
+      executor:
+        kind: parallel
+        branches:
+          tag: {kind: rest, connection: api, method: POST, path: /tag}
+          changelog: {kind: rest, connection: api, method: POST, path: /changelog}
+`
+
+// releaseAPI counts its calls by path; /announce waits on hold when set,
+// /changelog refuses with 400.
+type releaseAPI struct {
+	tag, announce, changelog atomic.Int32
+	hold                     chan struct{}
+}
+
+func newReleaseAPI(t *testing.T, hold chan struct{}) (*releaseAPI, *httptest.Server) {
+	a := &releaseAPI{hold: hold}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/tag":
+			a.tag.Add(1)
+		case "/announce":
+			a.announce.Add(1)
+			if a.hold != nil {
+				<-a.hold
+			}
+		case "/changelog":
+			a.changelog.Add(1)
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"error":"no changelog"}`))
+			return
+		}
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	t.Cleanup(srv.Close)
+	return a, srv
+}
+
+func parallelGateway(t *testing.T, ti *testIssuer, api string, now func() time.Time) *gatewaytest.Gateway {
+	t.Helper()
+	return gatewaytest.New(t, &gatewaytest.Options{
+		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Now:    now,
+		Config: func() (*config.Config, error) { return config.Parse("parallel.yaml", []byte(parallelYAML)) },
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			c := cfg.Connections["api"]
+			c.BaseURL = api
+			cfg.Connections["api"] = c
+		},
+	})
+}
+
+// TestParallelMove: a parallel move's outputs and every branch's attempts
+// are in lastRun and in the transition.fired audit event; a branch that
+// fails after another acted makes the move outcome-unknown, recorded, so
+// the exact retry calls nothing.
+func TestParallelMove(t *testing.T) {
+	ti := newIssuer(t)
+	api, srv := newReleaseAPI(t, nil)
+	g := parallelGateway(t, ti, srv.URL, nil)
+	w := wrap(g)
+	tok := ti.token(t, tenantA, userA)
+
+	_, submit := startRun(t, w, tok, "release")
+	trace := newTraceID()
+	res := w.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: submit, token: tok, trace: trace})
+	wantStatus(t, res, http.StatusOK)
+	body := res.object(t)
+	for _, b := range []string{"tag", "announce"} {
+		if st := num(t, body, "context.lastRun.output."+b+".status"); st != 200 {
+			t.Errorf("branch %s status %d", b, st)
+		}
+	}
+	attempts, _ := member(t, body, "context.lastRun.attempts").([]any)
+	branches := map[string]bool{}
+	for _, a := range attempts {
+		branches[a.(map[string]any)["branch"].(string)] = true
+	}
+	if len(attempts) != 2 || !branches["tag"] || !branches["announce"] {
+		t.Errorf("lastRun.attempts %v", attempts)
+	}
+	var audited bool
+	for _, ev := range g.Events(t, tenantA, trace) {
+		if list, _ := ev.Attributes["attempts"].([]any); ev.Type == "transition.fired" && len(list) == 2 {
+			audited = true
+		}
+	}
+	if !audited {
+		t.Error("no transition.fired event lists both branches' attempts")
+	}
+
+	_, submit = startRun(t, w, tok, "release.broken")
+	for range 2 {
+		res = w.command(t, tok, submit)
+		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	}
+	if api.changelog.Load() != 1 {
+		t.Errorf("the failed branch was called %d times, want 1", api.changelog.Load())
+	}
+}
+
+// TestParallelStaleLease: a gateway stopped in the middle of a parallel
+// move (one branch answered, one still running, its lease past its
+// deadline) is resolved by the next request as outcome-unknown; no branch
+// is called again, and the stopped gateway's late answer is the record's.
+func TestParallelStaleLease(t *testing.T) {
+	ti := newIssuer(t)
+	hold := make(chan struct{})
+	api, srv := newReleaseAPI(t, hold)
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	g := parallelGateway(t, ti, srv.URL, now)
+	stuck := wrap(g.Replica(t, nil))
+	w := wrap(g)
+	tok := ti.token(t, tenantA, userA)
+	wf, submit := startRun(t, w, tok, "release")
+	version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
+
+	late := make(chan *resp, 1)
+	go func() { late <- stuck.command(t, tok, submit) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for (api.announce.Load() == 0 || api.tag.Load() == 0) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if api.announce.Load() != 1 || api.tag.Load() != 1 {
+		close(hold)
+		t.Fatal("the branches never reached the upstream")
+	}
+	// One lease, on the version the move leaves, held for both branches.
+	var l store.MoveLease
+	if err := g.Store.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		l, err = tx.GetMoveLease(ctx, tenantA, wf, version)
+		return err
+	}); err != nil {
+		close(hold)
+		t.Fatalf("no lease while the branches run: %v", err)
+	}
+	if l.Transition != "release" {
+		t.Errorf("lease %+v", l)
+	}
+	res := w.command(t, tok, submit)
+	wantProblem(t, res, http.StatusConflict, contracts.CodeIdempotencyInProgress)
+
+	// Past its deadline the lease's gateway is taken for stopped.
+	offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+	for range 2 {
+		res = w.command(t, tok, submit)
+		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	}
+	got := w.query(t, tok, map[string]any{"workflowId": wf})
+	wantStatus(t, got, http.StatusOK)
+	if o := str(t, got.object(t), "context.lastRun.outcome"); o != "unknown" {
+		t.Errorf("context.lastRun.outcome = %q", o)
+	}
+
+	close(hold)
+	select {
+	case res := <-late:
+		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stopped gateway never answered")
+	}
+	if a, b := api.tag.Load(), api.announce.Load(); a != 1 || b != 1 {
+		t.Errorf("the branches were called %d and %d times, want once each", a, b)
+	}
+}
