@@ -38,6 +38,10 @@ type Manager struct {
 	mcp    map[string]*mcpConn
 	cli    map[string]*cliConn
 	rest   map[string]*restConn
+	// importFailed are the proxy.import connections that could not be
+	// listed at setup, with the problem (ImportFailures); set before the
+	// Manager is handed out, read-only afterwards.
+	importFailed map[string]string
 
 	mu     sync.Mutex
 	closed bool
