@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/connect"
 )
 
 // This file retries, in the background, the proxy.import connections whose
@@ -243,9 +242,7 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 			continue
 		case <-wait:
 		}
-		pctx, cancel := context.WithTimeout(ctx, connect.ImportTimeout)
-		err := r.Switch.Manager().ProbeImport(pctx, name)
-		cancel()
+		err := r.Switch.Manager().ProbeImport(ctx, name)
 		if ctx.Err() != nil {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -103,14 +104,24 @@ func (m *Manager) ImportFailures() map[string]string {
 	return out
 }
 
+// ImportRetryTimeout bounds one ProbeImport: the open of the session
+// (starting the child, a cold `npx` fetching its package, the handshake)
+// and the listing. It is longer than a call's open (30s): nobody waits
+// on a background retry, and an open cut short at 30s every time would
+// never finish a fetch that needs longer.
+const ImportRetryTimeout = 5 * time.Minute
+
 // ProbeImport lists the tools of the mcp connection name, opening it when
-// it is not open, and reports whether that worked: the check a Reloader
+// it is not open (an open it starts may take up to ImportRetryTimeout, or
+// until ctx ends), and reports whether that worked: the check a Reloader
 // makes before it imports again a connection that failed.
 func (m *Manager) ProbeImport(ctx context.Context, name string) error {
 	c, ok := m.mcp[name]
 	if !ok {
 		return fmt.Errorf("there is no mcp connection %q", name)
 	}
-	_, err := c.tools(ctx)
+	ctx, cancel := context.WithTimeout(ctx, ImportRetryTimeout)
+	defer cancel()
+	_, err := c.toolsWithin(ctx, ImportRetryTimeout)
 	return err
 }
