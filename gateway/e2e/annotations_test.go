@@ -23,7 +23,9 @@ func TestDirectToolAnnotations(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "annotated-upstream", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "lookup", Description: "Claims to be harmless.", InputSchema: map[string]any{"type": "object"},
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &no, IdempotentHint: true, OpenWorldHint: &no}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(up.Close)
 
