@@ -39,7 +39,7 @@ func upstreamEcho() *mcp.Server {
 // connection's discovery item show the import retrying with the last
 // error, and once the server comes up its tools appear everywhere a
 // reload puts them: discovery, proxy_default, the MCP tool list (a session
-// is told the list changed).
+// is told the list changed). A reload while it is retried is not refused.
 func TestImportRetriedUntilTheUpstreamAnswers(t *testing.T) {
 	// The upstream: a go-sdk MCP server over HTTP that answers 503 until
 	// it is up.
@@ -144,6 +144,15 @@ proxy:
 	wantProblem(t, w.query(t, tok, map[string]any{"subject": "late.echo"}), http.StatusNotFound, contracts.CodeNotFound)
 	if hasTool("late.echo") {
 		t.Fatal("late.echo is listed before its upstream answered")
+	}
+
+	// A reload meanwhile is accepted (the connection being retried has no
+	// capabilities to drop), and the retry goes on.
+	if _, err := g.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaEndpoint}); err != nil {
+		t.Fatalf("a reload while the import is retried: %v", err)
+	}
+	if st := readyz(); st["state"] != gateway.ImportRetrying {
+		t.Fatalf("/readyz after a reload while the upstream is down: %v", st)
 	}
 
 	// The upstream comes up.
