@@ -304,8 +304,10 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	s.Reload(Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
 		Skills: cat, CertificateIssuers: issuers, RunRetention: cfg.RunRetention()})
 	apply()
-	r.Running, r.runningData = cfg, data
 	r.stateMu.Lock()
+	// Running is written under both locks: a reload reads it under mu,
+	// the import retry's state under stateMu.
+	r.Running, r.runningData = cfg, data
 	r.syncImportsLocked()
 	if r.kick == nil {
 		r.kick = make(chan struct{}, 1)
