@@ -24,7 +24,9 @@ func TestServeRetriesImport(t *testing.T) {
 	var up atomic.Bool
 	srv := mcp.NewServer(&mcp.Implementation{Name: "late", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "echo", Description: "Echo.", InputSchema: map[string]any{"type": "object"}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !up.Load() {
