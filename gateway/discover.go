@@ -101,14 +101,18 @@ func (d *discoveryState) index() *discovery.Index { return d.cat.Load().index }
 // it: the seeds/000 members, and for a capability its discovery metadata
 // (domain and exposeDirectly, when set; aliases are searched, not shown).
 type DiscoveryItem struct {
-	ID             string           `json:"id"`
-	Kind           string           `json:"kind"`
-	Title          string           `json:"title"`
-	Description    string           `json:"description,omitempty"`
-	Tags           []string         `json:"tags"`
-	Domain         string           `json:"domain,omitempty"`
-	ExposeDirectly bool             `json:"exposeDirectly,omitempty"`
-	Links          []contracts.Link `json:"links"`
+	ID             string   `json:"id"`
+	Kind           string   `json:"kind"`
+	Title          string   `json:"title"`
+	Description    string   `json:"description,omitempty"`
+	Tags           []string `json:"tags"`
+	Domain         string   `json:"domain,omitempty"`
+	ExposeDirectly bool     `json:"exposeDirectly,omitempty"`
+	// Import is, for a connection proxy.import lists, the state of its
+	// import: ok, or retrying with the attempts, the last error and the
+	// next attempt (see ImportState).
+	Import *ImportState     `json:"import,omitempty"`
+	Links  []contracts.Link `json:"links"`
 }
 
 // SearchItem is one search result.
@@ -183,6 +187,14 @@ func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
 	return d
 }
 
+// withImport adds to a connection's item the state of its import.
+func (s *Service) withImport(d DiscoveryItem) DiscoveryItem {
+	if d.Kind == string(discovery.KindConnection) {
+		d.Import = s.importState(d.ID)
+	}
+	return d
+}
+
 // searchQuery reads the search arguments. kind must name a kind this
 // gateway searches: workflow, capability or connection, and skill or
 // script when the server enables them.
@@ -243,7 +255,7 @@ func (s *Service) search(e *env, style linkStyle) (SearchResult, error) {
 	res := SearchResult{Query: q.Text, Kind: kind, Items: make([]SearchItem, 0, len(hits))}
 	goal := strings.TrimSpace(q.Text)
 	for _, h := range hits {
-		res.Items = append(res.Items, SearchItem{Score: h.Score, Item: render(h.Item, style, goal)})
+		res.Items = append(res.Items, SearchItem{Score: h.Score, Item: s.withImport(render(h.Item, style, goal))})
 	}
 	if style == styleAura {
 		res.Links = []contracts.Link{{Rel: "search", Title: "Search again", Method: contracts.ToolSearchCapabilities, Args: map[string]any{"query": ""}}}
@@ -280,7 +292,7 @@ func (s *Service) describe(ctx context.Context, _ store.ReadTx, e *env) (any, er
 		return s.describeSkill(ctx, e, it)
 	}
 	s.describeEvent(e, subject, string(it.Kind))
-	return Description{ID: it.ID, Item: render(it, stylePraxec, ""), Links: []contracts.Link{homeLink(), searchLink("")}}, nil
+	return Description{ID: it.ID, Item: s.withImport(render(it, stylePraxec, "")), Links: []contracts.Link{homeLink(), searchLink("")}}, nil
 }
 
 // describeEvent records guidance.describe_requested for the call.

@@ -127,7 +127,9 @@ type ReloadResult struct {
 // server.leaseTTL is refused (the leases and the lease sweeper keep the
 // TTL they started with, and the file's executors are checked against
 // its own), as is one whose proxy.import connections cannot be listed
-// (connect.SetupReload: it would drop their capabilities). A new
+// (connect.SetupReload: it would drop their capabilities), unless the
+// import of that connection was failing already and is being retried
+// (RetryImports): the reload is then accepted and the retry goes on. A new
 // proxy.runRetention applies from the run sweeper's next sweep.
 type Reloader struct {
 	// Service is the service whose Runtime is replaced.
@@ -160,9 +162,26 @@ type Reloader struct {
 	// skipped); they are logged otherwise. Either way the audit event
 	// lists them.
 	Problems func(problem string)
+	// Running is the configuration the gateway runs on: set it at start
+	// (prepared, as Setup used it); each accepted reload replaces it.
+	// RetryImports imports it again when a failed proxy.import connection
+	// answers.
+	Running *config.Config
+	// ImportRetryBase and ImportRetryMax bound the waits between two
+	// attempts of RetryImports (0: DefaultImportRetryBase,
+	// DefaultImportRetryMax).
+	ImportRetryBase, ImportRetryMax time.Duration
 
 	mu     sync.Mutex
 	closed bool
+	// runningData are the bytes Running was read from (for the digest of
+	// an import retry's audit event).
+	runningData []byte
+
+	// stateMu guards the import retry state (imports.go).
+	stateMu sync.Mutex
+	retry   map[string]*importRetry
+	kick    chan struct{}
 }
 
 // ErrReloaderClosed refuses a reload asked for after Reloader.Close: the
@@ -179,6 +198,15 @@ var ErrReloaderClosed = errors.New("the gateway is shutting down: the configurat
 // after Close, which is logged and answered ErrReloaderClosed (the store
 // may be closed already).
 func (r *Reloader) Reload(ctx context.Context, by ReloadTrigger) (*ReloadResult, error) {
+	return r.run(ctx, by, func(ctx context.Context) (*config.Config, []byte, bool, error) {
+		cfg, data, err := r.Load(ctx)
+		return cfg, data, false, err
+	})
+}
+
+// run is Reload with the configuration load returns (prepared: Prepare
+// has run on it already).
+func (r *Reloader) run(ctx context.Context, by ReloadTrigger, load func(context.Context) (*config.Config, []byte, bool, error)) (*ReloadResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -188,7 +216,7 @@ func (r *Reloader) Reload(ctx context.Context, by ReloadTrigger) (*ReloadResult,
 	if by.TraceID == "" {
 		by.TraceID = newTraceID()
 	}
-	res, warnings, err := r.reload(ctx)
+	res, warnings, err := r.reload(ctx, load)
 	if res == nil {
 		res = &ReloadResult{Source: r.Source}
 	}
@@ -210,15 +238,15 @@ func (r *Reloader) Close() {
 	r.closed = true
 }
 
-func (r *Reloader) reload(ctx context.Context) (*ReloadResult, []string, error) {
+func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*config.Config, []byte, bool, error)) (*ReloadResult, []string, error) {
 	s := r.Service
-	cfg, data, err := r.Load(ctx)
+	cfg, data, prepared, err := load(ctx)
 	res := &ReloadResult{Source: r.Source, SHA256: digest(data)}
 	if err != nil {
 		return res, nil, err
 	}
 	res.Source = cfg.Source
-	if r.Prepare != nil {
+	if r.Prepare != nil && !prepared {
 		r.Prepare(cfg)
 	}
 	if ttl := cfg.LeaseTTL(); ttl != s.leaseTTL {
@@ -232,7 +260,9 @@ func (r *Reloader) reload(ctx context.Context) (*ReloadResult, []string, error) 
 	// asked for the reload (a client that hangs up, the request timeout,
 	// shorter than the import's): an import cut short would refuse it.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), connect.ImportTimeout)
-	conns, workflows, warnings, err := connect.SetupReload(sctx, cfg, opts)
+	// A connection whose import is being retried refuses nothing: its
+	// capabilities are not served now, and the retry goes on.
+	conns, workflows, warnings, err := connect.SetupReload(sctx, cfg, opts, r.retrying()...)
 	cancel()
 	if err != nil {
 		return res, nil, err
@@ -274,6 +304,19 @@ func (r *Reloader) reload(ctx context.Context) (*ReloadResult, []string, error) 
 	s.Reload(Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
 		Skills: cat, CertificateIssuers: issuers, RunRetention: cfg.RunRetention()})
 	apply()
+	r.stateMu.Lock()
+	// Running is written under both locks: a reload reads it under mu,
+	// the import retry's state under stateMu.
+	r.Running, r.runningData = cfg, data
+	r.syncImportsLocked()
+	if r.kick == nil {
+		r.kick = make(chan struct{}, 1)
+	}
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+	r.stateMu.Unlock()
 	res.Reloaded = true
 	res.Workflows, res.Capabilities, res.Connections = len(workflows.IDs()), len(cfg.Exposed()), len(cfg.Connections)
 	res.Skills, res.CertificateIssuers = cat.Len(), len(issuers)

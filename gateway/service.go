@@ -51,6 +51,9 @@ type Service struct {
 	light *lightpath.Path
 	// detached tracks the moves that outlived their request (outlive.go).
 	detached detached
+	// imports is the import state of the proxy.import connections a
+	// Reloader publishes (imports.go); nil before the first.
+	imports atomic.Pointer[[]ImportState]
 }
 
 // Options configure a Service. The zero value is usable.

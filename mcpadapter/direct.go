@@ -2,12 +2,12 @@ package mcpadapter
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"regexp"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,36 +43,16 @@ type DirectTool struct {
 	// InputSchema is the capability's input schema ({"type":"object"}
 	// when nil); its root must be an object schema.
 	InputSchema json.RawMessage
-	// Hints are the tool's annotations (DirectTools derives them from the
-	// executor); nil: the cautious default, destructive and open-world.
+	// Hints are the tool's annotations (DirectTools takes the
+	// capability's: those the configuration sets, the others derived from
+	// the executor); nil: the cautious default, destructive and
+	// open-world.
 	Hints *Hints
 }
 
-// Hints are a direct tool's MCP annotations.
-type Hints struct {
-	ReadOnly, Destructive, Idempotent, OpenWorld bool
-}
-
-// hintsFor derives a capability's annotations from what the gateway knows
-// of its executor: no executor (noop) acts on nothing; a REST GET, HEAD or
-// OPTIONS reads (RFC 9110 safe methods), a PUT or DELETE is idempotent;
-// anything else (an MCP tool, a command, a POST) may change the world.
-// An upstream's own annotations never lower destructiveHint here.
-func hintsFor(x *config.Executor) *Hints {
-	if x == nil || x.Kind == config.ExecutorNoop {
-		return &Hints{ReadOnly: true, Idempotent: true}
-	}
-	h := &Hints{Destructive: true, OpenWorld: true}
-	if x.Kind == config.ExecutorREST {
-		switch strings.ToUpper(x.Method) {
-		case "GET", "HEAD", "OPTIONS":
-			h.ReadOnly, h.Destructive, h.Idempotent = true, false, true
-		case "PUT", "DELETE":
-			h.Idempotent = true
-		}
-	}
-	return h
-}
+// Hints are a direct tool's MCP annotations: config.ExposedCapability's
+// Hints, the configured ones over those derived from the executor.
+type Hints = config.Hints
 
 // The _meta members of a direct tool's result.
 const (
@@ -126,8 +106,9 @@ func prepareDirect(tools []DirectTool, log *slog.Logger) ([]*mcp.Tool, error) {
 			h = &Hints{Destructive: true, OpenWorld: true}
 		}
 		destructive, openWorld := h.Destructive, h.OpenWorld
+		title := cmp.Or(h.Title, d.Title)
 		out = append(out, &mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: schema,
-			Annotations: &mcp.ToolAnnotations{Title: d.Title, ReadOnlyHint: h.ReadOnly, IdempotentHint: h.Idempotent,
+			Annotations: &mcp.ToolAnnotations{Title: title, ReadOnlyHint: h.ReadOnly, IdempotentHint: h.Idempotent,
 				DestructiveHint: &destructive, OpenWorldHint: &openWorld}})
 	}
 	return out, nil
@@ -350,7 +331,8 @@ func DirectTools(caps []config.ExposedCapability) []DirectTool {
 		if !c.ExposeDirectly {
 			continue
 		}
-		d := DirectTool{Name: c.ID, Title: c.Title, Description: c.Description, Hints: hintsFor(c.Executor)}
+		h := c.Hints()
+		d := DirectTool{Name: c.ID, Title: c.Title, Description: c.Description, Hints: &h}
 		if c.InputSchema != nil {
 			d.InputSchema, _ = json.Marshal(c.InputSchema)
 		}

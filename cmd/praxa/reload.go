@@ -60,6 +60,9 @@ type reloaderOptions struct {
 	path string
 	dev  bool
 	addr string
+	// running is the configuration the gateway started on (prepared):
+	// the import retry imports it again.
+	running *config.Config
 }
 
 // newReloader returns the Reloader of a running gateway: it reads the
@@ -68,7 +71,9 @@ type reloaderOptions struct {
 // example, so a reload changes nothing) and swaps in its connections,
 // workflows, discovery index, lexicon, policy, skills, certificate issuers
 // and the directly exposed MCP tools at once. Auth and server settings
-// keep their values from the start.
+// keep their values from the start. The caller runs its RetryImports, so
+// that a proxy.import connection that could not be listed at start is
+// retried in the background.
 func newReloader(o reloaderOptions) *gateway.Reloader {
 	return &gateway.Reloader{
 		Service: o.service, Switch: o.conns, Source: o.path,
@@ -82,6 +87,7 @@ func newReloader(o reloaderOptions) *gateway.Reloader {
 			return o.direct.Stage(mcpadapter.DirectTools(cfg.Exposed()))
 		},
 		Problems: func(p string) { fmt.Fprintf(o.stderr, "praxa: %s\n", p) },
+		Running:  o.running,
 	}
 }
 

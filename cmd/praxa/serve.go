@@ -274,7 +274,11 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		return fail(err)
 	}
 	a.reloader = newReloader(reloaderOptions{log: log, stderr: env.stderr, service: a.service, conns: a.conns, direct: direct,
-		path: path, dev: f.dev, addr: ln.Addr().String()})
+		path: path, dev: f.dev, addr: ln.Addr().String(), running: cfg})
+	// proxy.import connections that could not be listed at start are
+	// retried in the background (gateway/imports.go); /readyz and
+	// discovery show their state.
+	go a.reloader.RetryImports(runCtx)
 	// SIGHUP reloads from here on, before the gateway says it listens: a
 	// hangup sent as soon as it is up must reload, not end the process.
 	reloadOnHangup(ctx, a.reloader, log, env.stderr) // reload.go

@@ -38,6 +38,9 @@ type Capability struct {
 	Produces []string `json:"produces,omitempty"`
 	// Reliability bounds one run.
 	Reliability *Reliability `json:"reliability,omitempty"`
+	// Annotations set the capability's MCP tool annotations; the hints
+	// left out are derived from the executor (ExposedCapability.Hints).
+	Annotations *Annotations `json:"annotations,omitempty"`
 }
 
 // Reliability bounds the run of a capability and says what may be tried
@@ -144,6 +147,9 @@ type Exposure struct {
 	Executor    *Executor    `json:"executor,omitempty"`
 	Produces    []string     `json:"produces,omitempty"`
 	Reliability *Reliability `json:"reliability,omitempty"`
+	// Annotations set the MCP tool annotations, over those of the
+	// capability an exposure references.
+	Annotations *Annotations `json:"annotations,omitempty"`
 }
 
 // ProxyDefaultWorkflow is the id of the built-in workflow proxy capabilities
@@ -175,6 +181,9 @@ type ExposedCapability struct {
 	Executor    *Executor
 	Produces    []string
 	Reliability *Reliability
+	// Annotations are the annotations the configuration sets (nil: none);
+	// Hints completes them from the executor.
+	Annotations *Annotations
 }
 
 // Exposed resolves the capabilities the proxy surface offers, in a stable
@@ -225,6 +234,7 @@ func (c *Config) exposedDeclared() []ExposedCapability {
 			if e.Reliability != nil {
 				x.Reliability = e.Reliability
 			}
+			x.Annotations = x.Annotations.overlay(e.Annotations)
 			out = append(out, x)
 			continue
 		}
@@ -234,7 +244,7 @@ func (c *Config) exposedDeclared() []ExposedCapability {
 		out = append(out, ExposedCapability{ID: e.Name, Source: src, Title: e.Title, Description: e.Description,
 			Domain: e.Domain, Tags: slices.Clone(e.Tags), Aliases: slices.Clone(e.Aliases), ExposeDirectly: e.ExposeDirectly,
 			InputSchema: e.InputSchema, Guards: slices.Clone(e.Guards), Executor: e.Executor,
-			Produces: slices.Clone(e.Produces), Reliability: e.Reliability})
+			Produces: slices.Clone(e.Produces), Reliability: e.Reliability, Annotations: e.Annotations})
 	}
 	wrapped := map[string]bool{}
 	for _, cp := range c.Capabilities {
@@ -299,6 +309,7 @@ func (c *Config) resolveCapability(id string, depth int) (ExposedCapability, boo
 	if cp.Reliability != nil {
 		x.Reliability = cp.Reliability
 	}
+	x.Annotations = x.Annotations.overlay(cp.Annotations)
 	return x, true
 }
 

@@ -189,3 +189,13 @@ func ShellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// Clone returns a copy of c whose imported capabilities (SetImported) can
+// be replaced without touching c's: the configuration a Reloader imports
+// again from. The sections are shared, not copied; nothing changes them
+// once the configuration is loaded and Defaults has run.
+func (c *Config) Clone() *Config {
+	d := *c
+	d.imported = slices.Clone(c.imported)
+	return &d
+}

@@ -206,7 +206,9 @@ func argValues(v any) []string {
 	}
 }
 
-// parseJSON parses b when it holds one JSON value.
+// parseJSON parses b when it holds one JSON object or array and nothing
+// else but white space. (The decoder's More is not that check: it answers
+// false before a stray ']' or '}', which let "[]]0" through.)
 func parseJSON(b []byte) (any, bool) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
@@ -215,7 +217,7 @@ func parseJSON(b []byte) (any, bool) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
-	if d.Decode(&v) != nil || d.More() {
+	if d.Decode(&v) != nil || d.InputOffset() != int64(len(b)) {
 		return nil, false
 	}
 	return v, true

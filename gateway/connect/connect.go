@@ -39,6 +39,10 @@ type Manager struct {
 	cli    map[string]*cliConn
 	rest   map[string]*restConn
 	llm    map[string]*llmConn
+	// importFailed are the proxy.import connections that could not be
+	// listed at setup, with the problem (ImportFailures); set before the
+	// Manager is handed out, read-only afterwards.
+	importFailed map[string]string
 
 	mu     sync.Mutex
 	closed bool

@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
@@ -93,6 +94,43 @@ func FuzzAnswerJSON(f *testing.F) {
 		w, ok := answerJSON(string(b))
 		if !ok || !reflect.DeepEqual(v, w) {
 			t.Fatalf("%q read as %s, which reads back as %v", text, b, w)
+		}
+	})
+}
+
+// FuzzParseJSON: what a cli command prints on stdout, or a REST upstream
+// answers as its body, becomes the move's output json / body only when it
+// is exactly one JSON object or array; what is accepted is valid JSON,
+// marshals again (the run's context is stored as JSON) and reads back the
+// same; nothing panics.
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `[1,2,3]`, ` {"n": 12345678901234567890123} `, `{"a":1}{"b":2}`, `{"a":1} x`,
+		`"str"`, `42`, `null`, `[`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", `[[[[[[[[[[]]]]]]]]]]`, `{"a":1e999}`, `{"a":-0}`, "\ufeff{}", ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := parseJSON(b)
+		if !ok {
+			return
+		}
+		if !json.Valid(bytes.TrimSpace(b)) {
+			t.Fatalf("%q: accepted, but it is not valid JSON", b)
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+		default:
+			t.Fatalf("%q: accepted as %T, want an object or an array", b, v)
+		}
+		out, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("%q: the value does not marshal: %v", b, err)
+		}
+		again, ok := parseJSON(out)
+		if !ok {
+			t.Fatalf("%q: its marshalled form %q is refused", b, out)
+		}
+		if out2, _ := json.Marshal(again); !bytes.Equal(out, out2) {
+			t.Fatalf("%q: not stable: %s then %s", b, out, out2)
 		}
 	})
 }

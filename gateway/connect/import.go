@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -35,6 +36,8 @@ func (m *Manager) Import(ctx context.Context, imports []config.Import) (caps []c
 type importProblem struct {
 	text     string
 	unlisted bool
+	// conn names the connection of an unlisted problem.
+	conn string
 }
 
 func (m *Manager) importTools(ctx context.Context, imports []config.Import) (caps []config.ExposedCapability, problems []importProblem) {
@@ -42,13 +45,13 @@ func (m *Manager) importTools(ctx context.Context, imports []config.Import) (cap
 		src := "proxy.import[" + strconv.Itoa(i) + "]"
 		c, ok := m.mcp[imp.Connection]
 		if !ok {
-			problems = append(problems, importProblem{fmt.Sprintf("%s: there is no mcp connection %q", src, imp.Connection), true})
+			problems = append(problems, importProblem{text: fmt.Sprintf("%s: there is no mcp connection %q", src, imp.Connection), unlisted: true, conn: imp.Connection})
 			continue
 		}
 		tools, err := c.tools(ctx)
 		if err != nil {
 			m.log.Error("proxy.import: cannot list the tools of the connection", "import", src, "connection", imp.Connection, "err", err)
-			problems = append(problems, importProblem{fmt.Sprintf("%s: %v", src, err), true})
+			problems = append(problems, importProblem{text: fmt.Sprintf("%s: %v", src, err), unlisted: true, conn: imp.Connection})
 			continue
 		}
 		prefix := imp.Prefix
@@ -87,4 +90,38 @@ func (m *Manager) importTools(ctx context.Context, imports []config.Import) (cap
 		m.log.Info("proxy.import: tools imported", "import", src, "connection", imp.Connection, "listed", len(tools))
 	}
 	return caps, problems
+}
+
+// ImportFailures lists, by connection name, the proxy.import connections
+// whose tools could not be listed when this Manager was set up (Setup,
+// SetupReload), with the problem: none of their tools is among the
+// configuration's capabilities. A Reloader retries them in the background.
+func (m *Manager) ImportFailures() map[string]string {
+	out := make(map[string]string, len(m.importFailed))
+	for name, why := range m.importFailed {
+		out[name] = why
+	}
+	return out
+}
+
+// ImportRetryTimeout bounds one ProbeImport: the open of the session
+// (starting the child, a cold `npx` fetching its package, the handshake)
+// and the listing. It is longer than a call's open (30s): nobody waits
+// on a background retry, and an open cut short at 30s every time would
+// never finish a fetch that needs longer.
+const ImportRetryTimeout = 5 * time.Minute
+
+// ProbeImport lists the tools of the mcp connection name, opening it when
+// it is not open (an open it starts may take up to ImportRetryTimeout, or
+// until ctx ends), and reports whether that worked: the check a Reloader
+// makes before it imports again a connection that failed.
+func (m *Manager) ProbeImport(ctx context.Context, name string) error {
+	c, ok := m.mcp[name]
+	if !ok {
+		return fmt.Errorf("there is no mcp connection %q", name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, ImportRetryTimeout)
+	defer cancel()
+	_, err := c.toolsWithin(ctx, ImportRetryTimeout)
+	return err
 }

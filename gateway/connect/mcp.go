@@ -125,6 +125,11 @@ func (c *mcpConn) reason(err error) string {
 // its ctx allows: it then answers unavailable (nothing was sent) and the
 // open goes on for the calls that follow.
 func (c *mcpConn) session(ctx context.Context) (*mcp.ClientSession, error) {
+	return c.sessionWithin(ctx, openTimeout)
+}
+
+// sessionWithin is session where an open it starts may take up to limit.
+func (c *mcpConn) sessionWithin(ctx context.Context, limit time.Duration) (*mcp.ClientSession, error) {
 	for {
 		c.mu.Lock()
 		if c.closed {
@@ -152,7 +157,7 @@ func (c *mcpConn) session(ctx context.Context) (*mcp.ClientSession, error) {
 				}
 				continue
 			}
-			o = c.startOpenLocked()
+			o = c.startOpenLocked(limit)
 		}
 		c.mu.Unlock()
 		select {
@@ -167,9 +172,10 @@ func (c *mcpConn) session(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 }
 
-// startOpenLocked starts opening a session on a goroutine of its own.
-func (c *mcpConn) startOpenLocked() *opening {
-	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+// startOpenLocked starts opening a session on a goroutine of its own,
+// bounded by limit.
+func (c *mcpConn) startOpenLocked(limit time.Duration) *opening {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	o := &opening{done: make(chan struct{}), cancel: cancel}
 	c.opening = o
 	go c.open(ctx, o)
@@ -374,7 +380,12 @@ func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*
 
 // tools lists the connection's tools.
 func (c *mcpConn) tools(ctx context.Context) ([]*mcp.Tool, error) {
-	cs, err := c.session(ctx)
+	return c.toolsWithin(ctx, openTimeout)
+}
+
+// toolsWithin is tools where an open it starts may take up to limit.
+func (c *mcpConn) toolsWithin(ctx context.Context, limit time.Duration) ([]*mcp.Tool, error) {
+	cs, err := c.sessionWithin(ctx, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,21 +36,26 @@ func (e *ImportError) Error() string {
 // built-in proxy_default built from every capability the proxy surface
 // offers. Problems with connections (one refused, a tool skipped, a
 // connection that cannot be listed) are logged and returned; they do not
-// stop the gateway. The caller closes the Manager on shutdown.
+// stop the gateway. The connections that could not be listed are also
+// ImportFailures, which gateway.Reloader.RetryImports retries. The caller closes the Manager on shutdown.
 func Setup(ctx context.Context, cfg *config.Config, opts *Options) (*Manager, *workflow.Registry, []string, error) {
-	return setup(ctx, cfg, opts, false)
+	return setup(ctx, cfg, opts, false, nil)
 }
 
 // SetupReload is Setup for a configuration reload: a proxy.import
 // connection whose tools cannot be listed refuses the reload with an
 // *ImportError (the Manager is closed) instead of being a problem, since
 // the new configuration would lack every capability imported from it. A
-// tool skipped (its schema fails, its id is taken) remains a problem.
-func SetupReload(ctx context.Context, cfg *config.Config, opts *Options) (*Manager, *workflow.Registry, []string, error) {
-	return setup(ctx, cfg, opts, true)
+// tool skipped (its schema fails, its id is taken) remains a problem. The
+// connections named in retrying are those whose import already failed in
+// the running configuration (their capabilities are not served, so
+// nothing is dropped): their failure stays a problem, listed by
+// ImportFailures, and does not refuse the reload.
+func SetupReload(ctx context.Context, cfg *config.Config, opts *Options, retrying ...string) (*Manager, *workflow.Registry, []string, error) {
+	return setup(ctx, cfg, opts, true, retrying)
 }
 
-func setup(ctx context.Context, cfg *config.Config, opts *Options, strict bool) (*Manager, *workflow.Registry, []string, error) {
+func setup(ctx context.Context, cfg *config.Config, opts *Options, strict bool, retrying []string) (*Manager, *workflow.Registry, []string, error) {
 	m := New(cfg.Connections, opts)
 	var problems []string
 	for name, why := range m.Problems() {
@@ -62,7 +68,18 @@ func setup(ctx context.Context, cfg *config.Config, opts *Options, strict bool) 
 		var unlisted []string
 		for _, p := range found {
 			problems = append(problems, p.text)
-			if p.unlisted {
+			if !p.unlisted {
+				continue
+			}
+			if m.importFailed == nil {
+				m.importFailed = map[string]string{}
+			}
+			if prev, ok := m.importFailed[p.conn]; ok {
+				m.importFailed[p.conn] = prev + "; " + p.text
+			} else {
+				m.importFailed[p.conn] = p.text
+			}
+			if !slices.Contains(retrying, p.conn) {
 				unlisted = append(unlisted, p.text)
 			}
 		}

@@ -81,6 +81,10 @@ type Options struct {
 	// RevocationInterval is how often the revocation list polls the store
 	// (default an hour, so polling never interferes unless asked for).
 	RevocationInterval time.Duration
+	// ImportRetryBase is the wait between two attempts to import a
+	// proxy.import connection that could not be listed (0: the
+	// Reloader's defaults, growing from 2s).
+	ImportRetryBase time.Duration
 	// ToolSet is the tool set /mcp registers, as serve --tools (empty:
 	// every tool).
 	ToolSet string
@@ -363,7 +367,13 @@ func New(t testing.TB, opts *Options) *Gateway {
 		Connect: &connect.Options{Logger: log}, Skills: loadSkills,
 		Stage: func(cfg *config.Config) (func(), error) {
 			return g.Direct.Stage(mcpadapter.DirectTools(cfg.Exposed()))
-		}}
+		},
+		Running: cfg, ImportRetryBase: o.ImportRetryBase, ImportRetryMax: o.ImportRetryBase}
+	// proxy.import connections that could not be listed at start are
+	// retried in the background, as serve does.
+	retryDone := make(chan struct{})
+	go func() { defer close(retryDone); g.Reloader.RetryImports(runCtx) }()
+	started = append(started, func() error { g.Reloader.Close(); <-retryDone; return nil })
 	doc, err := openAPI()
 	if err != nil {
 		t.Fatal(err)

@@ -287,7 +287,16 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	// A proxy.import connection being retried does not make the gateway
+	// unready (everything else serves, and the retry goes on for as long
+	// as the upstream is away): its state is reported.
+	body := map[string]any{"status": "ready"}
+	if s.Service != nil {
+		if imports := s.Service.ImportStates(); len(imports) > 0 {
+			body["imports"] = imports
+		}
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServeRetriesImport: praxa serve starts although its proxy.import
+// connection's MCP server is not up; /readyz answers 200 and says the
+// import is retrying; once the server is up the gateway imports its tools
+// by itself (no reload asked for), and /readyz says ok.
+func TestServeRetriesImport(t *testing.T) {
+	bin := buildPraxa(t)
+	var up atomic.Bool
+	srv := mcp.NewServer(&mcp.Implementation{Name: "late", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "echo", Description: "Echo.", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(upstream.Close)
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
+	must(t, os.WriteFile(cfgPath, []byte("connections:\n  late:\n    kind: mcp\n    url: "+upstream.URL+"/mcp\n"+
+		"proxy:\n  import:\n    - connection: late\n      prefix: late\n"), 0o600), "write the configuration")
+	dir := t.TempDir()
+	gw := startDevServe(t, bin, dir, "--config", cfgPath)
+	tok := mintToken(t, bin, dir)
+
+	type state struct {
+		Connection, State, LastError string
+		Attempts                     int
+	}
+	readyz := func() state {
+		t.Helper()
+		res, err := http.Get(gw.url + "/readyz")
+		must(t, err, "GET /readyz")
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		var body struct{ Imports []state }
+		if res.StatusCode != http.StatusOK || json.Unmarshal(b, &body) != nil || len(body.Imports) != 1 {
+			t.Fatalf("/readyz answered %d: %s", res.StatusCode, b)
+		}
+		return body.Imports[0]
+	}
+	if st := readyz(); st.Connection != "late" || st.State != "retrying" || st.Attempts < 1 || st.LastError == "" {
+		t.Fatalf("/readyz while the upstream is down: %+v", st)
+	}
+	if status, body := post(t, gw.url+"/v8/praxec/query", tok, map[string]any{"subject": "late.echo"}); status != http.StatusNotFound {
+		t.Fatalf("late.echo described before its upstream is up: %d %s", status, body)
+	}
+
+	up.Store(true)
+	deadline := time.Now().Add(2 * time.Minute)
+	for readyz().State != "ok" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the import was not retried:\n%s", gw.stderr())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if status, body := post(t, gw.url+"/v8/praxec/query", tok, map[string]any{"subject": "late.echo"}); status != http.StatusOK {
+		t.Fatalf("late.echo after its upstream came up: %d %s", status, body)
+	}
+}
