@@ -195,6 +195,13 @@ type Error struct {
 	Links   []Link
 	Fields  []FieldError
 	Cause   error
+
+	// OperatorCommand is the command line an operator runs to do what the
+	// caller was refused (LEXICON_WRITES_DISABLED: praxa lexicon define),
+	// where the seed's hint and links name a command that does not exist
+	// under that name. REST answers it as the problem member
+	// operatorCommand, MCP as error.operatorCommand, beside the hint.
+	OperatorCommand string
 }
 
 // Errorf returns an *Error with code c and a formatted message.
@@ -231,6 +238,8 @@ type ErrorBody struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
+
+	OperatorCommand string `json:"operatorCommand,omitempty"`
 }
 
 // ErrorEnvelope is the seeds/000 error shape, {error:{code,message,hint}, links}.
@@ -244,7 +253,8 @@ type ErrorEnvelope struct {
 // Err is the reverse of Error.Envelope: the error env renders (a
 // stored answer read back). Cause is not kept.
 func (env ErrorEnvelope) Err() *Error {
-	return &Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+	return &Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, OperatorCommand: env.Error.OperatorCommand,
+		Links: env.Links, Fields: env.Fields}
 }
 
 // Envelope renders e in the seeds/000 error shape. Links is never nil.
@@ -254,7 +264,7 @@ func (e *Error) Envelope() ErrorEnvelope {
 		links = []Link{}
 	}
 	return ErrorEnvelope{
-		Error:  ErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint},
+		Error:  ErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint, OperatorCommand: e.OperatorCommand},
 		Links:  links,
 		Fields: slices.Clone(e.Fields),
 	}

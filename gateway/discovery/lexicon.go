@@ -102,6 +102,9 @@ func aliasesOf(e Entry) []string {
 // Len returns the number of terms.
 func (l *Lexicon) Len() int { return len(l.terms) }
 
+// Terms returns every term in key order.
+func (l *Lexicon) Terms() []Term { return slices.Clone(l.terms) }
+
 // Lookup returns the term that term names: itself, or the term one of whose
 // refs or aliases it is.
 func (l *Lexicon) Lookup(term string) (Term, bool) {
