@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -186,4 +187,41 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestLexiconHelpAndCompletion: praxa lexicon -h and each verb's -h print
+// on stdout, each flag described; the completion scripts offer the verbs
+// after lexicon.
+func TestLexiconHelpAndCompletion(t *testing.T) {
+	for _, args := range [][]string{{"lexicon", "-h"}, {"lexicon", "define", "-h"}, {"lexicon", "alias", "--help"}, {"lexicon", "list", "-h"}} {
+		code, stdout, stderr := runCommand(t, args...)
+		if code != 0 || !strings.Contains(stdout, "Usage: praxa lexicon") || stderr != "" {
+			t.Errorf("%v: %d\nstdout %q\nstderr %q", args, code, stdout, stderr)
+		}
+	}
+	_, define, _ := runCommand(t, "lexicon", "define", "-h")
+	for _, flag := range []string{"-tenant string\n    \tthe tenant", "-context string\n    \tthe term's bounded context", "-refs", "-governance", "-config", "-store", "-data-dir"} {
+		if !strings.Contains(define, "  "+flag) {
+			t.Errorf("lexicon define -h does not describe %s:\n%s", flag, define)
+		}
+	}
+	for shell, want := range map[string]string{
+		"bash": `lexicon) echo "define alias list" ;;`,
+		"zsh":  `lexicon) verbs=(define alias list) ;;`,
+		"fish": `__fish_seen_subcommand_from lexicon; and not __fish_seen_subcommand_from define alias list" -a "define alias list"`,
+	} {
+		if _, stdout, _ := runCommand(t, "completion", shell); !strings.Contains(stdout, want) || !strings.Contains(stdout, " lexicon ") {
+			t.Errorf("completion %s does not offer the lexicon verbs:\n%s", shell, stdout)
+		}
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to run the script with")
+	}
+	_, script, _ := runCommand(t, "completion", "bash")
+	probe := script + "\n" + `COMP_WORDS=(praxa lexicon a); COMP_CWORD=2; _praxa; echo "${COMPREPLY[@]}"`
+	got, err := exec.Command(bash, "-c", probe).Output()
+	if err != nil || strings.TrimSpace(string(got)) != "alias" {
+		t.Errorf("bash completion of praxa lexicon a: %q, %v", got, err)
+	}
 }
