@@ -316,7 +316,7 @@ func buildCatalogue() []Tool {
 			Name:  ToolGetTrace,
 			Title: "Get trace",
 			Description: "Read the audit events of one trace in causal order, with secrets and personal data redacted: who asked for what, what was allowed or refused, which transitions fired. " +
-				"Use the traceId a previous answer returned. Read-only.",
+				"Use the traceId a previous answer returned, or one you named in praxec.command traceId. Read-only.",
 			InputSchema: root(object([]string{"traceId"}, map[string]schema{
 				"traceId": identifier("The trace to read."),
 			})),
