@@ -135,6 +135,21 @@ var codeRegistry = map[Code]CodeInfo{
 	CodeInternal:                {Status: 500, Title: "Internal error", Retryable: true},
 }
 
+// seedCodes are the codes seeds/000 defines.
+var seedCodes = map[Code]bool{
+	CodeAmbiguousIntent: true, CodeInvalidParams: true, CodeGuardRejected: true, CodeInvalidTransition: true,
+	CodeVersionConflict: true, CodeRunIDAlreadyRunning: true, CodeLexiconWritesDisabled: true, CodeSubjectNeedsDefinition: true,
+}
+
+// FromSeed reports whether c is one of the codes seeds/000 defines. The
+// spelling rule of codes follows: a seed code is answered as the seed
+// spells it (upper snake case, GUARD_REJECTED); every other code is the
+// gateway's own and is spelled as the slug of its registered problem type
+// (lower kebab case, idempotency-key-reused). Both are answered as REST's
+// problem member code and MCP's error.code; the problem type of either is
+// TypeURI.
+func (c Code) FromSeed() bool { return seedCodes[c] }
+
 // problemTypeBase prefixes every problem type URI.
 const problemTypeBase = "https://praxa.dev/problems/"
 
