@@ -279,10 +279,10 @@ func buildCatalogue() []Tool {
 			Name:  ToolGetSkill,
 			Title: "Get skill",
 			Description: "Read a governed skill by id: its markdown body, its version history and its evidence state. " +
-				"The newest version (in semantic-version order) is returned unless version names another. Read-only.",
+				"The newest release (in semantic-version order; a pre-release such as 2.0.0-rc.1 only when the skill has no release) is returned unless version names another. Read-only.",
 			InputSchema: root(object([]string{"skillId"}, map[string]schema{
 				"skillId": identifier("The skill's identifier."),
-				"version": str(1, 32).with("pattern", "^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$").desc("A specific version; the newest when omitted."),
+				"version": str(1, 32).with("pattern", "^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$").desc("A specific version; the newest release when omitted."),
 			})),
 			OutputSchema: root(record([]string{"id", "version", "title", "tags", "body", "evidenceState", "evidence", "latestVersion", "versions"}, map[string]schema{
 				"id":            outString(),
@@ -299,7 +299,7 @@ func buildCatalogue() []Tool {
 					"summary":    outString(),
 					"refs":       outArray(outString()),
 				}).desc("The governance record of the version returned."),
-				"latestVersion": outString().desc("The newest version of the skill."),
+				"latestVersion": outString().desc("The version answered when none is named: the newest release (the newest pre-release when the skill has only pre-releases)."),
 				"versions": outArray(record([]string{"version", "evidenceState", "title"}, map[string]schema{
 					"version":       outString(),
 					"evidenceState": skillEvidenceState(),
@@ -316,7 +316,7 @@ func buildCatalogue() []Tool {
 			Name:  ToolGetTrace,
 			Title: "Get trace",
 			Description: "Read the audit events of one trace in causal order, with secrets and personal data redacted: who asked for what, what was allowed or refused, which transitions fired. " +
-				"Use the traceId a previous answer returned. Read-only.",
+				"Use the traceId a previous answer returned, or one you named in praxec.command traceId. Read-only.",
 			InputSchema: root(object([]string{"traceId"}, map[string]schema{
 				"traceId": identifier("The trace to read."),
 			})),

@@ -135,6 +135,21 @@ var codeRegistry = map[Code]CodeInfo{
 	CodeInternal:                {Status: 500, Title: "Internal error", Retryable: true},
 }
 
+// seedCodes are the codes seeds/000 defines.
+var seedCodes = map[Code]bool{
+	CodeAmbiguousIntent: true, CodeInvalidParams: true, CodeGuardRejected: true, CodeInvalidTransition: true,
+	CodeVersionConflict: true, CodeRunIDAlreadyRunning: true, CodeLexiconWritesDisabled: true, CodeSubjectNeedsDefinition: true,
+}
+
+// FromSeed reports whether c is one of the codes seeds/000 defines. The
+// spelling rule of codes follows: a seed code is answered as the seed
+// spells it (upper snake case, GUARD_REJECTED); every other code is the
+// gateway's own and is spelled as the slug of its registered problem type
+// (lower kebab case, idempotency-key-reused). Both are answered as REST's
+// problem member code and MCP's error.code; the problem type of either is
+// TypeURI.
+func (c Code) FromSeed() bool { return seedCodes[c] }
+
 // problemTypeBase prefixes every problem type URI.
 const problemTypeBase = "https://praxa.dev/problems/"
 
@@ -195,6 +210,13 @@ type Error struct {
 	Links   []Link
 	Fields  []FieldError
 	Cause   error
+
+	// OperatorCommand is the command line an operator runs to do what the
+	// caller was refused (LEXICON_WRITES_DISABLED: praxa lexicon define),
+	// where the seed's hint and links name a command that does not exist
+	// under that name. REST answers it as the problem member
+	// operatorCommand, MCP as error.operatorCommand, beside the hint.
+	OperatorCommand string
 }
 
 // Errorf returns an *Error with code c and a formatted message.
@@ -231,6 +253,8 @@ type ErrorBody struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
+
+	OperatorCommand string `json:"operatorCommand,omitempty"`
 }
 
 // ErrorEnvelope is the seeds/000 error shape, {error:{code,message,hint}, links}.
@@ -244,7 +268,8 @@ type ErrorEnvelope struct {
 // Err is the reverse of Error.Envelope: the error env renders (a
 // stored answer read back). Cause is not kept.
 func (env ErrorEnvelope) Err() *Error {
-	return &Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, Links: env.Links, Fields: env.Fields}
+	return &Error{Code: env.Error.Code, Message: env.Error.Message, Hint: env.Error.Hint, OperatorCommand: env.Error.OperatorCommand,
+		Links: env.Links, Fields: env.Fields}
 }
 
 // Envelope renders e in the seeds/000 error shape. Links is never nil.
@@ -254,7 +279,7 @@ func (e *Error) Envelope() ErrorEnvelope {
 		links = []Link{}
 	}
 	return ErrorEnvelope{
-		Error:  ErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint},
+		Error:  ErrorBody{Code: e.Code, Message: e.Message, Hint: e.Hint, OperatorCommand: e.OperatorCommand},
 		Links:  links,
 		Fields: slices.Clone(e.Fields),
 	}

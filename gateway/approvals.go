@@ -226,7 +226,7 @@ func (s *Service) checkApprover(ctx context.Context, e *env, id string) error {
 	ce := &contracts.Error{Code: contracts.CodeSelfApproval,
 		Message: fmt.Sprintf("approval %s was asked for by %s, who cannot also grant it", id, a.RequestedBy),
 		Hint:    "Ask another person with approvals:write to approve it, or reject it yourself."}
-	ev := eventFor(e.principal, e.tool, "approval.refused", "refused", string(ce.Code), e.requestID, e.traceID, e.now,
+	ev := e.eventOf("approval.refused", "refused", string(ce.Code), e.now,
 		map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition})
 	ev.WorkflowID, ev.RunID = a.WorkflowID, a.RunID
 	s.audit.Record(ev)

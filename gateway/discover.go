@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -265,9 +267,48 @@ func (s *Service) search(e *env, style linkStyle) (SearchResult, error) {
 	return res, nil
 }
 
-// praxecSearch serves praxec.query search.
-func (s *Service) praxecSearch(_ context.Context, _ store.ReadTx, e *env) (any, error) {
-	return s.search(e, stylePraxec)
+// praxecSearch serves praxec.query search. A search without kind covers
+// the lexicon too (seeds/000: search covers "capabilities, workflows,
+// skills, scripts, and lexicon entries"): its terms are ranked among the
+// catalogue's items by the same weights (package discovery), as items of
+// kind lexicon whose id is the lexicon:TERM subject a describe looks up.
+// Only such a search reads the store (the overlay); a search of one kind
+// answers from memory.
+func (s *Service) praxecSearch(ctx context.Context, _ store.ReadTx, e *env) (any, error) {
+	res, err := s.search(e, stylePraxec)
+	if err != nil || res.Kind != "" {
+		return res, err
+	}
+	limit := discovery.ClampLimit(int(int64Arg(e.args, "limit")))
+	var ranked []discovery.RankedTerm
+	err = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		lex, err := s.lexicon(ctx, tx)
+		if err != nil {
+			return err
+		}
+		ranked = lex.Rank(res.Query, limit)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range ranked {
+		res.Items = append(res.Items, SearchItem{Score: r.Score, Item: lexiconItem(r.Term)})
+	}
+	// Best first, then by id, as the index orders its own.
+	slices.SortStableFunc(res.Items, func(a, b SearchItem) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Item.ID, b.Item.ID))
+	})
+	res.Items = res.Items[:min(len(res.Items), limit)]
+	return res, nil
+}
+
+// lexiconItem renders a lexicon term as a search item: id the lexicon:TERM
+// subject, title the term, description its short definition, and the
+// lookup link.
+func lexiconItem(t discovery.Term) DiscoveryItem {
+	return DiscoveryItem{ID: lexiconSubject(t.Term), Kind: contracts.LexiconKind, Title: t.Term, Description: t.Entry.DefinitionShort,
+		Tags: []string{}, Links: []contracts.Link{lookupLink(t.Term)}}
 }
 
 // searchCapabilities serves aura_search_capabilities.

@@ -198,7 +198,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 			}
 		case errors.As(opErr, &ce) && ce.Code != contracts.CodeInternal && ce.Code != contracts.CodeUnavailable:
 			res = &Result{Status: ce.Status(), Err: ce}
-			e.events = append(e.events, eventFor(e.principal, e.tool, "request.refused", "refused", string(ce.Code), e.requestID, e.traceID, e.now, nil))
+			e.events = append(e.events, e.eventOf("request.refused", "refused", string(ce.Code), e.now, nil))
 		default:
 			return opErr
 		}
@@ -248,7 +248,7 @@ func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec sto
 			Message: "this idempotency key was already used for a different request",
 			Hint:    "Use a new key for a new mutation; reuse a key only to retry the identical request."}}
 	}
-	s.audit.Record(eventFor(p, tool, "request.replayed", "replayed", "", e.requestID, e.traceID, e.now, nil))
+	s.audit.Record(e.eventOf("request.replayed", "replayed", "", e.now, nil))
 	res := &Result{Status: rec.Status, Header: rec.Header, Replayed: true, audited: true}
 	if rec.Status >= 400 {
 		var stored storedRefusal

@@ -536,7 +536,7 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 			return nil, err
 		}
 	}
-	ev := eventFor(e.principal, e.tool, "move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), e.requestID, e.traceID, s.now(),
+	ev := e.eventOf("move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(),
 		map[string]any{"transition": l.Transition, "version": before})
 	ev.WorkflowID, ev.RunID = in.ID, in.RunID
 	e.events = append(e.events, ev)

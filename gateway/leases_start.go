@@ -319,7 +319,7 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 		}
 	}
 	attrs := map[string]any{"definitionId": l.DefinitionID}
-	ev := eventFor(e.principal, e.tool, "start.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), e.requestID, e.traceID, s.now(), attrs)
+	ev := e.eventOf("start.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(), attrs)
 	ev.Tenant = l.Tenant
 	if runID, ok := strings.CutPrefix(l.Ref, "run:"); ok {
 		ev.RunID = runID

@@ -297,7 +297,7 @@ func (s *Service) engineEvents(e *env, events []workflow.Event, runID string) {
 		if t := stringArg(e.args, "traceId"); t != "" {
 			attrs["callTraceId"] = t
 		}
-		se := eventFor(e.principal, e.tool, ev.Type, "allowed", "", e.requestID, e.traceID, e.now, attrs)
+		se := e.eventOf(ev.Type, "allowed", "", e.now, attrs)
 		se.WorkflowID, se.RunID = ev.WorkflowID, runID
 		if ev.Type == "guard.rejected" {
 			se.Outcome, se.Code = "refused", string(contracts.CodeGuardRejected)

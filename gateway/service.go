@@ -224,11 +224,22 @@ type env struct {
 	refusal                 *contracts.Error
 	// startLease is the start lease the call holds (leases_start.go).
 	startLease *store.StartLease
+	// callTraceID is the trace the caller named (praxec.command traceId),
+	// which every event of the call carries besides traceID.
+	callTraceID string
 }
 
 // event appends an audit event of this call, to commit with its mutation.
 func (e *env) event(typ string, attrs map[string]any) {
-	e.events = append(e.events, eventFor(e.principal, e.tool, typ, "allowed", "", e.requestID, e.traceID, e.now, attrs))
+	e.events = append(e.events, e.eventOf(typ, "allowed", "", e.now, attrs))
+}
+
+// eventOf is an audit event of this call: its principal, tool, request
+// and traces, the request's and the one the caller named (callTraceID).
+func (e *env) eventOf(typ, outcome, code string, at time.Time, attrs map[string]any) store.Event {
+	ev := eventFor(e.principal, e.tool, typ, outcome, code, e.requestID, e.traceID, at, attrs)
+	ev.CallTraceID = e.callTraceID
+	return ev
 }
 
 // operation implements one contract operation.
@@ -408,6 +419,11 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 		return &Result{Err: contracts.Errorf(contracts.CodeNotImplemented, "%s is not available on this gateway yet", opName), Operation: opName}
 	}
 	e := &env{principal: p, tool: tool, args: args, requestID: c.RequestID, traceID: c.TraceID, now: s.now(), toolSet: c.ToolSet}
+	if tool.Name == contracts.ToolPraxecCommand {
+		// Its traceId modifier attaches the call's events to a trace of
+		// the caller's (elsewhere traceId names a trace to read).
+		e.callTraceID = stringArg(args, "traceId")
+	}
 	var res *Result
 	if op.mutate != nil {
 		// An unknown lexicon subject pauses a start or submit: the

@@ -133,6 +133,7 @@ func problemSchema() *openapi3.Schema {
 		WithProperty("requestId", str("The request identifier to quote when reporting a problem.")).
 		WithProperty("retryable", openapi3.NewBoolSchema()).
 		WithProperty("hint", str("How to repair the call, when the gateway knows.")).
+		WithProperty("operatorCommand", str("The command line an operator runs to do what the call was refused, when there is one (LEXICON_WRITES_DISABLED: praxa lexicon define).")).
 		WithProperty("errors", openapi3.NewArraySchema().WithItems(fieldError)).
 		WithProperty("links", openapi3.NewArraySchema().WithItems(link)).
 		WithRequired([]string{"type", "title", "status", "code"})

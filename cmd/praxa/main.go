@@ -27,6 +27,10 @@ type command struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, env *environment, args []string) error
+
+	// verbs are the command's subcommands (praxa lexicon define), which
+	// shell completion offers after the command.
+	verbs []string
 }
 
 // environment is what a command may touch: its streams and the process

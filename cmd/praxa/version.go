@@ -72,39 +72,73 @@ func runCompletion(_ context.Context, env *environment, args []string) error {
 		names = append(names, c.name)
 	}
 	words := strings.Join(names, " ")
+	// The verbs of the commands that have them (praxa lexicon define):
+	// offered after the command; a verb's flags come from its own -h.
+	var bashVerbs, zshVerbs strings.Builder
+	for _, c := range commands {
+		if len(c.verbs) > 0 {
+			fmt.Fprintf(&bashVerbs, "\t%s) echo %q ;;\n", c.name, strings.Join(c.verbs, " "))
+			fmt.Fprintf(&zshVerbs, "\t%s) verbs=(%s) ;;\n", c.name, strings.Join(c.verbs, " "))
+		}
+	}
 	switch args[0] {
 	case "bash":
 		fmt.Fprintf(env.stdout, `# bash completion for praxa: source <(praxa completion bash)
+_praxa_verbs() {
+	case $1 in
+%s	esac
+}
 _praxa() {
-	local cur=${COMP_WORDS[COMP_CWORD]}
+	local cur=${COMP_WORDS[COMP_CWORD]} verbs
+	verbs=$(_praxa_verbs "${COMP_WORDS[1]}")
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W %q -- "$cur"))
+	elif [ "$COMP_CWORD" -eq 2 ] && [ -n "$verbs" ] && [[ $cur != -* ]]; then
+		COMPREPLY=($(compgen -W "$verbs" -- "$cur"))
 	elif [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$(praxa "${COMP_WORDS[1]}" -h 2>/dev/null | sed -n 's/^  \(-[a-z-]*\).*/-\1/p')" -- "$cur"))
+		local cmd=("${COMP_WORDS[1]}")
+		if [ -n "$verbs" ] && [ "$COMP_CWORD" -gt 2 ]; then
+			cmd+=("${COMP_WORDS[2]}")
+		fi
+		COMPREPLY=($(compgen -W "$(praxa "${cmd[@]}" -h 2>/dev/null | sed -n 's/^  \(-[a-z-]*\).*/-\1/p')" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi
 }
 complete -F _praxa praxa
-`, words)
+`, bashVerbs.String(), words)
 	case "zsh":
 		fmt.Fprintf(env.stdout, `#compdef praxa
 # zsh completion for praxa: source <(praxa completion zsh)
 _praxa() {
+	local -a verbs cmd
+	case $words[2] in
+%s	esac
 	if (( CURRENT == 2 )); then
 		compadd -- %s
+	elif (( CURRENT == 3 && ${#verbs} )) && [[ $words[CURRENT] != -* ]]; then
+		compadd -- $verbs
 	elif [[ $words[CURRENT] == -* ]]; then
-		compadd -- $(praxa $words[2] -h 2>/dev/null | sed -n 's/^  \(-[a-z-]*\).*/-\1/p')
+		cmd=($words[2])
+		(( ${#verbs} && CURRENT > 3 )) && cmd+=($words[3])
+		compadd -- $(praxa $cmd -h 2>/dev/null | sed -n 's/^  \(-[a-z-]*\).*/-\1/p')
 	else
 		_files
 	fi
 }
 compdef _praxa praxa
-`, words)
+`, zshVerbs.String(), words)
 	case "fish":
 		fmt.Fprintf(env.stdout, "# fish completion for praxa: praxa completion fish | source\n")
 		for _, c := range commands {
 			fmt.Fprintf(env.stdout, "complete -c praxa -n __fish_use_subcommand -a %s -d %q\n", c.name, c.summary)
+		}
+		for _, c := range commands {
+			if len(c.verbs) > 0 {
+				v := strings.Join(c.verbs, " ")
+				fmt.Fprintf(env.stdout, "complete -c praxa -n %q -a %q\n",
+					"__fish_seen_subcommand_from "+c.name+"; and not __fish_seen_subcommand_from "+v, v)
+			}
 		}
 	default:
 		fmt.Fprintf(env.stderr, "praxa completion: no completion for the shell %q (bash, zsh or fish)\n", args[0])

@@ -10,7 +10,8 @@ import (
 	"github.com/praxa/praxa/contracts"
 )
 
-// TestGetSkill: the newest version by default whatever its evidence state,
+// TestGetSkill: the newest release by default (not the newer 2.0.0-rc.1),
+// whatever its evidence state,
 // a named version, the whole history newest first, and the same answer for
 // every tenant (skills are gateway-wide configuration).
 func TestGetSkill(t *testing.T) {
@@ -18,8 +19,8 @@ func TestGetSkill(t *testing.T) {
 	tk := h.token(t, tok{scopes: []string{string(contracts.ScopeSkillsRead)}})
 
 	m := ok(t, contracts.ToolGetSkill, h.getSkill(t, tk, "deploy-checklist", nil))
-	if m["version"] != "2.0.0-rc.1" || m["evidenceState"] != "draft" || m["latestVersion"] != "2.0.0-rc.1" ||
-		!strings.HasPrefix(m["body"].(string), "# Deploy checklist with canaries") {
+	if m["version"] != "1.1.0" || m["evidenceState"] != "validated" || m["latestVersion"] != "1.1.0" ||
+		!strings.HasPrefix(m["body"].(string), "# Deploy checklist (1.1.0)") {
 		t.Errorf("newest: %v", m)
 	}
 	var history []string
@@ -33,8 +34,15 @@ func TestGetSkill(t *testing.T) {
 	m = ok(t, contracts.ToolGetSkill, h.getSkill(t, tk, "deploy-checklist", url.Values{"version": {"1.1.0"}}))
 	ev := m["evidence"].(map[string]any)
 	if m["version"] != "1.1.0" || m["evidenceState"] != "validated" || ev["state"] != "validated" || ev["reviewedAt"] != "2025-04-02" ||
-		m["latestVersion"] != "2.0.0-rc.1" || !strings.Contains(m["body"].(string), "Rehearse the rollback") {
+		m["latestVersion"] != "1.1.0" || !strings.Contains(m["body"].(string), "Rehearse the rollback") {
 		t.Errorf("1.1.0: %v", m)
+	}
+	// The pre-release is read by naming it, and says which release is
+	// the default.
+	m = ok(t, contracts.ToolGetSkill, h.getSkill(t, tk, "deploy-checklist", url.Values{"version": {"2.0.0-rc.1"}}))
+	if m["version"] != "2.0.0-rc.1" || m["evidenceState"] != "draft" || m["latestVersion"] != "1.1.0" ||
+		!strings.HasPrefix(m["body"].(string), "# Deploy checklist with canaries") {
+		t.Errorf("2.0.0-rc.1: %v", m)
 	}
 	// The same version written shorter.
 	if m := ok(t, contracts.ToolGetSkill, h.getSkill(t, tk, "deploy-checklist", url.Values{"version": {"1.1"}})); m["version"] != "1.1.0" {

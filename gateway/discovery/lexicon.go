@@ -102,6 +102,9 @@ func aliasesOf(e Entry) []string {
 // Len returns the number of terms.
 func (l *Lexicon) Len() int { return len(l.terms) }
 
+// Terms returns every term in key order.
+func (l *Lexicon) Terms() []Term { return slices.Clone(l.terms) }
+
 // Lookup returns the term that term names: itself, or the term one of whose
 // refs or aliases it is.
 func (l *Lexicon) Lookup(term string) (Term, bool) {
@@ -128,20 +131,37 @@ func (l *Lexicon) AliasOf(term string) (Term, bool) {
 	return Term{}, false
 }
 
-// Search ranks the terms against query, best first (see the package
-// documentation); a blank query lists the terms in key order.
-func (l *Lexicon) Search(query string, limit int) []LexiconHit {
+// RankedTerm is a term a search found, with its score (see the package
+// documentation; 0 in a blank query's listing).
+type RankedTerm struct {
+	Term
+	Score float64
+}
+
+// Rank ranks the terms against query, best first, with their scores; a
+// blank query lists the terms in key order. It is Search with the scores,
+// for a search that ranks terms among the catalogue's items.
+func (l *Lexicon) Rank(query string, limit int) []RankedTerm {
 	limit = clampLimit(limit)
-	var out []LexiconHit
+	var out []RankedTerm
 	if strings.TrimSpace(query) == "" {
 		for _, t := range l.terms[:min(limit, len(l.terms))] {
-			out = append(out, LexiconHit{Term: t.Term, Entry: t.Entry})
+			out = append(out, RankedTerm{Term: t})
 		}
 		return out
 	}
 	for _, r := range l.text.search(query, nil, limit) {
-		t := l.terms[r.doc]
-		out = append(out, LexiconHit{Term: t.Term, Entry: t.Entry})
+		out = append(out, RankedTerm{Term: l.terms[r.doc], Score: float64(r.score)})
+	}
+	return out
+}
+
+// Search ranks the terms against query, best first (see the package
+// documentation); a blank query lists the terms in key order.
+func (l *Lexicon) Search(query string, limit int) []LexiconHit {
+	var out []LexiconHit
+	for _, r := range l.Rank(query, limit) {
+		out = append(out, LexiconHit{Term: r.Term.Term, Entry: r.Entry})
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package discovery_test
 import (
 	"net/http"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
@@ -244,5 +246,80 @@ func TestRESTLexiconOverlayPersists(t *testing.T) {
 	hits := ok(t, contracts.ToolPraxecQuery, again.query(t, tok, map[string]any{"query": "guard", "kind": "lexicon"}))["hits"].([]any)
 	if len(hits) != 1 || hits[0].(map[string]any)["term"] != "guardrail" {
 		t.Errorf("search after a restart: %v", hits)
+	}
+}
+
+// TestRESTSearchCoversLexicon: a praxec search without kind covers the
+// lexicon (seeds/000), configured and defined terms alike, ranked among
+// the catalogue's items by the same weights, each an item of kind lexicon
+// whose id is the subject its lookup link describes; a search of one kind
+// and aura_search_capabilities leave the lexicon out.
+func TestRESTSearchCoversLexicon(t *testing.T) {
+	h := newHarness(t, harnessOptions{lexiconWrites: true})
+	tok := h.token(t, tenantA, userA)
+	items := func(m map[string]any) (ids []string, byID map[string]map[string]any) {
+		byID = map[string]map[string]any{}
+		ids = []string{}
+		for _, it := range m["items"].([]any) {
+			item := it.(map[string]any)["item"].(map[string]any)
+			item["score"] = it.(map[string]any)["score"]
+			ids = append(ids, item["id"].(string))
+			byID[item["id"].(string)] = item
+		}
+		return ids, byID
+	}
+
+	ids, byID := items(ok(t, contracts.ToolPraxecQuery, h.query(t, tok, map[string]any{"query": "evidence pack"})))
+	lex := byID["lexicon:evidence-pack"]
+	// The whole query is a ref (10), both tokens are term tokens (6 each)
+	// and ref tokens (4 each).
+	if len(ids) == 0 || ids[0] != "lexicon:evidence-pack" || lex["kind"] != contracts.LexiconKind || lex["title"] != "evidence-pack" ||
+		lex["description"] != "A bundle of facts the editor uses." || lex["score"] != 30.0 {
+		t.Fatalf("search without kind: %v\n%v", ids, lex)
+	}
+	want := jsonOf(t, `[{"rel":"lookup","method":"praxec.query","args":{"subject":"lexicon:evidence-pack"}}]`)
+	if !reflect.DeepEqual(lex["links"], want) {
+		t.Errorf("the lexicon item's links %v, want %v", lex["links"], want)
+	}
+	// Its link, followed, answers the term; so does describing its id.
+	link := lex["links"].([]any)[0].(map[string]any)
+	got := ok(t, contracts.ToolPraxecQuery, h.query(t, tok, link["args"].(map[string]any)))
+	if got["term"] != "evidence-pack" || got["entry"] == nil {
+		t.Errorf("following the lookup link: %v", got)
+	}
+
+	// Mixed with the catalogue: "run" is the mission term's alias and
+	// run_lint's token nowhere indexed; "deploy" finds only workflows.
+	if ids, _ := items(ok(t, contracts.ToolPraxecQuery, h.query(t, tok, map[string]any{"query": "run"}))); !reflect.DeepEqual(ids, []string{"lexicon:mission"}) {
+		t.Errorf("search run: %v", ids)
+	}
+	// A listing covers every kind, lexicon included, in id order.
+	ids, _ = items(ok(t, contracts.ToolPraxecQuery, h.query(t, tok, map[string]any{"query": "", "limit": 100})))
+	if !slices.Contains(ids, "lexicon:evidence-pack") || !slices.Contains(ids, "lexicon:mission") || !slices.Contains(ids, "deploy_pipeline") || !slices.IsSorted(ids) {
+		t.Errorf("listing: %v", ids)
+	}
+	if ids, _ := items(ok(t, contracts.ToolPraxecQuery, h.query(t, tok, map[string]any{"query": "", "limit": 2}))); len(ids) != 2 {
+		t.Errorf("a listing's limit covers the lexicon's items too: %v", ids)
+	}
+
+	// A defined term is searched as soon as it is defined.
+	ok(t, contracts.ToolPraxecCommand, h.command(t, tok, map[string]any{"subject": "lexicon:guardrail",
+		"definition": map[string]any{"definition_short": "A check that stops a move."}}))
+	if ids, _ := items(ok(t, contracts.ToolPraxecQuery, h.query(t, tok, map[string]any{"query": "guardrail"}))); !reflect.DeepEqual(ids, []string{"lexicon:guardrail"}) {
+		t.Errorf("search for a defined term: %v", ids)
+	}
+
+	// One kind, and the aura search, leave the lexicon out.
+	for _, r := range []resp{
+		h.query(t, tok, map[string]any{"query": "evidence pack", "kind": "workflow"}),
+		h.query(t, tok, map[string]any{"query": "evidence pack", "kind": "capability"}),
+	} {
+		if ids, _ := items(ok(t, contracts.ToolPraxecQuery, r)); slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, "lexicon:") }) {
+			t.Errorf("a search of one kind answered lexicon items: %v", ids)
+		}
+	}
+	aura := ok(t, contracts.ToolSearchCapabilities, h.post(t, "/v8/capabilities/search", tok, map[string]any{"query": "evidence pack"}, "", ""))
+	if ids, _ := items(aura); slices.ContainsFunc(ids, func(id string) bool { return strings.HasPrefix(id, "lexicon:") }) {
+		t.Errorf("aura_search_capabilities answered lexicon items: %v", ids)
 	}
 }

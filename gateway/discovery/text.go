@@ -252,6 +252,10 @@ func (h *topK) Pop() any {
 	return v
 }
 
+// ClampLimit is the number of results a search with limit answers at
+// most: DefaultLimit for 0 or less, never more than MaxLimit.
+func ClampLimit(limit int) int { return clampLimit(limit) }
+
 // clampLimit applies DefaultLimit and MaxLimit.
 func clampLimit(limit int) int {
 	switch {

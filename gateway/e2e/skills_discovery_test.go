@@ -59,7 +59,7 @@ func TestSkillsSearchGated(t *testing.T) {
 	}
 	it := item["item"].(map[string]any)
 	l := findLink(t, linksOf(t, it), "describe")
-	if it["kind"] != "skill" || it["title"] != "Deploy checklist with canaries" || l.Method != "praxec.query" || l.Args["subject"] != "deploy-checklist" {
+	if it["kind"] != "skill" || it["title"] != "Deploy checklist" || l.Method != "praxec.query" || l.Args["subject"] != "deploy-checklist" {
 		t.Errorf("skill item: %v", it)
 	}
 	if ids := itemIDs(t, on.query(t, tok, map[string]any{"query": "incident review"})); !slices.Contains(ids, "incident-review") {

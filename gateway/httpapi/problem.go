@@ -22,6 +22,10 @@ type Problem struct {
 	Hint      string                 `json:"hint,omitempty"`
 	Errors    []contracts.FieldError `json:"errors,omitempty"`
 	Links     []contracts.Link       `json:"links"`
+
+	// OperatorCommand is contracts.Error.OperatorCommand: the command an
+	// operator runs instead (MCP answers it as error.operatorCommand).
+	OperatorCommand string `json:"operatorCommand,omitempty"`
 }
 
 // problemFor renders err as a problem. Internal errors show a generic
@@ -31,13 +35,13 @@ func problemFor(err *contracts.Error, requestID string) Problem {
 	p := Problem{
 		Type: info.Code.TypeURI(), Title: info.Title, Status: info.Status, Detail: err.Message,
 		Code: info.Code, RequestID: requestID, Retryable: info.Retryable, Hint: err.Hint,
-		Errors: err.Fields, Links: err.Links,
+		Errors: err.Fields, Links: err.Links, OperatorCommand: err.OperatorCommand,
 	}
 	if requestID != "" {
 		p.Instance = "urn:praxa:request:" + requestID
 	}
 	if info.Code == contracts.CodeInternal {
-		p.Detail, p.Hint, p.Errors = "internal error", "", nil
+		p.Detail, p.Hint, p.OperatorCommand, p.Errors = "internal error", "", "", nil
 	}
 	if p.Links == nil {
 		p.Links = []contracts.Link{}

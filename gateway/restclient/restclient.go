@@ -97,11 +97,15 @@ type Problem struct {
 	Hint      string                 `json:"hint"`
 	Errors    []contracts.FieldError `json:"errors"`
 	Links     []contracts.Link       `json:"links"`
+
+	// OperatorCommand is the command an operator runs instead, when the
+	// answer names one.
+	OperatorCommand string `json:"operatorCommand"`
 }
 
 // Err converts the problem to a contract error.
 func (p *Problem) Err() *contracts.Error {
-	return &contracts.Error{Code: p.Code, Message: p.Detail, Hint: p.Hint, Links: p.Links, Fields: p.Errors}
+	return &contracts.Error{Code: p.Code, Message: p.Detail, Hint: p.Hint, OperatorCommand: p.OperatorCommand, Links: p.Links, Fields: p.Errors}
 }
 
 // ErrUnknownTool is returned for a tool the contract does not declare.

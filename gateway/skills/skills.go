@@ -32,8 +32,10 @@
 // is refused: Load reports every problem as FILE:LINE:COLUMN: FIELD:
 // MESSAGE and loads nothing. Two files of one skill with the same version
 // (see CompareVersions for the order) are refused too. The versions of a
-// skill are ordered newest first; the newest is the default answer,
-// whatever its evidence state (the answer always states it).
+// skill are ordered newest first; the default answer is the newest
+// release (a pre-release such as 2.0.0-rc.1 only when the skill has
+// nothing else; see Skill.Latest), whatever its evidence state (the
+// answer always states it).
 package skills
 
 import (
@@ -95,8 +97,20 @@ type Skill struct {
 	Versions []*Version
 }
 
-// Latest returns the newest version.
-func (s *Skill) Latest() *Version { return s.Versions[0] }
+// Latest returns the version a read without a version answers (the
+// skill's latestVersion): the newest release, that is the newest version
+// without a pre-release, as Semantic Versioning's npm-style "latest" has
+// it, so that 2.0.0-rc.1 does not displace 1.1.0; a skill with only
+// pre-releases answers its newest one. The evidence state plays no part:
+// the answer states it.
+func (s *Skill) Latest() *Version {
+	for _, v := range s.Versions {
+		if len(v.parsed.pre) == 0 {
+			return v
+		}
+	}
+	return s.Versions[0]
+}
 
 // Find returns the version named v: the one written exactly so, else the
 // one that is the same version in the skill order (1.2 finds 1.2.0).

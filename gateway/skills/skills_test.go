@@ -2,6 +2,7 @@ package skills
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,7 +103,8 @@ func TestLoadExamples(t *testing.T) {
 	if want := []string{"2.0.0-rc.1:draft", "1.1.0:validated", "1.0.0:deprecated"}; !slices.Equal(versions, want) {
 		t.Errorf("versions %v, want %v", versions, want)
 	}
-	if s.Latest().Version != "2.0.0-rc.1" || !strings.HasPrefix(s.Latest().Body, "# Deploy checklist with canaries") {
+	// The newest release, not the newer draft pre-release.
+	if s.Latest().Version != "1.1.0" || !strings.HasPrefix(s.Latest().Body, "# Deploy checklist (1.1.0)") {
 		t.Errorf("latest %+v", s.Latest())
 	}
 	if v, ok := s.Find("1.1"); !ok || v.Version != "1.1.0" {
@@ -265,5 +267,37 @@ func TestFromConfig(t *testing.T) {
 	}
 	if c, err := FromConfig(&config.Config{}, embedded, "examples"); err != nil || c.Len() != 0 {
 		t.Errorf("no skills section: %v, %v", c, err)
+	}
+}
+
+// TestLatestIsTheNewestRelease: a read without a version answers the
+// newest release, however many newer pre-releases there are; a skill with
+// only pre-releases answers its newest pre-release.
+func TestLatestIsTheNewestRelease(t *testing.T) {
+	version := func(v string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(strings.Replace(good, "version: 1.1.0", "version: "+v, 1))}
+	}
+	for _, tc := range []struct {
+		versions []string
+		want     string
+	}{
+		{[]string{"1.0.0", "1.1.0", "2.0.0-rc.1"}, "1.1.0"},
+		{[]string{"1.0.0", "2.0.0-alpha", "2.0.0-beta.2", "1.9"}, "1.9"},
+		{[]string{"1.0.0-rc.1", "1.0.0-rc.2", "0.9.0-beta"}, "1.0.0-rc.2"},
+		{[]string{"1.0.0-rc.1", "1.0.0"}, "1.0.0"},
+		{[]string{"3"}, "3"},
+	} {
+		fsys := fstest.MapFS{}
+		for i, v := range tc.versions {
+			fsys[fmt.Sprintf("s/%d.md", i)] = version(v)
+		}
+		c, err := Load(fsys, "s", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := c.Lookup("deploy")
+		if got := s.Latest().Version; got != tc.want {
+			t.Errorf("%v: latest %s, want %s", tc.versions, got, tc.want)
+		}
 	}
 }

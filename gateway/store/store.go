@@ -70,7 +70,8 @@ type ReadTx interface {
 	// another tenant's intent).
 	GetIntent(ctx context.Context, tenant, id string) (Intent, error)
 	// TraceEvents returns up to limit events of the tenant's trace in causal
-	// order: by time, then by append order.
+	// order: by time, then by append order. An event belongs to the trace
+	// its TraceID or its CallTraceID names.
 	TraceEvents(ctx context.Context, tenant, traceID string, limit int) ([]Event, error)
 	// Revoked reports whether the token id jti was revoked.
 	Revoked(ctx context.Context, jti string) (bool, error)
@@ -255,6 +256,10 @@ type Event struct {
 	RequestID string
 	// Attributes hold further details; readers redact them.
 	Attributes map[string]any
+	// CallTraceID is the trace the caller named in its arguments
+	// (praxec.command traceId), "" for none: TraceEvents finds the event
+	// by it as well as by TraceID.
+	CallTraceID string
 }
 
 // Mission is a stored workflow instance. The columns the store queries are

@@ -257,6 +257,11 @@ func (t *txn) apply() {
 	for _, e := range t.events {
 		k := traceKey{e.Tenant, e.TraceID}
 		db.traces[k] = insertSorted(db.traces[k], e)
+		if e.CallTraceID != "" && e.CallTraceID != e.TraceID {
+			// The trace the caller named finds the event too.
+			k := traceKey{e.Tenant, e.CallTraceID}
+			db.traces[k] = insertSorted(db.traces[k], e)
+		}
 	}
 	db.seq = t.nextSeq
 }
@@ -386,7 +391,7 @@ func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int
 	} else {
 		all = slices.Clone(committed)
 		for _, e := range t.events {
-			if e.Tenant == tenant && e.TraceID == traceID {
+			if e.Tenant == tenant && (e.TraceID == traceID || e.CallTraceID == traceID) {
 				all = insertSorted(all, e)
 			}
 		}

@@ -42,6 +42,7 @@ func Run(t *testing.T, factory Factory) {
 		{"UpdateIsolatesFailures", testUpdateIsolatesFailures},
 		{"UpdatePanic", testUpdatePanic},
 		{"EventsCausalOrder", testEventsCausalOrder},
+		{"EventsCallTrace", testEventsCallTrace},
 		{"Revocations", testRevocations},
 		{"Durable", testDurable},
 		{"Sweep", testSweep},

@@ -35,7 +35,7 @@ const (
 	PendingColumns     = `tenant, subject_key, command_key, subject, doc, created_by, created_at`
 	IdempotencyColumns = `operation, fingerprint, status, header, body, created_at, expires_at`
 	IntentColumns      = `subject, text, tags, trace_id, created_at`
-	EventColumns       = `seq, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes`
+	EventColumns       = `seq, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes, trace_id, call_trace_id`
 	RevocationColumns  = `jti, revoked_at, expires_at, by_subject, reason`
 )
 
@@ -216,14 +216,14 @@ func Intent(row Scanner, tenant, id string) (store.Intent, error) {
 	return in, nil
 }
 
-// Event reads EventColumns into an event of tenant and traceID, which the
-// row does not repeat.
-func Event(row Scanner, tenant, traceID string) (store.Event, error) {
-	e := store.Event{Tenant: tenant, TraceID: traceID}
+// Event reads EventColumns into an event of tenant, which the row does
+// not repeat.
+func Event(row Scanner, tenant string) (store.Event, error) {
+	e := store.Event{Tenant: tenant}
 	var at int64
 	var attrs string
 	if err := row.Scan(&e.Seq, &e.Type, &at, &e.Subject, &e.ClientID, &e.Operation, &e.Tool, &e.RunID, &e.WorkflowID,
-		&e.Outcome, &e.Code, &e.RequestID, &attrs); err != nil {
+		&e.Outcome, &e.Code, &e.RequestID, &attrs, &e.TraceID, &e.CallTraceID); err != nil {
 		return e, err
 	}
 	e.At = fromNanos(at)

@@ -59,22 +59,27 @@ func (t *Tx) AppendEvents(ctx context.Context, events []store.Event) error {
 			return t.wrap("event attributes", err)
 		}
 		if err := t.put(ctx, "append event", `INSERT INTO events
-			(tenant, trace_id, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			(tenant, trace_id, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes, call_trace_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			e.Tenant, e.TraceID, e.Type, sqlrow.Nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
-			e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, string(attrs)); err != nil {
+			e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, string(attrs), e.CallTraceID); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// TraceEvents implements store.ReadTx.
+// TraceEvents implements store.ReadTx: the events whose trace_id is the
+// trace (index events_trace) and those whose call_trace_id is (the partial
+// index events_call_trace, which the second branch's non-empty condition
+// lets both databases use); UNION drops an event both branches find.
 func (t *Tx) TraceEvents(ctx context.Context, tenant, traceID string, limit int) ([]store.Event, error) {
 	return list(ctx, t, "trace events", "trace events", func(row sqlrow.Scanner) (store.Event, error) {
-		return sqlrow.Event(row, tenant, traceID)
-	}, `SELECT `+sqlrow.EventColumns+`
-		FROM events WHERE tenant = ? AND trace_id = ? ORDER BY at, seq LIMIT `, limit, tenant, traceID)
+		return sqlrow.Event(row, tenant)
+	}, `SELECT `+sqlrow.EventColumns+` FROM events WHERE tenant = ? AND trace_id = ?
+		UNION
+		SELECT `+sqlrow.EventColumns+` FROM events WHERE tenant = ? AND call_trace_id = ? AND call_trace_id <> ''
+		ORDER BY at, seq LIMIT `, limit, tenant, traceID, tenant, traceID)
 }
 
 // Revoke implements store.Tx.

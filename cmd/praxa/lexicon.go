@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/ids"
+)
+
+func init() {
+	register(command{name: "lexicon", summary: "define a lexicon term, add aliases to one, or list the lexicon",
+		verbs: []string{"define", "alias", "list"}, run: runLexicon})
+}
+
+// lexiconSynopsis is the usage line of praxa lexicon.
+const lexiconSynopsis = "define TERM DEFINITION --tenant T [--context C] [--refs A,B] [--governance G] | alias TERM ALIAS... --tenant T | list [--format table|json]"
+
+// runLexicon is the operator's path to the lexicon (the one the
+// LEXICON_WRITES_DISABLED answer names in operatorCommand): it opens the
+// data directory's store with the configuration the gateway loads, and
+// writes the overlay the running gateways read, whether or not they accept
+// defines from callers. A define or an alias is the write praxec.command
+// define makes, with its checks and its lexicon.defined audit event, by
+// the subject operator in the tenant --tenant names.
+func runLexicon(ctx context.Context, env *environment, args []string) error {
+	if len(args) > 0 && asksHelp(args[:1]) {
+		fmt.Fprintln(env.stdout, "Usage: praxa lexicon "+lexiconSynopsis)
+		fmt.Fprintln(env.stdout, "\nRun \"praxa lexicon define -h\" (alias, list) for a verb's flags.")
+		return nil
+	}
+	if len(args) == 0 || (args[0] != "define" && args[0] != "alias" && args[0] != "list") {
+		fmt.Fprintln(env.stderr, "Usage: praxa lexicon "+lexiconSynopsis)
+		return errUsage
+	}
+	verb := args[0]
+	var synopsis string
+	switch verb {
+	case "define":
+		synopsis = "TERM DEFINITION --tenant T [--context C] [--refs A,B] [--governance G] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
+	case "alias":
+		synopsis = "TERM ALIAS... --tenant T [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
+	default:
+		synopsis = "[--format table|json] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
+	}
+	fs := newFlagSet(env, "lexicon "+verb, synopsis)
+	var tenant, boundedContext, refs, governance, format *string
+	if verb == "list" {
+		format = fs.String("format", "table", "table or json")
+	} else {
+		tenant = fs.String("tenant", "", "the tenant the operator acts for, recorded on the lexicon.defined audit event (required; the lexicon itself is gateway-wide)")
+	}
+	if verb == "define" {
+		boundedContext = fs.String("context", "", "the term's bounded context (bounded_context)")
+		refs = fs.String("refs", "", "comma-separated refs: other names that look the term up")
+		governance = fs.String("governance", "", "who governs the term, e.g. human-only")
+	}
+	var f serveFlags
+	f.registerFor(env, fs, true, false)
+	positional, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	usageErr := func(msg string) error {
+		fmt.Fprintf(env.stderr, "praxa lexicon %s: %s\nUsage: praxa lexicon %s %s\n", verb, msg, verb, synopsis)
+		return errUsage
+	}
+	switch {
+	case verb == "define" && len(positional) != 2:
+		return usageErr("name the term and its definition (quote each one that has spaces)")
+	case verb == "alias" && len(positional) < 2:
+		return usageErr("name the term and at least one alias")
+	case verb == "list" && len(positional) != 0:
+		return usageErr("list takes no arguments")
+	case verb == "list" && *format != "table" && *format != "json":
+		return usageErr(fmt.Sprintf("unknown format %q", *format))
+	case verb != "list" && *tenant == "":
+		return usageErr("--tenant is required")
+	}
+	cfg, err := loadConfig(f.config, f.dev)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// The configuration's terms are the base the overlay is merged over:
+	// a define is checked against the terms the gateway answers.
+	svc := gateway.New(st, &gateway.Options{Lexicon: cfg.Lexicon})
+	defer svc.Close(ctx)
+	if verb == "list" {
+		return listLexicon(ctx, env, svc, *format)
+	}
+	definition := map[string]any{}
+	if verb == "define" {
+		definition["definition_short"] = positional[1]
+		if *boundedContext != "" {
+			definition["boundedContext"] = *boundedContext
+		}
+		if *governance != "" {
+			definition["governance"] = *governance
+		}
+		if *refs != "" {
+			var list []any
+			for r := range strings.SplitSeq(*refs, ",") {
+				if r = strings.TrimSpace(r); r != "" {
+					list = append(list, r)
+				}
+			}
+			definition["refs"] = list
+		}
+	} else {
+		aliases := make([]any, 0, len(positional)-1)
+		for _, a := range positional[1:] {
+			aliases = append(aliases, a)
+		}
+		definition["aliases_add"] = aliases
+	}
+	operator := &auth.Principal{Subject: "operator", Tenant: *tenant, Scopes: auth.NewScopeSet(contracts.ScopeLexiconWrite)}
+	trace := ids.Trace()
+	res, err := svc.DefineTerm(ctx, operator, contracts.LexiconPrefix+positional[0], definition, trace)
+	if err != nil {
+		return describeRefusal(err)
+	}
+	what := "defined"
+	if verb == "alias" {
+		what = "aliases: " + strings.Join(res.Entry.Aliases, ", ")
+	}
+	fmt.Fprintf(env.stdout, "%s %s (overlay; audit trace %s)\n", res.Term, what, trace)
+	return nil
+}
+
+// describeRefusal spells a contract refusal out for a terminal: the
+// message, the hint, and each field's problem.
+func describeRefusal(err error) error {
+	ce := contracts.AsError(err)
+	if ce.Code == contracts.CodeInternal {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(ce.Message)
+	for _, f := range ce.Fields {
+		fmt.Fprintf(&b, "\n  %s: %s", strings.TrimPrefix(f.Pointer, "/"), f.Detail)
+	}
+	if ce.Hint != "" {
+		b.WriteString("\n" + ce.Hint)
+	}
+	return fmt.Errorf("%s", b.String())
+}
+
+// listLexicon prints the merged lexicon: the configuration's terms and
+// the overlay's.
+func listLexicon(ctx context.Context, env *environment, svc *gateway.Service, format string) error {
+	terms, err := svc.LexiconTerms(ctx)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		type row struct {
+			Term   string `json:"term"`
+			Source string `json:"source"`
+			config.LexiconEntry
+		}
+		out := make([]row, 0, len(terms))
+		for _, t := range terms {
+			out = append(out, row{Term: t.Term, Source: termSource(t.Overlay), LexiconEntry: t.Entry})
+		}
+		return json.NewEncoder(env.stdout).Encode(out)
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TERM\tSOURCE\tCONTEXT\tALIASES\tDEFINITION")
+	for _, t := range terms {
+		names := append(append([]string{}, t.Entry.Refs...), t.Entry.Aliases...)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Term, termSource(t.Overlay), t.Entry.BoundedContext,
+			strings.Join(names, ", "), t.Entry.DefinitionShort)
+	}
+	return tw.Flush()
+}
+
+// termSource names where a term comes from.
+func termSource(overlay bool) string {
+	if overlay {
+		return "overlay"
+	}
+	return "config"
+}
