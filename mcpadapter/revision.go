@@ -112,19 +112,24 @@ func marshalNoEscape(v any) ([]byte, error) {
 // traceKey is the context key of the trace a request joined.
 type traceKey struct{}
 
+// revisionNoBatch is the first MCP revision without JSON-RPC batches.
+const revisionNoBatch = "2025-06-18"
+
 // joinTrace is a receiving middleware: a request whose _meta carries a
 // valid W3C traceparent (SEP-414; honoured at every revision) is handled in
 // that trace: the audit events of its calls carry the traceparent's trace
 // id (Local reads it from the context), and join, when set, is told (praxa
 // serve: httpapi.JoinTrace, so the answer's Traceparent header and the
-// request's log line carry it too). A malformed traceparent is ignored, as
-// W3C Trace Context says: the request keeps the trace it had.
+// request's log line carry it too) unless the request may be one of a
+// batch (revisions before 2025-06-18), whose HTTP answer is shared. A
+// malformed traceparent is ignored, as W3C Trace Context says: the request
+// keeps the trace it had.
 func joinTrace(join func(context.Context, string) bool) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if trace, ok := requestTrace(req); ok {
 				ctx = context.WithValue(ctx, traceKey{}, trace)
-				if join != nil {
+				if join != nil && protocolVersion(req) >= revisionNoBatch {
 					join(ctx, trace)
 				}
 			}

@@ -389,3 +389,26 @@ func TestTraceparentInMetaStdio(t *testing.T) {
 		t.Errorf("trace %s: %s", trace, got.raw)
 	}
 }
+
+// TestTraceparentInMetaBatchRevision: at 2025-03-26, whose requests may
+// come in a batch sharing one HTTP answer, a traceparent in _meta is the
+// trace of the call's audit events, not of the shared answer.
+func TestTraceparentInMetaBatchRevision(t *testing.T) {
+	h := newHarness(t, nil)
+	cs, rec := h.pinned(t, h.token(t, nil, nil), "2025-03-26")
+	trace := newTrace(t)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: contracts.ToolPraxecCommand,
+		Arguments: map[string]any{"definitionId": "deploy_pipeline"},
+		Meta:      mcp.Meta{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	success(t, contracts.ToolPraxecCommand, res)
+	if got := rec.trace("tools/call"); got == trace || got == "" {
+		t.Errorf("the answer's Traceparent names trace %q", got)
+	}
+	got := call(t, cs, contracts.ToolGetTrace, map[string]any{"traceId": trace})
+	if !strings.Contains(string(got.raw), `"events":[{`) {
+		t.Errorf("trace %s: %s", trace, got.raw)
+	}
+}

@@ -55,8 +55,10 @@ func TraceID(ctx context.Context) string {
 // JoinTrace makes trace, a W3C trace id the caller read from the request's
 // body (an MCP request's _meta.traceparent, which ids.ParseTraceparent
 // checked), the trace of the request in ctx: TraceID answers it, and so do
-// the answer's Traceparent header (unless the answer has begun) and the
-// request's log line. It reports whether the request was still open.
+// the answer's Traceparent header and the request's log line. The caller
+// calls it before anything of the answer is written, and for one message
+// per request (not from the calls of a JSON-RPC batch, whose answers may be
+// under way). It reports whether the request was still open.
 func JoinTrace(ctx context.Context, trace string) bool {
 	ri, _ := ctx.Value(keyRequest).(*requestInfo)
 	if ri == nil {
