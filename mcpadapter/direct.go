@@ -164,6 +164,18 @@ func (d *DirectSet) attach(srv *mcp.Server, backend Backend) {
 	d.servers = append(d.servers, directServer{srv: srv, backend: backend})
 }
 
+// has reports whether the set holds a tool named name.
+func (d *DirectSet) has(name string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, t := range d.tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Stage checks tools as the set's next tools and returns the function
 // that makes them so; an error (an input schema whose root is not an
 // object schema) changes nothing. Tools with unusable names are skipped

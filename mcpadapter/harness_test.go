@@ -59,6 +59,8 @@ type harnessOptions struct {
 	toolSet string
 	// quiet drops the gateway's logs (benchmarks).
 	quiet bool
+	// requestLines keeps the Info lines (the request lines) in Logs.
+	requestLines bool
 }
 
 // newHarness starts a gateway (gatewaytest.New) over the embedded
@@ -72,6 +74,9 @@ func newHarness(t testing.TB, o *harnessOptions) *harness {
 	opts := &gatewaytest.Options{ToolSet: o.toolSet}
 	if o.quiet {
 		opts.LogLevel = slog.LevelError
+	}
+	if o.requestLines {
+		opts.LogLevel = slog.LevelInfo
 	}
 	var g *gatewaytest.Gateway
 	if r := o.replicaOf; r != nil {

@@ -78,12 +78,16 @@ func (l *Local) principal(ctx context.Context) (*auth.Principal, *contracts.Erro
 	return p, nil
 }
 
-// ids mints the request and trace ids of a call.
+// ids mints the request and trace ids of a call; a trace the request
+// joined through its _meta.traceparent (joinTrace) is the call's trace.
 func (l *Local) ids(ctx context.Context) (requestID, traceID string) {
-	if l.IDs == nil {
-		return "", ""
+	if l.IDs != nil {
+		requestID, traceID = l.IDs(ctx)
 	}
-	return l.IDs(ctx)
+	if trace, ok := joinedTrace(ctx); ok {
+		traceID = trace
+	}
+	return requestID, traceID
 }
 
 // decoder decodes a call's raw arguments strictly, an absent or empty

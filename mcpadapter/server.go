@@ -49,6 +49,11 @@ type Options struct {
 	// its sessions when DirectSet's tools change (stdio; stateless /mcp
 	// keeps no session to notify).
 	ToolListChanged bool
+	// JoinTrace, when set, is told the trace id of a request whose _meta
+	// carries a valid W3C traceparent, before the request is handled
+	// (praxa serve: httpapi.JoinTrace). The audit events of the request's
+	// calls carry that trace whether it is set or not.
+	JoinTrace func(ctx context.Context, trace string) bool
 }
 
 // ReplayedMetaKey marks, in a result's _meta, an answer replayed for an
@@ -73,6 +78,7 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: contracts.ServerName, Title: "Praxa gateway", Version: contracts.ServerVersion},
 		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.ToolListChanged}},
+			SetCacheable: setCacheable(o.Allowed != nil, listTTL(o.ToolListChanged)),
 			Instructions: "Praxa puts governed tools behind one contract. Start with praxec.query and no arguments, " +
 				"then follow the links[] of each answer: copy a link's args verbatim as the next call."})
 	for t := range contracts.All() {
@@ -89,6 +95,9 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 	if o.Allowed != nil {
 		srv.AddReceivingMiddleware(narrowToolList(o.Allowed))
 	}
+	// Added last, so outermost: the trace is joined before anything runs,
+	// and the cache fields are stripped from the final result.
+	srv.AddReceivingMiddleware(stripCacheable, joinTrace(o.JoinTrace))
 	return srv, nil
 }
 

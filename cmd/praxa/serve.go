@@ -267,9 +267,12 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	if err != nil {
 		return fail(err)
 	}
+	// An MCP request's _meta.traceparent joins the request's trace (the
+	// audit events, the answer's Traceparent, the log line).
+	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct, JoinTrace: httpapi.JoinTrace}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: f.tools,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
-		&mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct})
+		mcpOpts)
 	if err != nil {
 		return fail(err)
 	}
@@ -292,6 +295,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	}
 	handler := httpapi.New(httpapi.Options{
 		MCP:     mcpHandler,
+		MCPTool: mcpOpts.Registers,
 		OpenAPI: openAPI,
 		Service: a.service, Auth: verifier, Config: cfg, Metrics: metrics, Logger: log,
 		AccessLog:   slog.New(slog.NewJSONHandler(a.access, &slog.HandlerOptions{Level: slog.LevelInfo})),

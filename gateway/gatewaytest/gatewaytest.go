@@ -355,9 +355,10 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct, JoinTrace: httpapi.JoinTrace}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
-		&mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct})
+		mcpOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,6 +382,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 	g.Metrics = httpapi.NewMetrics()
 	g.Handler = httpapi.New(httpapi.Options{
 		MCP:     mcpHandler,
+		MCPTool: mcpOpts.Registers,
 		OpenAPI: doc,
 		Service: g.Service, Auth: g.Verifier, Config: cfg, Metrics: g.Metrics, Logger: log,
 		Revocations: g.Revocations, Issuers: []string{g.Issuer.URL}, Now: o.Now,

@@ -21,15 +21,17 @@ type Metrics struct {
 	rateLimited  prometheus.Counter
 
 	// bound caches the request metrics bound to their labels, per route
-	// pattern, method and status (routeKey -> *boundRequest), so that a
-	// request does not hash its labels into the vectors again.
+	// pattern, method, MCP method and tool, and status (routeKey ->
+	// *boundRequest), so that a request does not hash its labels into the
+	// vectors again.
 	bound sync.Map
 }
 
 // routeKey labels one request's metrics.
 type routeKey struct {
-	route, method string
-	status        int
+	route, method      string
+	mcpMethod, mcpTool string
+	status             int
 }
 
 // boundRequest is the request counter and latency histogram of one routeKey.
@@ -43,12 +45,12 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "praxa_http_requests_total", Help: "HTTP requests by route pattern, method and status.",
-		}, []string{"route", "method", "status"}),
+			Name: "praxa_http_requests_total", Help: "HTTP requests by route pattern, method and status; /mcp requests also by MCP method and tool (Mcp-Method, Mcp-Name).",
+		}, []string{"route", "method", "status", "mcp_method", "mcp_tool"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "praxa_http_request_duration_seconds", Help: "HTTP request latency by route pattern and method.",
+			Name: "praxa_http_request_duration_seconds", Help: "HTTP request latency by route pattern and method; /mcp requests also by MCP method and tool.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
-		}, []string{"route", "method"}),
+		}, []string{"route", "method", "mcp_method", "mcp_tool"}),
 		authRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "praxa_auth_refusals_total", Help: "Requests refused by authentication, by reason.",
 		}, []string{"reason"}),
@@ -78,13 +80,15 @@ func (m *Metrics) Handler() http.Handler {
 // AuthRefused counts one authentication refusal.
 func (m *Metrics) AuthRefused(reason string) { m.authRefusals.WithLabelValues(reason).Inc() }
 
-func (m *Metrics) observe(route, method string, status int, d time.Duration) {
-	k := routeKey{route, method, status}
+// observe counts one request; mcpMethod and mcpTool are its bounded MCP
+// labels (mcpLabels), empty outside /mcp.
+func (m *Metrics) observe(route, method, mcpMethod, mcpTool string, status int, d time.Duration) {
+	k := routeKey{route: route, method: method, mcpMethod: mcpMethod, mcpTool: mcpTool, status: status}
 	v, ok := m.bound.Load(k)
 	if !ok {
 		v, _ = m.bound.LoadOrStore(k, &boundRequest{
-			requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status)),
-			latency:  m.latency.WithLabelValues(route, method),
+			requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status), mcpMethod, mcpTool),
+			latency:  m.latency.WithLabelValues(route, method, mcpMethod, mcpTool),
 		})
 	}
 	b := v.(*boundRequest)

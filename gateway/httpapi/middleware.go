@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -18,9 +19,17 @@ type ctxKey int
 const keyRequest ctxKey = iota
 
 // requestInfo is what identify puts in a request's context: one value for
-// both ids, so that a request pays one context layer for them.
+// both ids, so that a request pays one context layer for them. mu guards
+// trace and sealed: JoinTrace may change the trace from a handler's
+// goroutine (the MCP transport runs calls on goroutines of its own) until
+// finish seals it.
 type requestInfo struct {
-	id, trace string
+	id string
+
+	mu     sync.Mutex
+	trace  string
+	sealed bool
+	header http.Header // the answer's headers, for JoinTrace's Traceparent
 }
 
 func requestID(ctx context.Context) string {
@@ -36,9 +45,33 @@ func RequestID(ctx context.Context) string { return requestID(ctx) }
 // TraceID returns the W3C trace id of the request in ctx.
 func TraceID(ctx context.Context) string {
 	if ri, _ := ctx.Value(keyRequest).(*requestInfo); ri != nil {
+		ri.mu.Lock()
+		defer ri.mu.Unlock()
 		return ri.trace
 	}
 	return ""
+}
+
+// JoinTrace makes trace, a W3C trace id the caller read from the request's
+// body (an MCP request's _meta.traceparent, which ids.ParseTraceparent
+// checked), the trace of the request in ctx: TraceID answers it, and so do
+// the answer's Traceparent header and the request's log line. The caller
+// calls it before anything of the answer is written, and for one message
+// per request (not from the calls of a JSON-RPC batch, whose answers may be
+// under way). It reports whether the request was still open.
+func JoinTrace(ctx context.Context, trace string) bool {
+	ri, _ := ctx.Value(keyRequest).(*requestInfo)
+	if ri == nil {
+		return false
+	}
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	if ri.sealed {
+		return false
+	}
+	ri.trace = trace
+	ri.header["Traceparent"] = []string{"00-" + trace + "-" + ids.Span() + "-01"}
+	return true
 }
 
 // validRequestID reports whether a client's X-Request-Id is kept: 1 to 64
@@ -56,30 +89,13 @@ func validRequestID(s string) bool {
 	return true
 }
 
-// isLowerHex reports whether s is lowercase hex digits only.
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// traceFrom honours a valid W3C traceparent (version-traceid-parentid-flags,
-// lowercase hex, version not ff, ids not all zero) and mints a trace id
-// otherwise.
+// traceFrom honours a valid W3C traceparent (ids.ParseTraceparent) and
+// mints a trace id otherwise.
 func traceFrom(h string) string {
-	// 2 + 1 + 32 + 1 + 16 + 1 + 2
-	if len(h) != 55 || h[2] != '-' || h[35] != '-' || h[52] != '-' {
-		return ids.Trace()
+	if trace, ok := ids.ParseTraceparent(h); ok {
+		return trace
 	}
-	version, trace, parent, flags := h[0:2], h[3:35], h[36:52], h[53:55]
-	if !isLowerHex(version) || !isLowerHex(trace) || !isLowerHex(parent) || !isLowerHex(flags) ||
-		version == "ff" || trace == "00000000000000000000000000000000" || parent == "0000000000000000" {
-		return ids.Trace()
-	}
-	return trace
+	return ids.Trace()
 }
 
 // statusWriter records the status a handler answers with. Like chi's
@@ -141,16 +157,19 @@ func (s *server) observe(next http.Handler) http.Handler {
 		o.info.trace = traceFrom(r.Header.Get("Traceparent"))
 		ctx := context.WithValue(r.Context(), keyRequest, &o.info)
 		h := w.Header()
+		o.info.header = h
 		h["X-Request-Id"] = []string{o.info.id}
 		h["Traceparent"] = []string{"00-" + o.info.trace + "-" + ids.Span() + "-01"}
-		defer s.finish(ctx, o, r.Method, start)
+		defer s.finish(ctx, o, r, start)
 		next.ServeHTTP(&o.statusWriter, r.WithContext(ctx))
 	})
 }
 
 // finish recovers a panic of the request's handler, then records the
-// request's metrics and log line.
-func (s *server) finish(ctx context.Context, o *observed, method string, start time.Time) {
+// request's metrics and log line. An MCP request (route /mcp) is labelled
+// with its Mcp-Method and Mcp-Name headers as well (mcpLabels).
+func (s *server) finish(ctx context.Context, o *observed, r *http.Request, start time.Time) {
+	method := r.Method
 	if rec := recover(); rec != nil {
 		if rec == http.ErrAbortHandler {
 			panic(rec)
@@ -171,7 +190,16 @@ func (s *server) finish(ctx context.Context, o *observed, method string, start t
 		status = http.StatusOK
 	}
 	d := s.Now().Sub(start)
-	s.Metrics.observe(route, method, status, d)
+	o.info.mu.Lock()
+	o.info.sealed = true
+	trace := o.info.trace
+	o.info.mu.Unlock()
+	var mcpMethod, mcpName string
+	if route == mcpRoute {
+		mcpMethod, mcpName = r.Header.Get("Mcp-Method"), r.Header.Get("Mcp-Name")
+	}
+	labelMethod, labelTool := s.mcpLabels(route, mcpMethod, mcpName)
+	s.Metrics.observe(route, method, labelMethod, labelTool, status, d)
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
@@ -179,9 +207,18 @@ func (s *server) finish(ctx context.Context, o *observed, method string, start t
 	if !s.AccessLog.Enabled(ctx, level) {
 		return
 	}
-	s.AccessLog.LogAttrs(ctx, level, "request",
-		slog.String("request_id", o.info.id), slog.String("trace_id", o.info.trace), slog.String("method", method),
-		slog.String("route", route), slog.Int("status", status), slog.Duration("duration", d))
+	attrs := [8]slog.Attr{slog.String("request_id", o.info.id), slog.String("trace_id", trace), slog.String("method", method),
+		slog.String("route", route), slog.Int("status", status), slog.Duration("duration", d)}
+	n := 6
+	if mcpMethod != "" {
+		attrs[n] = slog.String("mcp_method", mcpMethod)
+		n++
+	}
+	if mcpName != "" {
+		attrs[n] = slog.String("mcp_name", mcpName)
+		n++
+	}
+	s.AccessLog.LogAttrs(ctx, level, "request", attrs[:n]...)
 }
 
 // deadline bounds every API request by the configured timeout; operations

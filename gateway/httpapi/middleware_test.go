@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 var (
 	requestIDRE   = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 	traceparentRE = regexp.MustCompile(`^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$`)
+	lowerHex32    = regexp.MustCompile(`^[0-9a-f]{32}$`)
 )
 
 const (
@@ -67,7 +69,7 @@ func TestTraceFrom(t *testing.T) {
 	} {
 		got, want := traceFrom(h), oracleTrace(h)
 		if want == "" {
-			if got == trace || len(got) != 32 || !isLowerHex(got) {
+			if got == trace || len(got) != 32 || !lowerHex32.MatchString(got) {
 				t.Errorf("traceFrom(%q) = %q, want a fresh trace id", h, got)
 			}
 			continue
@@ -86,7 +88,7 @@ func FuzzTraceFrom(f *testing.F) {
 		if want != "" && got != want {
 			t.Errorf("traceFrom(%q) = %q, want %q", h, got, want)
 		}
-		if want == "" && (len(got) != 32 || !isLowerHex(got)) {
+		if want == "" && (len(got) != 32 || !lowerHex32.MatchString(got)) {
 			t.Errorf("traceFrom(%q) = %q, want a fresh trace id", h, got)
 		}
 	})
@@ -121,5 +123,47 @@ func TestStatusWriter(t *testing.T) {
 				t.Error("Flush did not reach the underlying writer")
 			}
 		})
+	}
+}
+
+// TestMCPLabels: the MCP labels of a request's metrics take only bounded
+// values whatever the client sends.
+func TestMCPLabels(t *testing.T) {
+	s := &server{Options: Options{MCPTool: func(name string) bool { return name == "praxec.query" }}}
+	for _, tc := range []struct {
+		route, method, name  string
+		wantMethod, wantTool string
+	}{
+		{"/v8/intents", "tools/call", "praxec.query", "", ""},
+		{mcpRoute, "", "", "", ""},
+		{mcpRoute, "tools/list", "", "tools/list", ""},
+		{mcpRoute, "tools/call", "praxec.query", "tools/call", "praxec.query"},
+		{mcpRoute, "tools/call", "made_up_tool", "tools/call", "other"},
+		{mcpRoute, "tools/call", "", "tools/call", "other"},
+		{mcpRoute, "prompts/get", "anything", "prompts/get", ""},
+		{mcpRoute, "made/up", "praxec.query", "other", ""},
+	} {
+		m, tool := s.mcpLabels(tc.route, tc.method, tc.name)
+		if m != tc.wantMethod || tool != tc.wantTool {
+			t.Errorf("mcpLabels(%q, %q, %q) = %q, %q; want %q, %q", tc.route, tc.method, tc.name, m, tool, tc.wantMethod, tc.wantTool)
+		}
+	}
+}
+
+// TestJoinTrace: a trace joined while the request is served is its trace
+// and its answer's Traceparent; once the request finished, nothing
+// changes.
+func TestJoinTrace(t *testing.T) {
+	ri := &requestInfo{id: "r", trace: "0123456789abcdef0123456789abcdef", header: http.Header{}}
+	ctx := context.WithValue(context.Background(), keyRequest, ri)
+	if !JoinTrace(ctx, trace) || TraceID(ctx) != trace || !strings.Contains(ri.header.Get("Traceparent"), "-"+trace+"-") {
+		t.Fatalf("joined: trace %q, Traceparent %q", TraceID(ctx), ri.header.Get("Traceparent"))
+	}
+	ri.sealed = true
+	if JoinTrace(ctx, "fedcba9876543210fedcba9876543210") || TraceID(ctx) != trace {
+		t.Errorf("a finished request's trace changed to %q", TraceID(ctx))
+	}
+	if JoinTrace(context.Background(), trace) {
+		t.Errorf("joined a trace outside any request")
 	}
 }

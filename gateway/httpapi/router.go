@@ -53,6 +53,11 @@ type Options struct {
 	// authentication as /v8 and an Origin check; the principal reaches it
 	// through the request context (auth.FromContext).
 	MCP http.Handler
+	// MCPTool reports whether the MCP server registers a tool of that
+	// name: /mcp's tools/call requests are counted under the tool their
+	// Mcp-Name header names only then, under "other" otherwise (nil: all
+	// under "other"), so the metrics' series stay bounded.
+	MCPTool func(name string) bool
 	// OpenAPI, when set, is the OpenAPI document served, without
 	// authentication, at /openapi.json (the caller builds it: this
 	// package does not import openapi).
@@ -141,7 +146,7 @@ func New(o Options) http.Handler {
 		r.Get("/openapi.json", serveDocument(o.OpenAPI))
 	}
 	if o.MCP != nil {
-		r.Handle("/mcp", s.checkOrigin(s.authenticated(o.MCP)))
+		r.Handle(mcpRoute, s.checkOrigin(s.authenticated(o.MCP)))
 	}
 	if o.Mount != nil {
 		o.Mount(r)

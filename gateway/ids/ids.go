@@ -74,3 +74,31 @@ func timeOrdered(b *[16]byte) {
 	ms := uint64(time.Now().UnixMilli())
 	b[0], b[1], b[2], b[3], b[4], b[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
 }
+
+// ParseTraceparent reads the trace id of a W3C traceparent
+// (version-traceid-parentid-flags: 2, 32, 16 and 2 lowercase hex digits,
+// the version not ff, neither id all zero). ok is false for anything else,
+// which W3C Trace Context says to ignore: the caller then starts a trace
+// of its own.
+func ParseTraceparent(h string) (trace string, ok bool) {
+	// 2 + 1 + 32 + 1 + 16 + 1 + 2
+	if len(h) != 55 || h[2] != '-' || h[35] != '-' || h[52] != '-' {
+		return "", false
+	}
+	version, trace, parent, flags := h[0:2], h[3:35], h[36:52], h[53:55]
+	if !isLowerHex(version) || !isLowerHex(trace) || !isLowerHex(parent) || !isLowerHex(flags) ||
+		version == "ff" || trace == "00000000000000000000000000000000" || parent == "0000000000000000" {
+		return "", false
+	}
+	return trace, true
+}
+
+// isLowerHex reports whether s is lowercase hex digits only.
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -83,3 +83,51 @@ func TestNewSharesAPrefixWithinAMillisecondRange(t *testing.T) {
 		t.Errorf("%s and %s share their random tail", a, b)
 	}
 }
+
+// traceparentRE is the W3C traceparent of version 00's layout; oracle
+// applies the rules ParseTraceparent adds to it.
+var traceparentRE = regexp.MustCompile(`^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$`)
+
+func oracle(h string) (string, bool) {
+	m := traceparentRE.FindStringSubmatch(h)
+	if m == nil || m[1] == "ff" || m[2] == "00000000000000000000000000000000" || m[3] == "0000000000000000" {
+		return "", false
+	}
+	return m[2], true
+}
+
+func TestParseTraceparent(t *testing.T) {
+	const trace, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	for _, tc := range []struct {
+		in   string
+		want string
+	}{
+		{"00-" + trace + "-" + parent + "-01", trace},
+		{"01-" + trace + "-" + parent + "-00", trace},
+		{"ff-" + trace + "-" + parent + "-01", ""},
+		{"00-00000000000000000000000000000000-" + parent + "-01", ""},
+		{"00-" + trace + "-0000000000000000-01", ""},
+		{"00-4BF92F3577B34DA6A3CE929D0E0E4736-" + parent + "-01", ""},
+		{"00-" + trace + "-" + parent + "-01-extra", ""},
+		{"00-" + trace + "-" + parent, ""},
+		{"", ""},
+		{"garbage", ""},
+	} {
+		got, ok := ParseTraceparent(tc.in)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("ParseTraceparent(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
+
+func FuzzParseTraceparent(f *testing.F) {
+	f.Add("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	f.Add("ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	f.Fuzz(func(t *testing.T, h string) {
+		got, ok := ParseTraceparent(h)
+		want, wantOK := oracle(h)
+		if got != want || ok != wantOK {
+			t.Errorf("ParseTraceparent(%q) = %q, %v; the expression says %q, %v", h, got, ok, want, wantOK)
+		}
+	})
+}
