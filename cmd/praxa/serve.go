@@ -161,6 +161,12 @@ type app struct {
 // startGateway opens the store, builds the service and starts serving. It
 // returns once the listener is bound.
 func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, error) {
+	// Every writer of the gateway's stderr (the log, the access log's
+	// flusher, direct prints) takes one lock, so that lines never
+	// interleave whatever the underlying writer is.
+	locked := *env
+	locked.stderr = &syncWriter{w: env.stderr}
+	env = &locked
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	path := configPath(f.config)
 	cfg, err := readConfig(path, f.dev)
