@@ -115,13 +115,15 @@ func (c *checker) capabilities() {
 }
 
 // capabilityBody checks what a capability and an exposure share: the paths
-// and the workflow of the executor, the input schema and the reliability.
+// and the workflow of the executor, the input schema, the reliability and
+// the guards.
 func (c *checker) capabilityBody(ptr string, wfIDs []string) {
 	if _, ok := c.obj(ptr + "/executor"); ok {
 		c.executor(ptr+"/executor", wfIDs)
 	}
 	c.inputSchema(ptr + "/inputSchema")
 	c.reliability(ptr, wfIDs)
+	c.guards(ptr + "/guards")
 }
 
 // wrapCycles reports every wraps through which a capability ends up
