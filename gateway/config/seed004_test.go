@@ -153,3 +153,38 @@ func TestAuditSinkFile(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEGuardSnippet: the guard snippet of README's Connections
+// section loads as it is printed.
+func TestREADMEGuardSnippet(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "- **Guard them.**")
+	if !ok {
+		t.Fatal("README has no Guard them section")
+	}
+	_, rest, ok = strings.Cut(rest, "  ```yaml\n")
+	block, _, ok2 := strings.Cut(rest, "  ```\n")
+	if !ok || !ok2 {
+		t.Fatal("the Guard them section has no yaml block")
+	}
+	var b strings.Builder
+	for line := range strings.Lines(block) {
+		b.WriteString(strings.TrimPrefix(line, "  "))
+	}
+	cfg, err := Parse("README.md", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, x := range cfg.Exposed() {
+		for _, g := range x.Guards {
+			kinds[g.Kind] = true
+		}
+	}
+	if len(kinds) != 3 {
+		t.Errorf("the snippet shows the guard kinds %v, want evidence, argument and schedule", kinds)
+	}
+}
