@@ -180,7 +180,8 @@ func show(v any) string {
 		return fmt.Sprint(v)
 	}
 	if len(b) > maxShownValue {
-		return string(b[:maxShownValue]) + "…"
+		// Cut on a rune boundary: the message stays valid UTF-8.
+		return strings.ToValidUTF8(string(b[:maxShownValue]), "") + "…"
 	}
 	return string(b)
 }

@@ -17,7 +17,7 @@ func ptr(f float64) *float64 { return &f }
 
 // guardEngine is an engine whose proxy_default offers one noop capability
 // per guard, named after it, and whose clock reads *now.
-func guardEngine(t *testing.T, now *time.Time, guards map[string][]config.Guard) *workflow.Engine {
+func guardEngine(t testing.TB, now *time.Time, guards map[string][]config.Guard) *workflow.Engine {
 	t.Helper()
 	reg, err := workflow.Compile(nil)
 	if err != nil {
@@ -211,4 +211,39 @@ func TestGuardsCompiled(t *testing.T) {
 			t.Errorf("%+v compiled", g)
 		}
 	}
+}
+
+// FuzzArgumentGuard holds the argument guards to their promise over any
+// arguments a caller sends: no panic, a pass or a GUARD_REJECTED (never
+// another error), and a refusal whose message quotes the value bounded.
+func FuzzArgumentGuard(f *testing.F) {
+	for _, s := range []string{`{"base":"main","n":3,"branch":"feature/x"}`, `{"base":{"a":[1,2]},"n":"x"}`, `{"n":1e308,"branch":"` + strings.Repeat("é", 300) + `"}`, `{}`} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	e := guardEngine(f, &now, map[string][]config.Guard{
+		"c": {{Kind: config.GuardArgument, Argument: "base", Equals: map[string]any{"a": []any{float64(1), float64(2)}}},
+			{Kind: config.GuardArgument, Argument: "branch", In: []any{"main", float64(7)}, Matches: `feature/.+|main`},
+			{Kind: config.GuardArgument, Argument: "n", Min: ptr(-1), Max: ptr(10)}},
+	})
+	f.Fuzz(func(t *testing.T, args string) {
+		d := json.NewDecoder(strings.NewReader(args))
+		d.UseNumber()
+		var a map[string]any
+		if d.Decode(&a) != nil || a == nil {
+			return
+		}
+		_, err := e.Start(context.Background(), workflow.StartRequest{DefinitionID: config.ProxyDefaultWorkflow,
+			Input: map[string]any{"capability": "c"}, Arguments: a})
+		if err == nil {
+			return
+		}
+		var ce *contracts.Error
+		if !errors.As(err, &ce) || ce.Code != contracts.CodeGuardRejected {
+			t.Fatalf("%s: %v, want a pass or GUARD_REJECTED", args, err)
+		}
+		if len(ce.Message) > 2000 {
+			t.Fatalf("a refusal of %d bytes quotes the arguments unbounded", len(ce.Message))
+		}
+	})
 }
