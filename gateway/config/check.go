@@ -498,6 +498,15 @@ func (c *checker) workflow(id, base string, ids []string) []workflowEdge {
 		}
 		c.inputSchema(tp + "/inputSchema")
 		c.guards(tp + "/guards")
+		if actor, ok := c.str(tp + "/actor"); ok && actor == ActorDeterministic {
+			gs, _ := c.list(tp + "/guards")
+			for j := range gs {
+				gp := tp + "/guards/" + strconv.Itoa(j)
+				if kind, _ := c.str(gp + "/kind"); kind == GuardArgument {
+					c.report(gp+"/kind", "is argument, but the transition is deterministic: the runtime fires it with no arguments, so the guard would never pass; guard on evidence or a schedule, or make the actor agent")
+				}
+			}
+		}
 		if _, ok := c.obj(tp + "/set"); ok {
 			c.paths(tp+"/set", setRoots)
 		}

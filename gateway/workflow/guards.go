@@ -81,8 +81,12 @@ type guardFailure struct {
 	kind string
 	// argument is the argument an argument guard checked.
 	argument string
-	// detail says what failed, in words.
+	// detail says what failed, in words, for the caller: it may quote
+	// the argument's value.
 	detail string
+	// reason says what failed without the argument's value, for the audit
+	// event: an argument may hold a secret, which an event must not.
+	reason string
 	// fix is the argument value that would pass (an equals guard), nil
 	// when there is none to offer.
 	fix any
@@ -90,7 +94,11 @@ type guardFailure struct {
 
 // record renders f for the guard.rejected audit event.
 func (f guardFailure) record() map[string]any {
-	r := map[string]any{"kind": f.kind, "detail": f.detail}
+	reason := f.reason
+	if reason == "" {
+		reason = f.detail
+	}
+	r := map[string]any{"kind": f.kind, "detail": reason}
 	if f.argument != "" {
 		r["argument"] = f.argument
 	}
@@ -152,8 +160,8 @@ func guards(t *Transition, in *Instance, args map[string]any, now time.Time) err
 				}
 			}
 		case config.GuardArgument:
-			if detail, fix, ok := g.checkArgument(args); !ok {
-				ge.failed = append(ge.failed, guardFailure{kind: g.Kind, argument: g.Argument, detail: detail, fix: fix})
+			if detail, reason, fix, ok := g.checkArgument(args); !ok {
+				ge.failed = append(ge.failed, guardFailure{kind: g.Kind, argument: g.Argument, detail: detail, reason: reason, fix: fix})
 			}
 		case config.GuardSchedule:
 			if detail, ok := g.checkSchedule(now); !ok {
@@ -187,11 +195,13 @@ func show(v any) string {
 }
 
 // checkArgument checks the argument guard g against args. On a refusal
-// it says what failed and, for equals, the value that would pass.
-func (g compiledGuard) checkArgument(args map[string]any) (detail string, fix any, ok bool) {
+// it says what failed, with the value (detail) and without it (reason),
+// and, for equals, the value that would pass.
+func (g compiledGuard) checkArgument(args map[string]any) (detail, reason string, fix any, ok bool) {
 	v, has := args[g.Argument]
 	if !has || v == nil {
-		return fmt.Sprintf("the argument %s is required", g.Argument), g.Equals, false
+		msg := fmt.Sprintf("the argument %s is required", g.Argument)
+		return msg, msg, g.Equals, false
 	}
 	var failed []string
 	if g.Equals != nil && !sameJSON(v, g.Equals) {
@@ -221,9 +231,10 @@ func (g compiledGuard) checkArgument(args map[string]any) (detail string, fix an
 		}
 	}
 	if len(failed) == 0 {
-		return "", nil, true
+		return "", "", nil, true
 	}
-	return fmt.Sprintf("the argument %s is %s; it %s", g.Argument, show(v), strings.Join(failed, " and ")), g.Equals, false
+	return fmt.Sprintf("the argument %s is %s; it %s", g.Argument, show(v), strings.Join(failed, " and ")),
+		fmt.Sprintf("the argument %s %s", g.Argument, strings.Join(failed, " and ")), g.Equals, false
 }
 
 // number reads v as a number: a decoded JSON number of either form.
