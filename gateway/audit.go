@@ -34,7 +34,6 @@ type Auditor struct {
 	every   time.Duration
 	dropped atomic.Int64
 	waits   atomic.Int64
-	sink    func(store.Event)
 
 	flushReq chan chan struct{}
 
@@ -64,8 +63,6 @@ type AuditorOptions struct {
 	// Every is the longest an event waits before it is written (default
 	// 200ms).
 	Every time.Duration
-	// Sink, if set, also receives every event (stderr or file sinks).
-	Sink func(store.Event)
 }
 
 // NewAuditor starts an Auditor writing to st.
@@ -87,7 +84,7 @@ func NewAuditor(st store.Store, opts *AuditorOptions) *Auditor {
 		o.Every = 200 * time.Millisecond
 	}
 	a := &Auditor{store: st, log: o.Logger, events: make(chan store.Event, o.Queue),
-		flushed: make(chan struct{}), batch: o.Batch, every: o.Every, sink: o.Sink, stop: make(chan struct{}),
+		flushed: make(chan struct{}), batch: o.Batch, every: o.Every, stop: make(chan struct{}),
 		flushReq: make(chan chan struct{}), durable: make(chan durableEvent, o.Batch), committed: make(chan struct{})}
 	go a.loop()
 	go a.commitLoop()
@@ -102,8 +99,8 @@ var ErrAuditorClosed = errors.New("gateway: the auditor is closed")
 // committed, or with the error that kept it from committing (then e is
 // not in the store). Once e is queued Commit waits for that outcome even
 // if ctx ends, so a caller never takes a committed event for a lost one;
-// ctx bounds only the wait for room in the queue. The sink sees e after
-// its commit.
+// ctx bounds only the wait for room in the queue. An audit sink sees e
+// after its commit (WithAuditSink).
 func (a *Auditor) Commit(ctx context.Context, e store.Event) error {
 	d := durableEvent{event: e, done: make(chan error, 1)}
 	select {
@@ -157,9 +154,6 @@ func (a *Auditor) commitLoop() {
 				a.log.Error("durable audit write failed", "events", len(events), "err", err)
 			}
 			for _, d := range batch {
-				if err == nil && a.sink != nil {
-					a.sink(d.event)
-				}
 				d.done <- err
 			}
 		case <-a.stop:
@@ -178,9 +172,6 @@ func (a *Auditor) commitLoop() {
 // Record queues an event. It returns at once unless the queue is full;
 // then it waits for room, so no event of a running gateway is lost.
 func (a *Auditor) Record(e store.Event) {
-	if a.sink != nil {
-		a.sink(e)
-	}
 	select {
 	case a.events <- e:
 		return

@@ -58,7 +58,7 @@ type Service struct {
 
 // Options configure a Service. The zero value is usable.
 type Options struct {
-	// Now is the clock (default time.Now).
+	// Now is the clock (default time.Now); schedule guards read it.
 	Now func() time.Time
 	// Logger receives operational logs (default slog.Default()).
 	Logger *slog.Logger
@@ -135,7 +135,7 @@ func New(st store.Store, opts *Options) *Service {
 		s.leaseTTL = DefaultLeaseTTL
 	}
 	s.runs.retention.Store(int64(max(o.RunRetention, 0)))
-	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: o.Runners}
+	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: o.Runners, Now: o.Now}
 	s.light = &lightpath.Path{Engine: s.engine, Journal: s.audit}
 	s.disc = newDiscoveryState(&o)
 	s.ctxState = newContextState(&o)

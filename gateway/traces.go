@@ -47,12 +47,18 @@ func (s *Service) getTrace(ctx context.Context, tx store.ReadTx, e *env) (any, e
 	}
 	out := TraceResult{TraceID: id, Events: make([]TraceEvent, len(events))}
 	for i, ev := range events {
-		out.Events[i] = TraceEvent{
-			Seq: ev.Seq, Type: ev.Type, At: ev.At.UTC().Format(time.RFC3339Nano), Outcome: ev.Outcome, Code: ev.Code,
-			Subject: ev.Subject, Operation: ev.Operation, Tool: ev.Tool, RunID: ev.RunID, WorkflowID: ev.WorkflowID,
-			RequestID: ev.RequestID, Attributes: redact(ev.Attributes),
-		}
+		out.Events[i] = traceEvent(ev)
 	}
 	e.event("trace.read", map[string]any{"traceId": id})
 	return out, nil
+}
+
+// traceEvent is ev as the gateway shows it outside the store, redacted:
+// in a trace, and in an audit sink (AuditSinkLine).
+func traceEvent(ev store.Event) TraceEvent {
+	return TraceEvent{
+		Seq: ev.Seq, Type: ev.Type, At: ev.At.UTC().Format(time.RFC3339Nano), Outcome: ev.Outcome, Code: ev.Code,
+		Subject: ev.Subject, Operation: ev.Operation, Tool: ev.Tool, RunID: ev.RunID, WorkflowID: ev.WorkflowID,
+		RequestID: ev.RequestID, Attributes: redact(ev.Attributes),
+	}
 }

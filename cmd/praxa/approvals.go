@@ -50,7 +50,8 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, f)
+	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
 	if err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		// Approving fires the approved move, which may call outside: the
 		// service runs on the configuration's connections, as serve's.
 		cfg.Defaults(f.addr)
-		built, err := buildService(ctx, cfg, st, slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), gateway.Options{})
+		built, err := buildService(ctx, cfg, st, log, gateway.Options{})
 		if err != nil {
 			return err
 		}

@@ -129,7 +129,7 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 		statics = append(statics, auth.StaticIssuer{Issuer: info.Issuer, Keys: keys})
 		cfg.Auth.Resource = info.Audience
 	}
-	st, err := openStore(ctx, f)
+	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
 	if err != nil {
 		return fail(err)
 	}

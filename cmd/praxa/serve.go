@@ -209,7 +209,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		}
 		return nil, err
 	}
-	if a.store, err = openStore(ctx, f); err != nil {
+	if a.store, err = openAuditedStore(ctx, f, cfg, env.stderr, log); err != nil {
 		return fail(err)
 	}
 	built, err := buildService(ctx, cfg, a.store, log, gateway.Options{LexiconWrites: f.lexiconWrites,

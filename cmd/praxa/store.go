@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
+	"log/slog"
 
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/pgstore"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
@@ -26,4 +30,33 @@ func openStore(ctx context.Context, f serveFlags) (store.Store, error) {
 	default:
 		return sqlitestore.Open(ctx, dataPath(f.dataDir), nil)
 	}
+}
+
+// openAuditedStore is openStore for a command that runs the service on
+// cfg: every audit event the store commits also goes to cfg's audit.sink
+// (stderr, or a file appended to), which closing the store closes. With
+// no sink, or the sink store, it is the store alone.
+func openAuditedStore(ctx context.Context, f serveFlags, cfg *config.Config, stderr io.Writer, log *slog.Logger) (store.Store, error) {
+	var sink *gateway.AuditSink
+	switch cfg.Audit.Sink {
+	case "", config.AuditSinkStore:
+	case config.AuditSinkStderr:
+		sink = gateway.NewAuditSink(stderr, log)
+	default:
+		var err error
+		if sink, err = gateway.OpenAuditSink(cfg.AuditSinkFile(), log); err != nil {
+			return nil, err
+		}
+	}
+	st, err := openStore(ctx, f)
+	if err != nil {
+		if sink != nil {
+			sink.Close()
+		}
+		return nil, err
+	}
+	if sink == nil {
+		return st, nil
+	}
+	return gateway.WithAuditSink(st, sink), nil
 }

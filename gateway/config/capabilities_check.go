@@ -116,7 +116,7 @@ func (c *checker) capabilities() {
 
 // capabilityBody checks what a capability and an exposure share: the paths
 // and the workflow of the executor, the input schema, the reliability and
-// the annotations.
+// the annotations and the guards.
 func (c *checker) capabilityBody(ptr string, wfIDs []string) {
 	if _, ok := c.obj(ptr + "/executor"); ok {
 		c.executor(ptr+"/executor", wfIDs)
@@ -124,6 +124,7 @@ func (c *checker) capabilityBody(ptr string, wfIDs []string) {
 	c.inputSchema(ptr + "/inputSchema")
 	c.reliability(ptr, wfIDs)
 	c.annotations(ptr) // annotations.go
+	c.guards(ptr + "/guards")
 }
 
 // wrapCycles reports every wraps through which a capability ends up

@@ -20,7 +20,7 @@ func TestExposed(t *testing.T) {
 	for _, x := range got {
 		ids = append(ids, x.ID)
 	}
-	if want := []string{"github.list_issues", "github.create_pr"}; !slices.Equal(ids, want) {
+	if want := []string{"github.list_issues", "github.create_pr", "ci.run_tests"}; !slices.Equal(ids, want) {
 		t.Fatalf("exposed %v, want %v", ids, want)
 	}
 	li := got[0]

@@ -36,6 +36,8 @@ var durationFields = []string{
 // schema already reported, is left alone.
 func semanticProblems(doc *document, reported map[string]bool) []Problem {
 	c := &checker{doc: doc, reported: reported}
+	c.version()
+	c.audit()
 	c.server()
 	c.auth()
 	c.durations()
@@ -124,6 +126,31 @@ func (c *checker) keys(ptr string, m map[string]any) []string {
 		return cmp.Or(cmp.Compare(pa.KeyLine, pb.KeyLine), cmp.Compare(pa.KeyColumn, pb.KeyColumn), strings.Compare(a, b))
 	})
 	return keys
+}
+
+// version checks that the file's format version has a major this gateway
+// reads.
+func (c *checker) version() {
+	v, ok := c.str("/version")
+	if !ok {
+		return
+	}
+	if major, ok := versionMajor(v); ok && !slices.Contains(SupportedVersions, major) {
+		supported := make([]string, len(SupportedVersions))
+		for i, m := range SupportedVersions {
+			supported[i] = strconv.Itoa(m) + ".x"
+		}
+		c.report("/version", "declares the configuration format %s, which this gateway does not read: it reads %s; write the file for one of them (version: \"1.0.0\") or run a gateway that reads %d.x",
+			v, strings.Join(supported, ", "), major)
+	}
+}
+
+// audit checks audit.sink: stdout is not a sink, since praxa mcp speaks
+// its protocol there.
+func (c *checker) audit() {
+	if s, ok := c.str("/audit/sink"); ok && s == "stdout" {
+		c.report("/audit/sink", "cannot be stdout: praxa mcp speaks the MCP protocol there; write stderr, store, or the path of a file (./stdout for a file of that name)")
+	}
 }
 
 func (c *checker) server() {
@@ -472,6 +499,16 @@ func (c *checker) workflow(id, base string, ids []string) []workflowEdge {
 			executor(tp + "/executor")
 		}
 		c.inputSchema(tp + "/inputSchema")
+		c.guards(tp + "/guards")
+		if actor, ok := c.str(tp + "/actor"); ok && actor == ActorDeterministic {
+			gs, _ := c.list(tp + "/guards")
+			for j := range gs {
+				gp := tp + "/guards/" + strconv.Itoa(j)
+				if kind, _ := c.str(gp + "/kind"); kind == GuardArgument {
+					c.report(gp+"/kind", "is argument, but the transition is deterministic: the runtime fires it with no arguments, so the guard would never pass; guard on evidence or a schedule, or make the actor agent")
+				}
+			}
+		}
 		if _, ok := c.obj(tp + "/set"); ok {
 			c.paths(tp+"/set", setRoots)
 		}

@@ -16,6 +16,13 @@ type Config struct {
 	// embedded defaults.
 	Source string `json:"-"`
 
+	// Version is the configuration format version the file declares
+	// (version: "1.0.0"); empty when it declares none. Only the majors in
+	// SupportedVersions load.
+	Version string `json:"version,omitempty"`
+	// Audit says where audit events go besides the store.
+	Audit Audit `json:"audit,omitzero"`
+
 	Server Server `json:"server"`
 	Auth   Auth   `json:"auth"`
 	// Workflows are the workflow definitions, keyed by id.

@@ -194,6 +194,9 @@ func Parse(name string, data []byte) (*Config, error) {
 			return nil, newLoadError(name, problems)
 		}
 	}
+	if problems := cfg.evidenceProblems(doc); len(problems) > 0 {
+		return nil, newLoadError(name, problems)
+	}
 	return &cfg, nil
 }
 
@@ -278,6 +281,13 @@ func locate(doc *document, fe contracts.FieldError) []locatedProblem {
 		if kind, ok := executorKindAt(doc, parentPointer(ptr)); ok && fe.Detail == "is required" {
 			msg = "is required by " + article(kind) + " " + kind + " executor"
 		}
+		if kind, ok := guardKindAt(doc, parentPointer(ptr)); ok && fe.Detail == "is required" {
+			if alts := guardAlternatives[kind]; slices.Contains(alts, lastToken(ptr)) {
+				// One problem for the guard, not one per alternative.
+				return []locatedProblem{{Problem{Line: line, Column: col, Field: fieldPath(doc.value, parent),
+					Message: "needs at least one of " + joinOr(alts)}, ptr}}
+			}
+		}
 		return []locatedProblem{{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: msg}, ptr}}
 	}
 	pos := doc.at(ptr)
@@ -317,6 +327,8 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 			return "must be an evidence name: 1 to 64 lowercase letters, digits, '_', '.' or '-', starting with a letter"
 		case "must match the pattern " + apiKeyPattern:
 			return "must be a reference ${NAME} to an environment variable of the gateway that holds the key, never the key itself"
+		case "must match the pattern " + hourWindowPattern:
+			return "must be a window HH:MM-HH:MM such as 09:00-17:00"
 		case "must match the pattern ^/":
 			return "must be an absolute path (starting with /)"
 		case "must match the pattern " + termPattern:
@@ -327,6 +339,9 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 			return "must be an absolute URI such as https://host.example"
 		}
 	case "type":
+		if ptr == "/version" {
+			return "must be a string: quote it, as in version: \"1.0.0\""
+		}
 		if slices.Contains(durationFields, ptr) {
 			return "must be a Go duration string such as 30s, 5m or 1h30m (a bare number has no unit)"
 		}
@@ -443,6 +458,9 @@ func unknownField(doc *document, ptr string) locatedProblem {
 	}
 	if kind, ok := executorKindAt(doc, parentPointer(ptr)); ok {
 		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownExecutorMember(kind, name)}, ptr}
+	}
+	if kind, ok := guardKindAt(doc, parentPointer(ptr)); ok {
+		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownGuardMember(kind, name)}, ptr}
 	}
 	if kind, ok := connectionKindAt(doc, parentPointer(ptr)); ok {
 		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownConnectionMember(kind, name)}, ptr}

@@ -71,12 +71,52 @@ type Transition struct {
 	Set map[string]any `json:"set,omitempty"`
 }
 
-// Guard is a condition checked right before a transition's executor.
+// Guard is a condition checked right before a transition's executor. Kind
+// decides which members apply:
+//
+//   - evidence (Requires): the instance must hold every evidence named;
+//   - argument (Argument and at least one of Equals, In, Matches, Min,
+//     Max): the call's argument must satisfy every predicate given;
+//   - schedule (Timezone and at least one of Weekdays, Hours): the call
+//     must come on an allowed weekday, within an allowed window, in the
+//     named IANA time zone.
 type Guard struct {
-	// Kind is evidence: the instance must hold every evidence in Requires.
 	Kind     string   `json:"kind"`
 	Requires []string `json:"requires,omitempty"`
+
+	// Argument names the top-level argument an argument guard checks.
+	Argument string `json:"argument,omitempty"`
+	// Equals is the value the argument must equal (JSON equality: numbers
+	// by value, objects member by member).
+	Equals any `json:"equals,omitempty"`
+	// In lists the values the argument must be one of.
+	In []any `json:"in,omitempty"`
+	// Matches is a regular expression (RE2 syntax, at most
+	// MaxGuardPatternLength bytes) the whole argument, a string, must
+	// match.
+	Matches string `json:"matches,omitempty"`
+	// Min and Max bound the argument, a number, inclusively.
+	Min *float64 `json:"min,omitempty"`
+	Max *float64 `json:"max,omitempty"`
+
+	// Timezone is the IANA time zone a schedule guard reads the clock in
+	// (Europe/Paris, UTC).
+	Timezone string `json:"timezone,omitempty"`
+	// Weekdays are the days a call is allowed on (mon … sun); all when
+	// empty.
+	Weekdays []string `json:"weekdays,omitempty"`
+	// Hours are the windows a call is allowed in, each "HH:MM-HH:MM", the
+	// start included and the end excluded (24:00 is the end of the day);
+	// the whole day when empty.
+	Hours []string `json:"hours,omitempty"`
 }
+
+// The guard kinds.
+const (
+	GuardEvidence = "evidence"
+	GuardArgument = "argument"
+	GuardSchedule = "schedule"
+)
 
 // Executor describes the work of a transition, a state's onEnter or a
 // capability. Which members apply depends on Kind: noop; human (Queue);

@@ -67,6 +67,9 @@ capabilities:
     tags: [ticket, write]
     domain: ticket
     exposeDirectly: true
+    # The evidence safe.create_pr's guard requires: a configuration
+    # whose guard nothing can satisfy is refused.
+    produces: [tests_passed]
 proxy:
   expose:
     - name: github.list_issues

@@ -44,6 +44,8 @@ type Transition struct {
 	// reliability is the retry and fallback policy of the executor (a
 	// proxy capability's reliability; nil for the defaults).
 	reliability *config.Reliability
+	// guards are the transition's guards, prepared (guards.go).
+	guards []compiledGuard
 }
 
 // Actor returns the transition's actor, agent by default.
@@ -111,6 +113,11 @@ func Compile(workflows map[string]config.Workflow) (*Registry, error) {
 		}
 		for _, t := range w.Transitions {
 			ct := &Transition{Transition: t, inputSchema: json.RawMessage(`{"type":"object"}`)}
+			gs, err := compileGuards(id+"."+t.Name, t.Guards)
+			if err != nil {
+				return nil, err
+			}
+			ct.guards = gs
 			if len(t.InputSchema) > 0 {
 				s, err := compile(id+"."+t.Name+".input", t.InputSchema)
 				if err != nil {

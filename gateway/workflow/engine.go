@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -121,6 +122,9 @@ type Engine struct {
 	Registry *Registry
 	// NewID mints instance and approval ids.
 	NewID func(prefix string) string
+	// Now is the clock schedule guards read (default time.Now). A move
+	// recorded on a Tape reads it once: its replay sees the same instant.
+	Now func() time.Time
 	// Runners run the executor kinds that reach outside the engine.
 	Runners map[string]Runner
 }
@@ -180,12 +184,11 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 				return nil, prefixPointers(err, "/input")
 			}
 		}
-		if err := guards(t, in); err != nil {
+		if err := guards(t, in, args, e.now(ctx)); err != nil {
 			ge := err.(*guardError)
-			out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID,
-				Attributes: map[string]any{"transition": t.Name, "missing": ge.missing}})
+			out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID, Attributes: ge.attributes(t.Name)})
 			ce := ge.contract(in, t)
-			ce.Links = proxyGuardLinks(d, in, ge.missing, false)
+			ce.Links = proxyGuardLinks(d, in, t, ge, args, false)
 			return out, ce
 		}
 		if err := e.fire(ctx, d, in, t, args, out, depth, config.ActorAgent); err != nil {
@@ -224,13 +227,12 @@ func (e *Engine) Fire(ctx context.Context, in *Instance, name string, args map[s
 			return nil, prefixPointers(err, "/arguments")
 		}
 	}
-	if err := guards(t, in); err != nil {
+	if err := guards(t, in, args, e.now(ctx)); err != nil {
 		ge := err.(*guardError)
-		out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID,
-			Attributes: map[string]any{"transition": name, "missing": ge.missing}})
+		out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID, Attributes: ge.attributes(name)})
 		ce := ge.contract(in, t)
 		if d.proxy {
-			ce.Links = proxyGuardLinks(d, in, ge.missing, true)
+			ce.Links = proxyGuardLinks(d, in, t, ge, args, true)
 		}
 		return out, ce
 	}
@@ -279,7 +281,7 @@ func (e *Engine) Resolve(ctx context.Context, in *Instance, approvalID string, a
 	if err != nil {
 		return nil, err
 	}
-	if err := guards(t, in); err != nil {
+	if err := guards(t, in, p.Arguments, e.now(ctx)); err != nil {
 		return nil, err.(*guardError).contract(in, t)
 	}
 	out.Events = append(out.Events, Event{Type: "human.approval.granted", WorkflowID: in.ID,
@@ -307,6 +309,20 @@ func (e *Engine) Cancel(in *Instance, reason string) (*Outcome, error) {
 	in.Version++
 	return &Outcome{Instance: in, Events: []Event{{Type: "workflow.cancelled", WorkflowID: in.ID,
 		Attributes: map[string]any{"from": from, "reason": reason}}}}, nil
+}
+
+// now reads the clock for the guards of a move: once per Tape, so that
+// a move recorded outside the transaction and replayed inside it checks
+// its schedule at one instant.
+func (e *Engine) now(ctx context.Context) time.Time {
+	clock := e.Now
+	if clock == nil {
+		clock = time.Now
+	}
+	if t := tapeFrom(ctx); t != nil {
+		return t.clock(clock)
+	}
+	return clock()
 }
 
 // unconfigured answers a move on an instance whose definition is no
@@ -348,39 +364,6 @@ func (e *Engine) legal(d *Definition, in *Instance, name string) (*Transition, e
 	}
 	return nil, &contracts.Error{Code: contracts.CodeInvalidTransition, Message: msg,
 		Hint: "Legal now: " + strings.Join(names, ", ") + ". Follow a link of the latest answer.", Links: readBack(in)}
-}
-
-type guardError struct{ missing []string }
-
-func (g *guardError) Error() string { return "guard rejected" }
-
-func (g *guardError) contract(in *Instance, t *Transition) *contracts.Error {
-	return &contracts.Error{Code: contracts.CodeGuardRejected,
-		Message: fmt.Sprintf("transition %s needs evidence %s, which this workflow does not hold yet", t.Name, strings.Join(g.missing, ", ")),
-		Hint:    "Take the moves that produce " + strings.Join(g.missing, ", ") + " first; the links show what is legal now.",
-		Links:   []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}}}
-}
-
-// guards checks every guard of t against the instance; it runs right
-// before the executor.
-func guards(t *Transition, in *Instance) error {
-	var missing []string
-	for _, g := range t.Guards {
-		switch g.Kind {
-		case "evidence":
-			for _, ev := range g.Requires {
-				if !slices.Contains(in.Evidence, ev) && !slices.Contains(missing, ev) {
-					missing = append(missing, ev)
-				}
-			}
-		default:
-			missing = append(missing, "guard:"+g.Kind)
-		}
-	}
-	if len(missing) > 0 {
-		return &guardError{missing: missing}
-	}
-	return nil
 }
 
 // fire runs t's executor and moves the instance.
@@ -474,7 +457,7 @@ func (e *Engine) chain(ctx context.Context, d *Definition, in *Instance, out *Ou
 	for range maxChain {
 		var next *Transition
 		for _, t := range d.Legal(in.State) {
-			if t.Actor() == config.ActorDeterministic && guards(t, in) == nil {
+			if t.Actor() == config.ActorDeterministic && guards(t, in, nil, e.now(ctx)) == nil {
 				next = t
 				break
 			}

@@ -97,6 +97,20 @@ type Tape struct {
 	// stopped is why the recording stopped before a call (its renewal
 	// failed); the replay answers it where that call would come.
 	stopped error
+	// at is the instant the move's guards read (Engine.now), zero until
+	// they read it; the replay keeps it.
+	at time.Time
+}
+
+// clock returns the instant the move's guards read: read from now the
+// first time, the same ever after, and on the replay.
+func (t *Tape) clock(now func() time.Time) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.at.IsZero() {
+		t.at = now()
+	}
+	return t.at
 }
 
 // tapeCall is one executor call: its final answer and, under a retry or
@@ -138,7 +152,7 @@ func (t *Tape) RenewBefore(renew func(ctx context.Context) error) *Tape {
 func (t *Tape) Replay() *Tape {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return &Tape{replay: true, calls: t.calls, stopped: t.stopped}
+	return &Tape{replay: true, calls: t.calls, stopped: t.stopped, at: t.at}
 }
 
 // Calls returns how many calls were recorded.

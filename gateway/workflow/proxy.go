@@ -173,11 +173,40 @@ func (d *Definition) producers(evidence []string) []*Transition {
 	return out
 }
 
-// proxyGuardLinks are the links of a GUARD_REJECTED answer in a proxy run:
-// the moves that produce the missing evidence, as starts of a new run when
-// the run does not exist yet, else as submits on it.
-func proxyGuardLinks(d *Definition, in *Instance, missing []string, started bool) []contracts.Link {
+// proxyGuardLinks are the links of a GUARD_REJECTED answer of capability
+// c in a proxy run: the moves that produce the missing evidence, and the
+// same call with the value an equals guard asks for (args are the call's
+// arguments), as starts of a new run when the run does not exist yet, else
+// as submits on it. A schedule has no link: only time satisfies it.
+func proxyGuardLinks(d *Definition, in *Instance, c *Transition, ge *guardError, args map[string]any, started bool) []contracts.Link {
 	var links []contracts.Link
+	fixed := maps.Clone(args)
+	if fixed == nil {
+		fixed = map[string]any{}
+	}
+	retry := false
+	for _, f := range ge.failed {
+		if f.kind == config.GuardArgument && f.fix != nil {
+			fixed[f.argument] = f.fix
+			retry = true
+		}
+	}
+	if retry && !slices.ContainsFunc(ge.failed, func(f guardFailure) bool { return f.fix == nil }) {
+		// Every failed guard has a value that passes: the call with them.
+		l := contracts.Link{Rel: "retry", Title: "Call " + c.Name + " with the arguments its guards accept",
+			Method: contracts.ToolPraxecCommand, Actor: c.Actor()}
+		if started {
+			l.Args = map[string]any{"workflowId": in.ID, "expectedVersion": in.Version, "transition": c.Name, "arguments": fixed}
+			l.InputSchema = c.InputSchema()
+		} else {
+			input := maps.Clone(fixed)
+			input["capability"] = c.Name
+			l.Args = map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": input}
+			l.InputSchemaSnake = c.InputSchema()
+		}
+		links = append(links, l)
+	}
+	missing := ge.missing
 	for _, t := range d.producers(missing) {
 		if t.Name == "" {
 			continue

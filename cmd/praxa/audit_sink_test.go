@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// lockedBuffer is a bytes.Buffer several goroutines write to (the log
+// and the audit sink share the standard error).
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServeAuditSink starts praxa serve on a configuration naming an
+// audit sink (a file relative to the configuration's directory, then the
+// standard error), makes a mutation and a refusal in one trace, and reads
+// the sink: it holds both events, each as aura_get_trace shows it, with
+// the tenant and the trace; the store still answers aura_get_trace.
+func TestServeAuditSink(t *testing.T) {
+	for _, sink := range []string{"audit.jsonl", "stderr"} {
+		t.Run(sink, func(t *testing.T) {
+			cfgDir := t.TempDir()
+			cfgPath := filepath.Join(cfgDir, "praxec.yaml")
+			yaml := "version: \"1.0.0\"\naudit:\n  sink: " + sink + "\n"
+			if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var stderr lockedBuffer
+			env := &environment{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: func(string) string { return "" }}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: t.TempDir(), config: cfgPath, dev: true, tools: contracts.SetAll})
+			if err != nil {
+				t.Fatal(err)
+			}
+			closed := false
+			defer func() {
+				if !closed {
+					a.close()
+				}
+			}()
+			m := regexp.MustCompile(`export PRAXA_TOKEN=(\S+)`).FindStringSubmatch(stderr.String())
+			if m == nil {
+				t.Fatalf("no dev token in:\n%s", stderr.String())
+			}
+			tok := m[1]
+			const trace = "0af7651916cd43dd8448eb211c80319c"
+			send := func(method, path, key, body string) *http.Response {
+				req, err := http.NewRequest(method, a.url+path, strings.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Traceparent", "00-"+trace+"-00f067aa0ba902b7-01")
+				if key != "" {
+					req.Header.Set("Idempotency-Key", key)
+				}
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { res.Body.Close() })
+				return res
+			}
+			if res := send(http.MethodPost, "/v8/intents", "6f1c3a52-4a7e-4d0e-9a53-1b1f0c1d2e3f", `{"intent":"deploy the payments service"}`); res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
+				b, _ := io.ReadAll(res.Body)
+				t.Fatalf("submit: %d %s", res.StatusCode, b)
+			}
+			if res := send(http.MethodPost, "/v8/intents", "", `{"intent":"no key"}`); res.StatusCode != http.StatusBadRequest {
+				t.Fatalf("submit without a key: %d", res.StatusCode)
+			}
+			// The refusal's event goes through the Auditor's batches,
+			// written within moments: read the trace until it is there.
+			var got struct {
+				Events []map[string]any `json:"events"`
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for len(got.Events) < 2 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+				res := send(http.MethodGet, "/v8/traces/"+trace, "", "")
+				if err := json.NewDecoder(res.Body).Decode(&got); err != nil || res.StatusCode != http.StatusOK {
+					t.Fatalf("aura_get_trace: %d %v", res.StatusCode, err)
+				}
+			}
+			closed = true
+			if err := a.close(); err != nil { // the sink file is synced and closed
+				t.Fatal(err)
+			}
+
+			var out string
+			if sink == "stderr" {
+				out = stderr.String()
+			} else {
+				b, err := os.ReadFile(filepath.Join(cfgDir, sink))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = string(b)
+			}
+			lines := map[string]map[string]any{}
+			sc := bufio.NewScanner(strings.NewReader(out))
+			for sc.Scan() {
+				var l map[string]any
+				if json.Unmarshal(sc.Bytes(), &l) != nil || l["traceId"] != trace {
+					continue // a log line, or another trace's event
+				}
+				lines[str(l["type"])+"/"+str(l["code"])+"/"+str(l["requestId"])] = l
+			}
+			if len(got.Events) < 2 {
+				t.Fatalf("the trace holds %d events: %v", len(got.Events), got.Events)
+			}
+			for _, ev := range got.Events {
+				k := str(ev["type"]) + "/" + str(ev["code"]) + "/" + str(ev["requestId"])
+				l, ok := lines[k]
+				if !ok {
+					t.Errorf("the trace shows %s, the sink does not:\n%s", k, out)
+					continue
+				}
+				if l["tenant"] != devTenant || l["at"] != ev["at"] || l["outcome"] != ev["outcome"] || l["requestId"] != ev["requestId"] ||
+					!jsonEqual(l["attributes"], ev["attributes"]) {
+					t.Errorf("%s: sink line %v, trace shows %v", k, l, ev)
+				}
+			}
+			for _, want := range []string{"intent.submitted/", "request.refused/" + string(contracts.CodeIdempotencyKeyMissing) + "/"} {
+				found := false
+				for k := range lines {
+					found = found || strings.HasPrefix(k, want)
+				}
+				if !found {
+					t.Errorf("the sink has no %s line:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}

@@ -1,0 +1,184 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// An AuditSink receives a copy of every audit event the store commits
+// (audit.sink in praxec.yaml): the store stays the record aura_get_trace
+// reads, the sink is where an operator ships the events from. Each event
+// reaches the sink only once the transaction holding it has committed,
+// so a sink never shows a mutation that did not happen, and it is
+// redacted exactly as aura_get_trace shows it (traceEvent): a secret
+// never reaches a sink.
+//
+// Each event is one line of JSON (AuditSinkLine) written with one write
+// call, without buffering in the process. On a file opened for appending
+// that makes each line atomic with respect to other appenders, and a
+// crash of the gateway loses no line it wrote; the file is not synced on
+// every write (the store is the durable record, synced on every commit),
+// so a crash of the operating system may lose the last lines. Close syncs
+// the file.
+type AuditSink struct {
+	mu     sync.Mutex
+	w      io.Writer
+	file   *os.File // nil when w is not a file the sink owns
+	log    *slog.Logger
+	failed atomic.Int64
+}
+
+// NewAuditSink returns a sink writing to w (the standard error, say); the
+// caller keeps w open for as long as the sink is used.
+func NewAuditSink(w io.Writer, log *slog.Logger) *AuditSink {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &AuditSink{w: w, log: log}
+}
+
+// OpenAuditSink opens path for appending (creating it, readable by its
+// owner only) and returns a sink writing to it; Close closes it.
+func OpenAuditSink(path string, log *slog.Logger) (*AuditSink, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit sink: %w", err)
+	}
+	s := NewAuditSink(f, log)
+	s.file = f
+	return s, nil
+}
+
+// AuditSinkLine is one line of an audit sink: the event as aura_get_trace
+// shows it (same members, same redaction), with the tenant, the trace and
+// the client it belongs to. It has no seq: the store assigns it on
+// append, and aura_get_trace orders by it.
+type AuditSinkLine struct {
+	At         string         `json:"at"`
+	Type       string         `json:"type"`
+	Outcome    string         `json:"outcome"`
+	Code       string         `json:"code,omitempty"`
+	Tenant     string         `json:"tenant,omitempty"`
+	TraceID    string         `json:"traceId,omitempty"`
+	Subject    string         `json:"subject,omitempty"`
+	ClientID   string         `json:"clientId,omitempty"`
+	Operation  string         `json:"operation,omitempty"`
+	Tool       string         `json:"tool,omitempty"`
+	RunID      string         `json:"runId,omitempty"`
+	WorkflowID string         `json:"workflowId,omitempty"`
+	RequestID  string         `json:"requestId,omitempty"`
+	Attributes map[string]any `json:"attributes,omitempty"`
+}
+
+// sinkLine renders ev as a sink shows it.
+func sinkLine(ev store.Event) AuditSinkLine {
+	t := traceEvent(ev)
+	return AuditSinkLine{At: t.At, Type: t.Type, Outcome: t.Outcome, Code: t.Code, Tenant: ev.Tenant, TraceID: ev.TraceID,
+		Subject: t.Subject, ClientID: ev.ClientID, Operation: t.Operation, Tool: t.Tool, RunID: t.RunID, WorkflowID: t.WorkflowID,
+		RequestID: t.RequestID, Attributes: t.Attributes}
+}
+
+// write writes the committed events, one line each. A failed write is
+// logged and counted, never returned: the events are committed already.
+func (s *AuditSink) write(events []store.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ev := range events {
+		b, err := json.Marshal(sinkLine(ev))
+		if err == nil {
+			_, err = s.w.Write(append(b, '\n'))
+		}
+		if err != nil {
+			if n := s.failed.Add(1); n == 1 || n%1000 == 0 {
+				s.log.Error("audit sink write failed; the event is in the store", "type", ev.Type, "failed", n, "err", err)
+			}
+		}
+	}
+}
+
+// Failed reports how many events the sink could not write.
+func (s *AuditSink) Failed() int64 { return s.failed.Load() }
+
+// Close syncs and closes the file the sink opened; a sink on a writer it
+// does not own has nothing to close.
+func (s *AuditSink) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file == nil {
+		return nil
+	}
+	f := s.file
+	s.file, s.w = nil, io.Discard
+	if err := errors.Join(f.Sync(), f.Close()); err != nil {
+		return fmt.Errorf("audit sink: %w", err)
+	}
+	return nil
+}
+
+// WithAuditSink returns st with every audit event it commits also written
+// to sink, after the commit: the events a transaction of Update appends
+// (every mutation's own events) once Update has returned nil, and those
+// of AppendEvents (the Auditor's batches) once it has. A transaction that
+// fails, or whose function returns an error, sends nothing. Closing the
+// returned store closes st, then sink.
+func WithAuditSink(st store.Store, sink *AuditSink) store.Store {
+	return &sinkStore{Store: st, sink: sink}
+}
+
+type sinkStore struct {
+	store.Store
+	sink *AuditSink
+}
+
+func (s *sinkStore) Update(ctx context.Context, fn func(ctx context.Context, tx store.Tx) error) error {
+	var events []store.Event
+	err := s.Store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		// A driver may run fn again (a retried transaction): only the
+		// events of the run that commits count.
+		events = events[:0]
+		return fn(ctx, &sinkTx{Tx: tx, events: &events})
+	})
+	if err == nil && len(events) > 0 {
+		s.sink.write(events)
+	}
+	return err
+}
+
+func (s *sinkStore) AppendEvents(ctx context.Context, events []store.Event) error {
+	if err := s.Store.AppendEvents(ctx, events); err != nil {
+		return err
+	}
+	s.sink.write(events)
+	return nil
+}
+
+func (s *sinkStore) Close() error {
+	err := s.Store.Close()
+	if cerr := s.sink.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// sinkTx collects the events a transaction appends.
+type sinkTx struct {
+	store.Tx
+	events *[]store.Event
+}
+
+func (t *sinkTx) AppendEvents(ctx context.Context, events []store.Event) error {
+	if err := t.Tx.AppendEvents(ctx, events); err != nil {
+		return err
+	}
+	*t.events = append(*t.events, events...)
+	return nil
+}

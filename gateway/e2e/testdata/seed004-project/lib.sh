@@ -1,0 +1,4 @@
+# The code under test: add A B prints their sum.
+add() {
+	echo $(($1 + $2))
+}
