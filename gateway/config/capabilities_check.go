@@ -115,8 +115,8 @@ func (c *checker) capabilities() {
 }
 
 // capabilityBody checks what a capability and an exposure share: the paths
-// and the workflow of the executor, the input schema, the reliability and
-// the annotations and the guards.
+// and the workflow of the executor, the input schema, the reliability, the
+// annotations and the guards.
 func (c *checker) capabilityBody(ptr string, wfIDs []string) {
 	if _, ok := c.obj(ptr + "/executor"); ok {
 		c.executor(ptr+"/executor", wfIDs)
