@@ -33,10 +33,11 @@ import (
 // and consume nothing.
 
 // storedRefusal is a refusal kept under an idempotency key: the seeds/000
-// envelope and the id of the request that met it, so that a replay
-// answers the original problem, requestId and instance included (the
-// retry's own id is in its X-Request-Id header). Records stored without
-// requestId replay with the retry's.
+// envelope (with the trace id of the request that met it) and that
+// request's id, so that a replay answers the original problem, requestId,
+// instance and traceId included (the retry's own ids are in its
+// X-Request-Id and Traceparent headers). Records stored without requestId
+// or traceId replay with the retry's.
 type storedRefusal struct {
 	contracts.ErrorEnvelope
 	RequestID string `json:"requestId,omitempty"`
@@ -206,7 +207,9 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 			rec.Status = res.Status
 			rec.Header = res.Header
 			if res.Err != nil {
-				body, err := json.Marshal(storedRefusal{ErrorEnvelope: res.Err.Envelope(), RequestID: e.requestID})
+				env := res.Err.Envelope()
+				env.TraceID = e.traceID
+				body, err := json.Marshal(storedRefusal{ErrorEnvelope: env, RequestID: e.requestID})
 				if err != nil {
 					return err
 				}
@@ -255,7 +258,7 @@ func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec sto
 		if err := json.NewDecoder(bytes.NewReader(rec.Body)).Decode(&stored); err != nil {
 			return &Result{Err: asContractError(err)}
 		}
-		res.Err, res.RequestID = stored.Err(), stored.RequestID
+		res.Err, res.RequestID, res.TraceID = stored.Err(), stored.RequestID, stored.TraceID
 		return res
 	}
 	res.Body = rec.Body

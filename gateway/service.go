@@ -189,6 +189,11 @@ type Result struct {
 	// that was answered first ("" when the record does not say).
 	Replayed  bool
 	RequestID string
+	// TraceID is the trace id a refusal's body names: the call's own, or
+	// for a replayed refusal the trace of the request answered first (the
+	// call's own when the record does not say). Every surface puts it in
+	// the error body as traceId.
+	TraceID string
 	// Operation is the operationId, or for praxec tools the dispatch
 	// operation; surfaces use it for metrics.
 	Operation string
@@ -329,6 +334,9 @@ func (s *Service) Invoke(ctx context.Context, p *auth.Principal, c Call) *Result
 func (s *Service) finish(ctx context.Context, p *auth.Principal, tool contracts.Tool, requestID, traceID string, res *Result) {
 	if res.Operation == "" {
 		res.Operation = tool.OperationID
+	}
+	if res.TraceID == "" {
+		res.TraceID = traceID
 	}
 	if res.Err == nil {
 		return

@@ -312,7 +312,7 @@ func runAnswer(body json.RawMessage, name string) *gateway.DirectResult {
 // for a caller that wants evidence, a runId or an idempotency key.
 func directAnswer(r *gateway.DirectResult) *mcp.CallToolResult {
 	if r.Err != nil {
-		return Result(Outcome{Err: r.Err})
+		return Result(Outcome{Err: r.Err, TraceID: r.TraceID})
 	}
 	out := r.Call.Output
 	if out == nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -112,7 +113,8 @@ func (h *harness) inMemory(t testing.TB, tok string, opts *mcpadapter.Options) *
 		set = opts.ToolSet
 	}
 	local := &mcpadapter.Local{Service: h.service, ToolSet: set,
-		Bind: func(ctx context.Context) (*auth.Principal, error) { return h.verifier.Verify(ctx, tok) }}
+		Bind: func(ctx context.Context) (*auth.Principal, error) { return h.verifier.Verify(ctx, tok) },
+		IDs:  func(context.Context) (string, string) { return ids.Request(), ids.Trace() }}
 	srv, err := mcpadapter.New(local, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -278,8 +280,9 @@ type envelope struct {
 		Message string         `json:"message"`
 		Hint    string         `json:"hint"`
 	} `json:"error"`
-	Links  []link                 `json:"links"`
-	Errors []contracts.FieldError `json:"errors"`
+	Links   []link                 `json:"links"`
+	Errors  []contracts.FieldError `json:"errors"`
+	TraceID string                 `json:"traceId"`
 	// rawLinks are the links as sent.
 	rawLinks json.RawMessage
 }
@@ -310,8 +313,8 @@ func failure(t testing.TB, tool string, res *mcp.CallToolResult, code contracts.
 		t.Fatalf("%s: error text is not JSON: %v\n%s", tool, err, text)
 	}
 	for k := range raw {
-		if k != "error" && k != "links" && k != "errors" {
-			t.Errorf("%s: envelope member %q beyond error, links, errors", tool, k)
+		if k != "error" && k != "links" && k != "errors" && k != "traceId" {
+			t.Errorf("%s: envelope member %q beyond error, links, errors, traceId", tool, k)
 		}
 	}
 	if _, ok := raw["links"]; !ok {
@@ -325,6 +328,11 @@ func failure(t testing.TB, tool string, res *mcp.CallToolResult, code contracts.
 		t.Fatalf("%s: code %s, want %s: %s", tool, env.Error.Code, code, text)
 	}
 	env.rawLinks = raw["links"]
+	// traceId names the call's trace; only a refusal made before any
+	// gateway saw the call (a remote adapter's own) has none.
+	if env.TraceID != "" && (len(env.TraceID) != 32 || strings.Trim(env.TraceID, "0123456789abcdef") != "") {
+		t.Errorf("%s: envelope traceId %q is not a W3C trace id: %s", tool, env.TraceID, text)
+	}
 	if env.Error.Message == "" {
 		t.Errorf("%s: error without a message: %s", tool, text)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -188,4 +189,62 @@ func TestStreamableHTTPTwoReplicas(t *testing.T) {
 	}
 	callErr(t, csB, contracts.ToolPraxecCommand, followArgs(t, linted.link(t, "run_tests"), map[string]any{"coverage": 80}),
 		contracts.CodeVersionConflict)
+}
+
+// traceRecorder keeps the trace id of the last answer's Traceparent.
+type traceRecorder struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	last string
+}
+
+func (r *traceRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := r.base.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPost {
+		if parts := strings.Split(res.Header.Get("Traceparent"), "-"); len(parts) == 4 {
+			r.mu.Lock()
+			r.last = parts[1]
+			r.mu.Unlock()
+		}
+	}
+	return res, err
+}
+
+func (r *traceRecorder) trace() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+// A tool error over /mcp names, as traceId, the trace of its HTTP answer's
+// Traceparent: the trace that holds the refusal's audit event.
+func TestStreamableHTTPErrorTrace(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.token(t, nil, nil)
+	rec := &traceRecorder{base: h.client.Transport}
+	hc := &http.Client{Transport: &bearerTransport{token: tok, base: rec}}
+	cs, err := newClient().Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		code contracts.Code
+	}{
+		{contracts.ToolPraxecQuery, map[string]any{"bogus": 1}, contracts.CodeInvalidParams},
+		{contracts.ToolSubmitIntent, map[string]any{"intent": "deploy"}, contracts.CodeIdempotencyKeyMissing},
+		{contracts.ToolGetMission, map[string]any{"runId": "wf_nope"}, contracts.CodeNotFound},
+	} {
+		env, _ := callErr(t, cs, c.tool, c.args, c.code)
+		if env.TraceID == "" || env.TraceID != rec.trace() {
+			t.Errorf("%s: traceId %q, Traceparent of the answer %q", c.tool, env.TraceID, rec.trace())
+		}
+		evs := h.g.Events(t, tenantA, env.TraceID)
+		if len(evs) == 0 || evs[len(evs)-1].Code != string(c.code) {
+			t.Errorf("%s: the trace %s holds %+v, want the refusal", c.tool, env.TraceID, evs)
+		}
+	}
 }

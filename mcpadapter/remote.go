@@ -27,7 +27,7 @@ func (r *Remote) Call(ctx context.Context, tool string, args json.RawMessage) Ou
 		return Outcome{Err: &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway could not be reached", Cause: err}}
 	}
 	if resp.Problem != nil {
-		return Outcome{Err: resp.Problem.Err(), Replayed: resp.Replayed()}
+		return Outcome{Err: resp.Problem.Err(), Replayed: resp.Replayed(), TraceID: resp.Problem.TraceID}
 	}
 	return Outcome{Body: json.RawMessage(bytes.TrimSpace(resp.Body)), Replayed: resp.Replayed()}
 }

@@ -330,6 +330,7 @@ func TestErrorCodes(t *testing.T) {
 			m := p.raw
 			delete(m, "requestId")
 			delete(m, "instance")
+			delete(m, "traceId")
 			m["detail"] = strings.ReplaceAll(m["detail"].(string), id, "<id>")
 			return m
 		}
@@ -582,8 +583,8 @@ func TestSelfApprovalAllowedByQueue(t *testing.T) {
 }
 
 // TestReplayedRefusalIsTheOriginal: a refusal recorded under a key is
-// replayed byte for byte, its requestId and instance included; the retry's
-// own id is in its X-Request-Id header.
+// replayed byte for byte, its requestId, instance and traceId included; the
+// retry's own ids are in its X-Request-Id and Traceparent headers.
 func TestReplayedRefusalIsTheOriginal(t *testing.T) {
 	ti := newIssuer(t)
 	g := startGateway(t, ti, gwOptions{})
@@ -599,5 +600,9 @@ func TestReplayedRefusalIsTheOriginal(t *testing.T) {
 	}
 	if again.Header.Get("X-Request-Id") == "" || again.Header.Get("X-Request-Id") == first.Header.Get("X-Request-Id") {
 		t.Errorf("X-Request-Id of the retry %q, of the first %q", again.Header.Get("X-Request-Id"), first.Header.Get("X-Request-Id"))
+	}
+	p := wantProblem(t, again, http.StatusConflict, contracts.CodeRunIDAlreadyRunning)
+	if p.TraceID != traceOf(first.Header) || traceOf(again.Header) == p.TraceID {
+		t.Errorf("replayed traceId %q, first Traceparent %q, retry Traceparent %q", p.TraceID, first.Header.Get("Traceparent"), again.Header.Get("Traceparent"))
 	}
 }

@@ -22,16 +22,19 @@ type Problem struct {
 	Hint      string                 `json:"hint,omitempty"`
 	Errors    []contracts.FieldError `json:"errors,omitempty"`
 	Links     []contracts.Link       `json:"links"`
+	// TraceID is the W3C trace id of the answer: the one its Traceparent
+	// header carries, or for a replayed refusal the original request's.
+	TraceID string `json:"traceId,omitempty"`
 }
 
 // problemFor renders err as a problem. Internal errors show a generic
 // detail; their cause goes to the log only.
-func problemFor(err *contracts.Error, requestID string) Problem {
+func problemFor(err *contracts.Error, requestID, traceID string) Problem {
 	info, _ := err.Code.Info()
 	p := Problem{
 		Type: info.Code.TypeURI(), Title: info.Title, Status: info.Status, Detail: err.Message,
 		Code: info.Code, RequestID: requestID, Retryable: info.Retryable, Hint: err.Hint,
-		Errors: err.Fields, Links: err.Links,
+		Errors: err.Fields, Links: err.Links, TraceID: traceID,
 	}
 	if requestID != "" {
 		p.Instance = "urn:praxa:request:" + requestID
@@ -46,9 +49,20 @@ func problemFor(err *contracts.Error, requestID string) Problem {
 }
 
 // writeProblem is the one function that writes a REST error. status 0 means
-// the code's own status.
+// the code's own status. The body's traceId is the trace of the answer's
+// Traceparent header (observe sets it on every request).
 func writeProblem(w http.ResponseWriter, status int, err *contracts.Error, requestID string) {
-	p := problemFor(err, requestID)
+	writeProblemIn(w, status, err, requestID, "")
+}
+
+// writeProblemIn writes a REST error whose body names traceID ("" for the
+// trace of the answer's Traceparent header): a replayed refusal names the
+// trace of the request answered first.
+func writeProblemIn(w http.ResponseWriter, status int, err *contracts.Error, requestID, traceID string) {
+	if traceID == "" {
+		traceID = answerTrace(w.Header())
+	}
+	p := problemFor(err, requestID, traceID)
 	if status != 0 {
 		p.Status = status
 	}
@@ -62,6 +76,16 @@ func writeProblem(w http.ResponseWriter, status int, err *contracts.Error, reque
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(p)
+}
+
+// answerTrace is the trace id of the Traceparent header observe answers
+// with (version-traceid-parentid-flags), "" when there is none.
+func answerTrace(h http.Header) string {
+	v := h.Get("Traceparent")
+	if len(v) != 55 || v[2] != '-' || v[35] != '-' {
+		return ""
+	}
+	return v[3:35]
 }
 
 func retryAfterFor(c contracts.Code) string {

@@ -97,6 +97,7 @@ type Problem struct {
 	Hint      string                 `json:"hint"`
 	Errors    []contracts.FieldError `json:"errors"`
 	Links     []contracts.Link       `json:"links"`
+	TraceID   string                 `json:"traceId"`
 }
 
 // Err converts the problem to a contract error.
