@@ -255,7 +255,10 @@ func directHandler(backend Backend, name string) mcp.ToolHandler {
 			if string(bytes.TrimSpace(args)) == "null" {
 				args = nil // no arguments, as the run path has always read them
 			}
-			return directAnswer(dc.CallDirect(ctx, name, args)), nil
+			r := dc.CallDirect(ctx, name, args)
+			res := directAnswer(r)
+			noteRefusal(ctx, res, r.Err)
+			return res, nil
 		}
 		input := map[string]json.RawMessage{}
 		if len(req.Params.Arguments) > 0 {
@@ -273,7 +276,9 @@ func directHandler(backend Backend, name string) mcp.ToolHandler {
 		}
 		o := backend.Call(ctx, contracts.ToolPraxecCommand, call)
 		if o.Err != nil {
-			return Result(o), nil
+			res := Result(o)
+			noteRefusal(ctx, res, o.Err)
+			return res, nil
 		}
 		return directAnswer(runAnswer(o.Body, name)), nil
 	}

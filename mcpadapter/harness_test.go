@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
@@ -335,6 +337,25 @@ func failure(t testing.TB, tool string, res *mcp.CallToolResult, code contracts.
 	}
 	if env.Error.Message == "" {
 		t.Errorf("%s: error without a message: %s", tool, text)
+	}
+	return &env
+}
+
+// scopeChallenged requires err, the answer of a tools/call over /mcp, to be
+// the JSON-RPC error of a 403 scope challenge, and returns the refusal's
+// envelope (its data).
+func scopeChallenged(t testing.TB, tool string, res *mcp.CallToolResult, err error) *envelope {
+	t.Helper()
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != mcpadapter.RPCInsufficientScope {
+		t.Fatalf("%s: result %+v, error %v; want the JSON-RPC error %d of a 403 scope challenge", tool, res, err, mcpadapter.RPCInsufficientScope)
+	}
+	var env envelope
+	if err := json.Unmarshal(we.Data, &env); err != nil {
+		t.Fatalf("%s: the error's data is not the envelope: %v\n%s", tool, err, we.Data)
+	}
+	if env.Error.Code != contracts.CodeInsufficientScope || len(env.TraceID) != 32 || env.Links == nil {
+		t.Errorf("%s: envelope %s, want insufficient-scope with links and traceId", tool, we.Data)
 	}
 	return &env
 }

@@ -130,7 +130,10 @@ func handler(backend Backend, name string) mcp.ToolHandler {
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		return Result(backend.Call(ctx, name, args)), nil
+		o := backend.Call(ctx, name, args)
+		res := Result(o)
+		noteRefusal(ctx, res, o.Err)
+		return res, nil
 	}
 }
 

@@ -140,7 +140,7 @@ func (s *server) writeResult(w http.ResponseWriter, r *http.Request, res *gatewa
 	if res.Err != nil {
 		switch res.Err.Code {
 		case contracts.CodeInsufficientScope:
-			h.Set("WWW-Authenticate", challenge(s.metadataURL, "insufficient_scope", "", gateway.RequiredScopes(res.Err)))
+			h.Set("WWW-Authenticate", s.scopeChallenge(gateway.RequiredScopes(res.Err)))
 		case contracts.CodeIdempotencyKeyReused:
 			s.Metrics.idempotency.WithLabelValues("reused").Inc()
 		case contracts.CodeIdempotencyInProgress:
