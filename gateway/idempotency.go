@@ -109,7 +109,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 				return res
 			}
 		}
-		return &Result{Err: inProgress()}
+		return &Result{Err: keyInFlight(tool, key)}
 	}
 	e.idemNS, e.idemKey, e.idemFP = ns, key, fp
 	run := func(ctx context.Context) *Result {
@@ -247,9 +247,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 // request.
 func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec store.IdempotencyRecord, fp string) *Result {
 	if rec.Operation != tool.OperationID || !sameFingerprint(rec.Fingerprint, fp, tool.OperationID, e.args) {
-		return &Result{Err: &contracts.Error{Code: contracts.CodeIdempotencyKeyReused,
-			Message: "this idempotency key was already used for a different request",
-			Hint:    "Use a new key for a new mutation; reuse a key only to retry the identical request."}}
+		return &Result{Err: keyReused(tool, rec)}
 	}
 	s.audit.Record(eventFor(p, tool, "request.replayed", "replayed", "", e.requestID, e.traceID, e.now, nil))
 	res := &Result{Status: rec.Status, Header: rec.Header, Replayed: true, audited: true}

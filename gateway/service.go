@@ -352,7 +352,15 @@ func (s *Service) finish(ctx context.Context, p *auth.Principal, tool contracts.
 	}
 }
 
-func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.Tool, c Call) *Result {
+func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.Tool, c Call) (res *Result) {
+	// A refusal of the request's own arguments gets its next moves, from
+	// the arguments once they are read (nextmoves.go).
+	var args map[string]any
+	defer func() {
+		if res.Err != nil {
+			res.Err = WithNextMoves(res.Err, tool, args)
+		}
+	}()
 	ctx = traced(ctx, c.TraceID)
 	if err := s.Authorize(p, tool); err != nil {
 		return &Result{Err: err}
@@ -413,7 +421,6 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 		return &Result{Err: contracts.Errorf(contracts.CodeNotImplemented, "%s is not available on this gateway yet", opName), Operation: opName}
 	}
 	e := &env{principal: p, tool: tool, args: args, requestID: c.RequestID, traceID: c.TraceID, now: s.now(), toolSet: c.ToolSet}
-	var res *Result
 	if op.mutate != nil {
 		// An unknown lexicon subject pauses a start or submit: the
 		// interaction answers before the idempotency machinery, so it

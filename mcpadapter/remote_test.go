@@ -135,14 +135,21 @@ func tryCall(t testing.TB, cs *mcp.ClientSession, tool string, args any) *mcp.Ca
 	return res
 }
 
-// withoutTrace is an error envelope without its traceId member.
+// withoutTrace is an error envelope without its traceId member, and
+// without the fresh key a retry_with_key link proposes.
 func withoutTrace(t testing.TB, text string) []byte {
 	t.Helper()
-	var m map[string]json.RawMessage
+	var m map[string]any
 	if err := json.Unmarshal([]byte(text), &m); err != nil {
 		t.Fatalf("envelope %s: %v", text, err)
 	}
 	delete(m, "traceId")
+	links, _ := m["links"].([]any)
+	for _, l := range links {
+		if l, ok := l.(map[string]any); ok && l["rel"] == "retry_with_key" {
+			l["args"] = "fresh key"
+		}
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)

@@ -370,6 +370,12 @@ func TestConcurrentSameKey(t *testing.T) {
 					if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 1 {
 						t.Errorf("409 Retry-After %q, want a positive integer", r.header.Get("Retry-After"))
 					}
+					// Its next move: the same request with the same key.
+					var p problem
+					if err := json.Unmarshal(r.body, &p); err != nil || len(p.Links) != 1 || p.Links[0].Rel != "retry" ||
+						p.Links[0].Method != contracts.ToolSubmitIntent || p.Links[0].Args["idempotencyKey"] != k {
+						t.Errorf("409 links %+v (%v), want a retry with the key", p.Links, err)
+					}
 				default:
 					t.Errorf("unexpected answer %d %s", r.status, r.body)
 				}
