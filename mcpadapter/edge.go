@@ -53,6 +53,9 @@ func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ew := &edgeWriter{ResponseWriter: w, req: r}
 	if r.Body != nil {
 		ew.body = &teeBody{rc: r.Body}
+		if n := r.ContentLength; n > 0 && n <= maxPeek {
+			ew.body.seen.Grow(int(n))
+		}
 		r.Body = ew.body
 	}
 	ctx := context.WithValue(r.Context(), refusalKey{}, &ew.refusal)
