@@ -63,9 +63,12 @@ func readLinks(tool contracts.Tool, args map[string]any) []contracts.Link {
 		links = append(links, contracts.Link{Rel: "get", Title: "Read the mission", Method: contracts.ToolGetMission,
 			Args: map[string]any{"runId": runID}})
 	}
+	hint := "Correct the members errors[] names."
+	if tool.Mutates() {
+		hint += " The refusal consumed no key: the same idempotency key may be sent again."
+	}
 	return append(links, contracts.Link{Rel: "retry", Title: "Call again with arguments that match inputSchema",
-		Method: tool.Name, Args: map[string]any{}, InputSchema: tool.InputSchema,
-		Hint: "Correct the members errors[] names; the same idempotency key may be sent again."})
+		Method: tool.Name, Args: map[string]any{}, InputSchema: tool.InputSchema, Hint: hint})
 }
 
 // newKeyLink is the call again under a fresh idempotency key.
