@@ -28,7 +28,7 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/theory/jsonpath v0.12.3
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
-	golang.org/x/oauth2 v0.37.0 // indirect
+	golang.org/x/oauth2 v0.37.0
 	golang.org/x/sync v0.24.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -259,10 +259,13 @@ type ErrorBody struct {
 
 // ErrorEnvelope is the seeds/000 error shape, {error:{code,message,hint}, links}.
 // MCP error results carry it as text; REST problems embed the same members.
+// TraceID is the W3C trace id of the answer (the trace whose audit events
+// record the refusal), empty where the surface has none.
 type ErrorEnvelope struct {
-	Error  ErrorBody    `json:"error"`
-	Links  []Link       `json:"links"`
-	Fields []FieldError `json:"errors,omitempty"`
+	Error   ErrorBody    `json:"error"`
+	Links   []Link       `json:"links"`
+	Fields  []FieldError `json:"errors,omitempty"`
+	TraceID string       `json:"traceId,omitempty"`
 }
 
 // Err is the reverse of Error.Envelope: the error env renders (a

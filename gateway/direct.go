@@ -60,6 +60,9 @@ type DirectResult struct {
 	Err *contracts.Error
 	// Light says the call took the light path.
 	Light bool
+	// TraceID is the trace id an error's envelope names; surfaces fill
+	// in the call's own when it is empty.
+	TraceID string
 }
 
 // CallDirect runs a call of a directly exposed capability for principal p.

@@ -33,10 +33,11 @@ import (
 // and consume nothing.
 
 // storedRefusal is a refusal kept under an idempotency key: the seeds/000
-// envelope and the id of the request that met it, so that a replay
-// answers the original problem, requestId and instance included (the
-// retry's own id is in its X-Request-Id header). Records stored without
-// requestId replay with the retry's.
+// envelope (with the trace id of the request that met it) and that
+// request's id, so that a replay answers the original problem, requestId,
+// instance and traceId included (the retry's own ids are in its
+// X-Request-Id and Traceparent headers). Records stored without requestId
+// or traceId replay with the retry's.
 type storedRefusal struct {
 	contracts.ErrorEnvelope
 	RequestID string `json:"requestId,omitempty"`
@@ -108,7 +109,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 				return res
 			}
 		}
-		return &Result{Err: inProgress()}
+		return &Result{Err: keyInFlight(tool, key)}
 	}
 	e.idemNS, e.idemKey, e.idemFP = ns, key, fp
 	run := func(ctx context.Context) *Result {
@@ -206,7 +207,9 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 			rec.Status = res.Status
 			rec.Header = res.Header
 			if res.Err != nil {
-				body, err := json.Marshal(storedRefusal{ErrorEnvelope: res.Err.Envelope(), RequestID: e.requestID})
+				env := res.Err.Envelope()
+				env.TraceID = e.traceID
+				body, err := json.Marshal(storedRefusal{ErrorEnvelope: env, RequestID: e.requestID})
 				if err != nil {
 					return err
 				}
@@ -244,9 +247,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 // request.
 func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec store.IdempotencyRecord, fp string) *Result {
 	if rec.Operation != tool.OperationID || !sameFingerprint(rec.Fingerprint, fp, tool.OperationID, e.args) {
-		return &Result{Err: &contracts.Error{Code: contracts.CodeIdempotencyKeyReused,
-			Message: "this idempotency key was already used for a different request",
-			Hint:    "Use a new key for a new mutation; reuse a key only to retry the identical request."}}
+		return &Result{Err: keyReused(tool, rec)}
 	}
 	s.audit.Record(e.eventOf("request.replayed", "replayed", "", e.now, nil))
 	res := &Result{Status: rec.Status, Header: rec.Header, Replayed: true, audited: true}
@@ -255,7 +256,7 @@ func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec sto
 		if err := json.NewDecoder(bytes.NewReader(rec.Body)).Decode(&stored); err != nil {
 			return &Result{Err: asContractError(err)}
 		}
-		res.Err, res.RequestID = stored.Err(), stored.RequestID
+		res.Err, res.RequestID, res.TraceID = stored.Err(), stored.RequestID, stored.TraceID
 		return res
 	}
 	res.Body = rec.Body

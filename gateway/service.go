@@ -192,6 +192,11 @@ type Result struct {
 	// that was answered first ("" when the record does not say).
 	Replayed  bool
 	RequestID string
+	// TraceID is the trace id a refusal's body names: the call's own, or
+	// for a replayed refusal the trace of the request answered first (the
+	// call's own when the record does not say). Every surface puts it in
+	// the error body as traceId.
+	TraceID string
 	// Operation is the operationId, or for praxec tools the dispatch
 	// operation; surfaces use it for metrics.
 	Operation string
@@ -344,6 +349,9 @@ func (s *Service) finish(ctx context.Context, p *auth.Principal, tool contracts.
 	if res.Operation == "" {
 		res.Operation = tool.OperationID
 	}
+	if res.TraceID == "" {
+		res.TraceID = traceID
+	}
 	if res.Err == nil {
 		return
 	}
@@ -358,7 +366,15 @@ func (s *Service) finish(ctx context.Context, p *auth.Principal, tool contracts.
 	}
 }
 
-func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.Tool, c Call) *Result {
+func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.Tool, c Call) (res *Result) {
+	// A refusal of the request's own arguments gets its next moves, from
+	// the arguments once they are read (nextmoves.go).
+	var args map[string]any
+	defer func() {
+		if res.Err != nil {
+			res.Err = WithNextMoves(res.Err, tool, args)
+		}
+	}()
 	ctx = traced(ctx, c.TraceID)
 	if err := s.Authorize(p, tool); err != nil {
 		return &Result{Err: err}
@@ -424,7 +440,6 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 		// the caller's (elsewhere traceId names a trace to read).
 		e.callTraceID = stringArg(args, "traceId")
 	}
-	var res *Result
 	if op.mutate != nil {
 		// An unknown lexicon subject pauses a start or submit: the
 		// interaction answers before the idempotency machinery, so it

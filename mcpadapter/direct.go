@@ -248,7 +248,10 @@ func directHandler(backend Backend, name string) mcp.ToolHandler {
 			if string(bytes.TrimSpace(args)) == "null" {
 				args = nil // no arguments, as the run path has always read them
 			}
-			return directAnswer(dc.CallDirect(ctx, name, args)), nil
+			r := dc.CallDirect(ctx, name, args)
+			res := directAnswer(r)
+			noteRefusal(ctx, res, r.Err)
+			return res, nil
 		}
 		input := map[string]json.RawMessage{}
 		if len(req.Params.Arguments) > 0 {
@@ -266,7 +269,9 @@ func directHandler(backend Backend, name string) mcp.ToolHandler {
 		}
 		o := backend.Call(ctx, contracts.ToolPraxecCommand, call)
 		if o.Err != nil {
-			return Result(o), nil
+			res := Result(o)
+			noteRefusal(ctx, res, o.Err)
+			return res, nil
 		}
 		return directAnswer(runAnswer(o.Body, name)), nil
 	}
@@ -305,7 +310,7 @@ func runAnswer(body json.RawMessage, name string) *gateway.DirectResult {
 // for a caller that wants evidence, a runId or an idempotency key.
 func directAnswer(r *gateway.DirectResult) *mcp.CallToolResult {
 	if r.Err != nil {
-		return Result(Outcome{Err: r.Err})
+		return Result(Outcome{Err: r.Err, TraceID: r.TraceID})
 	}
 	out := r.Call.Output
 	if out == nil {

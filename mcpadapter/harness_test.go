@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
@@ -25,6 +27,7 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -117,7 +120,8 @@ func (h *harness) inMemory(t testing.TB, tok string, opts *mcpadapter.Options) *
 		set = opts.ToolSet
 	}
 	local := &mcpadapter.Local{Service: h.service, ToolSet: set,
-		Bind: func(ctx context.Context) (*auth.Principal, error) { return h.verifier.Verify(ctx, tok) }}
+		Bind: func(ctx context.Context) (*auth.Principal, error) { return h.verifier.Verify(ctx, tok) },
+		IDs:  func(context.Context) (string, string) { return ids.Request(), ids.Trace() }}
 	srv, err := mcpadapter.New(local, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -283,8 +287,9 @@ type envelope struct {
 		Message string         `json:"message"`
 		Hint    string         `json:"hint"`
 	} `json:"error"`
-	Links  []link                 `json:"links"`
-	Errors []contracts.FieldError `json:"errors"`
+	Links   []link                 `json:"links"`
+	Errors  []contracts.FieldError `json:"errors"`
+	TraceID string                 `json:"traceId"`
 	// rawLinks are the links as sent.
 	rawLinks json.RawMessage
 }
@@ -315,8 +320,8 @@ func failure(t testing.TB, tool string, res *mcp.CallToolResult, code contracts.
 		t.Fatalf("%s: error text is not JSON: %v\n%s", tool, err, text)
 	}
 	for k := range raw {
-		if k != "error" && k != "links" && k != "errors" {
-			t.Errorf("%s: envelope member %q beyond error, links, errors", tool, k)
+		if k != "error" && k != "links" && k != "errors" && k != "traceId" {
+			t.Errorf("%s: envelope member %q beyond error, links, errors, traceId", tool, k)
 		}
 	}
 	if _, ok := raw["links"]; !ok {
@@ -330,8 +335,32 @@ func failure(t testing.TB, tool string, res *mcp.CallToolResult, code contracts.
 		t.Fatalf("%s: code %s, want %s: %s", tool, env.Error.Code, code, text)
 	}
 	env.rawLinks = raw["links"]
+	// traceId names the call's trace; only a refusal made before any
+	// gateway saw the call (a remote adapter's own) has none.
+	if env.TraceID != "" && (len(env.TraceID) != 32 || strings.Trim(env.TraceID, "0123456789abcdef") != "") {
+		t.Errorf("%s: envelope traceId %q is not a W3C trace id: %s", tool, env.TraceID, text)
+	}
 	if env.Error.Message == "" {
 		t.Errorf("%s: error without a message: %s", tool, text)
+	}
+	return &env
+}
+
+// scopeChallenged requires err, the answer of a tools/call over /mcp, to be
+// the JSON-RPC error of a 403 scope challenge, and returns the refusal's
+// envelope (its data).
+func scopeChallenged(t testing.TB, tool string, res *mcp.CallToolResult, err error) *envelope {
+	t.Helper()
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != mcpadapter.RPCInsufficientScope {
+		t.Fatalf("%s: result %+v, error %v; want the JSON-RPC error %d of a 403 scope challenge", tool, res, err, mcpadapter.RPCInsufficientScope)
+	}
+	var env envelope
+	if err := json.Unmarshal(we.Data, &env); err != nil {
+		t.Fatalf("%s: the error's data is not the envelope: %v\n%s", tool, err, we.Data)
+	}
+	if env.Error.Code != contracts.CodeInsufficientScope || len(env.TraceID) != 32 || env.Links == nil {
+		t.Errorf("%s: envelope %s, want insufficient-scope with links and traceId", tool, we.Data)
 	}
 	return &env
 }

@@ -38,8 +38,11 @@ func NewHTTPHandler(backend *Local, opts *Options) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, Logger: o.Logger}), nil
+	// The edge (edge.go) answers the SDK's text/plain refusals as JSON-RPC
+	// errors and a tools/call refused for want of a scope as a 403 scope
+	// challenge.
+	return rpcEdge{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: o.Logger})}, nil
 }
 
 // minLevel is a slog handler that drops records below min.

@@ -242,10 +242,16 @@ func TestDirectLightPath(t *testing.T) {
 				trace := fmt.Sprintf("6bf92f3577b34da6a3ce929d0e0e47%02d", i)
 				cs := connect(t, c.tok, trace)
 				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "up.echo", Arguments: c.args})
-				if err != nil {
+				var env *envelope
+				switch {
+				case c.code == contracts.CodeInsufficientScope:
+					// Over HTTP a missing scope is a 403 scope challenge.
+					env = scopeChallenged(t, "up.echo", res, err)
+				case err != nil:
 					t.Fatal(err)
+				default:
+					env = failure(t, "up.echo", res, c.code)
 				}
-				env := failure(t, "up.echo", res, c.code)
 				if c.code == contracts.CodeInvalidParams && (len(env.Errors) == 0 || env.Errors[0].Pointer != "/input/text") {
 					t.Errorf("errors %+v, want /input/text", env.Errors)
 				}

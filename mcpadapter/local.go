@@ -32,28 +32,35 @@ type Local struct {
 
 // Call implements Backend.
 func (l *Local) Call(ctx context.Context, tool string, args json.RawMessage) Outcome {
+	rid, trace := l.ids(ctx)
 	p, ce := l.principal(ctx)
 	if ce != nil {
-		return Outcome{Err: ce}
+		return Outcome{Err: ce, TraceID: trace}
 	}
-	rid, trace := l.ids(ctx)
 	res := l.Service.Invoke(ctx, p, gateway.Call{
 		Tool: tool, Surface: gateway.SurfaceMCP, RequestID: rid, TraceID: trace, ToolSet: l.ToolSet,
 		Args: l.decoder(args),
 	})
-	return Outcome{Body: res.Body, Err: res.Err, Replayed: res.Replayed}
+	if res.TraceID == "" {
+		res.TraceID = trace
+	}
+	return Outcome{Body: res.Body, Err: res.Err, Replayed: res.Replayed, TraceID: res.TraceID}
 }
 
 // CallDirect runs a call of a directly exposed capability through the
 // service's typed entry point (gateway.Service.CallDirect).
 func (l *Local) CallDirect(ctx context.Context, capability string, args json.RawMessage) *gateway.DirectResult {
+	rid, trace := l.ids(ctx)
 	p, ce := l.principal(ctx)
 	if ce != nil {
-		return &gateway.DirectResult{Err: ce}
+		return &gateway.DirectResult{Err: ce, TraceID: trace}
 	}
-	rid, trace := l.ids(ctx)
-	return l.Service.CallDirect(ctx, p, gateway.DirectCall{Capability: capability, Surface: gateway.SurfaceMCP,
+	r := l.Service.CallDirect(ctx, p, gateway.DirectCall{Capability: capability, Surface: gateway.SurfaceMCP,
 		RequestID: rid, TraceID: trace, ToolSet: l.ToolSet, Args: l.decoder(args)})
+	if r.TraceID == "" {
+		r.TraceID = trace
+	}
+	return r
 }
 
 // principal is who a call acts as: the bound credential's principal, or the

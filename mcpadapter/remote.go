@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/restclient"
 )
 
@@ -21,13 +22,20 @@ func (r *Remote) Call(ctx context.Context, tool string, args json.RawMessage) Ou
 	resp, err := r.Client.CallTool(ctx, tool, args)
 	var refused *contracts.Error
 	if errors.As(err, &refused) {
-		return Outcome{Err: refused} // arguments that cannot be sent: nothing left the adapter
+		// Arguments that cannot be sent: nothing left the adapter. The
+		// refusal links the next moves the gateway would have.
+		if t, ok := contracts.Lookup(tool); ok {
+			var decoded map[string]any
+			_ = json.Unmarshal(args, &decoded)
+			refused = gateway.WithNextMoves(refused, t, decoded)
+		}
+		return Outcome{Err: refused}
 	}
 	if err != nil {
 		return Outcome{Err: &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway could not be reached", Cause: err}}
 	}
 	if resp.Problem != nil {
-		return Outcome{Err: resp.Problem.Err(), Replayed: resp.Replayed()}
+		return Outcome{Err: resp.Problem.Err(), Replayed: resp.Replayed(), TraceID: resp.Problem.TraceID}
 	}
 	return Outcome{Body: json.RawMessage(bytes.TrimSpace(resp.Body)), Replayed: resp.Replayed()}
 }

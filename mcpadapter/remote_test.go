@@ -93,9 +93,14 @@ func TestRemoteBackendMatchesLocal(t *testing.T) {
 		{contracts.ToolGetMission, map[string]any{"runId": "wf_nope"}, contracts.CodeNotFound},
 		{contracts.ToolGetMission, map[string]any{"runId": 7}, contracts.CodeInvalidParams},
 	} {
-		_, r := callErr(t, rs, c.tool, c.args, c.code)
-		_, l := callErr(t, ls, c.tool, c.args, c.code)
-		if rt, lt := textOf(t, r), textOf(t, l); !jsonEqual(t, []byte(rt), []byte(lt)) {
+		renv, r := callErr(t, rs, c.tool, c.args, c.code)
+		lenv, l := callErr(t, ls, c.tool, c.args, c.code)
+		// Each names its own call's trace: the remote gateway's, or none
+		// when the adapter refused the arguments before sending them.
+		if lenv.TraceID == "" || renv.TraceID == lenv.TraceID {
+			t.Errorf("%s %v: traceId remote %q, local %q", c.tool, c.args, renv.TraceID, lenv.TraceID)
+		}
+		if rt, lt := withoutTrace(t, textOf(t, r)), withoutTrace(t, textOf(t, l)); !jsonEqual(t, rt, lt) {
 			t.Errorf("%s %v:\nremote %s\nlocal  %s", c.tool, c.args, rt, lt)
 		}
 	}
@@ -128,4 +133,26 @@ func tryCall(t testing.TB, cs *mcp.ClientSession, tool string, args any) *mcp.Ca
 		t.Fatalf("%s: %v", tool, err)
 	}
 	return res
+}
+
+// withoutTrace is an error envelope without its traceId member, and
+// without the fresh key a retry_with_key link proposes.
+func withoutTrace(t testing.TB, text string) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		t.Fatalf("envelope %s: %v", text, err)
+	}
+	delete(m, "traceId")
+	links, _ := m["links"].([]any)
+	for _, l := range links {
+		if l, ok := l.(map[string]any); ok && l["rel"] == "retry_with_key" {
+			l["args"] = "fresh key"
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -19,6 +19,9 @@ type Outcome struct {
 	Err *contracts.Error
 	// Replayed says the answer was replayed for an idempotency key.
 	Replayed bool
+	// TraceID is the trace id an error's envelope names (traceId): the
+	// call's, or for a replayed refusal the original request's.
+	TraceID string
 }
 
 // Backend runs tool calls: the gateway's service in process, or a remote
@@ -136,18 +139,22 @@ func handler(backend Backend, name string) mcp.ToolHandler {
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		return Result(backend.Call(ctx, name, args)), nil
+		o := backend.Call(ctx, name, args)
+		res := Result(o)
+		noteRefusal(ctx, res, o.Err)
+		return res, nil
 	}
 }
 
 // Result renders an outcome as an MCP tool result: structuredContent plus a
 // text rendering on success; on a refusal, isError with the seeds/000
-// envelope {error:{code,message,hint}, links} as text and no
+// envelope {error:{code,message,hint}, links, traceId} as text and no
 // structuredContent (clients validate any structuredContent against the
 // output schema, errors included). It is the one place MCP errors are made.
 func Result(o Outcome) *mcp.CallToolResult {
 	if o.Err != nil {
 		env := o.Err.Envelope()
+		env.TraceID = o.TraceID
 		if o.Err.Code == contracts.CodeInternal {
 			env.Error.Message, env.Error.Hint, env.Fields = "internal error", "", nil
 		}

@@ -230,6 +230,8 @@ func TestToolErrors(t *testing.T) {
 		// The binding verifies its token on every call: a token that no
 		// longer verifies answers invalid-token as a tool error.
 		bad := h.inMemory(t, h.token(t, nil, nil)+"x", nil)
-		callErr(t, bad, contracts.ToolPraxecQuery, map[string]any{}, contracts.CodeInvalidToken)
+		if env, _ := callErr(t, bad, contracts.ToolPraxecQuery, map[string]any{}, contracts.CodeInvalidToken); env.TraceID == "" {
+			t.Errorf("the refusal names no trace")
+		}
 	})
 }

@@ -136,6 +136,7 @@ func problemSchema() *openapi3.Schema {
 		WithProperty("operatorCommand", str("The command line an operator runs to do what the call was refused, when there is one (LEXICON_WRITES_DISABLED: praxa lexicon define).")).
 		WithProperty("errors", openapi3.NewArraySchema().WithItems(fieldError)).
 		WithProperty("links", openapi3.NewArraySchema().WithItems(link)).
+		WithProperty("traceId", str("The W3C trace id of the answer, as its Traceparent header carries it (a replayed refusal names the original request's); read the trace with aura_get_trace.").WithPattern("^[0-9a-f]{32}$")).
 		WithRequired([]string{"type", "title", "status", "code"})
 	s.Properties["status"].Value.Description = "The HTTP status of the response."
 	s.Properties["retryable"].Value.Description = "Whether the same request may succeed later unchanged."

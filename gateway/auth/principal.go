@@ -146,3 +146,23 @@ func FromContext(ctx context.Context) (*Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(*Principal)
 	return p, ok && p != nil
 }
+
+type challengeKey struct{}
+
+// ChallengeFunc builds the WWW-Authenticate value of a refusal for want
+// of scopes (RFC 6750 error="insufficient_scope" naming scopes, with the
+// resource's metadata URL).
+type ChallengeFunc func(scopes []string) string
+
+// WithChallenge returns ctx carrying the transport's challenge builder, so
+// that a protocol answered inside the request (MCP over HTTP) can step a
+// client up with the same challenge the transport sends.
+func WithChallenge(ctx context.Context, f ChallengeFunc) context.Context {
+	return context.WithValue(ctx, challengeKey{}, f)
+}
+
+// ChallengeFrom returns the challenge builder ctx carries, if any.
+func ChallengeFrom(ctx context.Context) (ChallengeFunc, bool) {
+	f, ok := ctx.Value(challengeKey{}).(ChallengeFunc)
+	return f, ok && f != nil
+}

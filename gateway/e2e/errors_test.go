@@ -256,8 +256,31 @@ func TestErrorCodes(t *testing.T) {
 				t.Errorf("arguments %v: errors %+v, want pointer %s keyword %s", c.args, p.Errors, c.pointer, c.keyword)
 			}
 		}
+		// Its next moves are on the praxec surface: the workflow's get,
+		// whose run_tests link carries the inputSchema to follow, and home.
+		p := wantProblem(t, submitP(t, tokA, id, 2, "run_tests", map[string]any{"coverage": "high"}), http.StatusBadRequest, contracts.CodeInvalidParams)
+		praxecOnly(t, "INVALID_PARAMS", p.Links)
+		get := findLink(t, p.Links, "get")
+		if !reflect.DeepEqual(get.Args, map[string]any{"workflowId": id}) {
+			t.Errorf("get link %+v", get)
+		}
+		findLink(t, p.Links, "home")
+		got := (&agent{g: g, token: tokA}).follow(t, get, nil)
+		wantStatus(t, got, http.StatusOK)
+		if l := findLink(t, linksOf(t, got.object(t)), "run_tests"); l.InputSchema == nil {
+			t.Errorf("the workflow's run_tests link has no inputSchema: %+v", l)
+		}
+		// A start whose input does not validate links the definition's
+		// describe.
+		p = wantProblem(t, g.command(t, tokA, map[string]any{"definitionId": "deploy_pipeline", "input": "x"}), http.StatusBadRequest, contracts.CodeInvalidParams)
+		praxecOnly(t, "INVALID_PARAMS of a start", p.Links)
+		desc := findLink(t, p.Links, "describe")
+		if !reflect.DeepEqual(desc.Args, map[string]any{"subject": "deploy_pipeline"}) {
+			t.Errorf("describe link %+v", desc)
+		}
+		wantStatus(t, (&agent{g: g, token: tokA}).follow(t, desc, nil), http.StatusOK)
 		// The tool's own fields: the pointer names the member of the call.
-		p := wantProblem(t, g.command(t, tokA, map[string]any{"workflowId": id, "expectedVersion": "2", "transition": "run_tests"}), http.StatusBadRequest, contracts.CodeInvalidParams)
+		p = wantProblem(t, g.command(t, tokA, map[string]any{"workflowId": id, "expectedVersion": "2", "transition": "run_tests"}), http.StatusBadRequest, contracts.CodeInvalidParams)
 		if len(p.Errors) != 1 || p.Errors[0].Pointer != "/expectedVersion" {
 			t.Errorf("expectedVersion as a string: errors %+v", p.Errors)
 		}
@@ -272,6 +295,16 @@ func TestErrorCodes(t *testing.T) {
 			http.StatusBadRequest, contracts.CodeInvalidParams)
 		if len(p.Errors) != 1 || p.Errors[0].Pointer != "/arguments/coverage" {
 			t.Errorf("aura signal bad arguments: errors %+v", p.Errors)
+		}
+		// On the aura surface: the mission's get, and the call again with
+		// its inputSchema.
+		mget := findLink(t, p.Links, "get")
+		if mget.Method != contracts.ToolGetMission || !reflect.DeepEqual(mget.Args, map[string]any{"runId": runID}) {
+			t.Errorf("aura get link %+v", mget)
+		}
+		wantStatus(t, (&agent{g: g, token: tokA}).follow(t, mget, nil), http.StatusOK)
+		if retry := findLink(t, p.Links, "retry"); retry.Method != contracts.ToolSignalMission || retry.InputSchema == nil {
+			t.Errorf("aura retry link %+v", retry)
 		}
 	})
 
@@ -330,6 +363,7 @@ func TestErrorCodes(t *testing.T) {
 			m := p.raw
 			delete(m, "requestId")
 			delete(m, "instance")
+			delete(m, "traceId")
 			m["detail"] = strings.ReplaceAll(m["detail"].(string), id, "<id>")
 			return m
 		}
@@ -480,8 +514,18 @@ func TestErrorCodes(t *testing.T) {
 		}
 		wantProblem(t, g.cancelMission(t, tokA, lint.Args["idempotencyKey"].(string), str(t, other, "runId"), nil),
 			http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
-		wantProblem(t, g.createMission(t, tokA, createKey, map[string]any{"goal": "another goal", "definitionId": "deploy_pipeline"}),
+		p = wantProblem(t, g.createMission(t, tokA, createKey, map[string]any{"goal": "another goal", "definitionId": "deploy_pipeline"}),
 			http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
+		// Its next moves: read back the mission the key created, or send
+		// the new request under a new key.
+		back := findLink(t, p.Links, "get")
+		if back.Method != contracts.ToolGetMission || back.Args["runId"] != runID {
+			t.Errorf("key reuse get link %+v, want aura_get_mission of %s", back, runID)
+		}
+		wantStatus(t, ag.follow(t, back, nil), http.StatusOK)
+		if nk := findLink(t, p.Links, "retry_with_key"); nk.Method != contracts.ToolCreateMission || nk.Args["idempotencyKey"] == createKey {
+			t.Errorf("key reuse retry_with_key link %+v", nk)
+		}
 		if b := g.getMission(t, tokA, str(t, other, "runId")).object(t); num(t, b, "workflow.version") != 1 {
 			t.Errorf("a refused reuse moved the mission: %v", b["workflow"])
 		}
@@ -582,8 +626,8 @@ func TestSelfApprovalAllowedByQueue(t *testing.T) {
 }
 
 // TestReplayedRefusalIsTheOriginal: a refusal recorded under a key is
-// replayed byte for byte, its requestId and instance included; the retry's
-// own id is in its X-Request-Id header.
+// replayed byte for byte, its requestId, instance and traceId included; the
+// retry's own ids are in its X-Request-Id and Traceparent headers.
 func TestReplayedRefusalIsTheOriginal(t *testing.T) {
 	ti := newIssuer(t)
 	g := startGateway(t, ti, gwOptions{})
@@ -599,5 +643,19 @@ func TestReplayedRefusalIsTheOriginal(t *testing.T) {
 	}
 	if again.Header.Get("X-Request-Id") == "" || again.Header.Get("X-Request-Id") == first.Header.Get("X-Request-Id") {
 		t.Errorf("X-Request-Id of the retry %q, of the first %q", again.Header.Get("X-Request-Id"), first.Header.Get("X-Request-Id"))
+	}
+	p := wantProblem(t, again, http.StatusConflict, contracts.CodeRunIDAlreadyRunning)
+	if p.TraceID != traceOf(first.Header) || traceOf(again.Header) == p.TraceID {
+		t.Errorf("replayed traceId %q, first Traceparent %q, retry Traceparent %q", p.TraceID, first.Header.Get("Traceparent"), again.Header.Get("Traceparent"))
+	}
+}
+
+// praxecOnly fails unless every link names praxec.query or praxec.command.
+func praxecOnly(t testing.TB, what string, links []link) {
+	t.Helper()
+	for _, l := range links {
+		if l.Method != contracts.ToolPraxecQuery && l.Method != contracts.ToolPraxecCommand {
+			t.Errorf("%s: link %q names %s, outside the praxec surface", what, l.Rel, l.Method)
+		}
 	}
 }

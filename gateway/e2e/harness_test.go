@@ -435,6 +435,7 @@ type problem struct {
 	Instance  string `json:"instance"`
 	Code      string `json:"code"`
 	RequestID string `json:"requestId"`
+	TraceID   string `json:"traceId"`
 	Retryable bool   `json:"retryable"`
 	Hint      string `json:"hint"`
 	Errors    []struct {
@@ -482,10 +483,24 @@ func wantProblem(t testing.TB, r *resp, status int, code contracts.Code) problem
 	if p.RequestID == "" || p.Instance != "urn:praxa:request:"+p.RequestID || !replayed && r.Header.Get("X-Request-Id") != p.RequestID {
 		t.Errorf("problem requestId %q / instance %q / X-Request-Id %q disagree", p.RequestID, p.Instance, r.Header.Get("X-Request-Id"))
 	}
+	// traceId names the answer's trace (Traceparent), the original's for
+	// a replay.
+	if p.TraceID == "" || !replayed && p.TraceID != traceOf(r.Header) {
+		t.Errorf("problem traceId %q, Traceparent %q", p.TraceID, r.Header.Get("Traceparent"))
+	}
 	if l, ok := p.raw["links"].([]any); !ok || l == nil {
 		t.Errorf("problem links is %T, want an array", p.raw["links"])
 	}
 	return p
+}
+
+// traceOf is the trace id of h's Traceparent, "" without one.
+func traceOf(h http.Header) string {
+	parts := strings.Split(h.Get("Traceparent"), "-")
+	if len(parts) != 4 {
+		return ""
+	}
+	return parts[1]
 }
 
 // str reads a string member path ("workflow.state") of a decoded answer.

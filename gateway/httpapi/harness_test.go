@@ -340,14 +340,16 @@ func (r *response) String() string {
 
 // problem is a decoded problem document.
 type problem struct {
-	Type      string `json:"type"`
-	Title     string `json:"title"`
-	Status    int    `json:"status"`
-	Detail    string `json:"detail"`
-	Instance  string `json:"instance"`
-	Code      string `json:"code"`
-	RequestID string `json:"requestId"`
-	Retryable *bool  `json:"retryable"`
+	Type      string           `json:"type"`
+	Title     string           `json:"title"`
+	Status    int              `json:"status"`
+	Detail    string           `json:"detail"`
+	Instance  string           `json:"instance"`
+	Code      string           `json:"code"`
+	RequestID string           `json:"requestId"`
+	TraceID   string           `json:"traceId"`
+	Retryable *bool            `json:"retryable"`
+	Links     []contracts.Link `json:"links"`
 	Errors    []struct {
 		Pointer string `json:"pointer"`
 		Keyword string `json:"keyword"`
@@ -379,7 +381,7 @@ func wantProblem(t testing.TB, r *response, status int, code contracts.Code) pro
 	if err := json.Unmarshal(r.Body, &raw); err != nil {
 		t.Fatalf("problem is not JSON: %v\n%s", err, r.Body)
 	}
-	for _, m := range []string{"type", "title", "status", "code", "requestId", "retryable", "links"} {
+	for _, m := range []string{"type", "title", "status", "code", "requestId", "retryable", "links", "traceId"} {
 		if _, ok := raw[m]; !ok {
 			t.Errorf("problem lacks member %q: %s", m, r.Body)
 		}
@@ -401,6 +403,11 @@ func wantProblem(t testing.TB, r *response, status int, code contracts.Code) pro
 	}
 	if p.RequestID == "" || p.RequestID != r.Header.Get("X-Request-Id") && r.Header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("problem requestId %q, X-Request-Id %q", p.RequestID, r.Header.Get("X-Request-Id"))
+	}
+	// A fresh answer names the trace of its Traceparent header; a replayed
+	// one the trace of the request answered first (TestReplayedRefusalTrace).
+	if p.TraceID == "" || p.TraceID != r.traceID(t) && r.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("problem traceId %q, Traceparent %q", p.TraceID, r.Header.Get("Traceparent"))
 	}
 	for _, leak := range []string{"goroutine ", ".go:", "sqlite", "SELECT ", "panic"} {
 		if strings.Contains(string(r.Body), leak) {

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -369,6 +370,12 @@ func TestConcurrentSameKey(t *testing.T) {
 					if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 1 {
 						t.Errorf("409 Retry-After %q, want a positive integer", r.header.Get("Retry-After"))
 					}
+					// Its next move: the same request with the same key.
+					var p problem
+					if err := json.Unmarshal(r.body, &p); err != nil || len(p.Links) != 1 || p.Links[0].Rel != "retry" ||
+						p.Links[0].Method != contracts.ToolSubmitIntent || p.Links[0].Args["idempotencyKey"] != k {
+						t.Errorf("409 links %+v (%v), want a retry with the key", p.Links, err)
+					}
 				default:
 					t.Errorf("unexpected answer %d %s", r.status, r.body)
 				}
@@ -452,5 +459,39 @@ func TestConcurrentSameKeyAcrossReplicas(t *testing.T) {
 		if r.Status != http.StatusOK || r.Header.Get("Idempotent-Replayed") != "true" || string(r.Body) != body {
 			t.Fatalf("retry on %s: %s", h.url, r)
 		}
+	}
+}
+
+// TestRefusalTraceReadsBack follows README: the 422 of a key reused with
+// another body names its trace in the body (traceId, the trace of its
+// Traceparent), and GET /v8/traces/{traceId} reads the refusal there.
+func TestRefusalTraceReadsBack(t *testing.T) {
+	h := newHarness(t)
+	tk := h.tokenA(t)
+	k := newKey()
+	wantStatus(t, h.submit(t, tk, k, intentBody), http.StatusOK)
+	r := h.submit(t, tk, k, `{"intent":"something else"}`)
+	p := wantProblem(t, r, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
+	if p.TraceID != r.traceID(t) {
+		t.Fatalf("traceId %q, Traceparent %q", p.TraceID, r.Header.Get("Traceparent"))
+	}
+	h.flush(t)
+	tr := h.get(t, "/v8/traces/"+p.TraceID, bearer(tk))
+	wantStatus(t, tr, http.StatusOK)
+	var body struct {
+		Events []struct {
+			Type string `json:"type"`
+			Code string `json:"code"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(tr.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range body.Events {
+		found = found || e.Code == string(contracts.CodeIdempotencyKeyReused)
+	}
+	if !found {
+		t.Errorf("the trace of the 422 holds %s, want its refusal", tr.Body)
 	}
 }

@@ -22,6 +22,9 @@ type Problem struct {
 	Hint      string                 `json:"hint,omitempty"`
 	Errors    []contracts.FieldError `json:"errors,omitempty"`
 	Links     []contracts.Link       `json:"links"`
+	// TraceID is the W3C trace id of the answer: the one its Traceparent
+	// header carries, or for a replayed refusal the original request's.
+	TraceID string `json:"traceId,omitempty"`
 
 	// OperatorCommand is contracts.Error.OperatorCommand: the command an
 	// operator runs instead (MCP answers it as error.operatorCommand).
@@ -30,12 +33,12 @@ type Problem struct {
 
 // problemFor renders err as a problem. Internal errors show a generic
 // detail; their cause goes to the log only.
-func problemFor(err *contracts.Error, requestID string) Problem {
+func problemFor(err *contracts.Error, requestID, traceID string) Problem {
 	info, _ := err.Code.Info()
 	p := Problem{
 		Type: info.Code.TypeURI(), Title: info.Title, Status: info.Status, Detail: err.Message,
 		Code: info.Code, RequestID: requestID, Retryable: info.Retryable, Hint: err.Hint,
-		Errors: err.Fields, Links: err.Links, OperatorCommand: err.OperatorCommand,
+		Errors: err.Fields, Links: err.Links, OperatorCommand: err.OperatorCommand, TraceID: traceID,
 	}
 	if requestID != "" {
 		p.Instance = "urn:praxa:request:" + requestID
@@ -50,9 +53,20 @@ func problemFor(err *contracts.Error, requestID string) Problem {
 }
 
 // writeProblem is the one function that writes a REST error. status 0 means
-// the code's own status.
+// the code's own status. The body's traceId is the trace of the answer's
+// Traceparent header (observe sets it on every request).
 func writeProblem(w http.ResponseWriter, status int, err *contracts.Error, requestID string) {
-	p := problemFor(err, requestID)
+	writeProblemIn(w, status, err, requestID, "")
+}
+
+// writeProblemIn writes a REST error whose body names traceID ("" for the
+// trace of the answer's Traceparent header): a replayed refusal names the
+// trace of the request answered first.
+func writeProblemIn(w http.ResponseWriter, status int, err *contracts.Error, requestID, traceID string) {
+	if traceID == "" {
+		traceID = answerTrace(w.Header())
+	}
+	p := problemFor(err, requestID, traceID)
 	if status != 0 {
 		p.Status = status
 	}
@@ -66,6 +80,16 @@ func writeProblem(w http.ResponseWriter, status int, err *contracts.Error, reque
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(p)
+}
+
+// answerTrace is the trace id of the Traceparent header observe answers
+// with (version-traceid-parentid-flags), "" when there is none.
+func answerTrace(h http.Header) string {
+	v := h.Get("Traceparent")
+	if len(v) != 55 || v[2] != '-' || v[35] != '-' {
+		return ""
+	}
+	return v[3:35]
 }
 
 func retryAfterFor(c contracts.Code) string {

@@ -79,6 +79,8 @@ type server struct {
 	metadataURL string
 	limiter     *limiter
 	queryTypes  map[string]map[string]string // tool -> property -> JSON type
+	// challenger is scopeChallenge as /mcp's requests carry it, made once.
+	challenger auth.ChallengeFunc
 }
 
 // New returns the gateway's HTTP handler.
@@ -98,6 +100,7 @@ func New(o Options) http.Handler {
 	s := &server{Options: o, limits: o.Config.Server.Limits}
 	s.metadataURL, _ = metadataURL(o.Config.Auth.Resource)
 	s.limiter = newLimiter(s.limits.RatePerSecond, s.limits.Burst)
+	s.challenger = s.scopeChallenge
 	s.queryTypes = map[string]map[string]string{}
 	for t := range contracts.All() {
 		if t.Method == http.MethodGet {
@@ -163,8 +166,15 @@ func (s *server) authenticated(next http.Handler) http.Handler {
 		if !ok {
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(auth.NewContext(r.Context(), p)))
+		ctx := auth.WithChallenge(auth.NewContext(r.Context(), p), s.challenger)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// scopeChallenge is the WWW-Authenticate value of a 403 for want of
+// scopes, on /v8 and /mcp alike.
+func (s *server) scopeChallenge(scopes []string) string {
+	return challenge(s.metadataURL, "insufficient_scope", "", scopes)
 }
 
 // checkOrigin refuses browser requests from origins other than the

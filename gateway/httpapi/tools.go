@@ -140,18 +140,22 @@ func (s *server) writeResult(w http.ResponseWriter, r *http.Request, res *gatewa
 	if res.Err != nil {
 		switch res.Err.Code {
 		case contracts.CodeInsufficientScope:
-			h.Set("WWW-Authenticate", challenge(s.metadataURL, "insufficient_scope", "", gateway.RequiredScopes(res.Err)))
+			h.Set("WWW-Authenticate", s.scopeChallenge(gateway.RequiredScopes(res.Err)))
 		case contracts.CodeIdempotencyKeyReused:
 			s.Metrics.idempotency.WithLabelValues("reused").Inc()
 		case contracts.CodeIdempotencyInProgress:
 			s.Metrics.idempotency.WithLabelValues("in_progress").Inc()
 		}
-		rid := requestID(r.Context())
-		if res.Replayed && res.RequestID != "" {
-			// The original answer, byte for byte; X-Request-Id names the retry.
-			rid = res.RequestID
+		rid, trace := requestID(r.Context()), ""
+		if res.Replayed {
+			// The original answer, byte for byte; X-Request-Id and
+			// Traceparent name the retry.
+			if res.RequestID != "" {
+				rid = res.RequestID
+			}
+			trace = res.TraceID
 		}
-		writeProblem(w, res.Status, res.Err, rid)
+		writeProblemIn(w, res.Status, res.Err, rid, trace)
 		return
 	}
 	h.Set("Content-Type", "application/json")

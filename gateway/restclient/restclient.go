@@ -97,6 +97,7 @@ type Problem struct {
 	Hint      string                 `json:"hint"`
 	Errors    []contracts.FieldError `json:"errors"`
 	Links     []contracts.Link       `json:"links"`
+	TraceID   string                 `json:"traceId"`
 
 	// OperatorCommand is the command an operator runs instead, when the
 	// answer names one.
