@@ -37,6 +37,10 @@ type QuotaReadTx interface {
 	// Quota constants); an empty tenant counts every tenant's (the
 	// gateway's /metrics). An unknown kind is an error.
 	TenantUsage(ctx context.Context, tenant, kind string) (int, error)
+	// OpenMissions returns up to limit of the tenant's open missions
+	// (Status active, definition not proxy_default), oldest first (by
+	// CreatedAt, then ID): what a quota-exceeded answer links to.
+	OpenMissions(ctx context.Context, tenant string, limit int) ([]Mission, error)
 }
 
 // QuotaTx serializes the writes a tenant quota checks.

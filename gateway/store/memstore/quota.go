@@ -1,8 +1,10 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -70,6 +72,34 @@ func (t *txn) TenantUsage(ctx context.Context, tenant, kind string) (int, error)
 		return 0, fmt.Errorf("memstore: tenant usage: unknown quota kind %q", kind)
 	}
 	return n, nil
+}
+
+// OpenMissions implements store.QuotaReadTx.
+func (t *txn) OpenMissions(ctx context.Context, tenant string, limit int) ([]store.Mission, error) {
+	var out []store.Mission
+	add := func(m store.Mission) {
+		if m.Tenant == tenant && m.Status == "active" && m.DefinitionID != store.ProxyDefaultDefinition {
+			out = append(out, m)
+		}
+	}
+	for _, m := range t.missions {
+		add(m)
+	}
+	for id, m := range t.db.missions {
+		if _, staged := t.missions[id]; !staged {
+			add(m)
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Mission) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	if len(out) > limit {
+		out = out[:max(limit, 0)]
+	}
+	for i := range out {
+		out[i].Doc = slices.Clone(out[i].Doc)
+	}
+	return out, nil
 }
 
 // LockTenant implements store.QuotaTx: Updates are serialized already.

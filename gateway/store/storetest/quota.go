@@ -99,6 +99,19 @@ func testTenantUsage(t *testing.T, o Opener) {
 	if got := usage(t, s, ""); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("usage of every tenant = %v, want %v", got, want)
 	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		open, err := tx.OpenMissions(ctx, "a", 10)
+		if err != nil {
+			return err
+		}
+		if len(open) != 1 || open[0].ID != "wf_open" {
+			t.Errorf("open missions of a = %v, want wf_open alone", open)
+		}
+		if none, err := tx.OpenMissions(ctx, "a", 0); err != nil || len(none) != 0 {
+			t.Errorf("open missions of a, limit 0 = %v, %v", none, err)
+		}
+		return nil
+	})
 	// A mission that completes, a held lease that resolves and an approval
 	// that is decided stop counting.
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
 
 // This file counts what the tenant quotas bound (store.QuotaReadTx) and
@@ -56,6 +57,12 @@ func (t *Tx) TenantUsage(ctx context.Context, tenant, kind string) (int, error) 
 		return 0, t.wrap("tenant usage", err)
 	}
 	return int(n), nil
+}
+
+// OpenMissions implements store.QuotaReadTx.
+func (t *Tx) OpenMissions(ctx context.Context, tenant string, limit int) ([]store.Mission, error) {
+	return list(ctx, t, "open missions", "mission", sqlrow.Mission, `SELECT `+sqlrow.MissionColumns+` FROM missions
+		WHERE tenant = ? AND status = 'active' AND definition_id <> 'proxy_default' ORDER BY created_at, id LIMIT `, limit, tenant)
 }
 
 // LockTenant implements store.QuotaTx. In an Update of a driver whose
