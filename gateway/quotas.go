@@ -88,7 +88,8 @@ func (s *Service) QuotaUsage(ctx context.Context, kind string) (int, error) {
 	q := &s.quotas
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.usage != nil && s.now().Sub(q.usageAt) < usageTTL {
+	// Wall time, not the service's clock: the cache is operational.
+	if q.usage != nil && time.Since(q.usageAt) < usageTTL {
 		return q.usage[kind], nil
 	}
 	usage := map[string]int{}
@@ -105,7 +106,7 @@ func (s *Service) QuotaUsage(ctx context.Context, kind string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	q.usage, q.usageAt = usage, s.now()
+	q.usage, q.usageAt = usage, time.Now()
 	return usage[kind], nil
 }
 
