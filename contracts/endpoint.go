@@ -169,7 +169,7 @@ func buildEndpoints() []Endpoint {
 			BodyOptional:  true,
 			SuccessStatus: 200,
 			Errors: []Code{CodeMissionStateConflict, CodeSelfApproval, CodeInvalidTransition, CodeGuardRejected, CodeUpstreamFailed, CodePathForbidden,
-				CodeOutcomeUnknown},
+				CodeOutcomeUnknown, CodeQuotaExceeded},
 		},
 		{
 			OperationID: EndpointRejectApproval, Method: "POST", Path: "/v8/approvals/{approvalId}/reject",

@@ -78,6 +78,12 @@ const CodePathForbidden Code = "path-forbidden"
 // configuration allows it for the approval's queue.
 const CodeSelfApproval Code = "self-approval-forbidden"
 
+// CodeQuotaExceeded refuses a creation that would take the tenant past
+// one of its quotas (server.quotas: open missions, pending approvals,
+// memory records, goals): nothing was written and nothing was called. Its
+// links list what the tenant holds open.
+const CodeQuotaExceeded Code = "quota-exceeded"
+
 // CodeInfo is the registry entry of one code: how every surface reports it.
 type CodeInfo struct {
 	Code Code `json:"code"`
@@ -121,6 +127,7 @@ var codeRegistry = map[Code]CodeInfo{
 	CodeContentTooLarge:         {Status: 413, Title: "The body is too large"},
 	CodeUnsupportedMediaType:    {Status: 415, Title: "Unsupported media type"},
 	CodeRateLimited:             {Status: 429, Title: "Too many requests", Retryable: true},
+	CodeQuotaExceeded:           {Status: 429, Title: "A tenant quota is exhausted", Retryable: true},
 	CodeDestructiveActionDenied: {Status: 403, Title: "Policy denies this destructive action", Stop: true},
 	CodeMissionStateConflict:    {Status: 409, Title: "The mission's state does not allow this", Stop: true},
 	CodeSelfApproval:            {Status: 409, Title: "The approver asked for this approval", Stop: true},

@@ -302,6 +302,10 @@ func (s *Service) importContext(ctx context.Context, kind, tenant, name string, 
 	now := s.now()
 	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		rep.Added, rep.Updated, rep.Unchanged, rep.Items = 0, 0, 0, rep.Items[:0]
+		// Every line is read first, then the tenant's quota checked
+		// for the records the file adds, then the records written:
+		// past the quota nothing is (quotas.go).
+		writes := make([]store.ContextRecord, 0, len(lines))
 		for _, l := range lines {
 			rec := l.record
 			old, err := tx.GetContextRecord(ctx, kind, tenant, rec.ID)
@@ -330,6 +334,12 @@ func (s *Service) importContext(ctx context.Context, kind, tenant, name string, 
 				continue
 			}
 			rec.UpdatedAt = now
+			writes = append(writes, rec)
+		}
+		if err := s.checkImportQuota(ctx, tx, kind, tenant, rep.Added, writes); err != nil {
+			return err
+		}
+		for _, rec := range writes {
 			if err := tx.PutContextRecord(ctx, rec); err != nil {
 				return err
 			}

@@ -132,6 +132,8 @@ func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) f
 	var hook func(context.Context) error
 	if ref := startRef(e, runID); ref != "" {
 		hook = s.startLeaseHook(e, ref, definitionID)
+	} else {
+		hook = s.startQuotaHook(e, definitionID) // quotas.go
 	}
 	tape := workflow.NewRecorder(hook).RenewBefore(s.renewStartLease(e))
 	_, _ = s.engine.Start(workflow.WithTape(ctx, tape), workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID,

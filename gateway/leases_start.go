@@ -128,8 +128,16 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 				return foundLease(lerr, prev.Deadline, now)
 			},
 			resolve: func(ctx context.Context, tx store.Tx) error { return s.resolveStartLease(ctx, tx, e, prev, nil, true) },
-			insert:  func(ctx context.Context, tx store.Tx) error { return tx.InsertStartLease(ctx, l) },
-			busy:    func() *contracts.Error { return startInProgress(ref) },
+			insert: func(ctx context.Context, tx store.Tx) error {
+				// The held lease is an open mission from now on: the
+				// start's quota slot, taken before its first outside call
+				// (quotas.go).
+				if err := s.checkQuota(ctx, tx, startQuotaNeed(e, definitionID)); err != nil {
+					return err
+				}
+				return tx.InsertStartLease(ctx, l)
+			},
+			busy: func() *contracts.Error { return startInProgress(ref) },
 		})
 		if err == nil {
 			e.startLease = &l

@@ -208,9 +208,14 @@ func (s *Service) loadMission(ctx context.Context, tx store.ReadTx, tenant strin
 
 // persist writes an outcome: the instance (inserted when new, else
 // compare-and-set from expectedVersion), sub-workflow instances, the
-// approval it queued or dropped, and its audit events.
+// approval it queued or dropped, and its audit events. A move's tenant
+// quotas are checked first, before anything is written (a start's were,
+// by startMission).
 func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflow.Outcome, before *workflow.Instance, prev store.Mission) error {
 	if before != nil {
+		if err := s.checkOutcomeQuota(ctx, tx, e, out, before); err != nil { // quotas.go
+			return err
+		}
 		if err := s.checkLease(ctx, tx, e, before); err != nil { // leases.go
 			return err
 		}
@@ -368,6 +373,10 @@ func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definit
 			s.engineEvents(e, out.Events, runID)
 		}
 		return nil, s.finishStart(ctx, tx, e, definitionID, moveError(err, ""))
+	}
+	// The quotas before any write (finishStart deletes the start lease).
+	if err := s.checkOutcomeQuota(ctx, tx, e, out, nil); err != nil { // quotas.go
+		return nil, err
 	}
 	if err := s.finishStart(ctx, tx, e, definitionID, nil); err != nil {
 		return nil, err

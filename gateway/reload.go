@@ -49,6 +49,9 @@ type Runtime struct {
 	// the run sweeper expires it (0: runs are kept for good); the next
 	// sweep uses it.
 	RunRetention time.Duration
+	// Quotas are the tenant quotas (server.quotas) from the next
+	// transaction on.
+	Quotas config.Quotas
 }
 
 // Reload makes rt the configuration the service runs on. Each part is
@@ -70,6 +73,8 @@ func (s *Service) Reload(rt Runtime) {
 	policy := rt.Policy
 	s.policy.Store(&policy)
 	s.runs.retention.Store(int64(max(rt.RunRetention, 0)))
+	quotas := rt.Quotas
+	s.quotas.quotas.Store(&quotas)
 	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
 		"certificate_issuers", len(rt.CertificateIssuers), "run_retention", s.RunRetention().String())
 }
@@ -302,7 +307,7 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	}
 	r.Switch.Swap(conns)
 	s.Reload(Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
-		Skills: cat, CertificateIssuers: issuers, RunRetention: cfg.RunRetention()})
+		Skills: cat, CertificateIssuers: issuers, RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas})
 	apply()
 	r.stateMu.Lock()
 	// Running is written under both locks: a reload reads it under mu,

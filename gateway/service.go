@@ -44,6 +44,8 @@ type Service struct {
 	runs     runExpiry     // the run sweeper (runs_expire.go)
 	disc     *discoveryState
 	ctxState *contextState
+	// quotas holds the tenant quotas in force (quotas.go).
+	quotas quotaState
 	// policy is the configuration's policy in force (a reload replaces
 	// it).
 	policy atomic.Pointer[config.Policy]
@@ -104,6 +106,9 @@ type Options struct {
 	// praxa serve passes config.Config.RunRetention (24h unless
 	// proxy.runRetention says otherwise); a reload replaces it.
 	RunRetention time.Duration
+	// Quotas are the tenant quotas (server.quotas; none when zero); a
+	// reload replaces them (quotas.go).
+	Quotas config.Quotas
 }
 
 // New returns a Service over st.
@@ -130,6 +135,7 @@ func New(st store.Store, opts *Options) *Service {
 	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention,
 		workflows: o.Workflows}
 	s.policy.Store(&o.Policy)
+	s.quotas.quotas.Store(&o.Quotas)
 	s.owner, s.leaseTTL = newID("gw"), o.LeaseTTL
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL

@@ -128,7 +128,7 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 	do func(ctx context.Context, svc *gateway.Service, tenant, name string, r io.Reader) (gateway.ImportReport, error)) error {
 	synopsis := "import FILE [--config FILE | --dev] [--format text|json] [--data-dir DIR]"
 	if tenanted {
-		synopsis = "import FILE --tenant T [--format text|json] [--data-dir DIR]"
+		synopsis = "import FILE --tenant T [--config FILE] [--format text|json] [--data-dir DIR]"
 	}
 	if len(args) == 0 || args[0] != "import" {
 		fmt.Fprintf(env.stderr, "Usage: praxa %s %s\n", noun, synopsis)
@@ -146,6 +146,8 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 	if !tenanted {
 		fs.StringVar(&f.config, "config", "", "configuration naming the trusted certificate issuers (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 		fs.BoolVar(&f.dev, "dev", false, "without --config and ./praxec.yaml, verify against the embedded example configuration")
+	} else {
+		fs.StringVar(&f.config, "config", "", "configuration naming the tenant quotas (server.quotas; default ./praxec.yaml when it exists)")
 	}
 	// FILE may come before, between or after the flags.
 	rest := args[1:]
@@ -179,6 +181,12 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 		if opts.CertificateIssuers, err = gateway.CertificateIssuers(cfg.Certificates); err != nil {
 			return err
 		}
+	} else {
+		cfg, err := loadConfig(f.config, false)
+		if err != nil {
+			return err
+		}
+		opts.Quotas = cfg.Server.Quotas
 	}
 	r, closeInput, err := openInput(env, file)
 	if err != nil {

@@ -201,3 +201,51 @@ func TestConfigValidateSkills(t *testing.T) {
 		t.Errorf("examples: exit %d:\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestImportQuotas: praxa memory import and goals import apply the
+// tenant quotas of --config (server.quotas): an import that would add
+// records past the tenant's limit is refused with quota-exceeded and
+// writes nothing; records it updates or leaves unchanged need no room; a
+// tenant's override lifts the limit.
+func TestImportQuotas(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "praxec.yaml")
+	if err := os.WriteFile(cfg, []byte("server:\n  quotas:\n    memoryRecords: 4\n    goals: 1\n    tenants:\n      big: {memoryRecords: 0}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ex := filepath.Join("..", "..", "examples")
+	four := filepath.Join(dir, "four.jsonl")
+	all, err := os.ReadFile(filepath.Join(ex, "memory.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(all)), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("examples/memory.jsonl holds %d records, want 6", len(lines))
+	}
+	if err := os.WriteFile(four, []byte(strings.Join(lines[:4], "")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	imp := func(noun, file, tenant string) (int, string, string) {
+		return runCommand(t, noun, "import", file, "--tenant", tenant, "--config", cfg, "--data-dir", dir)
+	}
+	if code, stdout, stderr := imp("memory", filepath.Join(ex, "memory.jsonl"), "small"); code != 1 || !strings.Contains(stderr, "quota-exceeded") ||
+		!strings.Contains(stderr, "holds 0 memory records and its quota is 4") {
+		t.Fatalf("six records for a tenant of four: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := imp("memory", four, "small"); code != 0 || !strings.Contains(stdout, "4 added, 0 updated, 0 unchanged") {
+		t.Fatalf("four records (nothing written before): exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := imp("memory", filepath.Join(ex, "memory.jsonl"), "small"); code != 1 || !strings.Contains(stderr, "holds 4 memory records") {
+		t.Fatalf("two more records at the limit: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := imp("memory", four, "small"); code != 0 || !strings.Contains(stdout, "0 added, 0 updated, 4 unchanged") {
+		t.Fatalf("the same four again at the limit: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := imp("memory", filepath.Join(ex, "memory.jsonl"), "big"); code != 0 || !strings.Contains(stdout, "6 added") {
+		t.Fatalf("a tenant whose override lifts the limit: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := imp("goals", filepath.Join(ex, "goals.jsonl"), "small"); code != 1 || !strings.Contains(stderr, "its quota is 1") {
+		t.Fatalf("five goals for a tenant of one: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

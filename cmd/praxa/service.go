@@ -54,6 +54,7 @@ func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *
 	o.Policy, o.Lexicon = cfg.Policy, cfg.Lexicon
 	o.Retention, o.LeaseTTL = time.Duration(cfg.Server.Idempotency.Retention), cfg.LeaseTTL()
 	o.RunRetention = cfg.RunRetention()
+	o.Quotas = cfg.Server.Quotas
 	o.Skills, o.CertificateIssuers = skillCatalog, certIssuers
 	return &builtService{service: gateway.New(st, &o), conns: sw, problems: problems}, nil
 }

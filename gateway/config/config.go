@@ -75,6 +75,8 @@ type Server struct {
 	// gateway takes its holder for stopped mid-call (default
 	// DefaultLeaseTTL; see LeaseTTL).
 	LeaseTTL Duration `json:"leaseTTL,omitempty"`
+	// Quotas bound what one tenant may hold at once (quotas.go).
+	Quotas Quotas `json:"quotas,omitzero"`
 }
 
 // DefaultMaxElements is how many JSON values a request may hold when

@@ -318,7 +318,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.LexiconWrites,
 		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: g.Switch.Runners(), Skills: skillCatalog,
-		CertificateIssuers: certIssuers, LeaseTTL: cfg.LeaseTTL(), RunRetention: cfg.RunRetention()})
+		CertificateIssuers: certIssuers, LeaseTTL: cfg.LeaseTTL(), RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas})
 	started = append(started, func() error {
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer scancel()
@@ -380,6 +380,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		t.Fatal(err)
 	}
 	g.Metrics = httpapi.NewMetrics()
+	g.Metrics.RegisterQuotas(g.Service) // as serve.go
 	g.Handler = httpapi.New(httpapi.Options{
 		MCP:     mcpHandler,
 		MCPTool: mcpOpts.Registers,

@@ -72,6 +72,19 @@ func (m *Metrics) CounterFunc(name, help string, fn func() float64) {
 	m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
 }
 
+// LabeledCounterFunc registers a counter whose value fn reports, with
+// constant labels: one series of a family whose other series are
+// registered with other label values (bounded ones, such as a quota kind).
+func (m *Metrics) LabeledCounterFunc(name, help string, labels map[string]string, fn func() float64) {
+	m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, fn))
+}
+
+// LabeledGaugeFunc registers a gauge whose value fn reports, with
+// constant labels, as LabeledCounterFunc does a counter.
+func (m *Metrics) LabeledGaugeFunc(name, help string, labels map[string]string, fn func() float64) {
+	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels}, fn))
+}
+
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})

@@ -122,6 +122,8 @@ type ReadTx interface {
 	ContextReadTx
 	// PendingReadTx reads the commands paused on unknown subjects.
 	PendingReadTx
+	// QuotaReadTx counts what the tenant quotas bound.
+	QuotaReadTx
 }
 
 // Tx reads and writes inside a transaction.
@@ -197,6 +199,8 @@ type Tx interface {
 	ContextTx
 	// PendingTx writes the commands paused on unknown subjects.
 	PendingTx
+	// QuotaTx serializes the writes a tenant quota checks.
+	QuotaTx
 }
 
 // IdempotencyRecord is the remembered outcome of one idempotent request.

@@ -70,6 +70,8 @@ func Run(t *testing.T, factory Factory) {
 		{"LeaseRenewal", testLeaseRenewal},
 		{"SubmitRefusal", testSubmitRefusal},
 		{"PendingSubjects", testPendingSubjects},
+		{"TenantUsage", testTenantUsage},
+		{"QuotaSerialized", testQuotaSerialized},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
