@@ -223,11 +223,11 @@ func checkURL(s string, r urlRules) string {
 
 // executorKinds are the executor kinds this gateway runs, in the order of
 // schema.json.
-var executorKinds = []string{ExecutorNoop, ExecutorHuman, ExecutorWorkflow, ExecutorMCP, ExecutorCLI, ExecutorREST}
+var executorKinds = []string{ExecutorNoop, ExecutorHuman, ExecutorWorkflow, ExecutorMCP, ExecutorCLI, ExecutorREST, ExecutorScript}
 
 // unsupportedExecutorKinds exist in the praxec catalogue but are not run by
 // this gateway; naming one gets its own message.
-var unsupportedExecutorKinds = []string{"script", "parallel", "llm"}
+var unsupportedExecutorKinds = []string{"parallel", "llm"}
 
 // executorMembers lists the members each executor kind admits, as the
 // if/then rules of schema.json do (a test holds them together).
@@ -238,6 +238,7 @@ var executorMembers = map[string][]string{
 	ExecutorMCP:      {"kind", "connection", "tool", "map", "timeoutMs"},
 	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure", "paths", "timeoutMs"},
 	ExecutorREST:     {"kind", "connection", "method", "path", "query", "headers", "body", "timeoutMs"},
+	ExecutorScript:   {"kind", "script", "timeoutMs"},
 }
 
 // executorValueMembers are the executor members whose string values may be
@@ -492,6 +493,7 @@ func (c *checker) executor(ptr string, ids []string) (string, bool) {
 	kind, _ := c.str(ptr + "/kind")
 	c.executorConnection(ptr, kind)
 	c.executorTimeout(ptr, kind)
+	c.executorScript(ptr, kind)
 	if kind != ExecutorWorkflow {
 		return "", false
 	}

@@ -108,6 +108,10 @@ type Executor struct {
 	Query   map[string]any    `json:"query,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    any               `json:"body,omitempty"`
+
+	// Script names the script a script executor runs: a file of the
+	// scripts directory (package scripts).
+	Script string `json:"script,omitempty"`
 }
 
 // The executor kinds.
@@ -118,6 +122,7 @@ const (
 	ExecutorMCP      = "mcp"
 	ExecutorCLI      = "cli"
 	ExecutorREST     = "rest"
+	ExecutorScript   = "script"
 )
 
 // StringList is one string or a list of strings in the file; it is always

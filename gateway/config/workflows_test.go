@@ -62,7 +62,7 @@ func TestWorkflowProblems(t *testing.T) {
     transitions:
       - {name: t, from: a, to: b, executor: {kind: llm, prompt: summarise}}
 `,
-			want: []string{"p.yaml:8:52: workflows.w.transitions[0].executor.kind: the executor kind llm is not supported by this gateway; supported kinds: noop, human, workflow, mcp, cli, rest"},
+			want: []string{"p.yaml:8:52: workflows.w.transitions[0].executor.kind: the executor kind llm is not supported by this gateway; supported kinds: noop, human, workflow, mcp, cli, rest, script"},
 		},
 		{
 			name: "RequiredByExecutorKind",
@@ -310,6 +310,48 @@ connections:
 			want: []string{
 				`p.yaml:2:3: workflows["deploy pipeline"]: is not a valid workflow id: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit`,
 				`p.yaml:6:21: workflows["deploy pipeline"].states["b/c"]: is not a valid state name: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit`,
+			},
+		},
+		{
+			name: "ScriptWithoutScriptsDir",
+			yaml: `workflows:
+  w:
+    version: 1
+    title: W
+    initial: a
+    states: {a: {}, b: {terminal: true}}
+    transitions:
+      - {name: t, from: a, to: b, executor: {kind: script, script: quote}}
+`,
+			want: []string{"p.yaml:8:68: workflows.w.transitions[0].executor.script: names a script, but the file sets no scripts.dir: add scripts: {dir: DIR} naming the directory of the *.cel files"},
+		},
+		{
+			name: "ScriptExecutorMembers",
+			yaml: `scripts: {dir: scripts}
+workflows:
+  w:
+    version: 1
+    title: W
+    initial: a
+    states: {a: {}, b: {terminal: true}}
+    transitions:
+      - {name: t1, from: a, to: b, executor: {kind: script, script: quote, timeoutMs: 60000}}
+      - {name: t2, from: a, to: b, executor: {kind: script, script: "not an id"}}
+      - {name: t3, from: a, to: b, executor: {kind: script, script: quote, connection: api}}
+`,
+			want: []string{
+				"p.yaml:9:87: workflows.w.transitions[0].executor.timeoutMs: is longer than a script may run (10000 ms at most): a script is a bounded computation",
+				"p.yaml:10:69: workflows.w.transitions[1].executor.script: must be an identifier: 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit",
+				"p.yaml:11:76: workflows.w.transitions[2].executor.connection: is not a known field of a script executor (connection belongs to mcp, cli and rest executors); known fields: kind, script, timeoutMs",
+			},
+		},
+		{
+			name: "ScriptsSection",
+			yaml: `scripts: {dir: "", path: x}
+`,
+			want: []string{
+				"p.yaml:1:16: scripts.dir: must not be empty",
+				`p.yaml:1:20: scripts.path: is not a known field; known fields: dir`,
 			},
 		},
 		{
