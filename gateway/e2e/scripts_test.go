@@ -22,12 +22,8 @@ const quoteScript = `// Quote an order: the total of its items, less the custome
 // The discount is a percentage the order was opened with.
 // tags: pricing, quote
 {
-  "total": arguments.items.map(i, double(i.price) * double(i.qty))
-             .exists(x, x < 0.0) ? -1.0
-           : arguments.items.map(i, double(i.price) * double(i.qty)).size() == 0 ? 0.0
-           : (double(arguments.items[0].price) * double(arguments.items[0].qty)
-              + (arguments.items.size() > 1 ? double(arguments.items[1].price) * double(arguments.items[1].qty) : 0.0))
-             * (100.0 - (has(input.discount) ? double(input.discount) : 0.0)) / 100.0,
+  "total": sum(arguments.items.map(i, double(i.price) * double(i.qty)))
+           * (100.0 - (has(input.discount) ? double(input.discount) : 0.0)) / 100.0,
   "lines": arguments.items.size(),
   "currency": has(context.currency) ? context.currency : "EUR",
 }

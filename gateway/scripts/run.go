@@ -65,6 +65,8 @@ var env = sync.OnceValues(func() (*cel.Env, error) {
 		cel.ParserRecursionLimit(100),
 		cel.Function(orderedFn, cel.Overload("praxa_ordered_dyn", []*cel.Type{cel.DynType}, cel.DynType,
 			cel.UnaryBinding(ordered))),
+		cel.Function("sum", cel.Overload("praxa_sum_list", []*cel.Type{cel.ListType(cel.DynType)}, cel.DynType,
+			cel.UnaryBinding(sum))),
 	}
 	for _, v := range variables {
 		opts = append(opts, cel.Variable(v, cel.MapType(cel.StringType, cel.DynType)))
@@ -154,6 +156,39 @@ func btoi(b bool) int {
 	return 0
 }
 
+// sum adds a list of numbers: an int when every one is an int (an
+// overflow is an error), else a double.
+func sum(v ref.Val) ref.Val {
+	l, ok := v.(traits.Lister)
+	if !ok {
+		return types.NewErr("sum: %s is not a list", v.Type().(ref.Type).TypeName())
+	}
+	var i int64
+	var f float64
+	double := false
+	it := l.Iterator()
+	for it.HasNext() == types.True {
+		switch x := it.Next().(type) {
+		case types.Int:
+			n := int64(x)
+			if !double && (n > 0 && i > math.MaxInt64-n || n < 0 && i < math.MinInt64-n) {
+				return types.NewErr("sum: integer overflow")
+			}
+			i += n
+			f += float64(n)
+		case types.Double:
+			double = true
+			f += float64(x)
+		default:
+			return types.NewErr("sum: %s is not a number", x.Type().(ref.Type).TypeName())
+		}
+	}
+	if double {
+		return types.Double(f)
+	}
+	return types.Int(i)
+}
+
 // costEstimator charges every call by the size of the values it reads and
 // builds. CEL's own charges go by the overload the checker resolved; a
 // script's variables are maps of dyn values, whose calls dispatch at run
@@ -162,14 +197,15 @@ func btoi(b bool) int {
 // the bytes it reads and writes (CEL's string traversal factor), a list
 // concatenation a tenth of the elements of its result, a membership test
 // the size of the collection, a regular expression match the product of
-// the text and the pattern, and orderedFn the keys it sorts.
+// the text and the pattern, orderedFn the keys it sorts and sum the
+// numbers it adds.
 type costEstimator struct{}
 
 // CallCost implements interpreter.ActualCostEstimator.
 func (costEstimator) CallCost(function, _ string, args []ref.Val, result ref.Val) *uint64 {
 	var n float64
 	switch function {
-	case orderedFn, "@in":
+	case orderedFn, "@in", "sum":
 		if len(args) > 0 {
 			n = float64(size(args[len(args)-1]))
 		}

@@ -19,16 +19,18 @@
 // search tags:
 //
 //	// Quote an order: the total of its items, with the discount applied.
-//	// The discount is a percentage of the context's customer tier.
+//	// The discount is a percentage the order was opened with.
 //	// tags: pricing, quote
 //	{
-//	  "total": arguments.items.map(i, i.price * i.qty).sum(),
+//	  "total": sum(arguments.items.map(i, double(i.price) * double(i.qty)))
+//	           * (100.0 - double(input.discount)) / 100.0,
 //	}
 //
 // The expression sees three variables, arguments, context and input (each
 // a map), and must evaluate to a map with string keys: the output. JSON
 // numbers are ints when they are whole (within ±2^53) and doubles
-// otherwise; write double(x) to mix them in arithmetic.
+// otherwise; write double(x) to mix them in arithmetic. Beside CEL's
+// standard library, sum(list) adds a list of numbers.
 //
 // A file that does not compile, or whose id is not an identifier, is
 // refused: Load reports every problem as FILE:LINE:COLUMN: MESSAGE and

@@ -132,6 +132,7 @@ func TestRun(t *testing.T) {
   "literal": {"b": 1, "a": 2, "c": 3}.filter(k, k != "c"),
   "big": 9007199254740993,
   "half": 0.5,
+  "sums": [sum([1, 2, 3]), sum([1, 2.5]), sum([])],
   "when": timestamp("2026-01-02T03:04:05Z") + duration("90m"),
 }`,
 	})
@@ -145,6 +146,7 @@ func TestRun(t *testing.T) {
 	want := map[string]any{"total": json.Number("2"), "customer": "acme", "region": "eu",
 		"keys":    []any{"a", "b", "bronze", "gold", "k", "m", "silver", "z"},
 		"literal": []any{"a", "b"}, "big": json.Number("9007199254740993"), "half": json.Number("0.5"),
+		"sums": []any{json.Number("6"), json.Number("3.5"), json.Number("0")},
 		"when": "2026-01-02T04:34:05Z"}
 	// Every run gives the same output: comprehensions walk maps in key
 	// order, whatever order Go's maps iterate in.
@@ -161,11 +163,13 @@ func TestRun(t *testing.T) {
 
 func TestRunLimits(t *testing.T) {
 	c := load(t, map[string]string{
-		"square.cel": `{"n": arguments.items.map(i, arguments.items.map(j, i * j).size()).size()}`,
-		"concat.cel": `{"s": arguments.s + arguments.s + arguments.s + arguments.s}`,
-		"echo.cel":   `{"items": arguments.items}`,
-		"list.cel":   `[1, 2]`,
-		"fails.cel":  `{"x": arguments.n / 0}`,
+		"square.cel":   `{"n": arguments.items.map(i, arguments.items.map(j, i * j).size()).size()}`,
+		"concat.cel":   `{"s": arguments.s + arguments.s + arguments.s + arguments.s}`,
+		"echo.cel":     `{"items": arguments.items}`,
+		"list.cel":     `[1, 2]`,
+		"fails.cel":    `{"x": arguments.n / 0}`,
+		"sum.cel":      `{"x": sum(arguments.items)}`,
+		"overflow.cel": `{"x": sum([9223372036854775807, 1])}`,
 	})
 	items := make([]any, 2000)
 	for i := range items {
@@ -193,6 +197,8 @@ func TestRunLimits(t *testing.T) {
 			ReasonOutput, "script concat: its value is larger than a script's output may be"},
 		{"NotAnObject", "list", nil, DefaultLimits, ReasonFailed, "script list: its value is a list, not a map"},
 		{"Failure", "fails", map[string]any{"n": json.Number("1")}, DefaultLimits, ReasonFailed, "script fails: division by zero"},
+		{"SumOfStrings", "sum", map[string]any{"items": []any{"a"}}, DefaultLimits, ReasonFailed, "script sum: sum: string is not a number"},
+		{"SumOverflow", "overflow", nil, DefaultLimits, ReasonFailed, "script overflow: sum: integer overflow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := c.Lookup(tc.script)
