@@ -54,12 +54,13 @@ type Hints struct {
 }
 
 // hintsFor derives a capability's annotations from what the gateway knows
-// of its executor: no executor (noop) acts on nothing; a REST GET, HEAD or
+// of its executor: no executor (noop) acts on nothing, nor does a script
+// (a computation over the call's own values); a REST GET, HEAD or
 // OPTIONS reads (RFC 9110 safe methods), a PUT or DELETE is idempotent;
 // anything else (an MCP tool, a command, a POST) may change the world.
 // An upstream's own annotations never lower destructiveHint here.
 func hintsFor(x *config.Executor) *Hints {
-	if x == nil || x.Kind == config.ExecutorNoop {
+	if x == nil || x.Kind == config.ExecutorNoop || x.Kind == config.ExecutorScript {
 		return &Hints{ReadOnly: true, Idempotent: true}
 	}
 	h := &Hints{Destructive: true, OpenWorld: true}
