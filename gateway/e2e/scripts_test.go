@@ -29,10 +29,12 @@ const quoteScript = `// Quote an order: the total of its items, less the custome
 }
 `
 
-// A script that walks its items squared: over two thousand items it
-// exceeds the default cost budget.
-const squareScript = `// Count the pairs of items.
-{"pairs": arguments.items.map(i, arguments.items.map(j, i + j).size()).size()}
+// A script that walks its items squared, building a string for each pair:
+// over a hundred items and a long label it exceeds the default cost
+// budget, which charges each string by its size, within a few hundred
+// steps.
+const squareScript = `// Label the pairs of items.
+{"pairs": arguments.items.map(i, arguments.items.map(j, arguments.label + arguments.label).size()).size()}
 `
 
 const scriptsConfig = `scripts: {dir: scripts}
@@ -59,7 +61,7 @@ workflows:
       - name: pairs
         from: open
         to: quoted
-        executor: {kind: script, script: pricing.pairs, timeoutMs: 5000}
+        executor: {kind: script, script: pricing.pairs, timeoutMs: 10000}
         set: {pairs: "$.output.pairs"}
       - {name: close, from: quoted, to: done}
 proxy:
@@ -109,12 +111,13 @@ func TestScriptExecutorMission(t *testing.T) {
 	res = w.command(t, tok, map[string]any{"workflowId": wf, "expectedVersion": 1, "transition": "set_currency", "arguments": map[string]any{"currency": "EUR"}})
 	wantStatus(t, res, http.StatusOK)
 
-	// Over its budget: 2000 × 2000 steps.
-	items := make([]any, 2000)
+	// Over its budget: 100 × 100 strings of 10,000 bytes.
+	items := make([]any, 100)
 	for i := range items {
 		items[i] = i
 	}
-	res = w.command(t, tok, map[string]any{"workflowId": wf, "expectedVersion": 2, "transition": "pairs", "arguments": map[string]any{"items": items}})
+	res = w.command(t, tok, map[string]any{"workflowId": wf, "expectedVersion": 2, "transition": "pairs",
+		"arguments": map[string]any{"items": items, "label": strings.Repeat("x", 5000)}})
 	if p := wantProblem(t, res, http.StatusBadGateway, contracts.CodeUpstreamFailed); !strings.Contains(p.Detail, "script pricing.pairs: exceeded its cost budget of 1000000") ||
 		!strings.Contains(p.Hint, "exceeded a limit") {
 		t.Errorf("over budget: %s", res.Body)
