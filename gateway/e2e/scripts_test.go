@@ -72,10 +72,11 @@ proxy:
 `
 
 // scriptsGateway starts a gateway on a configuration file with the
-// scripts above, script search on or off.
-func scriptsGateway(t *testing.T, ti *testIssuer, search bool) *gw {
+// scripts above, script search on or off; dir holds the file and the
+// scripts.
+func scriptsGateway(t *testing.T, ti *testIssuer, search bool) (g *gatewaytest.Gateway, w *gw, dir string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir = t.TempDir()
 	for name, text := range map[string]string{"scripts/quote.cel": quoteScript, "scripts/pricing/pairs.cel": squareScript,
 		"praxec.yaml": scriptsConfig} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -86,13 +87,13 @@ func scriptsGateway(t *testing.T, ti *testIssuer, search bool) *gw {
 			t.Fatal(err)
 		}
 	}
-	g := gatewaytest.New(t, &gatewaytest.Options{
+	g = gatewaytest.New(t, &gatewaytest.Options{
 		Issuer:        &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
 		ConfigFile:    filepath.Join(dir, "praxec.yaml"),
 		ScriptsSearch: search,
 		Edit:          func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	return wrap(g)
+	return g, wrap(g), dir
 }
 
 // TestScriptExecutorMission runs a real script file as the work of a
@@ -102,7 +103,7 @@ func scriptsGateway(t *testing.T, ti *testIssuer, search bool) *gw {
 // upstream-failed and changes nothing (the same version moves after).
 func TestScriptExecutorMission(t *testing.T) {
 	ti := newIssuer(t)
-	w := scriptsGateway(t, ti, false)
+	_, w, _ := scriptsGateway(t, ti, false)
 	tok := ti.token(t, tenantA, userA)
 
 	res := w.command(t, tok, map[string]any{"definitionId": "order", "input": map[string]any{"discount": 10}})
@@ -159,7 +160,7 @@ func TestScriptExecutorMission(t *testing.T) {
 func TestScriptsSearchAndDescribe(t *testing.T) {
 	ti := newIssuer(t)
 	tok := ti.token(t, tenantA, userA)
-	off := scriptsGateway(t, ti, false)
+	_, off, _ := scriptsGateway(t, ti, false)
 	if r := off.query(t, tok, map[string]any{"query": "quote", "kind": "script"}); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "INVALID_PARAMS") ||
 		!strings.Contains(string(r.Body), "--enable-scripts-search") {
 		t.Errorf("kind script without the flag: %d %s", r.Status, r.Body)
@@ -168,7 +169,7 @@ func TestScriptsSearchAndDescribe(t *testing.T) {
 		t.Errorf("a search of every kind without the flag: %v", ids)
 	}
 
-	on := scriptsGateway(t, ti, true)
+	_, on, _ := scriptsGateway(t, ti, true)
 	r := on.query(t, tok, map[string]any{"query": "quote", "kind": "script"})
 	if ids := itemIDs(t, r); !slices.Equal(ids, []string{"quote"}) {
 		t.Fatalf("kind script: %v (%s)", ids, r.Body)
@@ -194,5 +195,44 @@ func TestScriptsSearchAndDescribe(t *testing.T) {
 			t.Errorf("describe: %s", d.Body)
 		}
 		findLink(t, linksOf(t, body), "home")
+	}
+}
+
+// TestScriptsReload: a reload swaps in the scripts of the directory as
+// they are now; one whose script does not compile is refused with the
+// script's file:line:column, and the running scripts stay.
+func TestScriptsReload(t *testing.T) {
+	ti := newIssuer(t)
+	g, w, dir := scriptsGateway(t, ti, false)
+	tok := ti.token(t, tenantA, userA)
+	quote := func() any {
+		t.Helper()
+		res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "orders.quote",
+			"items": []any{map[string]any{"price": 2, "qty": 3}}}})
+		wantStatus(t, res, http.StatusOK)
+		return member(t, res.object(t), "context.lastRun.output.total")
+	}
+	if got := quote(); got != json.Number("6") {
+		t.Fatalf("total before the reload: %v", got)
+	}
+	file := filepath.Join(dir, "scripts", "quote.cel")
+	if err := os.WriteFile(file, []byte(`{"total": sum(arguments.items.map(i, i.price * i.qty)) * 2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Reload(t); err != nil {
+		t.Fatal(err)
+	}
+	if got := quote(); got != json.Number("12") {
+		t.Errorf("total after the reload: %v", got)
+	}
+	if err := os.WriteFile(file, []byte("{\"total\": 1 +}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := g.Reload(t)
+	if want := filepath.ToSlash(filepath.Join(dir, "scripts")) + "/quote.cel:1:14: Syntax error"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("reload of a broken script = %v, want %s…", err, want)
+	}
+	if got := quote(); got != json.Number("12") {
+		t.Errorf("total after a refused reload: %v", got)
 	}
 }

@@ -161,7 +161,7 @@ func btoi(b bool) int {
 func sum(v ref.Val) ref.Val {
 	l, ok := v.(traits.Lister)
 	if !ok {
-		return types.NewErr("sum: %s is not a list", v.Type().(ref.Type).TypeName())
+		return types.NewErr("sum: %s is not a list", v.Type().TypeName())
 	}
 	var i int64
 	var f float64
@@ -180,7 +180,7 @@ func sum(v ref.Val) ref.Val {
 			double = true
 			f += float64(x)
 		default:
-			return types.NewErr("sum: %s is not a number", x.Type().(ref.Type).TypeName())
+			return types.NewErr("sum: %s is not a number", x.Type().TypeName())
 		}
 	}
 	if double {
@@ -552,7 +552,7 @@ func toJSON(v ref.Val, b *budget) (any, error) {
 			k := it.Next()
 			ks, ok := k.(types.String)
 			if !ok {
-				return nil, fmt.Errorf("its value has a map key %v of type %s: JSON object keys are strings", k, k.Type().(ref.Type).TypeName())
+				return nil, fmt.Errorf("its value has a map key %v of type %s: JSON object keys are strings", k, k.Type().TypeName())
 			}
 			if err := b.take(0, len(ks)); err != nil {
 				return nil, err
@@ -580,7 +580,7 @@ func toJSON(v ref.Val, b *budget) (any, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("its value holds a %s, which has no JSON form", v.Type().(ref.Type).TypeName())
+	return nil, fmt.Errorf("its value holds a %s, which has no JSON form", v.Type().TypeName())
 }
 
 // jsonKind names the JSON type of v.
