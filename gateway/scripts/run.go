@@ -1,6 +1,7 @@
 package scripts
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -287,12 +288,19 @@ func compile(id, file, src string) (*Script, []config.Problem) {
 		return nil, problems
 	}
 	native := checked.NativeRep()
+	var problems []config.Problem
 	for exprID, r := range native.ReferenceMap() {
 		if slices.ContainsFunc(r.OverloadIDs, tzOverload) {
 			loc := native.SourceInfo().GetStartLocation(exprID)
-			return nil, []config.Problem{{Line: loc.Line(), Column: loc.Column() + 1,
-				Message: "a time zone reads the system's time-zone database, which a script may not: work in UTC (no time-zone argument)"}}
+			problems = append(problems, config.Problem{Line: loc.Line(), Column: loc.Column() + 1,
+				Message: "a time zone reads the system's time-zone database, which a script may not: work in UTC (no time-zone argument)"})
 		}
+	}
+	if len(problems) > 0 {
+		slices.SortFunc(problems, func(a, b config.Problem) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+		})
+		return nil, problems
 	}
 	s.ast = checked
 	prog, err := program(checked, DefaultLimits)
