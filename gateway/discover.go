@@ -51,28 +51,30 @@ type catalog struct {
 
 func newDiscoveryState(o *Options) *discoveryState {
 	d := &discoveryState{lexiconWrites: o.LexiconWrites, skills: o.SkillsSearch, scripts: o.ScriptsSearch, log: o.Logger}
-	d.install(o.Discovery, o.Workflows, o.Lexicon, discovery.SkillItems(o.Skills))
+	d.install(o.Discovery, o.Workflows, o.Lexicon, append(discovery.SkillItems(o.Skills), discovery.ScriptItems(o.Scripts)...))
 	return d
 }
 
 // install makes index (nil: one of workflows alone), with skillItems (the
-// skills' index entries) added, and lexicon the catalogue in force.
+// skills' and the scripts' index entries) added, and lexicon the catalogue
+// in force.
 func (d *discoveryState) install(index *discovery.Index, workflows *workflow.Registry, lexicon map[string]config.LexiconEntry, skillItems []discovery.Item) {
 	if index == nil {
 		index, _ = discovery.Build(workflows, nil) // workflows alone: their ids are unique
 	}
-	// Skills are indexed under kind skill; search offers them only when
-	// the server enables skill search (searchQuery), describe answers them
-	// in the flatter guidance shape (describeSkill).
+	// Skills and scripts are indexed under kinds skill and script; search
+	// offers them only when the server enables their search
+	// (searchQuery), describe answers them in the flatter guidance shape
+	// (describeSkill, describeScript).
 	if len(skillItems) > 0 {
 		with, skipped, err := index.With(skillItems)
 		switch {
 		case err != nil:
-			d.log.Error("skills left out of the discovery index", "err", err)
+			d.log.Error("skills and scripts left out of the discovery index", "err", err)
 		default:
 			index = with
 			if len(skipped) > 0 {
-				d.log.Warn("skills left out of the discovery index: their ids name other entries", "skills", skipped)
+				d.log.Warn("skills or scripts left out of the discovery index: their ids name other entries", "ids", skipped)
 			}
 		}
 	}
@@ -176,6 +178,11 @@ func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
 			l.Method, l.Args = contracts.ToolGetSkill, map[string]any{"skillId": it.ID}
 		}
 		d.Links = append(d.Links, l)
+	case discovery.KindScript:
+		// Scripts are read through praxec.query describe alone.
+		if style == stylePraxec {
+			d.Links = append(d.Links, contracts.Link{Rel: "describe", Title: "Read the script", Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": it.ID}})
+		}
 	case discovery.KindCapability:
 		// Proxy capabilities run in the built-in proxy_default workflow:
 		// starting it with input.capability fires the capability first.
@@ -329,8 +336,11 @@ func (s *Service) describe(ctx context.Context, _ store.ReadTx, e *env) (any, er
 			Hint:    "Describe an id that a search answered; the linked search looks for this one.",
 			Links:   []contracts.Link{searchLink(subject)}}
 	}
-	if it.Kind == discovery.KindSkill {
+	switch it.Kind {
+	case discovery.KindSkill:
 		return s.describeSkill(ctx, e, it)
+	case discovery.KindScript:
+		return s.describeScript(ctx, e, it)
 	}
 	s.describeEvent(e, subject, string(it.Kind))
 	return Description{ID: it.ID, Item: s.withImport(render(it, stylePraxec, "")), Links: []contracts.Link{homeLink(), searchLink("")}}, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -41,6 +42,9 @@ type Runtime struct {
 	// Skills are the governed skills aura_get_skill, describe and search
 	// answer from (none when nil).
 	Skills *skills.Catalog
+	// Scripts are the scripts script executors run, and describe and
+	// search answer from (none when nil).
+	Scripts *scripts.Catalog
 	// CertificateIssuers are the trusted issuers certificates are verified
 	// against when they are listed (none when nil: every certificate is
 	// then unknown_issuer).
@@ -68,8 +72,8 @@ func (s *Service) Reload(rt Runtime) {
 		rt.Workflows, _ = workflow.Compile(nil)
 	}
 	s.workflows.Replace(rt.Workflows)
-	s.ctxState.install(rt.Skills, rt.CertificateIssuers)
-	s.disc.install(rt.Discovery, s.workflows, rt.Lexicon, discovery.SkillItems(rt.Skills))
+	s.ctxState.install(rt.Skills, rt.Scripts, rt.CertificateIssuers)
+	s.disc.install(rt.Discovery, s.workflows, rt.Lexicon, append(discovery.SkillItems(rt.Skills), discovery.ScriptItems(rt.Scripts)...))
 	policy := rt.Policy
 	s.policy.Store(&policy)
 	s.runs.retention.Store(int64(max(rt.RunRetention, 0)))
@@ -122,7 +126,7 @@ type ReloadResult struct {
 // Reloader reloads the configuration of a running gateway. SIGHUP and POST
 // /v8/config/reload both call Reload, which builds every part of the new
 // configuration (connections and workflows, discovery index, skills,
-// certificate issuers, and what Stage adds) before swapping any, so a
+// scripts, certificate issuers, and what Stage adds) before swapping any, so a
 // configuration that fails anywhere is refused whole and the running one
 // stays; either way the attempt is an audit event. Reloads run one at a
 // time; after Close none runs. The zero value is not usable: set Service,
@@ -295,6 +299,10 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	if err != nil {
 		return refuse(fmt.Errorf("skills: %w", err))
 	}
+	scr, err := scripts.FromConfig(cfg)
+	if err != nil {
+		return refuse(err)
+	}
 	issuers, err := CertificateIssuers(cfg.Certificates)
 	if err != nil {
 		return refuse(fmt.Errorf("certificate issuers: %w", err))
@@ -307,7 +315,7 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	}
 	r.Switch.Swap(conns)
 	s.Reload(Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
-		Skills: cat, CertificateIssuers: issuers, RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas})
+		Skills: cat, Scripts: scr, CertificateIssuers: issuers, RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas})
 	apply()
 	r.stateMu.Lock()
 	// Running is written under both locks: a reload reads it under mu,

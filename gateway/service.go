@@ -16,6 +16,7 @@ import (
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/lightpath"
+	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -92,6 +93,10 @@ type Options struct {
 	// Skills are the governed skills aura_get_skill serves (none when
 	// nil): gateway-wide configuration, the same for every tenant.
 	Skills *skills.Catalog
+	// Scripts are the scripts script executors run, and search and
+	// describe answer (none when nil). With scripts, or with Runners, the
+	// service runs script executors itself (scripts.go).
+	Scripts *scripts.Catalog
 	// CertificateIssuers are the trusted issuers of model capability
 	// certificates (see CertificateIssuers); a certificate from any other
 	// is listed as unknown_issuer.
@@ -141,7 +146,7 @@ func New(st store.Store, opts *Options) *Service {
 		s.leaseTTL = DefaultLeaseTTL
 	}
 	s.runs.retention.Store(int64(max(o.RunRetention, 0)))
-	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: o.Runners, Now: o.Now}
+	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: s.withScriptRunner(o.Runners, o.Scripts), Now: o.Now}
 	s.light = &lightpath.Path{Engine: s.engine, Journal: s.audit}
 	s.disc = newDiscoveryState(&o)
 	s.ctxState = newContextState(&o)

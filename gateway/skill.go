@@ -9,6 +9,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -25,26 +26,34 @@ type contextState struct {
 	cur atomic.Pointer[contextParts]
 }
 
-// contextParts are one configuration's skills and certificate issuers.
+// contextParts are one configuration's skills, scripts and certificate
+// issuers.
 type contextParts struct {
 	skills  *skills.Catalog
+	scripts *scripts.Catalog
 	issuers certs.Issuers
 }
 
 func newContextState(o *Options) *contextState {
 	c := &contextState{}
-	c.install(o.Skills, o.CertificateIssuers)
+	c.install(o.Skills, o.Scripts, o.CertificateIssuers)
 	return c
 }
 
-// install makes cat (nil: none) and issuers the skills and issuers in
-// force.
-func (c *contextState) install(cat *skills.Catalog, issuers certs.Issuers) {
+// install makes cat and scr (nil: none) and issuers the skills, scripts
+// and issuers in force.
+func (c *contextState) install(cat *skills.Catalog, scr *scripts.Catalog, issuers certs.Issuers) {
 	if cat == nil {
 		cat = &skills.Catalog{}
 	}
-	c.cur.Store(&contextParts{skills: cat, issuers: issuers})
+	if scr == nil {
+		scr = &scripts.Catalog{}
+	}
+	c.cur.Store(&contextParts{skills: cat, scripts: scr, issuers: issuers})
 }
+
+// scripts returns the scripts in force.
+func (c *contextState) scripts() *scripts.Catalog { return c.cur.Load().scripts }
 
 // skills returns the skills in force.
 func (c *contextState) skills() *skills.Catalog { return c.cur.Load().skills }
@@ -112,7 +121,8 @@ func (s *Service) getSkill(_ context.Context, _ store.ReadTx, e *env) (any, erro
 	return out, nil
 }
 
-// GuidanceDescription is the answer of praxec.query describe for a skill:
+// GuidanceDescription is the answer of praxec.query describe for a skill
+// (and, with the script's source as body, for a script):
 // the flatter guidance shape of seeds/000, {kind, subject, verb, body,
 // links, lexicon?}, since a skill carries a guidance body rather than a
 // DiscoveryItem. verb names the operation answered ("describe"); body is
@@ -141,25 +151,36 @@ func (s *Service) describeSkill(ctx context.Context, e *env, it *discovery.Item)
 		// Links on the praxec surface name praxec tools only (seeds/000): a
 		// host registered with the praxec set cannot call aura_get_skill.
 		Links: []contracts.Link{homeLink(), searchLink("")}}
-	if len(v.Tags) > 0 {
-		err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-			lex, err := s.lexicon(ctx, tx)
-			if err != nil {
-				return err
-			}
-			seen := map[string]bool{}
-			for _, tag := range v.Tags {
-				if t, ok := lex.Lookup(tag); ok && !seen[t.Term] {
-					seen[t.Term] = true
-					out.Lexicon = append(out.Lexicon, discovery.LexiconHit{Term: t.Term, Entry: t.Entry})
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	var err error
+	if out.Lexicon, err = s.guidanceLexicon(ctx, v.Tags); err != nil {
+		return nil, err
 	}
 	s.describeEvent(e, sk.ID, string(discovery.KindSkill))
 	return out, nil
+}
+
+// guidanceLexicon returns the entries of the lexicon terms that tags name
+// (a ref or alias counts), once each, for the lexicon member of the
+// guidance shape; none without tags. It reads the lexicon in a
+// transaction of its own: describe otherwise answers from memory.
+func (s *Service) guidanceLexicon(ctx context.Context, tags []string) ([]discovery.LexiconHit, error) {
+	if len(tags) == 0 {
+		return nil, nil
+	}
+	var hits []discovery.LexiconHit
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		lex, err := s.lexicon(ctx, tx)
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, tag := range tags {
+			if t, ok := lex.Lookup(tag); ok && !seen[t.Term] {
+				seen[t.Term] = true
+				hits = append(hits, discovery.LexiconHit{Term: t.Term, Entry: t.Entry})
+			}
+		}
+		return nil
+	})
+	return hits, err
 }

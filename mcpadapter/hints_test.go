@@ -25,6 +25,7 @@ func TestDirectToolHints(t *testing.T) {
 		{"rest POST", rest("POST"), mcpadapter.Hints{Destructive: true, OpenWorld: true}},
 		{"mcp", &config.Executor{Kind: config.ExecutorMCP, Connection: "up", Tool: "echo"}, mcpadapter.Hints{Destructive: true, OpenWorld: true}},
 		{"cli", &config.Executor{Kind: config.ExecutorCLI, Connection: "sh"}, mcpadapter.Hints{Destructive: true, OpenWorld: true}},
+		{"script", &config.Executor{Kind: config.ExecutorScript, Script: "quote"}, mcpadapter.Hints{ReadOnly: true, Idempotent: true}},
 	} {
 		got := mcpadapter.DirectTools([]config.ExposedCapability{{ID: "t." + c.name, ExposeDirectly: true, Executor: c.x}})
 		if len(got) != 1 || got[0].Hints == nil || *got[0].Hints != c.want {

@@ -8,6 +8,7 @@ import (
 	iofs "io/fs"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 )
 
@@ -73,6 +74,11 @@ func runConfigValidate(_ context.Context, env *environment, args []string) error
 			// The skills the file names are part of it: their front
 			// matter is checked too.
 			_, err = skills.FromConfig(cfg, nil, "")
+		}
+		if err == nil && cfg.Scripts.Dir != "" {
+			// So are its scripts: each must compile, and each script
+			// executor must name one.
+			_, err = scripts.FromConfig(cfg)
 		}
 		var le *config.LoadError
 		var pe *iofs.PathError

@@ -9,6 +9,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -24,7 +25,7 @@ type builtService struct {
 
 // buildService builds, from cfg, the service serve, mcp and approvals run
 // on: its connections and workflows (proxy_default included), the
-// discovery index, skills and certificate issuers, and the options every
+// discovery index, skills, scripts and certificate issuers, and the options every
 // one of them takes from the configuration (policy, lexicon, retention,
 // lease TTL, run retention). extra carries what only the caller decides
 // (flags); the members buildService sets are overwritten. The caller
@@ -45,6 +46,11 @@ func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *
 		sw.Close(ctx)
 		return nil, err
 	}
+	scriptCatalog, err := scripts.FromConfig(cfg)
+	if err != nil {
+		sw.Close(ctx)
+		return nil, err
+	}
 	for _, w := range cfg.Warnings() {
 		log.Warn("configuration: " + w)
 	}
@@ -55,6 +61,6 @@ func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *
 	o.Retention, o.LeaseTTL = time.Duration(cfg.Server.Idempotency.Retention), cfg.LeaseTTL()
 	o.RunRetention = cfg.RunRetention()
 	o.Quotas = cfg.Server.Quotas
-	o.Skills, o.CertificateIssuers = skillCatalog, certIssuers
+	o.Skills, o.Scripts, o.CertificateIssuers = skillCatalog, scriptCatalog, certIssuers
 	return &builtService{service: gateway.New(st, &o), conns: sw, problems: problems}, nil
 }

@@ -250,11 +250,7 @@ func checkURL(s string, r urlRules) string {
 
 // executorKinds are the executor kinds this gateway runs, in the order of
 // schema.json.
-var executorKinds = []string{ExecutorNoop, ExecutorHuman, ExecutorWorkflow, ExecutorMCP, ExecutorCLI, ExecutorREST, ExecutorParallel, ExecutorLLM}
-
-// unsupportedExecutorKinds exist in the praxec catalogue but are not run by
-// this gateway; naming one gets its own message.
-var unsupportedExecutorKinds = []string{"script"}
+var executorKinds = []string{ExecutorNoop, ExecutorHuman, ExecutorWorkflow, ExecutorMCP, ExecutorCLI, ExecutorREST, ExecutorParallel, ExecutorLLM, ExecutorScript}
 
 // executorMembers lists the members each executor kind admits, as the
 // if/then rules of schema.json do (a test holds them together).
@@ -267,6 +263,7 @@ var executorMembers = map[string][]string{
 	ExecutorREST:     {"kind", "connection", "method", "path", "query", "headers", "body", "timeoutMs"},
 	ExecutorParallel: {"kind", "branches", "policy"},
 	ExecutorLLM:      {"kind", "connection", "prompt", "system", "outputSchema", "maxTokens", "timeoutMs"},
+	ExecutorScript:   {"kind", "script", "timeoutMs"},
 }
 
 // executorValueMembers are the executor members whose string values may be
@@ -537,6 +534,7 @@ func (c *checker) executor(ptr string, ids []string) (string, bool) {
 	case ExecutorLLM:
 		c.llmExecutor(ptr)
 	}
+	c.executorScript(ptr, kind)
 	if kind != ExecutorWorkflow {
 		return "", false
 	}

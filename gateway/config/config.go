@@ -39,6 +39,9 @@ type Config struct {
 	Lexicon map[string]LexiconEntry `json:"lexicon,omitempty"`
 	// Skills says where the governed skills are loaded from.
 	Skills Skills `json:"skills,omitzero"`
+	// Scripts says where the scripts script executors run are loaded
+	// from.
+	Scripts Scripts `json:"scripts,omitzero"`
 	// Certificates names the trusted issuers of model capability
 	// certificates.
 	Certificates Certificates `json:"certificates,omitzero"`

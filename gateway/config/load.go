@@ -352,12 +352,6 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 		if toks := splitPointer(ptr); len(toks) == 5 && toks[0] == "auth" && toks[1] == "issuers" && toks[3] == "algorithms" {
 			return fe.Detail + " (asymmetric JWS algorithms: " + strings.Join(algorithms, ", ") + ")"
 		}
-		if typeAt(parentPointer(ptr)) == reflect.TypeFor[Executor]() && strings.HasSuffix(ptr, "/kind") {
-			v, _ := lookup(doc.value, ptr)
-			if s, ok := v.(string); ok && slices.Contains(unsupportedExecutorKinds, s) {
-				return fmt.Sprintf("the executor kind %s is not supported by this gateway; supported kinds: %s", s, strings.Join(executorKinds, ", "))
-			}
-		}
 		switch values := enumValues(ptr); len(values) {
 		case 0:
 		case 1:

@@ -169,6 +169,10 @@ type Executor struct {
 	// MaxTokens is the token budget of an llm call (the completion tokens
 	// of its requests, a repair included): DefaultLLMMaxTokens when 0.
 	MaxTokens int `json:"maxTokens,omitempty"`
+
+	// Script names the script a script executor runs: a file of the
+	// scripts directory (package scripts).
+	Script string `json:"script,omitempty"`
 }
 
 // The executor kinds.
@@ -181,6 +185,7 @@ const (
 	ExecutorREST     = "rest"
 	ExecutorParallel = "parallel"
 	ExecutorLLM      = "llm"
+	ExecutorScript   = "script"
 )
 
 // The policies of a parallel executor.

@@ -14,7 +14,7 @@ import (
 type Kind string
 
 // The kinds. Skills (SkillItems, added to an index with With) and scripts
-// (none yet) are searchable kinds of the praxec surface that the service
+// (ScriptItems, likewise) are searchable kinds of the praxec surface that the service
 // layer offers only when the server enables them.
 const (
 	KindWorkflow   Kind = "workflow"

@@ -34,6 +34,7 @@ import (
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/pgstore"
@@ -308,6 +309,10 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scriptCatalog, err := scripts.FromConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	certIssuers, err := gateway.CertificateIssuers(cfg.Certificates)
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +322,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		Retention: time.Duration(cfg.Server.Idempotency.Retention), Auditor: g.Auditor,
 		Workflows: workflows, Policy: cfg.Policy,
 		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.LexiconWrites,
-		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: g.Switch.Runners(), Skills: skillCatalog,
+		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: g.Switch.Runners(), Skills: skillCatalog, Scripts: scriptCatalog,
 		CertificateIssuers: certIssuers, LeaseTTL: cfg.LeaseTTL(), RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas})
 	started = append(started, func() error {
 		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -1,0 +1,318 @@
+// Package scripts loads and runs the gateway's scripts: CEL expressions
+// (github.com/google/cel-go) that a script executor evaluates as the work
+// of a move, a deterministic and sandboxed computation over the move's
+// $.arguments, $.context and $.input whose value, a JSON object, is the
+// move's output.
+//
+// Scripts are gateway-wide configuration, like skills: they are read from
+// the directory the configuration's scripts.dir names, once, at start (and
+// at every reload); every tenant runs the same scripts, and no call
+// changes them.
+//
+// # Files
+//
+// Every *.cel file under the directory (hidden files and directories
+// excluded) is one script. Its id is its path below the directory without
+// the extension, with / written as . (pricing/quote.cel is pricing.quote).
+// The comment lines that open the file describe it: the first is its
+// title, the following ones its description, and a line "tags: a, b" its
+// search tags:
+//
+//	// Quote an order: the total of its items, with the discount applied.
+//	// The discount is a percentage the order was opened with.
+//	// tags: pricing, quote
+//	{
+//	  "total": sum(arguments.items.map(i, double(i.price) * double(i.qty)))
+//	           * (100.0 - double(input.discount)) / 100.0,
+//	}
+//
+// The expression sees three variables, arguments, context and input (each
+// a map), and must evaluate to a map with string keys: the output. JSON
+// numbers are ints when they are whole (within ±2^53) and doubles
+// otherwise; write double(x) to mix them in arithmetic. Beside CEL's
+// standard library, sum(list) adds a list of numbers.
+//
+// A file that does not compile, or whose id is not an identifier, is
+// refused: Load reports every problem as FILE:LINE:COLUMN: MESSAGE and
+// loads nothing.
+//
+// # Sandbox
+//
+// CEL has no statements, no loops but its comprehension macros (each
+// bounded by the collection it walks), no recursion and no access to
+// files, the network or the clock: a script sees what it is given. The
+// standard library is available except the time-zone overloads (they read
+// the system's time-zone database); the extensions are not. Every
+// comprehension walks a map in the order of its sorted keys, so a script's
+// value depends on its inputs alone. A run is bounded by Limits: a cost
+// budget (CEL's runtime cost, which charges string and byte operations by
+// their size, so it bounds the memory a run allocates as well as its
+// steps), a time limit, and the size of the output.
+package scripts
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+)
+
+// Ext is the extension of script files.
+const Ext = ".cel"
+
+// MaxFileSize bounds one script file.
+const MaxFileSize = 64 << 10
+
+// maxProblems bounds the problems one load reports.
+const maxProblems = 100
+
+var idRE = regexp.MustCompile(contracts.IdentifierPattern)
+
+// Script is one loaded script.
+type Script struct {
+	// ID is the script's id, as executors name it.
+	ID          string
+	Title       string
+	Description string
+	Tags        []string
+	// Source is the file's text, as describe shows it.
+	Source string
+	// File is where the script was loaded from, as problems name it.
+	File string
+
+	ast *cel.Ast
+	// prog is the program under DefaultLimits' cost budget.
+	prog cel.Program
+}
+
+// Catalog is the loaded scripts. The zero value and nil are empty
+// catalogs. A Catalog is immutable and safe for concurrent use.
+type Catalog struct {
+	byID map[string]*Script
+	ids  []string
+}
+
+// Lookup returns the script id.
+func (c *Catalog) Lookup(id string) (*Script, bool) {
+	if c == nil {
+		return nil, false
+	}
+	s, ok := c.byID[id]
+	return s, ok
+}
+
+// IDs returns the script ids, sorted.
+func (c *Catalog) IDs() []string {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.ids)
+}
+
+// Len returns the number of scripts.
+func (c *Catalog) Len() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.ids)
+}
+
+// Load reads and compiles every script under dir in fsys. display is how
+// problems name dir (the path as the operator wrote it, resolved). A load
+// that finds any problem returns an error listing them all (each file's
+// as a *config.LoadError, joined) and no catalog.
+func Load(fsys fs.FS, dir, display string) (*Catalog, error) {
+	dir = path.Clean(dir)
+	info, err := fs.Stat(fsys, dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("scripts: the directory %s (scripts.dir) does not exist", display)
+	case err != nil:
+		return nil, fmt.Errorf("scripts: the directory %s: %v", display, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("scripts: %s (scripts.dir) is not a directory", display)
+	}
+	var files []string
+	err = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), Ext) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scripts: reading %s: %w", display, err)
+	}
+	slices.Sort(files)
+	c := &Catalog{byID: map[string]*Script{}}
+	var errs []error
+	count := 0
+	for _, p := range files {
+		rel := p
+		if dir != "." {
+			rel = strings.TrimPrefix(p, dir+"/")
+		}
+		name := path.Join(display, rel)
+		data, err := readFile(fsys, p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		id := strings.ReplaceAll(strings.TrimSuffix(rel, Ext), "/", ".")
+		s, problems := compile(id, name, string(data))
+		if len(problems) > 0 {
+			if count < maxProblems {
+				errs = append(errs, &config.LoadError{File: name, Problems: problems})
+			}
+			count += len(problems)
+			continue
+		}
+		c.byID[id] = s
+		c.ids = append(c.ids, id)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	slices.Sort(c.ids)
+	return c, nil
+}
+
+// readFile reads a file of at most MaxFileSize bytes.
+func readFile(fsys fs.FS, p string) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("the file is larger than %d bytes", MaxFileSize)
+	}
+	return data, nil
+}
+
+// describe reads a script's title, description and tags from the comment
+// lines that open it.
+func describe(s *Script) {
+	var desc []string
+	first := true
+	for line := range strings.Lines(s.Source) {
+		line = strings.TrimSpace(line)
+		text, ok := strings.CutPrefix(line, "//")
+		if !ok {
+			break
+		}
+		text = strings.TrimSpace(text)
+		if tags, ok := strings.CutPrefix(text, "tags:"); ok {
+			for t := range strings.SplitSeq(tags, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					s.Tags = append(s.Tags, t)
+				}
+			}
+			continue
+		}
+		switch {
+		case first:
+			s.Title, first = text, false
+		case text != "":
+			desc = append(desc, text)
+		}
+	}
+	s.Description = strings.Join(desc, " ")
+	if s.Title == "" {
+		s.Title = s.ID
+	}
+}
+
+// FromConfig loads the scripts of cfg.Scripts.Dir and checks that every
+// script executor of cfg names one of them; with no directory configured
+// it returns an empty catalog (the configuration's own check refuses a
+// script executor then). A configuration read from a file (cfg.Source
+// set) resolves a relative directory against the file's directory; one
+// without a Source against the working directory.
+func FromConfig(cfg *config.Config) (*Catalog, error) {
+	dir := cfg.Scripts.Dir
+	if dir == "" {
+		return &Catalog{}, nil
+	}
+	if !filepath.IsAbs(dir) && cfg.Source != "" {
+		dir = filepath.Join(filepath.Dir(cfg.Source), dir)
+	}
+	display := filepath.ToSlash(filepath.Clean(dir))
+	c, err := Load(os.DirFS(dir), ".", display)
+	if err != nil {
+		return nil, err
+	}
+	if problems := c.unknown(cfg, display); len(problems) > 0 {
+		file := cfg.Source
+		if file == "" {
+			file = "the configuration"
+		}
+		return nil, &config.LoadError{File: file, Problems: problems}
+	}
+	return c, nil
+}
+
+// unknown reports the script executors of cfg that name no script of c.
+func (c *Catalog) unknown(cfg *config.Config, display string) []config.Problem {
+	var problems []config.Problem
+	check := func(field string, x *config.Executor) {
+		if x == nil || x.Kind != config.ExecutorScript {
+			return
+		}
+		if _, ok := c.Lookup(x.Script); ok {
+			return
+		}
+		msg := fmt.Sprintf("names no script of %s (a file %s%s)", display, strings.ReplaceAll(x.Script, ".", "/"), Ext)
+		if ids := c.IDs(); len(ids) > 0 {
+			msg += "; its scripts: " + strings.Join(ids, ", ")
+		}
+		problems = append(problems, config.Problem{Field: field + ".script", Message: msg})
+	}
+	for _, id := range slices.Sorted(maps.Keys(cfg.Workflows)) {
+		w := cfg.Workflows[id]
+		for _, st := range slices.Sorted(maps.Keys(w.States)) {
+			check(fmt.Sprintf("workflows.%s.states.%s.onEnter", id, st), w.States[st].OnEnter)
+		}
+		for i, t := range w.Transitions {
+			check(fmt.Sprintf("workflows.%s.transitions[%d].executor", id, i), t.Executor)
+		}
+	}
+	for _, x := range cfg.Exposed() {
+		if x.Executor == nil {
+			continue
+		}
+		for i, ex := range x.Reliability.Executors(*x.Executor) {
+			field := x.Source + ".executor"
+			if i > 0 {
+				field = fmt.Sprintf("%s.reliability.fallback.executors[%d]", x.Source, i-1)
+			}
+			check(field, &ex)
+		}
+	}
+	return problems
+}
