@@ -11,31 +11,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
 )
-
-// lockedBuffer is a bytes.Buffer several goroutines write to (the log
-// and the audit sink share the standard error).
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestServeAuditSink starts praxa serve on a configuration naming an
 // audit sink (a file relative to the configuration's directory, then the
@@ -51,7 +31,7 @@ func TestServeAuditSink(t *testing.T) {
 			if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			var stderr lockedBuffer
+			var stderr syncBuffer
 			env := &environment{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: func(string) string { return "" }}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

@@ -478,7 +478,7 @@ func crashRetry(t *testing.T, base, token string, keys []string, led *crashLedge
 // replays the same answer.
 func TestConcurrentSameKeyOneIntent(t *testing.T) {
 	dataDir := t.TempDir()
-	var logs crashLog
+	var logs syncBuffer
 	env := &environment{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &logs, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -566,16 +566,4 @@ func TestConcurrentSameKeyOneIntent(t *testing.T) {
 	if count != 1 {
 		t.Errorf("intents stored: %d, want 1", count)
 	}
-}
-
-// crashLog is a bytes.Buffer safe for concurrent writers.
-type crashLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *crashLog) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
 }
