@@ -1,0 +1,270 @@
+package e2e_test
+
+// The workflow executor that waits (gateway/waits.go): a move whose
+// sub-workflow waits for a move parks; the child is moved by calls of its
+// own and its final move resumes the parent in the same transaction; a
+// timeout fails the move and cancels the child; cancelling the parent
+// cancels the child; the parked state survives a restart.
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+const waitYAML = `
+workflows:
+  review:
+    version: 1
+    title: Review a release
+    initial: open
+    states: {open: {}, approved: {terminal: true}}
+    transitions:
+      - name: approve
+        from: open
+        to: approved
+        set: {verdict: $.arguments.verdict, ticket: $.input.ticket}
+  release:
+    version: 1
+    title: Release
+    initial: draft
+    states: {draft: {}, reviewed: {}, shipped: {terminal: true}}
+    transitions:
+      - name: review
+        from: draft
+        to: reviewed
+        executor: {kind: workflow, definitionId: review, input: {ticket: $.arguments.ticket}, timeoutMs: 60000}
+        set: {verdict: $.output.verdict}
+      - name: ship
+        from: reviewed
+        to: shipped
+`
+
+// waitGateway serves waitYAML on the clock now, on the SQLite file
+// dbPath ("" for a new one) or the PostgreSQL schema dsn.
+func waitGateway(t *testing.T, ti *testIssuer, now func() time.Time, dsn, dbPath string) *gatewaytest.Gateway {
+	t.Helper()
+	return gatewaytest.New(t, &gatewaytest.Options{
+		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Now:      now,
+		StoreDSN: dsn,
+		DBPath:   dbPath,
+		Config:   func() (*config.Config, error) { return config.Parse("wait.yaml", []byte(waitYAML)) },
+		Edit:     func(cfg *config.Config) { cfg.Auth.Resource = resource },
+	})
+}
+
+// parkRelease starts a release and fires review, which parks on a review
+// sub-workflow; it returns the release's answer to review.
+func parkRelease(t *testing.T, w *gw, tok string) map[string]any {
+	t.Helper()
+	res := w.command(t, tok, map[string]any{"definitionId": "release"})
+	wantStatus(t, res, http.StatusOK)
+	start := res.object(t)
+	res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"),
+		"transition": "review", "arguments": map[string]any{"ticket": "T-7"}})
+	wantStatus(t, res, http.StatusOK)
+	parked := res.object(t)
+	if s := str(t, parked, "workflow.state"); s != "draft" {
+		t.Fatalf("parked release in state %s, want draft (the move waits)", s)
+	}
+	if str(t, parked, "waiting.transition") != "review" || str(t, parked, "waiting.definitionId") != "review" ||
+		str(t, parked, "waiting.childWorkflowId") == "" || str(t, parked, "waiting.deadline") == "" {
+		t.Fatalf("parked release: waiting = %v", parked["waiting"])
+	}
+	if l := findLink(t, linksOf(t, parked), "child"); l.Args["workflowId"] != str(t, parked, "waiting.childWorkflowId") {
+		t.Fatalf("child link %v", l)
+	}
+	return parked
+}
+
+// moveChild approves the review sub-workflow by a call of its own.
+func moveChild(t *testing.T, w *gw, tok, childID string) {
+	t.Helper()
+	child := getRun(t, w, tok, childID)
+	if s := str(t, child, "workflow.state"); s != "open" {
+		t.Fatalf("child in state %s, want open", s)
+	}
+	res := w.command(t, tok, map[string]any{"workflowId": childID, "expectedVersion": num(t, child, "workflow.version"),
+		"transition": "approve", "arguments": map[string]any{"verdict": "lgtm"}})
+	wantStatus(t, res, http.StatusOK)
+}
+
+// parkedState reads the stored wait of a mission.
+func waitDeadline(t *testing.T, db store.Store, id string) time.Time {
+	t.Helper()
+	var m store.Mission
+	if err := db.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		m, err = tx.GetMission(ctx, tenantA, id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return m.WaitDeadline
+}
+
+func TestWorkflowExecutorWaits(t *testing.T) {
+	eachStore(t, testWorkflowExecutorWaits)
+}
+
+func testWorkflowExecutorWaits(t *testing.T, dsn string) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, dsn, "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+
+	parked := parkRelease(t, w, tok)
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	// While parked, no move of the parent is legal, and it holds no lease.
+	res := w.command(t, tok, map[string]any{"workflowId": id, "expectedVersion": num(t, parked, "workflow.version"), "transition": "ship"})
+	wantProblem(t, res, http.StatusConflict, contracts.CodeInvalidTransition)
+	if err := g.DB.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		_, err := tx.GetMoveLease(ctx, tenantA, id, num(t, parked, "workflow.version"))
+		return err
+	}); err == nil {
+		t.Fatal("the parked parent holds a move lease")
+	}
+
+	moveChild(t, w, tok, childID)
+	got := getRun(t, w, tok, id)
+	if s := str(t, got, "workflow.state"); s != "reviewed" {
+		t.Fatalf("after the child ended the release is in %s, want reviewed", s)
+	}
+	if v := str(t, got, "context.verdict"); v != "lgtm" {
+		t.Fatalf("release context.verdict = %q, want the child's lgtm", v)
+	}
+	if got["waiting"] != nil {
+		t.Fatalf("resumed release still waiting: %v", got["waiting"])
+	}
+	if !waitDeadline(t, g.DB, id).IsZero() {
+		t.Fatal("the resumed release keeps a wait deadline")
+	}
+	findLink(t, linksOf(t, got), "ship")
+}
+
+func TestWorkflowExecutorWaitTimesOut(t *testing.T) {
+	eachStore(t, testWorkflowExecutorWaitTimesOut)
+}
+
+func testWorkflowExecutorWaitTimesOut(t *testing.T, dsn string) {
+	ti := newIssuer(t)
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	g := waitGateway(t, ti, now, dsn, "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	ctx := context.Background()
+
+	parked := parkRelease(t, w, tok)
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep before the deadline: %d, %v", n, err)
+	}
+	offset.Store(int64(2 * time.Minute))
+	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep past the deadline: %d, %v; want 1", n, err)
+	}
+	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 0 {
+		t.Fatalf("second sweep: %d, %v; want 0", n, err)
+	}
+	got := getRun(t, w, tok, id)
+	if str(t, got, "workflow.state") != "draft" || got["waiting"] != nil || num(t, got, "workflow.version") != num(t, parked, "workflow.version")+1 {
+		t.Fatalf("timed out release: %v", got)
+	}
+	findLink(t, linksOf(t, got), "review") // the move can be tried again
+	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "cancelled" {
+		t.Fatalf("child after the timeout in %s, want cancelled", s)
+	}
+	types := eventTypes(t, g, id)
+	for _, want := range []string{"workflow.parked", "workflow.wait.timedout", "workflow.wait.cascade_cancelled"} {
+		if dsn == "" && !slices.Contains(types, want) {
+			t.Errorf("events of the release %v lack %s", types, want)
+		}
+	}
+}
+
+func TestWorkflowExecutorCancelCascades(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+
+	parked := parkRelease(t, w, tok)
+	childID := str(t, parked, "waiting.childWorkflowId")
+	// The aura surface reads the parked mission too, with its child.
+	runID := str(t, getRun(t, w, tok, str(t, parked, "workflow.id")), "workflow.id")
+	m := w.getMission(t, tok, runID)
+	wantStatus(t, m, http.StatusOK)
+	body := m.object(t)
+	if str(t, body, "waiting.childRunId") == "" {
+		t.Fatalf("GET /v8/missions: waiting = %v", body["waiting"])
+	}
+	findLink(t, linksOf(t, body), "child")
+	wantStatus(t, w.cancelMission(t, tok, newKey(), runID, map[string]any{"reason": "no longer needed"}), http.StatusOK)
+	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "cancelled" {
+		t.Fatalf("child after the parent's cancel in %s, want cancelled", s)
+	}
+}
+
+func TestWorkflowExecutorWaitSurvivesRestart(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	tok := dayToken(t, ti)
+	parked := parkRelease(t, wrap(g), tok)
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	path := g.DBPath
+	g.Close()
+
+	g = waitGateway(t, ti, nil, "", path)
+	w := wrap(g)
+	got := getRun(t, w, tok, id)
+	if str(t, got, "waiting.childWorkflowId") != childID {
+		t.Fatalf("after the restart: waiting = %v", got["waiting"])
+	}
+	moveChild(t, w, tok, childID)
+	if got := getRun(t, w, tok, id); str(t, got, "workflow.state") != "reviewed" || str(t, got, "context.verdict") != "lgtm" {
+		t.Fatalf("after the restart the release did not resume: %v", got)
+	}
+}
+
+// eventTypes lists the types of the stored audit events of a workflow,
+// read from the SQLite file (nil on PostgreSQL).
+func eventTypes(t *testing.T, g *gatewaytest.Gateway, workflowID string) []string {
+	t.Helper()
+	if g.DBPath == "" || g.Store == nil {
+		return nil
+	}
+	g.Flush(t)
+	db, err := sql.Open("sqlite", "file:"+g.DBPath+"?_pragma=query_only(1)&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT type FROM events WHERE workflow_id = ? ORDER BY at, seq`, workflowID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var types []string
+	for rows.Next() {
+		var typ string
+		if err := rows.Scan(&typ); err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, typ)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return types
+}
