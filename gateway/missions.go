@@ -537,7 +537,7 @@ func (s *Service) praxecExplain(ctx context.Context, tx store.ReadTx, e *env) (a
 		return x, nil
 	}
 	for _, t := range d.Legal(in.State) {
-		if in.Pending != nil && in.Pending.Transition == t.Name {
+		if in.Pending != nil && in.Pending.Transition == t.Name || in.Waiting != nil {
 			continue
 		}
 		x.LegalTransitionsNow = append(x.LegalTransitionsNow, t.Name)

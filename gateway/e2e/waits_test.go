@@ -9,12 +9,14 @@ package e2e_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
@@ -99,7 +101,7 @@ func moveChild(t *testing.T, w *gw, tok, childID string) {
 	wantStatus(t, res, http.StatusOK)
 }
 
-// parkedState reads the stored wait of a mission.
+// waitDeadline reads the stored wait deadline of a mission.
 func waitDeadline(t *testing.T, db store.Store, id string) time.Time {
 	t.Helper()
 	var m store.Mission
@@ -135,7 +137,8 @@ func testWorkflowExecutorWaits(t *testing.T, dsn string) {
 		t.Fatal("the parked parent holds a move lease")
 	}
 
-	moveChild(t, w, tok, childID)
+	// The child is moved by a call of its own, on another replica.
+	moveChild(t, wrap(g.Replica(t, nil)), tok, childID)
 	got := getRun(t, w, tok, id)
 	if s := str(t, got, "workflow.state"); s != "reviewed" {
 		t.Fatalf("after the child ended the release is in %s, want reviewed", s)
@@ -210,9 +213,47 @@ func TestWorkflowExecutorCancelCascades(t *testing.T) {
 		t.Fatalf("GET /v8/missions: waiting = %v", body["waiting"])
 	}
 	findLink(t, linksOf(t, body), "child")
+	// And the MCP mission read.
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: contracts.ToolGetMission, Arguments: map[string]any{"runId": runID}})
+	if err != nil || res.IsError {
+		t.Fatalf("aura_get_mission over MCP: %v %+v", err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var read struct {
+		Waiting struct {
+			ChildRunID string `json:"childRunId"`
+		} `json:"waiting"`
+	}
+	if err := json.Unmarshal(raw, &read); err != nil || read.Waiting.ChildRunID != str(t, body, "waiting.childRunId") {
+		t.Fatalf("aura_get_mission over MCP: %s", raw)
+	}
 	wantStatus(t, w.cancelMission(t, tok, newKey(), runID, map[string]any{"reason": "no longer needed"}), http.StatusOK)
 	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "cancelled" {
 		t.Fatalf("child after the parent's cancel in %s, want cancelled", s)
+	}
+	if s := str(t, getRun(t, w, tok, runID), "workflow.state"); s != "cancelled" {
+		t.Fatalf("parent after its cancel in %s", s)
+	}
+
+	// Cancelling the child instead fails the parent's move: the parent
+	// is back where it was, its move can be tried again.
+	parked = parkRelease(t, w, tok)
+	id := str(t, parked, "workflow.id")
+	wantStatus(t, w.cancelMission(t, tok, newKey(), str(t, parked, "waiting.childRunId"), nil), http.StatusOK)
+	got := getRun(t, w, tok, id)
+	if str(t, got, "workflow.state") != "draft" || got["waiting"] != nil {
+		t.Fatalf("parent after its child's cancel: %v", got)
+	}
+	findLink(t, linksOf(t, got), "review")
+	if types := eventTypes(t, g, id); !slices.Contains(types, "workflow.wait.failed") {
+		t.Errorf("events of the parent %v lack workflow.wait.failed", types)
 	}
 }
 
@@ -231,7 +272,10 @@ func TestWorkflowExecutorWaitSurvivesRestart(t *testing.T) {
 	if str(t, got, "waiting.childWorkflowId") != childID {
 		t.Fatalf("after the restart: waiting = %v", got["waiting"])
 	}
-	moveChild(t, w, tok, childID)
+	// The child is moved on the aura surface this time.
+	child := getRun(t, w, tok, childID)
+	wantStatus(t, w.signal(t, tok, newKey(), childID, map[string]any{"signal": "approve", "expectedVersion": num(t, child, "workflow.version"),
+		"arguments": map[string]any{"verdict": "lgtm"}}), http.StatusOK)
 	if got := getRun(t, w, tok, id); str(t, got, "workflow.state") != "reviewed" || str(t, got, "context.verdict") != "lgtm" {
 		t.Fatalf("after the restart the release did not resume: %v", got)
 	}
