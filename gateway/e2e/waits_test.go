@@ -49,6 +49,29 @@ workflows:
       - name: ship
         from: reviewed
         to: shipped
+  outer:
+    version: 1
+    title: Outer
+    initial: s0
+    states: {s0: {}, s1: {terminal: true}}
+    transitions:
+      - name: go
+        from: s0
+        to: s1
+        executor: {kind: workflow, definitionId: middle}
+        set: {verdict: $.output.verdict}
+  middle:
+    version: 1
+    title: Middle
+    initial: m0
+    states: {m0: {}, m1: {terminal: true}}
+    transitions:
+      - name: auto
+        from: m0
+        to: m1
+        actor: deterministic
+        executor: {kind: workflow, definitionId: review}
+        set: {verdict: $.output.verdict}
 `
 
 // waitGateway serves waitYAML on the clock now, on the SQLite file
@@ -311,4 +334,44 @@ func eventTypes(t *testing.T, g *gatewaytest.Gateway, workflowID string) []strin
 		t.Fatal(err)
 	}
 	return types
+}
+
+// TestWorkflowExecutorWaitNested: a child parked on a grandchild parks
+// its parent too; the grandchild's final move resumes both, in its own
+// transaction; cancelling the top cancels down the line.
+func TestWorkflowExecutorWaitNested(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	park := func() (outer, middle, review string) {
+		res := w.command(t, tok, map[string]any{"definitionId": "outer"})
+		wantStatus(t, res, http.StatusOK)
+		start := res.object(t)
+		res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": "go"})
+		wantStatus(t, res, http.StatusOK)
+		body := res.object(t)
+		middle = str(t, body, "waiting.childWorkflowId")
+		m := getRun(t, w, tok, middle)
+		if str(t, m, "workflow.state") != "m0" || str(t, m, "waiting.transition") != "auto" {
+			t.Fatalf("middle: %v", m)
+		}
+		return str(t, body, "workflow.id"), middle, str(t, m, "waiting.childWorkflowId")
+	}
+	outer, middle, review := park()
+	moveChild(t, w, tok, review)
+	if m := getRun(t, w, tok, middle); str(t, m, "workflow.state") != "m1" || str(t, m, "context.verdict") != "lgtm" {
+		t.Fatalf("middle after the review: %v", m)
+	}
+	if o := getRun(t, w, tok, outer); str(t, o, "workflow.state") != "s1" || str(t, o, "context.verdict") != "lgtm" {
+		t.Fatalf("outer after the review: %v", o)
+	}
+
+	outer, middle, review = park()
+	wantStatus(t, w.cancelMission(t, tok, newKey(), outer, nil), http.StatusOK)
+	for _, id := range []string{middle, review} {
+		if s := str(t, getRun(t, w, tok, id), "workflow.state"); s != "cancelled" {
+			t.Errorf("%s after the top's cancel: %s, want cancelled", id, s)
+		}
+	}
 }
