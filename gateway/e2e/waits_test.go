@@ -176,6 +176,12 @@ func testWorkflowExecutorWaits(t *testing.T, dsn string) {
 		t.Fatal("the resumed release keeps a wait deadline")
 	}
 	findLink(t, linksOf(t, got), "ship")
+	types := eventTypes(t, g, id)
+	for _, want := range []string{"workflow.parked", "workflow.resumed", "transition.fired"} {
+		if dsn == "" && !slices.Contains(types, want) {
+			t.Errorf("events of the release %v lack %s", types, want)
+		}
+	}
 }
 
 func TestWorkflowExecutorWaitTimesOut(t *testing.T) {
