@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,6 +25,11 @@ import (
 )
 
 const waitYAML = `
+proxy:
+  expose:
+    - name: reviewed_note
+      description: A note that a person reviews first, in a review sub-workflow.
+      executor: {kind: workflow, definitionId: review}
 workflows:
   review:
     version: 1
@@ -214,6 +220,10 @@ func testWorkflowExecutorWaitTimesOut(t *testing.T, dsn string) {
 		t.Fatalf("timed out release: %v", got)
 	}
 	findLink(t, linksOf(t, got), "review") // the move can be tried again
+	if member(t, got, "context.waitFailed.timedOut") != true || str(t, got, "context.waitFailed.childId") != childID ||
+		!strings.Contains(str(t, got, "context.waitFailed.reason"), "timeoutMs 60000") {
+		t.Fatalf("the timed out release does not say so: %v", got["context"])
+	}
 	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "cancelled" {
 		t.Fatalf("child after the timeout in %s, want cancelled", s)
 	}
@@ -379,5 +389,28 @@ func TestWorkflowExecutorWaitNested(t *testing.T) {
 		if s := str(t, getRun(t, w, tok, id), "workflow.state"); s != "cancelled" {
 			t.Errorf("%s after the top's cancel: %s, want cancelled", id, s)
 		}
+	}
+}
+
+// TestWorkflowExecutorWaitProxyRun: a capability whose executor is a
+// workflow parks the proxy_default run's first move; the child's end
+// completes it, recorded in lastRun like any move.
+func TestWorkflowExecutorWaitProxyRun(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "reviewed_note"}})
+	wantStatus(t, res, http.StatusOK)
+	run := res.object(t)
+	id, childID := str(t, run, "workflow.id"), str(t, run, "waiting.childWorkflowId")
+	if childID == "" || str(t, run, "waiting.transition") != "reviewed_note" {
+		t.Fatalf("the run's first move did not park: %v", run)
+	}
+	moveChild(t, w, tok, childID)
+	got := getRun(t, w, tok, id)
+	if got["waiting"] != nil || str(t, got, "context.lastRun.capability") != "reviewed_note" ||
+		str(t, got, "context.lastRun.output.verdict") != "lgtm" {
+		t.Fatalf("the run after the review: %v", got)
 	}
 }

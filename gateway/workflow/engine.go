@@ -333,6 +333,7 @@ func (e *Engine) Resume(ctx context.Context, parent, child *Instance) (*Outcome,
 	}
 	in := parent.Clone()
 	in.Waiting = nil
+	delete(in.Context, WaitFailedKey)
 	out := &Outcome{Instance: in}
 	out.Events = append(out.Events, Event{Type: "workflow.resumed", WorkflowID: in.ID,
 		Attributes: map[string]any{"transition": w.Transition, "childId": child.ID, "childRunId": child.RunID}})
@@ -354,9 +355,19 @@ func (e *Engine) FailWait(parent *Instance, typ, reason string) (*Outcome, error
 	in := parent.Clone()
 	in.Waiting = nil
 	in.Version++
+	if in.Context == nil {
+		in.Context = map[string]any{}
+	}
+	in.Context[WaitFailedKey] = map[string]any{"transition": w.Transition, "childId": w.ChildID, "childRunId": w.ChildRunID,
+		"timedOut": typ == "workflow.wait.timedout", "reason": reason}
 	return &Outcome{Instance: in, Events: []Event{{Type: typ, WorkflowID: in.ID, Attributes: map[string]any{
 		"transition": w.Transition, "childId": w.ChildID, "childRunId": w.ChildRunID, "reason": reason, "ok": false}}}}, nil
 }
+
+// WaitFailedKey is the context member where FailWait says why the last
+// parked move failed (its transition, child, whether it timed out, the
+// reason); a move that resumes removes it.
+const WaitFailedKey = "waitFailed"
 
 // Resolve completes or drops the approval a pending transition waits for.
 // Approving fires the transition (its guards are checked again).
