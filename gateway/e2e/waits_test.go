@@ -13,18 +13,24 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 )
 
 const waitYAML = `
+connections:
+  api:
+    kind: rest
+    baseUrl: http://127.0.0.1:1
 proxy:
   expose:
     - name: reviewed_note
@@ -55,6 +61,17 @@ workflows:
       - name: ship
         from: reviewed
         to: shipped
+  release_out:
+    version: 1
+    title: Release, then call the API
+    initial: draft
+    states:
+      draft: {}
+      reviewed: {onEnter: {kind: rest, connection: api, method: GET, path: /notify}}
+      shipped: {terminal: true}
+    transitions:
+      - {name: review, from: draft, to: reviewed, executor: {kind: workflow, definitionId: review}}
+      - {name: ship, from: reviewed, to: shipped}
   outer:
     version: 1
     title: Outer
@@ -232,6 +249,65 @@ func testWorkflowExecutorWaitTimesOut(t *testing.T, dsn string) {
 		if dsn == "" && !slices.Contains(types, want) {
 			t.Errorf("events of the release %v lack %s", types, want)
 		}
+	}
+}
+
+// TestWorkflowExecutorWaitOnceAcrossReplicas: two replicas sweep the
+// same expired wait at once; it is ended once.
+func TestWorkflowExecutorWaitOnceAcrossReplicas(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string) {
+		ti := newIssuer(t)
+		var offset atomic.Int64
+		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		g := waitGateway(t, ti, now, dsn, "")
+		r := g.Replica(t, nil)
+		tok := dayToken(t, ti)
+		for range 3 {
+			parkRelease(t, wrap(g), tok)
+		}
+		offset.Store(int64(2 * time.Minute))
+		var wg sync.WaitGroup
+		var total atomic.Int64
+		for _, s := range []*gateway.Service{g.Service, r.Service} {
+			wg.Go(func() {
+				n, err := s.SweepWaits(context.Background())
+				if err != nil {
+					t.Errorf("SweepWaits: %v", err)
+				}
+				total.Add(int64(n))
+			})
+		}
+		wg.Wait()
+		if total.Load() != 3 {
+			t.Fatalf("the replicas ended %d waits, want 3", total.Load())
+		}
+	})
+}
+
+// TestWorkflowExecutorResumeCannotCallOut: a parent whose move, once
+// resumed, would enter a state that calls a connection cannot resume
+// inside the child's transaction: the move fails and says so, and the
+// child's move stands.
+func TestWorkflowExecutorResumeCannotCallOut(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	res := w.command(t, tok, map[string]any{"definitionId": "release_out"})
+	wantStatus(t, res, http.StatusOK)
+	start := res.object(t)
+	res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": "review"})
+	wantStatus(t, res, http.StatusOK)
+	parked := res.object(t)
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	moveChild(t, w, tok, childID)
+	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "approved" {
+		t.Fatalf("child in %s, want approved", s)
+	}
+	got := getRun(t, w, tok, id)
+	if str(t, got, "workflow.state") != "draft" || got["waiting"] != nil ||
+		!strings.Contains(str(t, got, "context.waitFailed.reason"), "outside call") {
+		t.Fatalf("parent after its child ended: %v", got)
 	}
 }
 
