@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -51,6 +52,8 @@ type Projection struct {
 	Evidence []string         `json:"evidence"`
 	Chain    []workflow.Step  `json:"chain,omitempty"`
 	Approval *ApprovalRef     `json:"approval,omitempty"`
+	// Waiting names the sub-workflow a parked move waits for.
+	Waiting *WaitingRef `json:"waiting,omitempty"`
 }
 
 // ApprovalRef names the approval a mission waits for.
@@ -98,6 +101,12 @@ func (s *Service) project(in *workflow.Instance, status string, style linkStyle,
 	}
 	p.Result.Status = status
 	if status == statusCompleted || d == nil {
+		return p
+	}
+	if in.Waiting != nil {
+		// A parked move: no transition is legal until the child ends;
+		// the links read this mission back and lead to the child.
+		p.Waiting, p.Links = s.waitingRef(in, style) // waits.go
 		return p
 	}
 	if in.Pending != nil {
@@ -150,16 +159,21 @@ type missionDoc struct {
 	Input    map[string]any    `json:"input"`
 	Evidence []string          `json:"evidence"`
 	Pending  *workflow.Pending `json:"pending,omitempty"`
+	Waiting  *workflow.Waiting `json:"waiting,omitempty"`
 }
 
 func toStore(in *workflow.Instance, d *workflow.Definition, now store.Mission) (store.Mission, error) {
-	doc, err := json.Marshal(missionDoc{Context: in.Context, Input: in.Input, Evidence: in.Evidence, Pending: in.Pending})
+	doc, err := json.Marshal(missionDoc{Context: in.Context, Input: in.Input, Evidence: in.Evidence, Pending: in.Pending, Waiting: in.Waiting})
 	if err != nil {
 		return store.Mission{}, err
 	}
 	m := now
 	m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion = in.Tenant, in.ID, in.RunID, in.DefinitionID, in.DefinitionVersion
 	m.State, m.Version, m.Status, m.ParentID, m.Doc = in.State, in.Version, in.Status(d), in.ParentID, doc
+	m.WaitDeadline = time.Time{}
+	if in.Waiting != nil {
+		m.WaitDeadline = in.Waiting.Deadline
+	}
 	return m, nil
 }
 
@@ -170,7 +184,7 @@ func fromStore(m store.Mission) (*workflow.Instance, error) {
 	}
 	return &workflow.Instance{ID: m.ID, RunID: m.RunID, Tenant: m.Tenant, DefinitionID: m.DefinitionID,
 		DefinitionVersion: m.DefinitionVersion, State: m.State, Version: m.Version, ParentID: m.ParentID,
-		Context: doc.Context, Input: doc.Input, Evidence: doc.Evidence, Pending: doc.Pending}, nil
+		Context: doc.Context, Input: doc.Input, Evidence: doc.Evidence, Pending: doc.Pending, Waiting: doc.Waiting}, nil
 }
 
 // notFound is the one answer for a mission that does not exist or belongs
@@ -220,6 +234,7 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 			return err
 		}
 	}
+	s.setWaitDeadlines(e, out) // waits.go
 	for _, child := range out.Children {
 		cd, _ := s.workflows.Lookup(child.DefinitionID)
 		m, err := toStore(child, cd, store.Mission{CreatedAt: e.now, UpdatedAt: e.now})
@@ -260,6 +275,9 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 			if err := s.closeApproval(ctx, tx, e, in.Tenant, before.Pending.ApprovalID, "cancelled"); err != nil {
 				return err
 			}
+		}
+		if err := s.afterMove(ctx, tx, e, before, in, d); err != nil { // waits.go
+			return err
 		}
 	}
 	if out.Pending != nil {
@@ -528,7 +546,7 @@ func (s *Service) praxecExplain(ctx context.Context, tx store.ReadTx, e *env) (a
 		return x, nil
 	}
 	for _, t := range d.Legal(in.State) {
-		if in.Pending != nil && in.Pending.Transition == t.Name {
+		if in.Pending != nil && in.Pending.Transition == t.Name || in.Waiting != nil {
 			continue
 		}
 		x.LegalTransitionsNow = append(x.LegalTransitionsNow, t.Name)

@@ -197,7 +197,8 @@ func (s *Service) idleRuns(ctx context.Context, tx store.ReadTx, cutoff time.Tim
 }
 
 // expirable reports whether the run m holds neither a move lease on its
-// version nor a pending approval.
+// version nor a pending approval, and no move parked on a sub-workflow
+// (waits.go: the child's end or the wait's timeoutMs ends it).
 func expirable(ctx context.Context, tx store.ReadTx, m store.Mission) (bool, error) {
 	if _, err := tx.GetMoveLease(ctx, m.Tenant, m.ID, m.Version); err == nil {
 		return false, nil
@@ -208,7 +209,7 @@ func expirable(ctx context.Context, tx store.ReadTx, m store.Mission) (bool, err
 	if err != nil {
 		return false, err
 	}
-	return in.Pending == nil, nil
+	return in.Pending == nil && in.Waiting == nil, nil
 }
 
 // expireRuns expires the runs, up to runWorkers at once, and returns how

@@ -266,6 +266,9 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	// proxy_default runs idle longer than proxy.runRetention move to
 	// their terminal state expired (gateway/runs_expire.go).
 	go a.service.RunRunSweeper(runCtx)
+	// Moves parked on a sub-workflow past their timeoutMs fail and the
+	// sub-workflow is cancelled (gateway/waits.go).
+	go a.service.RunWaitSweeper(runCtx)
 	metrics.CounterFunc("praxa_runs_expired_total", "Idle proxy_default runs the run sweeper moved to the terminal state expired.",
 		func() float64 { return float64(a.service.RunsExpired()) })
 	metrics.RegisterQuotas(a.service)

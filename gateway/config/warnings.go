@@ -17,6 +17,8 @@ import (
 //     finishes under its lease; the caller reads the outcome back with the
 //     same idempotency key. Executors without timeoutMs are not listed
 //     (the default timeout is the gateway's, not the author's choice).
+//     Nor are workflow executors: their timeoutMs bounds a parked wait for
+//     a sub-workflow, which no request holds.
 func (c *Config) Warnings() []string {
 	limit := time.Duration(c.Server.Limits.RequestTimeout)
 	if limit <= 0 {
@@ -29,7 +31,7 @@ func (c *Config) Warnings() []string {
 			where, d, limit))
 	}
 	for _, x := range c.Exposed() {
-		if x.Executor == nil || x.Executor.TimeoutMs == 0 && (x.Reliability == nil || x.Reliability.TimeoutMs == 0) {
+		if x.Executor == nil || x.Executor.Kind == ExecutorWorkflow || x.Executor.TimeoutMs == 0 && (x.Reliability == nil || x.Reliability.TimeoutMs == 0) {
 			continue
 		}
 		if d := x.Reliability.WorstCase(*x.Executor); d > limit {
@@ -38,7 +40,7 @@ func (c *Config) Warnings() []string {
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.Workflows)) {
 		for i, t := range c.Workflows[id].Transitions {
-			if t.Executor != nil && t.Executor.TimeoutMs > 0 {
+			if t.Executor != nil && t.Executor.Kind != ExecutorWorkflow && t.Executor.TimeoutMs > 0 {
 				if d := ExecutorTimeout(*t.Executor); d > limit {
 					long(fmt.Sprintf("workflows.%s.transitions[%d]", id, i), d)
 				}

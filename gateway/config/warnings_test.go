@@ -9,7 +9,8 @@ import (
 
 // TestWarnings: an executor whose declared timeout (or worst case under its
 // reliability) outlasts the request deadline is named, with where it was
-// declared; one without timeoutMs, or within the deadline, is not.
+// declared; one without timeoutMs, or within the deadline, is not, nor a
+// workflow executor's (its timeoutMs bounds a parked wait, not a request).
 func TestWarnings(t *testing.T) {
 	const file = `server:
   limits:
@@ -46,6 +47,20 @@ workflows:
         from: a
         to: b
         executor: {kind: cli, connection: shell, args: ["-c", "true"], timeoutMs: 11000}
+      - name: wait
+        title: Wait for a day
+        from: a
+        to: b
+        executor: {kind: workflow, definitionId: review, timeoutMs: 86400000}
+  review:
+    version: 1
+    title: Review
+    initial: a
+    states:
+      a: {title: A}
+      b: {title: B, terminal: true}
+    transitions:
+      - {name: approve, title: Approve, from: a, to: b}
 `
 	cfg, err := config.Parse("w.yaml", []byte(file))
 	if err != nil {

@@ -88,6 +88,11 @@ type ReadTx interface {
 	// through the runs idle longer than the retention with it; drivers
 	// answer it from an index on (definition_id, status, updated_at, id).
 	IdleMissions(ctx context.Context, definitionID string, before time.Time, after MissionCursor, limit int) ([]Mission, error)
+	// ExpiredWaits returns up to limit active missions, of every tenant,
+	// whose WaitDeadline is set and before now, earliest deadline first
+	// (then by ID): the parents parked on a sub-workflow past the
+	// executor's timeoutMs, which the wait sweeper fails.
+	ExpiredWaits(ctx context.Context, now time.Time, limit int) ([]Mission, error)
 	// GetSubmit returns the recorded submit of a workflow at a version, or
 	// ErrNotFound.
 	GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (SubmitRecord, error)
@@ -284,6 +289,11 @@ type Mission struct {
 	Doc       []byte
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// WaitDeadline is when the move a parked mission waits on a
+	// sub-workflow for times out (a workflow executor's timeoutMs); zero
+	// when the mission is not parked or waits without a timeout.
+	// UpdateMission writes it.
+	WaitDeadline time.Time
 }
 
 // MissionCursor is a position in the order IdleMissions lists missions

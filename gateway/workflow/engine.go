@@ -35,6 +35,26 @@ type Instance struct {
 	Evidence          []string       `json:"evidence"`
 	// Pending is the transition waiting for a human approval, if any.
 	Pending *Pending `json:"pending,omitempty"`
+	// Waiting is the move parked on a sub-workflow, if any.
+	Waiting *Waiting `json:"waiting,omitempty"`
+}
+
+// Waiting is a move parked on a sub-workflow: its workflow executor
+// started a child that waits for a move, so the move completes (or fails)
+// when the child ends, not in the call that made it.
+type Waiting struct {
+	// Transition is the parked move; Arguments and Actor are its own.
+	Transition string         `json:"transition"`
+	Arguments  map[string]any `json:"arguments,omitempty"`
+	Actor      string         `json:"actor"`
+	// ChildID, ChildRunID and DefinitionID name the child.
+	ChildID      string `json:"childId"`
+	ChildRunID   string `json:"childRunId"`
+	DefinitionID string `json:"definitionId"`
+	// TimeoutMs is the executor's timeoutMs (0: no timeout); Deadline,
+	// set by the caller that keeps the clock, is when the wait times out.
+	TimeoutMs int       `json:"timeoutMs,omitempty"`
+	Deadline  time.Time `json:"deadline,omitzero"`
 }
 
 // Clone returns a deep copy of the instance.
@@ -47,6 +67,11 @@ func (in *Instance) Clone() *Instance {
 		p := *in.Pending
 		p.Arguments = cloneMap(p.Arguments)
 		c.Pending = &p
+	}
+	if in.Waiting != nil {
+		w := *in.Waiting
+		w.Arguments = cloneMap(w.Arguments)
+		c.Waiting = &w
 	}
 	return &c
 }
@@ -99,6 +124,9 @@ type Outcome struct {
 	Pending *Pending
 	// Children are sub-workflow instances created by workflow executors.
 	Children []*Instance
+	// Parked is set when the call parked a move on a sub-workflow that
+	// waits for a move (the instance's Waiting).
+	Parked *Waiting
 	// Events are the audit events of the call, in order.
 	Events []Event
 }
@@ -191,7 +219,7 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 			ce.Links = proxyGuardLinks(d, in, t, ge, args, false)
 			return out, ce
 		}
-		if err := e.fire(ctx, d, in, t, args, out, depth, config.ActorAgent); err != nil {
+		if err := e.fire(ctx, d, in, t, args, out, depth, config.ActorAgent); err != nil && !errors.Is(err, errParked) {
 			return nil, err
 		}
 		return out, nil
@@ -199,7 +227,7 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 	if err := e.enter(ctx, d, in, out, depth); err != nil {
 		return nil, err
 	}
-	if err := e.chain(ctx, d, in, out, depth); err != nil {
+	if err := e.chain(ctx, d, in, out, depth); err != nil && !errors.Is(err, errParked) {
 		return nil, err
 	}
 	return out, nil
@@ -249,13 +277,98 @@ func (e *Engine) Fire(ctx context.Context, in *Instance, name string, args map[s
 		return out, nil
 	}
 	if err := e.fire(ctx, d, in, t, args, out, 0, config.ActorAgent); err != nil {
-		return nil, err
+		return parked(out, err)
 	}
-	if err := e.chain(ctx, d, in, out, 0); err != nil {
+	return parked(out, e.chain(ctx, d, in, out, 0))
+}
+
+// errParked stops a call whose move parked on a sub-workflow: the
+// instance is stored as it is, waiting.
+var errParked = errors.New("workflow: the move parked on a sub-workflow")
+
+// parked answers a call that ended with err: a parked move is an outcome.
+func parked(out *Outcome, err error) (*Outcome, error) {
+	if err != nil && !errors.Is(err, errParked) {
 		return nil, err
 	}
 	return out, nil
 }
+
+// parkError is what a workflow executor returns when its child waits for
+// a move.
+type parkError struct {
+	child *Instance
+	exec  *config.Executor
+}
+
+func (p *parkError) Error() string {
+	return fmt.Sprintf("sub-workflow %s waits in state %s", p.child.DefinitionID, p.child.State)
+}
+
+// Resume completes the move in parked on child, which has ended: a child
+// that completed gives its final context as the move's output (the move's
+// set, produces, target state and the deterministic chain after it, as if
+// the executor had answered at once); one that was cancelled or expired
+// fails the move (FailWait). The resumed move makes no outside call
+// itself; its continuation runs under ctx as any move does.
+func (e *Engine) Resume(ctx context.Context, parent, child *Instance) (*Outcome, error) {
+	d, ok := e.Registry.Lookup(parent.DefinitionID)
+	if !ok {
+		return nil, unconfigured(parent)
+	}
+	w := parent.Waiting
+	if w == nil || w.ChildID != child.ID {
+		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "workflow %s does not wait for sub-workflow %s", parent.ID, child.ID)
+	}
+	cd, _ := e.Registry.Lookup(child.DefinitionID)
+	switch st := child.Status(cd); st {
+	case "completed":
+	case "active":
+		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "sub-workflow %s has not ended", child.ID)
+	default:
+		return e.FailWait(parent, "workflow.wait.failed", "the sub-workflow ended "+st)
+	}
+	t, ok := d.Transition(w.Transition)
+	if !ok {
+		return e.FailWait(parent, "workflow.wait.failed", "transition "+w.Transition+" is no longer configured")
+	}
+	in := parent.Clone()
+	in.Waiting = nil
+	delete(in.Context, WaitFailedKey)
+	out := &Outcome{Instance: in}
+	out.Events = append(out.Events, Event{Type: "workflow.resumed", WorkflowID: in.ID,
+		Attributes: map[string]any{"transition": w.Transition, "childId": child.ID, "childRunId": child.RunID}})
+	if err := e.complete(ctx, d, in, t, w.Arguments, cloneMap(child.Context), nil, nil, out, 0, w.Actor); err != nil {
+		return parked(out, err)
+	}
+	return parked(out, e.chain(ctx, d, in, out, 0))
+}
+
+// FailWait ends the wait of a parked instance as a failure of its move:
+// the instance stays in the state it was in, its version moves, and an
+// event of type typ ("workflow.wait.failed", "workflow.wait.timedout")
+// says why. The caller cancels the child when it has not ended.
+func (e *Engine) FailWait(parent *Instance, typ, reason string) (*Outcome, error) {
+	w := parent.Waiting
+	if w == nil {
+		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "workflow %s waits for no sub-workflow", parent.ID)
+	}
+	in := parent.Clone()
+	in.Waiting = nil
+	in.Version++
+	if in.Context == nil {
+		in.Context = map[string]any{}
+	}
+	in.Context[WaitFailedKey] = map[string]any{"transition": w.Transition, "childId": w.ChildID, "childRunId": w.ChildRunID,
+		"timedOut": typ == "workflow.wait.timedout", "reason": reason}
+	return &Outcome{Instance: in, Events: []Event{{Type: typ, WorkflowID: in.ID, Attributes: map[string]any{
+		"transition": w.Transition, "childId": w.ChildID, "childRunId": w.ChildRunID, "reason": reason, "ok": false}}}}, nil
+}
+
+// WaitFailedKey is the context member where FailWait says why the last
+// parked move failed (its transition, child, whether it timed out, the
+// reason); a move that resumes removes it.
+const WaitFailedKey = "waitFailed"
 
 // Resolve completes or drops the approval a pending transition waits for.
 // Approving fires the transition (its guards are checked again).
@@ -287,12 +400,9 @@ func (e *Engine) Resolve(ctx context.Context, in *Instance, approvalID string, a
 	out.Events = append(out.Events, Event{Type: "human.approval.granted", WorkflowID: in.ID,
 		Attributes: map[string]any{"transition": p.Transition, "approvalId": approvalID, "by": by}})
 	if err := e.fire(ctx, d, in, t, p.Arguments, out, 0, config.ActorHuman); err != nil {
-		return nil, err
+		return parked(out, err)
 	}
-	if err := e.chain(ctx, d, in, out, 0); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return parked(out, e.chain(ctx, d, in, out, 0))
 }
 
 // Cancel moves a non-terminal instance to the cancelled state.
@@ -305,10 +415,14 @@ func (e *Engine) Cancel(in *Instance, reason string) (*Outcome, error) {
 	}
 	in = in.Clone()
 	from := in.State
-	in.State, in.Pending = CancelledState, nil
+	attrs := map[string]any{"from": from, "reason": reason}
+	if in.Waiting != nil {
+		// The caller cancels the child the move waited for.
+		attrs["childId"] = in.Waiting.ChildID
+	}
+	in.State, in.Pending, in.Waiting = CancelledState, nil, nil
 	in.Version++
-	return &Outcome{Instance: in, Events: []Event{{Type: "workflow.cancelled", WorkflowID: in.ID,
-		Attributes: map[string]any{"from": from, "reason": reason}}}}, nil
+	return &Outcome{Instance: in, Events: []Event{{Type: "workflow.cancelled", WorkflowID: in.ID, Attributes: attrs}}}, nil
 }
 
 // now reads the clock for the guards of a move: once per Tape, so that
@@ -343,6 +457,12 @@ func readBack(in *Instance) []contracts.Link {
 
 // legal checks that name may fire from the instance's state now.
 func (e *Engine) legal(d *Definition, in *Instance, name string) (*Transition, error) {
+	if w := in.Waiting; w != nil {
+		return nil, &contracts.Error{Code: contracts.CodeInvalidTransition,
+			Message: fmt.Sprintf("move %s waits for sub-workflow %s (run %s) to end; no transition is legal until it does", w.Transition, w.ChildID, w.ChildRunID),
+			Hint:    "Move the sub-workflow on (its links), or cancel this mission; read it back to see the wait end.",
+			Links:   append(readBack(in), contracts.Link{Rel: "child", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": w.ChildID}})}
+	}
 	legal := d.Legal(in.State)
 	for _, t := range legal {
 		if t.Name == name {
@@ -369,11 +489,26 @@ func (e *Engine) legal(d *Definition, in *Instance, name string) (*Transition, e
 // fire runs t's executor and moves the instance.
 func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Transition, args map[string]any, out *Outcome, depth int, actor string) error {
 	scope := Scope{Arguments: args, Context: in.Context, Input: in.Input}
-	output, attempts, err := e.execute(ctx, t.Executor, t.reliability, scope, in, out, depth)
-	ok := err == nil
+	output, attempts, err := e.execute(ctx, t.Executor, t.reliability, scope, in, out, depth, true)
 	var xe *ExecutorError
+	var pk *parkError
 	switch {
 	case err == nil:
+	case errors.As(err, &pk):
+		w := &Waiting{Transition: t.Name, Arguments: cloneMap(args), Actor: actor, ChildID: pk.child.ID, ChildRunID: pk.child.RunID,
+			DefinitionID: pk.child.DefinitionID, TimeoutMs: pk.exec.TimeoutMs}
+		in.Waiting = w
+		in.Version++
+		if in.Pending != nil {
+			out.Events = append(out.Events, Event{Type: "human.approval.cancelled", WorkflowID: in.ID,
+				Attributes: map[string]any{"approvalId": in.Pending.ApprovalID, "transition": in.Pending.Transition}})
+			in.Pending = nil
+		}
+		out.Parked = w
+		out.Events = append(out.Events, Event{Type: "workflow.parked", WorkflowID: in.ID, Attributes: map[string]any{
+			"transition": t.Name, "childId": w.ChildID, "childRunId": w.ChildRunID, "definitionId": w.DefinitionID,
+			"childState": pk.child.State, "timeoutMs": w.TimeoutMs, "version": in.Version}})
+		return errParked
 	case errors.As(err, &xe) && d.proxy && xe.Outcome == OutcomeFailed:
 		// In a proxy run a failed call is the move's result: the run
 		// records it and gains no evidence.
@@ -387,10 +522,17 @@ func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Trans
 	default:
 		return err
 	}
+	return e.complete(ctx, d, in, t, args, output, xe, attempts, out, depth, actor)
+}
+
+// complete moves the instance by t once its executor answered output (xe
+// set when the call failed in a proxy run).
+func (e *Engine) complete(ctx context.Context, d *Definition, in *Instance, t *Transition, args, output map[string]any, xe *ExecutorError, attempts []attempt, out *Outcome, depth int, actor string) error {
+	ok := xe == nil
 	if output == nil {
 		output = map[string]any{}
 	}
-	scope.Output = output
+	scope := Scope{Arguments: args, Context: in.Context, Input: in.Input, Output: output}
 	from := in.State
 	for k, v := range t.Set {
 		in.Context[k] = Resolve(v, scope)
@@ -439,7 +581,7 @@ func (e *Engine) enter(ctx context.Context, d *Definition, in *Instance, out *Ou
 	if st.OnEnter == nil {
 		return nil
 	}
-	output, _, err := e.execute(ctx, st.OnEnter, nil, Scope{Arguments: map[string]any{}, Context: in.Context, Input: in.Input}, in, out, depth)
+	output, _, err := e.execute(ctx, st.OnEnter, nil, Scope{Arguments: map[string]any{}, Context: in.Context, Input: in.Input}, in, out, depth, false)
 	var xe *ExecutorError
 	if errors.As(err, &xe) {
 		return xe.contractError(in.ID)
@@ -474,10 +616,12 @@ func (e *Engine) chain(ctx context.Context, d *Definition, in *Instance, out *Ou
 	return contracts.Errorf(contracts.CodeInternal, "workflow %s chained more than %d deterministic transitions", d.ID, maxChain)
 }
 
-// execute runs an executor and returns its output. An executor that
+// execute runs an executor and returns its output; with park, a workflow
+// executor whose child waits for a move answers a parkError (a
+// transition's executor parks; a state's onEnter cannot). An executor that
 // reaches a connection runs under rel (nil for the defaults): its retries
 // and fallbacks, whose attempts it returns.
-func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Reliability, scope Scope, in *Instance, out *Outcome, depth int) (map[string]any, []attempt, error) {
+func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Reliability, scope Scope, in *Instance, out *Outcome, depth int, park bool) (map[string]any, []attempt, error) {
 	if x == nil {
 		return map[string]any{}, nil, nil
 	}
@@ -498,6 +642,9 @@ func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Re
 		out.Children = append(out.Children, sub.Children...)
 		out.Events = append(out.Events, sub.Events...)
 		cd, _ := e.Registry.Lookup(child.DefinitionID)
+		if !cd.Terminal(child.State) && park {
+			return nil, nil, &parkError{child: child, exec: x}
+		}
 		if !cd.Terminal(child.State) {
 			return nil, nil, &contracts.Error{Code: contracts.CodeInvalidTransition,
 				Message: fmt.Sprintf("sub-workflow %s stopped in state %s waiting for a move; a workflow executor needs one that completes on its own", x.DefinitionID, child.State)}

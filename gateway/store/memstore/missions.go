@@ -105,6 +105,33 @@ func (t *txn) IdleMissions(ctx context.Context, definitionID string, before time
 	return out, nil
 }
 
+// ExpiredWaits implements store.ReadTx, in the SQL drivers' order.
+func (t *txn) ExpiredWaits(ctx context.Context, now time.Time, limit int) ([]store.Mission, error) {
+	upper := nanos(now)
+	var out []store.Mission
+	add := func(id string) {
+		m, _ := t.mission(id)
+		if w := nanos(m.WaitDeadline); w > 0 && w < upper && m.Status == "active" {
+			out = append(out, copyMission(m))
+		}
+	}
+	for id := range t.missions {
+		add(id)
+	}
+	for id := range t.db.missions {
+		if _, staged := t.missions[id]; !staged {
+			add(id)
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Mission) int {
+		return cmp.Or(cmp.Compare(nanos(a.WaitDeadline), nanos(b.WaitDeadline)), cmp.Compare(a.ID, b.ID))
+	})
+	if limit >= 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
 // InsertMission implements store.Tx.
 func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
 	t.mustWrite()
@@ -115,7 +142,7 @@ func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
 		return store.ErrExists
 	}
 	m = copyMission(m)
-	m.CreatedAt, m.UpdatedAt = normTime(m.CreatedAt), normTime(m.UpdatedAt)
+	m.CreatedAt, m.UpdatedAt, m.WaitDeadline = normTime(m.CreatedAt), normTime(m.UpdatedAt), normTime(m.WaitDeadline)
 	t.stageMission(m)
 	return nil
 }
@@ -136,6 +163,7 @@ func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersio
 	old.Doc = append([]byte{}, m.Doc...)
 	old.UpdatedAt = normTime(m.UpdatedAt)
 	old.DefinitionVersion = m.DefinitionVersion
+	old.WaitDeadline = normTime(m.WaitDeadline)
 	t.stageMission(old)
 	return nil
 }

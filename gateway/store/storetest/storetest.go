@@ -51,6 +51,7 @@ func Run(t *testing.T, factory Factory) {
 		{"MissionCompareAndSet", testMissionCompareAndSet},
 		{"IdleMissions", testIdleMissions},
 		{"IdleMissionsMany", testIdleMissionsMany},
+		{"ExpiredWaits", testExpiredWaits},
 		{"Submits", testSubmits},
 		{"Approvals", testApprovals},
 		{"LexiconTerms", testLexiconTerms},

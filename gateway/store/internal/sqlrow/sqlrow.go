@@ -29,7 +29,7 @@ const (
 	LeaseColumns       = `tenant, workflow_id, expected_version, transition, fingerprint, namespace, key, operation, key_fingerprint, owner, created_at, deadline`
 	StartLeaseColumns  = `tenant, ref, definition_id, fingerprint, namespace, key, operation, key_fingerprint, owner, created_at, deadline, status, response, expires_at`
 	LexiconColumns     = `key, term, entry, version, tenant, subject, client_id, updated_at`
-	MissionColumns     = `tenant, id, run_id, definition_id, definition_version, state, version, status, parent_id, doc, created_at, updated_at`
+	MissionColumns     = `tenant, id, run_id, definition_id, definition_version, state, version, status, parent_id, doc, created_at, updated_at, wait_deadline`
 	SubmitColumns      = `fingerprint, response, created_at, status`
 	ApprovalColumns    = `tenant, id, workflow_id, run_id, transition, queue, status, requested_by, resolved_by, doc, created_at, resolved_at`
 	PendingColumns     = `tenant, subject_key, command_key, subject, doc, created_by, created_at`
@@ -137,12 +137,12 @@ func LexiconTerm(row Scanner) (store.LexiconTerm, error) {
 // Mission reads MissionColumns.
 func Mission(row Scanner) (store.Mission, error) {
 	var m store.Mission
-	var created, updated int64
+	var created, updated, wait int64
 	if err := row.Scan(&m.Tenant, &m.ID, &m.RunID, &m.DefinitionID, &m.DefinitionVersion, &m.State, &m.Version,
-		&m.Status, &m.ParentID, &m.Doc, &created, &updated); err != nil {
+		&m.Status, &m.ParentID, &m.Doc, &created, &updated, &wait); err != nil {
 		return m, err
 	}
-	m.CreatedAt, m.UpdatedAt = fromNanos(created), fromNanos(updated)
+	m.CreatedAt, m.UpdatedAt, m.WaitDeadline = fromNanos(created), fromNanos(updated), fromNanos(wait)
 	return m, nil
 }
 

@@ -42,12 +42,20 @@ func (t *Tx) IdleMissions(ctx context.Context, definitionID string, before time.
 		ORDER BY updated_at, id LIMIT `, limit, definitionID, sqlrow.Nanos(before), sqlrow.Nanos(after.UpdatedAt), after.ID)
 }
 
+// ExpiredWaits implements store.ReadTx: a range of the partial index
+// missions_wait_deadline (sqlitestore 0013, pgstore 0012).
+func (t *Tx) ExpiredWaits(ctx context.Context, now time.Time, limit int) ([]store.Mission, error) {
+	return list(ctx, t, "expired waits", "mission", sqlrow.Mission, `SELECT `+sqlrow.MissionColumns+` FROM missions
+		WHERE wait_deadline > 0 AND wait_deadline < ? AND status = 'active'
+		ORDER BY wait_deadline, id LIMIT `, limit, sqlrow.Nanos(now))
+}
+
 // InsertMission implements store.Tx.
 func (t *Tx) InsertMission(ctx context.Context, m store.Mission) error {
-	return t.insert(ctx, "insert mission", `INSERT INTO missions (`+sqlrow.MissionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return t.insert(ctx, "insert mission", `INSERT INTO missions (`+sqlrow.MissionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`,
 		m.Tenant, m.ID, m.RunID, m.DefinitionID, m.DefinitionVersion, m.State, m.Version, m.Status, m.ParentID,
-		sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.CreatedAt), sqlrow.Nanos(m.UpdatedAt))
+		sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.CreatedAt), sqlrow.Nanos(m.UpdatedAt), sqlrow.Nanos(m.WaitDeadline))
 }
 
 // UpdateMission implements store.Tx.
@@ -56,8 +64,9 @@ func (t *Tx) UpdateMission(ctx context.Context, m store.Mission, expectedVersion
 		_, err := t.GetMission(ctx, m.Tenant, m.ID)
 		return err
 	}, `UPDATE missions SET state = ?, version = ?, status = ?, doc = ?, updated_at = ?,
-		definition_version = ? WHERE id = ? AND tenant = ? AND version = ?`,
-		m.State, m.Version, m.Status, sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.UpdatedAt), m.DefinitionVersion, m.ID, m.Tenant, expectedVersion)
+		definition_version = ?, wait_deadline = ? WHERE id = ? AND tenant = ? AND version = ?`,
+		m.State, m.Version, m.Status, sqlrow.NonNilBytes(m.Doc), sqlrow.Nanos(m.UpdatedAt), m.DefinitionVersion, sqlrow.Nanos(m.WaitDeadline),
+		m.ID, m.Tenant, expectedVersion)
 }
 
 // PutSubmit implements store.Tx.

@@ -1,0 +1,492 @@
+package e2e_test
+
+// The workflow executor that waits (gateway/waits.go): a move whose
+// sub-workflow waits for a move parks; the child is moved by calls of its
+// own and its final move resumes the parent in the same transaction; a
+// timeout fails the move and cancels the child; cancelling the parent
+// cancels the child; the parked state survives a restart.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+const waitYAML = `
+connections:
+  api:
+    kind: rest
+    baseUrl: http://127.0.0.1:1
+proxy:
+  expose:
+    - name: reviewed_note
+      description: A note that a person reviews first, in a review sub-workflow.
+      executor: {kind: workflow, definitionId: review}
+workflows:
+  review:
+    version: 1
+    title: Review a release
+    initial: open
+    states: {open: {}, approved: {terminal: true}}
+    transitions:
+      - name: approve
+        from: open
+        to: approved
+        set: {verdict: $.arguments.verdict, ticket: $.input.ticket}
+  release:
+    version: 1
+    title: Release
+    initial: draft
+    states: {draft: {}, reviewed: {}, shipped: {terminal: true}}
+    transitions:
+      - name: review
+        from: draft
+        to: reviewed
+        executor: {kind: workflow, definitionId: review, input: {ticket: $.arguments.ticket}, timeoutMs: 60000}
+        set: {verdict: $.output.verdict}
+      - name: ship
+        from: reviewed
+        to: shipped
+  release_out:
+    version: 1
+    title: Release, then call the API
+    initial: draft
+    states:
+      draft: {}
+      reviewed: {onEnter: {kind: rest, connection: api, method: GET, path: /notify}}
+      shipped: {terminal: true}
+    transitions:
+      - {name: review, from: draft, to: reviewed, executor: {kind: workflow, definitionId: review}}
+      - {name: ship, from: reviewed, to: shipped}
+  outer:
+    version: 1
+    title: Outer
+    initial: s0
+    states: {s0: {}, s1: {terminal: true}}
+    transitions:
+      - name: go
+        from: s0
+        to: s1
+        executor: {kind: workflow, definitionId: middle}
+        set: {verdict: $.output.verdict}
+  middle:
+    version: 1
+    title: Middle
+    initial: m0
+    states: {m0: {}, m1: {terminal: true}}
+    transitions:
+      - name: auto
+        from: m0
+        to: m1
+        actor: deterministic
+        executor: {kind: workflow, definitionId: review}
+        set: {verdict: $.output.verdict}
+`
+
+// waitGateway serves waitYAML on the clock now, on the SQLite file
+// dbPath ("" for a new one) or the PostgreSQL schema dsn.
+func waitGateway(t *testing.T, ti *testIssuer, now func() time.Time, dsn, dbPath string) *gatewaytest.Gateway {
+	t.Helper()
+	return gatewaytest.New(t, &gatewaytest.Options{
+		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Now:      now,
+		StoreDSN: dsn,
+		DBPath:   dbPath,
+		Config:   func() (*config.Config, error) { return config.Parse("wait.yaml", []byte(waitYAML)) },
+		Edit:     func(cfg *config.Config) { cfg.Auth.Resource = resource },
+	})
+}
+
+// parkRelease starts a release and fires review, which parks on a review
+// sub-workflow; it returns the release's answer to review.
+func parkRelease(t *testing.T, w *gw, tok string) map[string]any {
+	t.Helper()
+	res := w.command(t, tok, map[string]any{"definitionId": "release"})
+	wantStatus(t, res, http.StatusOK)
+	start := res.object(t)
+	res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"),
+		"transition": "review", "arguments": map[string]any{"ticket": "T-7"}})
+	wantStatus(t, res, http.StatusOK)
+	parked := res.object(t)
+	if s := str(t, parked, "workflow.state"); s != "draft" {
+		t.Fatalf("parked release in state %s, want draft (the move waits)", s)
+	}
+	if str(t, parked, "waiting.transition") != "review" || str(t, parked, "waiting.definitionId") != "review" ||
+		str(t, parked, "waiting.childWorkflowId") == "" || str(t, parked, "waiting.deadline") == "" {
+		t.Fatalf("parked release: waiting = %v", parked["waiting"])
+	}
+	if l := findLink(t, linksOf(t, parked), "child"); l.Args["workflowId"] != str(t, parked, "waiting.childWorkflowId") {
+		t.Fatalf("child link %v", l)
+	}
+	return parked
+}
+
+// moveChild approves the review sub-workflow by a call of its own.
+func moveChild(t *testing.T, w *gw, tok, childID string) {
+	t.Helper()
+	child := getRun(t, w, tok, childID)
+	if s := str(t, child, "workflow.state"); s != "open" {
+		t.Fatalf("child in state %s, want open", s)
+	}
+	res := w.command(t, tok, map[string]any{"workflowId": childID, "expectedVersion": num(t, child, "workflow.version"),
+		"transition": "approve", "arguments": map[string]any{"verdict": "lgtm"}})
+	wantStatus(t, res, http.StatusOK)
+}
+
+// waitDeadline reads the stored wait deadline of a mission.
+func waitDeadline(t *testing.T, db store.Store, id string) time.Time {
+	t.Helper()
+	var m store.Mission
+	if err := db.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		m, err = tx.GetMission(ctx, tenantA, id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return m.WaitDeadline
+}
+
+func TestWorkflowExecutorWaits(t *testing.T) {
+	eachStore(t, testWorkflowExecutorWaits)
+}
+
+func testWorkflowExecutorWaits(t *testing.T, dsn string) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, dsn, "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+
+	parked := parkRelease(t, w, tok)
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	// While parked, no move of the parent is legal, and it holds no lease.
+	res := w.command(t, tok, map[string]any{"workflowId": id, "expectedVersion": num(t, parked, "workflow.version"), "transition": "ship"})
+	wantProblem(t, res, http.StatusConflict, contracts.CodeInvalidTransition)
+	if err := g.DB.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		_, err := tx.GetMoveLease(ctx, tenantA, id, num(t, parked, "workflow.version"))
+		return err
+	}); err == nil {
+		t.Fatal("the parked parent holds a move lease")
+	}
+
+	// The child is moved by a call of its own, on another replica.
+	moveChild(t, wrap(g.Replica(t, nil)), tok, childID)
+	got := getRun(t, w, tok, id)
+	if s := str(t, got, "workflow.state"); s != "reviewed" {
+		t.Fatalf("after the child ended the release is in %s, want reviewed", s)
+	}
+	if v := str(t, got, "context.verdict"); v != "lgtm" {
+		t.Fatalf("release context.verdict = %q, want the child's lgtm", v)
+	}
+	if got["waiting"] != nil {
+		t.Fatalf("resumed release still waiting: %v", got["waiting"])
+	}
+	if !waitDeadline(t, g.DB, id).IsZero() {
+		t.Fatal("the resumed release keeps a wait deadline")
+	}
+	findLink(t, linksOf(t, got), "ship")
+	types := eventTypes(t, g, id)
+	for _, want := range []string{"workflow.parked", "workflow.resumed", "transition.fired"} {
+		if dsn == "" && !slices.Contains(types, want) {
+			t.Errorf("events of the release %v lack %s", types, want)
+		}
+	}
+}
+
+func TestWorkflowExecutorWaitTimesOut(t *testing.T) {
+	eachStore(t, testWorkflowExecutorWaitTimesOut)
+}
+
+func testWorkflowExecutorWaitTimesOut(t *testing.T, dsn string) {
+	ti := newIssuer(t)
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	g := waitGateway(t, ti, now, dsn, "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	ctx := context.Background()
+
+	parked := parkRelease(t, w, tok)
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep before the deadline: %d, %v", n, err)
+	}
+	offset.Store(int64(2 * time.Minute))
+	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 1 {
+		t.Fatalf("sweep past the deadline: %d, %v; want 1", n, err)
+	}
+	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 0 {
+		t.Fatalf("second sweep: %d, %v; want 0", n, err)
+	}
+	got := getRun(t, w, tok, id)
+	if str(t, got, "workflow.state") != "draft" || got["waiting"] != nil || num(t, got, "workflow.version") != num(t, parked, "workflow.version")+1 {
+		t.Fatalf("timed out release: %v", got)
+	}
+	findLink(t, linksOf(t, got), "review") // the move can be tried again
+	if member(t, got, "context.waitFailed.timedOut") != true || str(t, got, "context.waitFailed.childId") != childID ||
+		!strings.Contains(str(t, got, "context.waitFailed.reason"), "timeoutMs 60000") {
+		t.Fatalf("the timed out release does not say so: %v", got["context"])
+	}
+	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "cancelled" {
+		t.Fatalf("child after the timeout in %s, want cancelled", s)
+	}
+	types := eventTypes(t, g, id)
+	for _, want := range []string{"workflow.parked", "workflow.wait.timedout", "workflow.wait.cascade_cancelled"} {
+		if dsn == "" && !slices.Contains(types, want) {
+			t.Errorf("events of the release %v lack %s", types, want)
+		}
+	}
+}
+
+// TestWorkflowExecutorWaitOnceAcrossReplicas: two replicas sweep the
+// same expired wait at once; it is ended once.
+func TestWorkflowExecutorWaitOnceAcrossReplicas(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string) {
+		ti := newIssuer(t)
+		var offset atomic.Int64
+		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		g := waitGateway(t, ti, now, dsn, "")
+		r := g.Replica(t, nil)
+		tok := dayToken(t, ti)
+		for range 3 {
+			parkRelease(t, wrap(g), tok)
+		}
+		offset.Store(int64(2 * time.Minute))
+		var wg sync.WaitGroup
+		var total atomic.Int64
+		for _, s := range []*gateway.Service{g.Service, r.Service} {
+			wg.Go(func() {
+				n, err := s.SweepWaits(context.Background())
+				if err != nil {
+					t.Errorf("SweepWaits: %v", err)
+				}
+				total.Add(int64(n))
+			})
+		}
+		wg.Wait()
+		if total.Load() != 3 {
+			t.Fatalf("the replicas ended %d waits, want 3", total.Load())
+		}
+	})
+}
+
+// TestWorkflowExecutorResumeCannotCallOut: a parent whose move, once
+// resumed, would enter a state that calls a connection cannot resume
+// inside the child's transaction: the move fails and says so, and the
+// child's move stands.
+func TestWorkflowExecutorResumeCannotCallOut(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	res := w.command(t, tok, map[string]any{"definitionId": "release_out"})
+	wantStatus(t, res, http.StatusOK)
+	start := res.object(t)
+	res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": "review"})
+	wantStatus(t, res, http.StatusOK)
+	parked := res.object(t)
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	moveChild(t, w, tok, childID)
+	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "approved" {
+		t.Fatalf("child in %s, want approved", s)
+	}
+	got := getRun(t, w, tok, id)
+	if str(t, got, "workflow.state") != "draft" || got["waiting"] != nil ||
+		!strings.Contains(str(t, got, "context.waitFailed.reason"), "outside call") {
+		t.Fatalf("parent after its child ended: %v", got)
+	}
+}
+
+func TestWorkflowExecutorCancelCascades(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+
+	parked := parkRelease(t, w, tok)
+	childID := str(t, parked, "waiting.childWorkflowId")
+	// The aura surface reads the parked mission too, with its child.
+	runID := str(t, getRun(t, w, tok, str(t, parked, "workflow.id")), "workflow.id")
+	m := w.getMission(t, tok, runID)
+	wantStatus(t, m, http.StatusOK)
+	body := m.object(t)
+	if str(t, body, "waiting.childRunId") == "" {
+		t.Fatalf("GET /v8/missions: waiting = %v", body["waiting"])
+	}
+	findLink(t, linksOf(t, body), "child")
+	// And the MCP mission read.
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: contracts.ToolGetMission, Arguments: map[string]any{"runId": runID}})
+	if err != nil || res.IsError {
+		t.Fatalf("aura_get_mission over MCP: %v %+v", err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var read struct {
+		Waiting struct {
+			ChildRunID string `json:"childRunId"`
+		} `json:"waiting"`
+	}
+	if err := json.Unmarshal(raw, &read); err != nil || read.Waiting.ChildRunID != str(t, body, "waiting.childRunId") {
+		t.Fatalf("aura_get_mission over MCP: %s", raw)
+	}
+	wantStatus(t, w.cancelMission(t, tok, newKey(), runID, map[string]any{"reason": "no longer needed"}), http.StatusOK)
+	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "cancelled" {
+		t.Fatalf("child after the parent's cancel in %s, want cancelled", s)
+	}
+	if s := str(t, getRun(t, w, tok, runID), "workflow.state"); s != "cancelled" {
+		t.Fatalf("parent after its cancel in %s", s)
+	}
+
+	// Cancelling the child instead fails the parent's move: the parent
+	// is back where it was, its move can be tried again.
+	parked = parkRelease(t, w, tok)
+	id := str(t, parked, "workflow.id")
+	wantStatus(t, w.cancelMission(t, tok, newKey(), str(t, parked, "waiting.childRunId"), nil), http.StatusOK)
+	got := getRun(t, w, tok, id)
+	if str(t, got, "workflow.state") != "draft" || got["waiting"] != nil {
+		t.Fatalf("parent after its child's cancel: %v", got)
+	}
+	findLink(t, linksOf(t, got), "review")
+	if types := eventTypes(t, g, id); !slices.Contains(types, "workflow.wait.failed") {
+		t.Errorf("events of the parent %v lack workflow.wait.failed", types)
+	}
+}
+
+func TestWorkflowExecutorWaitSurvivesRestart(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	tok := dayToken(t, ti)
+	parked := parkRelease(t, wrap(g), tok)
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	path := g.DBPath
+	g.Close()
+
+	g = waitGateway(t, ti, nil, "", path)
+	w := wrap(g)
+	got := getRun(t, w, tok, id)
+	if str(t, got, "waiting.childWorkflowId") != childID {
+		t.Fatalf("after the restart: waiting = %v", got["waiting"])
+	}
+	// The child is moved on the aura surface this time.
+	child := getRun(t, w, tok, childID)
+	wantStatus(t, w.signal(t, tok, newKey(), childID, map[string]any{"signal": "approve", "expectedVersion": num(t, child, "workflow.version"),
+		"arguments": map[string]any{"verdict": "lgtm"}}), http.StatusOK)
+	if got := getRun(t, w, tok, id); str(t, got, "workflow.state") != "reviewed" || str(t, got, "context.verdict") != "lgtm" {
+		t.Fatalf("after the restart the release did not resume: %v", got)
+	}
+}
+
+// eventTypes lists the types of the stored audit events of a workflow,
+// read from the SQLite file (nil on PostgreSQL).
+func eventTypes(t *testing.T, g *gatewaytest.Gateway, workflowID string) []string {
+	t.Helper()
+	if g.DBPath == "" || g.Store == nil {
+		return nil
+	}
+	g.Flush(t)
+	db, err := sql.Open("sqlite", "file:"+g.DBPath+"?_pragma=query_only(1)&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT type FROM events WHERE workflow_id = ? ORDER BY at, seq`, workflowID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var types []string
+	for rows.Next() {
+		var typ string
+		if err := rows.Scan(&typ); err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, typ)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return types
+}
+
+// TestWorkflowExecutorWaitNested: a child parked on a grandchild parks
+// its parent too; the grandchild's final move resumes both, in its own
+// transaction; cancelling the top cancels down the line.
+func TestWorkflowExecutorWaitNested(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	park := func() (outer, middle, review string) {
+		res := w.command(t, tok, map[string]any{"definitionId": "outer"})
+		wantStatus(t, res, http.StatusOK)
+		start := res.object(t)
+		res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": "go"})
+		wantStatus(t, res, http.StatusOK)
+		body := res.object(t)
+		middle = str(t, body, "waiting.childWorkflowId")
+		m := getRun(t, w, tok, middle)
+		if str(t, m, "workflow.state") != "m0" || str(t, m, "waiting.transition") != "auto" {
+			t.Fatalf("middle: %v", m)
+		}
+		return str(t, body, "workflow.id"), middle, str(t, m, "waiting.childWorkflowId")
+	}
+	outer, middle, review := park()
+	moveChild(t, w, tok, review)
+	if m := getRun(t, w, tok, middle); str(t, m, "workflow.state") != "m1" || str(t, m, "context.verdict") != "lgtm" {
+		t.Fatalf("middle after the review: %v", m)
+	}
+	if o := getRun(t, w, tok, outer); str(t, o, "workflow.state") != "s1" || str(t, o, "context.verdict") != "lgtm" {
+		t.Fatalf("outer after the review: %v", o)
+	}
+
+	outer, middle, review = park()
+	wantStatus(t, w.cancelMission(t, tok, newKey(), outer, nil), http.StatusOK)
+	for _, id := range []string{middle, review} {
+		if s := str(t, getRun(t, w, tok, id), "workflow.state"); s != "cancelled" {
+			t.Errorf("%s after the top's cancel: %s, want cancelled", id, s)
+		}
+	}
+}
+
+// TestWorkflowExecutorWaitProxyRun: a capability whose executor is a
+// workflow parks the proxy_default run's first move; the child's end
+// completes it, recorded in lastRun like any move.
+func TestWorkflowExecutorWaitProxyRun(t *testing.T) {
+	ti := newIssuer(t)
+	g := waitGateway(t, ti, nil, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "reviewed_note"}})
+	wantStatus(t, res, http.StatusOK)
+	run := res.object(t)
+	id, childID := str(t, run, "workflow.id"), str(t, run, "waiting.childWorkflowId")
+	if childID == "" || str(t, run, "waiting.transition") != "reviewed_note" {
+		t.Fatalf("the run's first move did not park: %v", run)
+	}
+	moveChild(t, w, tok, childID)
+	got := getRun(t, w, tok, id)
+	if got["waiting"] != nil || str(t, got, "context.lastRun.capability") != "reviewed_note" ||
+		str(t, got, "context.lastRun.output.verdict") != "lgtm" {
+		t.Fatalf("the run after the review: %v", got)
+	}
+}
