@@ -284,6 +284,10 @@ type operation struct {
 	// for mutate to replay; it returns what releases the move's lock
 	// after the transaction (see external.go).
 	prepare func(ctx context.Context, e *env) (release func())
+	// fires names the workflow definition and the transition the move
+	// would fire ("" when it cannot tell), for the destructive-action
+	// policy on proxy_default's capabilities (policy.go).
+	fires func(ctx context.Context, e *env) (definitionID, transition string)
 }
 
 // Authorize checks what needs no arguments: the principal's tool allowlist
