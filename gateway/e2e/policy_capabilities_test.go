@@ -115,6 +115,29 @@ proxy:
 	if err := json.Unmarshal(res.Body, &run); err != nil {
 		t.Fatal(err)
 	}
+	// aura sends an aura_* mission tool over MCP.
+	aura := func(p *auth.Principal, trace, tool string, args map[string]any) *gateway.Result {
+		args["idempotencyKey"] = gateway.NewIdempotencyKey()
+		return g.Service.Invoke(ctx, p, gateway.Call{Tool: tool, Surface: gateway.SurfaceMCP,
+			RequestID: "req-" + trace, TraceID: trace, Args: func() (map[string]any, error) { return args, nil }})
+	}
+	create := func(p *auth.Principal, trace, capability string) *gateway.Result {
+		return aura(p, trace, contracts.ToolCreateMission, map[string]any{"goal": "use the items API",
+			"definitionId": config.ProxyDefaultWorkflow, "input": map[string]any{"capability": capability}})
+	}
+	res = aura(sandbox, traceID(), contracts.ToolCreateMission, map[string]any{"goal": "use the items API", "runId": "policy-run",
+		"definitionId": config.ProxyDefaultWorkflow, "input": map[string]any{"capability": "api.read"}})
+	if res.Err != nil {
+		t.Fatalf("sandbox aura_create_mission of api.read: %v", res.Err)
+	}
+	var auraRun gateway.Projection
+	if err := json.Unmarshal(res.Body, &auraRun); err != nil {
+		t.Fatal(err)
+	}
+	signal := func(p *auth.Principal, trace, capability string) *gateway.Result {
+		return aura(p, trace, contracts.ToolSignalMission, map[string]any{"runId": "policy-run", "signal": capability,
+			"expectedVersion": auraRun.Workflow.Version, "arguments": map[string]any{}})
+	}
 	submit := func(p *auth.Principal, trace, capability string) *gateway.Result {
 		return command(p, trace, map[string]any{"workflowId": run.Workflow.ID, "transition": capability,
 			"expectedVersion": run.Workflow.Version, "arguments": map[string]any{}})
@@ -130,6 +153,8 @@ proxy:
 		}{
 			{"start of a DELETE by the denied tenant", func(tr string) *contracts.Error { return start(sandbox, tr, "api.delete").Err }, "DELETE /items", true},
 			{"later move of a DELETE on the denied tenant's run", func(tr string) *contracts.Error { return submit(sandbox, tr, "api.delete").Err }, "DELETE /items", true},
+			{"aura_create_mission of a DELETE by the denied tenant", func(tr string) *contracts.Error { return create(sandbox, tr, "api.delete").Err }, "DELETE /items", true},
+			{"aura_signal_mission of a DELETE on the denied tenant's run", func(tr string) *contracts.Error { return signal(sandbox, tr, "api.delete").Err }, "DELETE /items", true},
 			{"direct DELETE (light path) by the denied tenant", func(tr string) *contracts.Error { return direct(sandbox, tr, "api.delete") }, "DELETE /items", true},
 			{"direct DELETE (run path) by the denied tenant", func(tr string) *contracts.Error { return direct(sandbox, tr, "api.purge") }, "DELETE /all", true},
 			{"start of a GET by the denied tenant", func(tr string) *contracts.Error { return start(sandbox, tr, "api.read").Err }, "GET /items", false},
