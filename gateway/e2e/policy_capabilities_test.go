@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -81,6 +82,20 @@ proxy:
 	}
 	sandbox, acme := principal(tenantSandbox), principal(tenantA)
 	ctx := context.Background()
+	// asJSON hands the service args as a surface decodes them (numbers
+	// as json.Number).
+	asJSON := func(args map[string]any) func() (map[string]any, error) {
+		return func() (map[string]any, error) {
+			b, err := json.Marshal(args)
+			if err != nil {
+				return nil, err
+			}
+			d := json.NewDecoder(bytes.NewReader(b))
+			d.UseNumber()
+			var out map[string]any
+			return out, d.Decode(&out)
+		}
+	}
 	n := 0
 	traceID := func() string {
 		n++
@@ -91,7 +106,7 @@ proxy:
 	keyed := false
 	command := func(p *auth.Principal, trace string, args map[string]any) *gateway.Result {
 		c := gateway.Call{Tool: contracts.ToolPraxecCommand, Surface: gateway.SurfaceMCP,
-			RequestID: "req-" + trace, TraceID: trace, Args: func() (map[string]any, error) { return args, nil }}
+			RequestID: "req-" + trace, TraceID: trace, Args: asJSON(args)}
 		if keyed {
 			c.Surface, c.Key, c.KeySent = gateway.SurfaceREST, gateway.NewIdempotencyKey(), true
 		}
@@ -103,7 +118,7 @@ proxy:
 	}
 	direct := func(p *auth.Principal, trace, capability string) *contracts.Error {
 		return g.Service.CallDirect(ctx, p, gateway.DirectCall{Capability: capability, Surface: gateway.SurfaceMCP,
-			RequestID: "req-" + trace, TraceID: trace, Args: func() (map[string]any, error) { return map[string]any{}, nil }}).Err
+			RequestID: "req-" + trace, TraceID: trace, Args: asJSON(map[string]any{})}).Err
 	}
 	// A run of the sandbox tenant that a read started: its later moves
 	// are checked too.
@@ -119,7 +134,7 @@ proxy:
 	aura := func(p *auth.Principal, trace, tool string, args map[string]any) *gateway.Result {
 		args["idempotencyKey"] = gateway.NewIdempotencyKey()
 		return g.Service.Invoke(ctx, p, gateway.Call{Tool: tool, Surface: gateway.SurfaceMCP,
-			RequestID: "req-" + trace, TraceID: trace, Args: func() (map[string]any, error) { return args, nil }})
+			RequestID: "req-" + trace, TraceID: trace, Args: asJSON(args)})
 	}
 	create := func(p *auth.Principal, trace, capability string) *gateway.Result {
 		return aura(p, trace, contracts.ToolCreateMission, map[string]any{"goal": "use the items API",
@@ -200,7 +215,7 @@ proxy:
 	}
 	// The refused moves used no version of the run.
 	get := g.Service.Invoke(ctx, sandbox, gateway.Call{Tool: contracts.ToolPraxecQuery, Surface: gateway.SurfaceMCP, RequestID: "req-get",
-		Args: func() (map[string]any, error) { return map[string]any{"workflowId": run.Workflow.ID}, nil }})
+		Args: asJSON(map[string]any{"workflowId": run.Workflow.ID})})
 	if get.Err != nil {
 		t.Fatal(get.Err)
 	}
