@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/praxa/praxa/contracts"
@@ -48,7 +50,11 @@ func (s *Service) deniedMove(ctx context.Context, p *auth.Principal, tool contra
 	if op.fires == nil || !s.deniesDestructive(p, e.toolSet) {
 		return nil
 	}
-	if def, id := op.fires(ctx, e); def == config.ProxyDefaultWorkflow {
+	def, id, err := op.fires(ctx, e)
+	if err != nil {
+		return asContractError(err)
+	}
+	if def == config.ProxyDefaultWorkflow {
 		return s.deniedCapability(p, id, e.toolSet)
 	}
 	return nil
@@ -104,42 +110,47 @@ func sameNames(a, b []string) bool {
 
 // firesStart names what praxec.command start fires first: of
 // proxy_default, input.capability.
-func firesStart(_ context.Context, e *env) (string, string) {
+func firesStart(_ context.Context, e *env) (string, string, error) {
 	input, _ := e.args["input"].(map[string]any)
-	return stringArg(e.args, "definitionId"), stringArg(input, "capability")
+	return stringArg(e.args, "definitionId"), stringArg(input, "capability"), nil
 }
 
 // firesCreate names what aura_create_mission fires first, its definition
 // chosen as prepareCreate chooses it.
-func (s *Service) firesCreate(ctx context.Context, e *env) (string, string) {
-	def, id := firesStart(ctx, e)
+func (s *Service) firesCreate(ctx context.Context, e *env) (string, string, error) {
+	def, id, _ := firesStart(ctx, e)
 	if def == "" {
 		if cands := s.candidates(stringArg(e.args, "goal")); len(cands) > 0 {
 			def = cands[0].DefinitionID
 		}
 	}
-	return def, id
+	return def, id, nil
 }
 
 // firesSubmit names what praxec.command submit fires: the transition of
 // the run workflowId.
-func (s *Service) firesSubmit(ctx context.Context, e *env) (string, string) {
+func (s *Service) firesSubmit(ctx context.Context, e *env) (string, string, error) {
 	return s.firesMove(ctx, e, false, stringArg(e.args, "workflowId"), stringArg(e.args, "transition"))
 }
 
 // firesSignal names what aura_signal_mission fires: the signal of the run
 // runId.
-func (s *Service) firesSignal(ctx context.Context, e *env) (string, string) {
+func (s *Service) firesSignal(ctx context.Context, e *env) (string, string, error) {
 	return s.firesMove(ctx, e, true, stringArg(e.args, "runId"), stringArg(e.args, "signal"))
 }
 
-// firesMove reads the definition of the run ref names. A run that cannot
-// be read names nothing: the move then reads it in vain too, and calls
-// nothing outside.
-func (s *Service) firesMove(ctx context.Context, e *env, byRunID bool, ref, transition string) (string, string) {
+// firesMove reads the definition of the run ref names. A run that is not
+// found names nothing (the move answers not-found itself, calling
+// nothing); any other failure to read it refuses the move, as the policy
+// cannot tell what it would fire.
+func (s *Service) firesMove(ctx context.Context, e *env, byRunID bool, ref, transition string) (string, string, error) {
 	in, err := s.viewMission(ctx, e.principal.Tenant, byRunID, ref)
-	if err != nil {
-		return "", ""
+	var ce *contracts.Error
+	if errors.As(err, &ce) && ce.Code == contracts.CodeNotFound {
+		return "", "", nil
 	}
-	return in.DefinitionID, transition
+	if err != nil {
+		return "", "", fmt.Errorf("policy: read the run %s: %w", ref, err)
+	}
+	return in.DefinitionID, transition, nil
 }
