@@ -52,7 +52,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 	if key == "" {
 		// A versioned operation sent without a key: its own rules
 		// deduplicate it.
-		if err := s.deniedDestructive(p, tool, e.toolSet); err != nil {
+		if err := s.deniedMove(ctx, p, tool, op, e); err != nil {
 			return &Result{Err: err}
 		}
 		run := func(ctx context.Context) *Result {
@@ -89,7 +89,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 	}
 	// Policy comes after the replay of a completed request and before
 	// anything runs; a denial consumes no key.
-	if err := s.deniedDestructive(p, tool, e.toolSet); err != nil {
+	if err := s.deniedMove(ctx, p, tool, op, e); err != nil {
 		if op.prepare == nil {
 			if res := s.replayCompleted(ctx, p, tool, e, ns, key, fp); res != nil {
 				return res

@@ -19,15 +19,15 @@ func (s *Service) operations() map[string]operation {
 	return map[string]operation{
 		"submitIntent":  {mutate: s.submitIntent},
 		"getTrace":      {read: s.getTrace},
-		"createMission": {mutate: s.createMission, header: createdHeader, prepare: s.prepareCreate},
+		"createMission": {mutate: s.createMission, header: createdHeader, prepare: s.prepareCreate, fires: s.firesCreate},
 		"getMission":    {read: s.getMission},
-		"signalMission": {mutate: s.signalMission, exists: s.missionExists, prepare: s.prepareSignal},
+		"signalMission": {mutate: s.signalMission, exists: s.missionExists, prepare: s.prepareSignal, fires: s.firesSignal},
 		"cancelMission": {mutate: s.cancelMission, exists: s.missionExists},
 		"getCoverage":   {read: s.getCoverage},
 
 		string(contracts.OpHome):    {read: s.home, storeless: true},
-		string(contracts.OpStart):   {mutate: s.completesPending(string(contracts.OpStart), s.praxecStart), prepare: s.prepareStart},
-		string(contracts.OpSubmit):  {mutate: s.completesPending(string(contracts.OpSubmit), s.praxecSubmit), prepare: s.prepareSubmit},
+		string(contracts.OpStart):   {mutate: s.completesPending(string(contracts.OpStart), s.praxecStart), prepare: s.prepareStart, fires: firesStart},
+		string(contracts.OpSubmit):  {mutate: s.completesPending(string(contracts.OpSubmit), s.praxecSubmit), prepare: s.prepareSubmit, fires: s.firesSubmit},
 		string(contracts.OpGet):     {read: s.praxecGet},
 		string(contracts.OpExplain): {read: s.praxecExplain},
 

@@ -284,6 +284,11 @@ type operation struct {
 	// for mutate to replay; it returns what releases the move's lock
 	// after the transaction (see external.go).
 	prepare func(ctx context.Context, e *env) (release func())
+	// fires names the workflow definition and the transition the move
+	// would fire ("" when it names none), for the destructive-action
+	// policy on proxy_default's capabilities (policy.go); an error
+	// refuses the move.
+	fires func(ctx context.Context, e *env) (definitionID, transition string, err error)
 }
 
 // Authorize checks what needs no arguments: the principal's tool allowlist

@@ -46,6 +46,9 @@ type Transition struct {
 	reliability *config.Reliability
 	// guards are the transition's guards, prepared (guards.go).
 	guards []compiledGuard
+	// hints are the annotations in force of a proxy capability
+	// (config.ExposedCapability.Hints; nil elsewhere).
+	hints *config.Hints
 }
 
 // Actor returns the transition's actor, agent by default.

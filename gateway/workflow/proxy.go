@@ -66,6 +66,10 @@ func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 	d, _ := one.Lookup(config.ProxyDefaultWorkflow)
 	d.proxy = true
 	for _, c := range caps {
+		if t, ok := d.transitions[c.ID]; ok {
+			h := c.Hints()
+			t.hints = &h
+		}
 		// The retries and fallback executors of a capability that reaches
 		// a connection (see config.Reliability); the fallbacks reach
 		// connections too, which the primary already makes d do.
@@ -93,6 +97,13 @@ func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 
 // Proxy reports whether d is the built-in proxy_default workflow.
 func (d *Definition) Proxy() bool { return d.proxy }
+
+// Destructive reports whether t is a proxy capability the configuration's
+// annotations in force mark destructive (config.ExposedCapability.Hints:
+// the configured hints over those derived from the executor; an upstream's
+// own annotations are never read). A transition of a configured workflow
+// carries no annotations: false.
+func (t *Transition) Destructive() bool { return t.hints != nil && t.hints.Destructive }
 
 // Expire moves a proxy_default run to ExpiredState: the state changes, the
 // version goes up by one, the context's ExpiredKey member holds info (when

@@ -1,0 +1,229 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
+)
+
+// hitCounter is a real REST upstream that counts the requests it
+// receives by method and path.
+type hitCounter struct {
+	mu   sync.Mutex
+	hits map[string]int
+}
+
+func (h *hitCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.hits[r.Method+" "+r.URL.Path]++
+	h.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"ok":true}`))
+}
+
+func (h *hitCounter) count(key string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hits[key]
+}
+
+// TestPolicyDeniesDestructiveCapabilities: policy.denyDestructive applies
+// to proxy capabilities by the configuration's annotations (executor
+// defaults: a REST DELETE is destructive, a GET is not; configured hints
+// override them), whichever way the capability is reached: a
+// praxec.command start of proxy_default, a later submit on a run, a
+// directly exposed tool (light path and run path). A refusal answers
+// destructive-action-denied, is audited, and reaches no upstream; the run
+// keeps its version.
+func TestPolicyDeniesDestructiveCapabilities(t *testing.T) {
+	up := &hitCounter{hits: map[string]int{}}
+	srv := httptest.NewServer(up)
+	t.Cleanup(srv.Close)
+
+	path := filepath.Join(t.TempDir(), "praxec.yaml")
+	writeFile(t, path, `connections:
+  api: { kind: rest, baseUrl: "`+srv.URL+`" }
+proxy:
+  expose:
+    - name: api.read
+      exposeDirectly: true
+      executor: { kind: rest, connection: api, method: GET, path: /items }
+    - name: api.delete
+      exposeDirectly: true
+      executor: { kind: rest, connection: api, method: DELETE, path: /items }
+    - name: api.purge
+      exposeDirectly: true
+      produces: [purged]
+      executor: { kind: rest, connection: api, method: DELETE, path: /all }
+    - name: api.ping
+      exposeDirectly: true
+      executor: { kind: rest, connection: api, method: POST, path: /ping }
+      annotations: { destructiveHint: false }
+`)
+	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path, Edit: func(cfg *config.Config) {
+		cfg.Policy = config.Policy{DenyDestructive: []config.PrincipalMatch{{Tenant: tenantSandbox}}}
+	}})
+	principal := func(tenant string) *auth.Principal {
+		return &auth.Principal{Tenant: tenant, Subject: "agent", Issuer: "https://issuer.test",
+			Scopes: auth.NewScopeSet(contracts.Scopes()...)}
+	}
+	sandbox, acme := principal(tenantSandbox), principal(tenantA)
+	ctx := context.Background()
+	// asJSON hands the service args as a surface decodes them (numbers
+	// as json.Number).
+	asJSON := func(args map[string]any) func() (map[string]any, error) {
+		return func() (map[string]any, error) {
+			b, err := json.Marshal(args)
+			if err != nil {
+				return nil, err
+			}
+			d := json.NewDecoder(bytes.NewReader(b))
+			d.UseNumber()
+			var out map[string]any
+			return out, d.Decode(&out)
+		}
+	}
+	n := 0
+	traceID := func() string {
+		n++
+		return fmt.Sprintf("%032x", 0xabc000+n)
+	}
+	// command sends praxec.command, over REST with an Idempotency-Key
+	// when keyed, else over MCP without one.
+	keyed := false
+	command := func(p *auth.Principal, trace string, args map[string]any) *gateway.Result {
+		c := gateway.Call{Tool: contracts.ToolPraxecCommand, Surface: gateway.SurfaceMCP,
+			RequestID: "req-" + trace, TraceID: trace, Args: asJSON(args)}
+		if keyed {
+			c.Surface, c.Key, c.KeySent = gateway.SurfaceREST, gateway.NewIdempotencyKey(), true
+		}
+		return g.Service.Invoke(ctx, p, c)
+	}
+	start := func(p *auth.Principal, trace, capability string) *gateway.Result {
+		return command(p, trace, map[string]any{"definitionId": config.ProxyDefaultWorkflow,
+			"input": map[string]any{"capability": capability}})
+	}
+	direct := func(p *auth.Principal, trace, capability string) *contracts.Error {
+		return g.Service.CallDirect(ctx, p, gateway.DirectCall{Capability: capability, Surface: gateway.SurfaceMCP,
+			RequestID: "req-" + trace, TraceID: trace, Args: asJSON(map[string]any{})}).Err
+	}
+	// A run of the sandbox tenant that a read started: its later moves
+	// are checked too.
+	res := start(sandbox, traceID(), "api.read")
+	if res.Err != nil {
+		t.Fatalf("sandbox start of api.read: %v", res.Err)
+	}
+	var run gateway.Projection
+	if err := json.Unmarshal(res.Body, &run); err != nil {
+		t.Fatal(err)
+	}
+	// aura sends an aura_* mission tool over MCP.
+	aura := func(p *auth.Principal, trace, tool string, args map[string]any) *gateway.Result {
+		args["idempotencyKey"] = gateway.NewIdempotencyKey()
+		return g.Service.Invoke(ctx, p, gateway.Call{Tool: tool, Surface: gateway.SurfaceMCP,
+			RequestID: "req-" + trace, TraceID: trace, Args: asJSON(args)})
+	}
+	create := func(p *auth.Principal, trace, capability string) *gateway.Result {
+		return aura(p, trace, contracts.ToolCreateMission, map[string]any{"goal": "use the items API",
+			"definitionId": config.ProxyDefaultWorkflow, "input": map[string]any{"capability": capability}})
+	}
+	res = aura(sandbox, traceID(), contracts.ToolCreateMission, map[string]any{"goal": "use the items API", "runId": "policy-run",
+		"definitionId": config.ProxyDefaultWorkflow, "input": map[string]any{"capability": "api.read"}})
+	if res.Err != nil {
+		t.Fatalf("sandbox aura_create_mission of api.read: %v", res.Err)
+	}
+	var auraRun gateway.Projection
+	if err := json.Unmarshal(res.Body, &auraRun); err != nil {
+		t.Fatal(err)
+	}
+	signal := func(p *auth.Principal, trace, capability string) *gateway.Result {
+		return aura(p, trace, contracts.ToolSignalMission, map[string]any{"runId": "policy-run", "signal": capability,
+			"expectedVersion": auraRun.Workflow.Version, "arguments": map[string]any{}})
+	}
+	submit := func(p *auth.Principal, trace, capability string) *gateway.Result {
+		return command(p, trace, map[string]any{"workflowId": run.Workflow.ID, "transition": capability,
+			"expectedVersion": run.Workflow.Version, "arguments": map[string]any{}})
+	}
+
+	for _, k := range []bool{false, true} {
+		keyed = k
+		for _, tc := range []struct {
+			name     string
+			call     func(trace string) *contracts.Error
+			upstream string // the request the capability makes
+			denied   bool
+		}{
+			{"start of a DELETE by the denied tenant", func(tr string) *contracts.Error { return start(sandbox, tr, "api.delete").Err }, "DELETE /items", true},
+			{"later move of a DELETE on the denied tenant's run", func(tr string) *contracts.Error { return submit(sandbox, tr, "api.delete").Err }, "DELETE /items", true},
+			{"aura_create_mission of a DELETE by the denied tenant", func(tr string) *contracts.Error { return create(sandbox, tr, "api.delete").Err }, "DELETE /items", true},
+			{"aura_signal_mission of a DELETE on the denied tenant's run", func(tr string) *contracts.Error { return signal(sandbox, tr, "api.delete").Err }, "DELETE /items", true},
+			{"direct DELETE (light path) by the denied tenant", func(tr string) *contracts.Error { return direct(sandbox, tr, "api.delete") }, "DELETE /items", true},
+			{"direct DELETE (run path) by the denied tenant", func(tr string) *contracts.Error { return direct(sandbox, tr, "api.purge") }, "DELETE /all", true},
+			{"start of a GET by the denied tenant", func(tr string) *contracts.Error { return start(sandbox, tr, "api.read").Err }, "GET /items", false},
+			{"direct GET by the denied tenant", func(tr string) *contracts.Error { return direct(sandbox, tr, "api.read") }, "GET /items", false},
+			{"POST configured non-destructive, by the denied tenant", func(tr string) *contracts.Error { return start(sandbox, tr, "api.ping").Err }, "POST /ping", false},
+			{"start of a DELETE by another tenant", func(tr string) *contracts.Error { return start(acme, tr, "api.delete").Err }, "DELETE /items", false},
+			{"direct DELETE by another tenant", func(tr string) *contracts.Error { return direct(acme, tr, "api.purge") }, "DELETE /all", false},
+		} {
+			t.Run(fmt.Sprintf("%s/keyed=%v", tc.name, keyed), func(t *testing.T) {
+				before := up.count(tc.upstream)
+				tr := traceID()
+				err := tc.call(tr)
+				after := up.count(tc.upstream)
+				if !tc.denied {
+					if err != nil {
+						t.Fatalf("refused: %v", err)
+					}
+					if after != before+1 {
+						t.Fatalf("upstream %s called %d times, want 1", tc.upstream, after-before)
+					}
+					return
+				}
+				if err == nil || err.Code != contracts.CodeDestructiveActionDenied || err.Status() != http.StatusForbidden {
+					t.Fatalf("answer %v, want %s (403)", err, contracts.CodeDestructiveActionDenied)
+				}
+				if !strings.Contains(err.Message, "(api.") {
+					t.Errorf("message %q does not name the capability", err.Message)
+				}
+				if after != before {
+					t.Fatalf("upstream %s called %d times by a refused call", tc.upstream, after-before)
+				}
+				refused := false
+				for _, ev := range g.Events(t, tenantSandbox, tr) {
+					if ev.Type == "request.refused" && ev.Code == string(contracts.CodeDestructiveActionDenied) {
+						refused = true
+					}
+				}
+				if !refused {
+					t.Error("no request.refused event with destructive-action-denied")
+				}
+			})
+		}
+	}
+	// The refused moves used no version of the run.
+	get := g.Service.Invoke(ctx, sandbox, gateway.Call{Tool: contracts.ToolPraxecQuery, Surface: gateway.SurfaceMCP, RequestID: "req-get",
+		Args: asJSON(map[string]any{"workflowId": run.Workflow.ID})})
+	if get.Err != nil {
+		t.Fatal(get.Err)
+	}
+	var now gateway.Projection
+	if err := json.Unmarshal(get.Body, &now); err != nil {
+		t.Fatal(err)
+	}
+	if now.Workflow.Version != run.Workflow.Version {
+		t.Errorf("run version %d after refused moves, want %d", now.Workflow.Version, run.Workflow.Version)
+	}
+}
