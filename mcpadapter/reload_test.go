@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -141,28 +140,7 @@ func TestReloadReplacesDirectTools(t *testing.T) {
 	// A stdio-like session: a second server on the same DirectSet, bound
 	// to the token as praxa mcp binds its credential, which tells its
 	// session when the list changes.
-	local := &mcpadapter.Local{Service: g.Service, ToolSet: contracts.SetAll,
-		Bind: func(ctx context.Context) (*auth.Principal, error) { return g.Verifier.Verify(ctx, tok) }}
-	srv, err := mcpadapter.New(local, &mcpadapter.Options{DirectSet: g.Direct, ToolListChanged: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed := make(chan struct{}, 8)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdio, err := mcp.NewClient(&mcp.Implementation{Name: "mcpadapter-test", Version: "0"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	}).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdio.Close()
-		ss.Wait()
-	})
+	stdio, changed := g.StdioSession(t, tok)
 
 	before := toolsByName(t, cs)
 	checkDirect(t, "/mcp before the reload", before, "notes.ping", "notes.gone")

@@ -595,3 +595,26 @@ func countEvents(events []traceEvent, typ string) int {
 	}
 	return n
 }
+
+// apiGateway starts a gateway on the configuration yaml (named file in its
+// problems) whose connection api calls the upstream at the URL api, over a
+// SQLite file or the PostgreSQL database dsn names, with the clock now (nil:
+// the real one); edit, if set, changes the configuration further.
+func apiGateway(t *testing.T, ti *testIssuer, file, yaml, api, dsn string, now func() time.Time, edit func(*config.Config)) *gatewaytest.Gateway {
+	t.Helper()
+	return gatewaytest.New(t, &gatewaytest.Options{
+		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Now:      now,
+		StoreDSN: dsn,
+		Config:   func() (*config.Config, error) { return config.Parse(file, []byte(yaml)) },
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			c := cfg.Connections["api"]
+			c.BaseURL = api
+			cfg.Connections["api"] = c
+			if edit != nil {
+				edit(cfg)
+			}
+		},
+	})
+}

@@ -14,10 +14,8 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
-	"github.com/praxa/praxa/mcpadapter"
 )
 
 // upstreamEcho is a go-sdk MCP server with one tool, echo.
@@ -77,28 +75,7 @@ proxy:
 
 	// A stdio-like session on the gateway's direct tools, told when the
 	// list changes (as praxa mcp's).
-	local := &mcpadapter.Local{Service: g.Service, ToolSet: contracts.SetAll,
-		Bind: func(ctx context.Context) (*auth.Principal, error) { return g.Verifier.Verify(ctx, tok) }}
-	srv, err := mcpadapter.New(local, &mcpadapter.Options{DirectSet: g.Direct, ToolListChanged: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	changed := make(chan struct{}, 8)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	}).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-	})
+	cs, changed := g.StdioSession(t, tok)
 	hasTool := func(name string) bool {
 		t.Helper()
 		res, err := cs.ListTools(context.Background(), nil)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -75,17 +74,7 @@ func newDeployAPI(t *testing.T, hold chan struct{}) (*deployAPI, *httptest.Serve
 
 func leasesGateway(t *testing.T, ti *testIssuer, api string, now func() time.Time) *gatewaytest.Gateway {
 	t.Helper()
-	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
-		Now:    now,
-		Config: func() (*config.Config, error) { return config.Parse("leases.yaml", []byte(leasesYAML)) },
-		Edit: func(cfg *config.Config) {
-			cfg.Auth.Resource = resource
-			c := cfg.Connections["api"]
-			c.BaseURL = api
-			cfg.Connections["api"] = c
-		},
-	})
+	return apiGateway(t, ti, "leases.yaml", leasesYAML, api, "", now, nil)
 }
 
 func wrap(g *gatewaytest.Gateway) *gw {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -81,17 +80,7 @@ func newReleaseAPI(t *testing.T, hold chan struct{}) (*releaseAPI, *httptest.Ser
 
 func parallelGateway(t *testing.T, ti *testIssuer, api string, now func() time.Time) *gatewaytest.Gateway {
 	t.Helper()
-	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
-		Now:    now,
-		Config: func() (*config.Config, error) { return config.Parse("parallel.yaml", []byte(parallelYAML)) },
-		Edit: func(cfg *config.Config) {
-			cfg.Auth.Resource = resource
-			c := cfg.Connections["api"]
-			c.BaseURL = api
-			cfg.Connections["api"] = c
-		},
-	})
+	return apiGateway(t, ti, "parallel.yaml", parallelYAML, api, "", now, nil)
 }
 
 // TestParallelMove: a parallel move's outputs and every branch's attempts

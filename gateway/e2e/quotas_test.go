@@ -101,18 +101,7 @@ func quotaConfig(cfg *config.Config) {
 // the PostgreSQL database dsn names, with the upstream api.
 func startQuotaGateway(t *testing.T, ti *testIssuer, api, dsn string) *gatewaytest.Gateway {
 	t.Helper()
-	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
-		StoreDSN: dsn,
-		Config:   func() (*config.Config, error) { return config.Parse("quotas.yaml", []byte(quotasYAML)) },
-		Edit: func(cfg *config.Config) {
-			cfg.Auth.Resource = resource
-			c := cfg.Connections["api"]
-			c.BaseURL = api
-			cfg.Connections["api"] = c
-			quotaConfig(cfg)
-		},
-	})
+	return apiGateway(t, ti, "quotas.yaml", quotasYAML, api, dsn, nil, quotaConfig)
 }
 
 func wrapGateway(g *gatewaytest.Gateway) *gw {

@@ -49,21 +49,7 @@ workflows:
 // PostgreSQL database dsn names; edit changes its configuration.
 func startLeasesGateway(t *testing.T, ti *testIssuer, api, dsn string, now func() time.Time, edit func(*config.Config)) *gatewaytest.Gateway {
 	t.Helper()
-	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
-		Now:      now,
-		StoreDSN: dsn,
-		Config:   func() (*config.Config, error) { return config.Parse("start-leases.yaml", []byte(startLeasesYAML)) },
-		Edit: func(cfg *config.Config) {
-			cfg.Auth.Resource = resource
-			c := cfg.Connections["api"]
-			c.BaseURL = api
-			cfg.Connections["api"] = c
-			if edit != nil {
-				edit(cfg)
-			}
-		},
-	})
+	return apiGateway(t, ti, "start-leases.yaml", startLeasesYAML, api, dsn, now, edit)
 }
 
 // stores runs fn on SQLite, and on PostgreSQL when PRAXA_TEST_PG_DSN is

@@ -26,6 +26,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
@@ -549,6 +551,38 @@ func (g *Gateway) StoredEvents(t testing.TB, tenant, traceID string) []store.Eve
 		t.Fatal(err)
 	}
 	return out
+}
+
+// StdioSession connects a go-sdk client, over in-memory transports, to an
+// MCP server on the gateway's service and DirectSet bound to the bearer
+// token tok, as praxa mcp binds its credential: a stdio-like session that
+// is told when the tool list changes. Each notifications/tools/list_changed
+// sends on the returned channel (buffered, 8). Both ends close when t ends.
+func (g *Gateway) StdioSession(t testing.TB, tok string) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	local := &mcpadapter.Local{Service: g.Service, ToolSet: contracts.SetAll,
+		Bind: func(ctx context.Context) (*auth.Principal, error) { return g.Verifier.Verify(ctx, tok) }}
+	srv, err := mcpadapter.New(local, &mcpadapter.Options{DirectSet: g.Direct, ToolListChanged: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := make(chan struct{}, 8)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gatewaytest", Version: "0"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs, changed
 }
 
 // Close stops the server and closes the service and the store, reporting

@@ -2,9 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,35 +17,7 @@ import (
 // reads a caller's trace through the partial index events_call_trace.
 func TestMigrateEventsCallTrace(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "praxa.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		t.Fatal(err)
-	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		version := strings.TrimSuffix(filepath.Base(name), ".sql")
-		if version >= "0012" {
-			break
-		}
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ExecContext(ctx, string(body)); err != nil {
-			t.Fatalf("%s: %v", version, err)
-		}
-		if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)`, version); err != nil {
-			t.Fatal(err)
-		}
-	}
+	path, db := migratedBefore(ctx, t, "0012")
 	for i, row := range []struct{ tenant, trace, typ, attrs string }{
 		{"a", "req-1", "workflow.started", `{"callTraceId":"mine","definitionId":"d"}`},
 		{"a", "req-1", "request.allowed", `null`},

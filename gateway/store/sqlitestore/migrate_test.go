@@ -21,35 +21,7 @@ import (
 // tenants.
 func TestMigrateIntentsByID(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "praxa.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		t.Fatal(err)
-	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		version := strings.TrimSuffix(filepath.Base(name), ".sql")
-		if version >= "0011" {
-			break
-		}
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ExecContext(ctx, string(body)); err != nil {
-			t.Fatalf("%s: %v", version, err)
-		}
-		if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)`, version); err != nil {
-			t.Fatal(err)
-		}
-	}
+	path, db := migratedBefore(ctx, t, "0011")
 	old := []store.Intent{
 		{Tenant: "a", ID: "int_one", Subject: "alice", Text: "first", Tags: []string{"x"}, TraceID: "tr_1", CreatedAt: time.Unix(1, 0).UTC()},
 		{Tenant: "b", ID: "int_two", Subject: "bob", Text: "second", Tags: []string{}, TraceID: "tr_2", CreatedAt: time.Unix(2, 0).UTC()},
@@ -118,4 +90,42 @@ func TestMigrateIntentsByID(t *testing.T) {
 	if !errors.Is(err, store.ErrExists) {
 		t.Errorf("InsertIntent of an id another tenant holds: %v, want ErrExists", err)
 	}
+}
+
+// migratedBefore applies the migrations older than version to a new file,
+// recording them as applied, and returns the file's path and an open
+// handle on it: the store as a gateway of that age left it, for a test to
+// fill with rows of the old shape before Open applies the rest.
+func migratedBefore(ctx context.Context, t *testing.T, version string) (string, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "praxa.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		v := strings.TrimSuffix(filepath.Base(name), ".sql")
+		if v >= version {
+			break
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, string(body)); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)`, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path, db
 }
