@@ -24,17 +24,20 @@ import (
 // calls of each path: /slow answers after a pause, /fast at once, /fail
 // refuses (400), /acted answers 502 to a POST (the request went through a
 // proxy: it may have acted), /hold waits until the request is cancelled,
-// and reports it.
+// and reports it; /fail-after-hold refuses (400) once a /hold request has
+// reached the upstream, so that a failFast move fails only after its held
+// branch was sent.
 type branchAPI struct {
 	mu        sync.Mutex
 	calls     map[string]int
 	cancelled atomic.Int32
+	held      chan struct{}
 	srv       *httptest.Server
 }
 
 func newBranchAPI(t testing.TB, pause time.Duration) *branchAPI {
 	t.Helper()
-	a := &branchAPI{calls: map[string]int{}}
+	a := &branchAPI{calls: map[string]int{}, held: make(chan struct{}, 16)}
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body)
 		a.mu.Lock()
@@ -51,7 +54,16 @@ func newBranchAPI(t testing.TB, pause time.Duration) *branchAPI {
 		case "/acted":
 			w.WriteHeader(http.StatusBadGateway)
 			return
+		case "/fail-after-hold":
+			select {
+			case <-a.held:
+			case <-time.After(10 * time.Second):
+			}
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"error":"no"}`))
+			return
 		case "/hold":
+			a.held <- struct{}{}
 			<-r.Context().Done()
 			a.cancelled.Add(1)
 			return
@@ -115,7 +127,7 @@ proxy:
         policy: failFast
         branches:
           hold: {kind: rest, connection: api, method: POST, path: /hold}
-          fail: {kind: rest, connection: api, method: POST, path: /fail}
+          fail: {kind: rest, connection: api, method: POST, path: /fail-after-hold}
     - name: unreachable
       reliability: {timeoutMs: 2000}
       executor:
