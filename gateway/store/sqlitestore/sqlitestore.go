@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqltx"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -51,11 +52,11 @@ type Options struct {
 type Store struct {
 	writer *sql.DB
 	reader *sql.DB
-	// writeStmts and readStmts keep statements prepared per pool.
-	writeStmts, readStmts *stmtCache
-	// readers bounds the read transactions open at once to one less than
-	// the reader pool's connections.
-	readers chan struct{}
+	// writeStmts keeps the writer's statements prepared.
+	writeStmts *stmtCache
+	// readers holds the read connections, one per read transaction open
+	// at once; a nil one is opened when first taken.
+	readers chan *readConn
 	jobs    chan *job
 	quit    chan struct{}
 	done    chan struct{}
@@ -120,16 +121,19 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	// One connection more than there may be read transactions at once, for
-	// the same reason.
-	reader.SetMaxOpenConns(o.Readers + 1)
-	reader.SetMaxIdleConns(o.Readers + 1)
+	// Each read transaction holds a connection of its own (readConn).
+	reader.SetMaxOpenConns(o.Readers)
+	reader.SetMaxIdleConns(o.Readers)
+	reader.SetConnMaxLifetime(0)
 	s := &Store{
-		writeStmts: newStmtCache(writer), readStmts: newStmtCache(reader), readers: make(chan struct{}, o.Readers),
+		writeStmts: newStmtCache(writer), readers: make(chan *readConn, o.Readers),
 		writer: writer, reader: reader,
 		jobs: make(chan *job, o.MaxBatch),
 		quit: make(chan struct{}), done: make(chan struct{}),
 		max: o.MaxBatch,
+	}
+	for range o.Readers {
+		s.readers <- nil
 	}
 	go s.loop()
 	return s, nil
@@ -330,24 +334,47 @@ func runJob(j *job, tx *txn) (err error) {
 }
 
 // View implements store.Store.
-func (s *Store) View(ctx context.Context, fn func(context.Context, store.ReadTx) error) error {
+func (s *Store) View(ctx context.Context, fn func(context.Context, store.ReadTx) error) (err error) {
 	select {
 	case <-s.quit:
 		return store.ErrClosed
 	default:
 	}
+	var rc *readConn
 	select {
-	case s.readers <- struct{}{}:
-		defer func() { <-s.readers }()
+	case rc = <-s.readers:
+	case <-s.quit:
+		return store.ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
+	defer func() { s.readers <- rc }()
+	if rc == nil {
+		if rc, err = openReadConn(ctx, s.reader); err != nil {
+			return err
+		}
+	}
+	// The transaction runs detached from ctx (txn.stmt checks it before
+	// each statement): a context that can end costs the driver and
+	// database/sql a watcher per statement, and a read's statements are
+	// short and bounded.
+	bg := context.Background()
+	if _, err := rc.begin.ExecContext(bg); err != nil {
+		rc.close()
+		rc = nil
 		return fmt.Errorf("sqlitestore: begin read: %w", err)
 	}
-	defer tx.Rollback()
-	return fn(ctx, newTxn(tx, s.readStmts))
+	defer func() {
+		if _, rerr := rc.rollback.ExecContext(bg); rerr != nil {
+			// The connection's state is unknown: drop it; the next read
+			// opens another.
+			rc.close()
+			rc = nil
+		}
+	}()
+	t := &txn{rc: rc, detached: true}
+	t.Tx = sqltx.Tx{Conn: t, Dialect: dialect}
+	return fn(ctx, t)
 }
 
 // AppendEvents implements store.Store.
@@ -390,7 +417,19 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.quit)
 		<-s.done
-		s.readStmts.close()
+		// The read connections not in use now; one a read still holds
+		// closes with the pool once that read hands it back.
+	drain:
+		for {
+			select {
+			case rc := <-s.readers:
+				if rc != nil {
+					rc.close()
+				}
+			default:
+				break drain
+			}
+		}
 		s.writeStmts.close()
 		s.closeErr = errors.Join(s.reader.Close(), s.writer.Close())
 	})

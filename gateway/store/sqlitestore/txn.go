@@ -24,6 +24,9 @@ type txn struct {
 	sqltx.Tx
 	q     *sql.Tx
 	stmts *stmtCache
+	// rc is the read connection of a read transaction (Store.View), which
+	// runs its statements instead of q and stmts.
+	rc *readConn
 	// detached runs the statements without the caller's context: the
 	// writer's batch (see Store.commit). Once the writer has started a
 	// job, it decides the job's outcome (Update waits for it even when
