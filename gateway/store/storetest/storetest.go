@@ -42,6 +42,7 @@ func Run(t *testing.T, factory Factory) {
 		{"UpdateIsolatesFailures", testUpdateIsolatesFailures},
 		{"UpdatePanic", testUpdatePanic},
 		{"EventsCausalOrder", testEventsCausalOrder},
+		{"EventsBatchOrder", testEventsBatchOrder},
 		{"EventsCallTrace", testEventsCallTrace},
 		{"Revocations", testRevocations},
 		{"Durable", testDurable},
@@ -400,6 +401,41 @@ func testEventsCausalOrder(t *testing.T, o Opener) {
 		limited, _ := tx.TraceEvents(ctx, "a", "trace-1", 2)
 		if len(limited) != 2 {
 			t.Errorf("limit 2 returned %d", len(limited))
+		}
+		return nil
+	})
+}
+
+// testEventsBatchOrder appends one batch of events at the same instant,
+// large enough for a driver to insert it in several multi-row statements
+// (the audit trail's batches), and reads every event back in append order
+// with its own fields.
+func testEventsBatchOrder(t *testing.T, o Opener) {
+	s := o.Open(t)
+	const n = 77
+	var batch []store.Event
+	for i := range n {
+		batch = append(batch, store.Event{Tenant: "a", TraceID: "trace-batch", Type: fmt.Sprintf("e%02d", i), At: epoch,
+			RequestID: fmt.Sprintf("req-%d", i), Outcome: "allowed", Attributes: map[string]any{"i": float64(i)}})
+	}
+	if err := s.AppendEvents(context.Background(), batch); err != nil {
+		t.Fatalf("AppendEvents: %v", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.TraceEvents(ctx, "a", "trace-batch", 1000)
+		if err != nil {
+			t.Fatalf("TraceEvents: %v", err)
+		}
+		if len(got) != n {
+			t.Fatalf("read %d events of %d", len(got), n)
+		}
+		for i, e := range got {
+			if e.Type != batch[i].Type || e.RequestID != batch[i].RequestID || e.Attributes["i"] != float64(i) {
+				t.Fatalf("event %d = %s %s %v; want %s %s, i=%d", i, e.Type, e.RequestID, e.Attributes, batch[i].Type, batch[i].RequestID, i)
+			}
+			if i > 0 && e.Seq <= got[i-1].Seq {
+				t.Fatalf("seq not increasing at %d: %d after %d", i, e.Seq, got[i-1].Seq)
+			}
 		}
 		return nil
 	})

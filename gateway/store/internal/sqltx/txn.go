@@ -3,6 +3,7 @@ package sqltx
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
@@ -51,23 +52,54 @@ func (t *Tx) GetIntent(ctx context.Context, tenant, id string) (store.Intent, er
 	return in, t.rowErr("get intent", err)
 }
 
-// AppendEvents implements store.Tx.
+// AppendEvents implements store.Tx. Events go in with one INSERT of many
+// rows where there are many (the audit trail's batches): a statement costs
+// more to run than a row to insert. Rows are inserted in the order of their
+// VALUES, so seq keeps the order of events.
 func (t *Tx) AppendEvents(ctx context.Context, events []store.Event) error {
-	for _, e := range events {
-		attrs, err := json.Marshal(e.Attributes)
-		if err != nil {
-			return t.wrap("event attributes", err)
+	for len(events) > 0 {
+		n := 1
+		for _, size := range eventChunks {
+			if len(events) >= size {
+				n = size
+				break
+			}
 		}
-		if err := t.put(ctx, "append event", `INSERT INTO events
-			(tenant, trace_id, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes, call_trace_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			e.Tenant, e.TraceID, e.Type, sqlrow.Nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
-			e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, string(attrs), e.CallTraceID); err != nil {
+		args := make([]any, 0, n*eventColumns)
+		for _, e := range events[:n] {
+			attrs, err := json.Marshal(e.Attributes)
+			if err != nil {
+				return t.wrap("event attributes", err)
+			}
+			args = append(args, e.Tenant, e.TraceID, e.Type, sqlrow.Nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
+				e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, string(attrs), e.CallTraceID)
+		}
+		if err := t.put(ctx, "append event", eventInserts[n], args...); err != nil {
 			return err
 		}
+		events = events[n:]
 	}
 	return nil
 }
+
+// eventColumns is the number of columns AppendEvents writes.
+const eventColumns = 15
+
+// eventChunks are the numbers of rows one INSERT of AppendEvents carries,
+// largest first; 1 ends the list. Few sizes keep few statements prepared.
+var eventChunks = []int{32, 8, 1}
+
+// eventInserts holds the INSERT of each size of eventChunks.
+var eventInserts = func() map[int]string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", eventColumns), ", ") + ")"
+	m := map[int]string{}
+	for _, n := range eventChunks {
+		m[n] = `INSERT INTO events
+			(tenant, trace_id, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes, call_trace_id)
+			VALUES ` + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+	}
+	return m
+}()
 
 // TraceEvents implements store.ReadTx: the events whose trace_id is the
 // trace (index events_trace) and those whose call_trace_id is (the partial
