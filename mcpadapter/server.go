@@ -80,7 +80,8 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.ToolSet)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: contracts.ServerName, Title: "Praxa gateway", Version: contracts.ServerVersion},
-		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.ToolListChanged}},
+		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.ToolListChanged},
+			Extensions: map[string]any{TasksExtension: map[string]any{}}},
 			SetCacheable: setCacheable(o.Allowed != nil, listTTL(o.ToolListChanged)),
 			Instructions: "Praxa puts governed tools behind one contract. Start with praxec.query and no arguments, " +
 				"then follow the links[] of each answer: copy a link's args verbatim as the next call."})
@@ -95,6 +96,10 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 	} else if err := addDirect(srv, backend, o.Direct, o.Logger); err != nil {
 		return nil, err
 	}
+	if err := addTaskMethods(srv, backend); err != nil { // tasks.go
+		return nil, err
+	}
+	srv.AddReceivingMiddleware(answerAsTask)
 	if o.Allowed != nil {
 		srv.AddReceivingMiddleware(narrowToolList(o.Allowed))
 	}
@@ -140,6 +145,9 @@ func handler(backend Backend, name string) mcp.ToolHandler {
 			args = json.RawMessage(`{}`)
 		}
 		o := backend.Call(ctx, name, args)
+		if offerTask(ctx, req, name, o) { // tasks.go: answerAsTask answers
+			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+		}
 		res := Result(o)
 		noteRefusal(ctx, res, o.Err)
 		return res, nil

@@ -49,7 +49,7 @@ func TestWorkflowProblems(t *testing.T) {
           queue: q
           tool: create_pull_request
 `,
-			want: []string{"p.yaml:14:11: workflows.w.transitions[0].executor.tool: is not a known field of a human executor (tool belongs to mcp executors); known fields: kind, queue"},
+			want: []string{"p.yaml:14:11: workflows.w.transitions[0].executor.tool: is not a known field of a human executor (tool belongs to mcp executors); known fields: kind, queue, approver"},
 		},
 		{
 			name: "UnknownExecutorKind",
