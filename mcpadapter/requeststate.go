@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/praxa/praxa/gateway/config"
 )
 
 // This file is the requestState of MCP input requests (multi round-trip
@@ -39,6 +41,9 @@ const requestStatePrefix = "prs1."
 // tenant), about which mission at which version, for which move, and until
 // when.
 type RequestState struct {
+	// Kind is what was asked: "input" (arguments, a form) or "approval"
+	// (the approval page, a URL).
+	Kind string `json:"kind"`
 	// Subject and Tenant are the principal the input request answered.
 	Subject string `json:"sub"`
 	Tenant  string `json:"ten"`
@@ -49,7 +54,9 @@ type RequestState struct {
 	Version int64  `json:"ver"`
 	Signal  string `json:"sig"`
 	// Asked are the arguments the input request asked the user for.
-	Asked []string `json:"ask"`
+	Asked []string `json:"ask,omitempty"`
+	// Approval is the approval whose page an approval request opened.
+	Approval string `json:"apr,omitempty"`
 	// Expires is when the state stops being accepted (Unix seconds).
 	Expires int64 `json:"exp"`
 }
@@ -96,6 +103,28 @@ func NewRequestStateCodec(keys [][]byte, now func() time.Time) (*RequestStateCod
 		c.keys = append(c.keys, append([]byte(nil), k...))
 	}
 	return c, nil
+}
+
+// RequestStateCodecFor is the codec of server.requestStateKeys: each
+// key's ${NAME} references are read with getenv (nil: os.Getenv), an unset
+// one being an error. Without keys it is nil (no input requests), unless
+// generate (praxa serve --dev) asks for a fresh random key.
+func RequestStateCodecFor(keys []string, getenv func(string) string, generate bool) (*RequestStateCodec, error) {
+	var raw [][]byte
+	for i, k := range keys {
+		v, missing := config.Interpolate(k, getenv)
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("server.requestStateKeys[%d]: the environment does not set %s", i, strings.Join(missing, ", "))
+		}
+		raw = append(raw, []byte(v))
+	}
+	if len(raw) == 0 {
+		if !generate {
+			return nil, nil
+		}
+		raw = [][]byte{NewRequestStateKey()}
+	}
+	return NewRequestStateCodec(raw, nil)
 }
 
 // NewRequestStateKey returns a fresh random key (praxa serve --dev).
@@ -163,7 +192,7 @@ func (c *RequestStateCodec) Open(state string) (RequestState, error) {
 // (ErrStateForeign), at the version the call is based on
 // (ErrStateReplayed).
 func (s RequestState) Check(want RequestState) error {
-	if s.Subject != want.Subject || s.Tenant != want.Tenant || s.Tool != want.Tool || s.RunID != want.RunID || s.Signal != want.Signal {
+	if s.Kind != want.Kind || s.Subject != want.Subject || s.Tenant != want.Tenant || s.Tool != want.Tool || s.RunID != want.RunID || s.Signal != want.Signal {
 		return ErrStateForeign
 	}
 	if s.Version != want.Version {

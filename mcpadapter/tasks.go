@@ -87,8 +87,9 @@ type TaskAck struct {
 type missionView struct {
 	RunID    string `json:"runId"`
 	Workflow struct {
-		State   string `json:"state"`
-		Version int64  `json:"version"`
+		DefinitionID string `json:"definitionId"`
+		State        string `json:"state"`
+		Version      int64  `json:"version"`
 	} `json:"workflow"`
 	Result struct {
 		Status string `json:"status"`
@@ -99,6 +100,11 @@ type missionView struct {
 		Queue      string `json:"queue"`
 	} `json:"approval"`
 	Waiting json.RawMessage `json:"waiting"`
+	Links   []struct {
+		Rel         string          `json:"rel"`
+		Method      string          `json:"method"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	} `json:"links"`
 }
 
 // parked reports whether a mission answer leaves a move unfinished: an
