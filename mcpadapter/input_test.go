@@ -216,3 +216,53 @@ func TestInputRequestHostApproval(t *testing.T) {
 		t.Errorf("a queue approval answered %s", got.raw)
 	}
 }
+
+// TestInputRequestHostApprovalThenTask: the host's user opened the page
+// but the approval is still pending when the client retries: a client
+// that declared Tasks gets a task to wait on, never the page twice.
+func TestInputRequestHostApprovalThenTask(t *testing.T) {
+	h := newHarness(t, &harnessOptions{edit: askingRelease(true)})
+	opened := 0
+	cs, rec := h.tasksClient(t, h.token(t, nil, nil), true, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			opened++
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}})
+	run, v := startRelease(t, cs)
+	requested := call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-request", "runId": run,
+		"signal": "request_release", "expectedVersion": v, "arguments": map[string]any{"version": "6.0.0"}})
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: contracts.ToolSignalMission, Arguments: map[string]any{
+		"idempotencyKey": ids.Request() + "-approve", "runId": run, "signal": "approve_release", "expectedVersion": version(requested)}}); err != nil {
+		t.Fatal(err)
+	}
+	var task mcpadapter.Task
+	if err := json.Unmarshal(rec.result("tools/call"), &task); err != nil || opened != 1 || task.ResultType != "task" || task.TaskID != run || task.Status != "working" {
+		t.Errorf("page opened %d times, then %s; want once, then a working task", opened, rec.result("tools/call"))
+	}
+}
+
+// TestInputRequestSelfApprovalQueue: where the approval's queue allows
+// self-approval, the host's user (who may be the requester) is never
+// offered the page, even with approver: host.
+func TestInputRequestSelfApprovalQueue(t *testing.T) {
+	edit := askingRelease(true)
+	h := newHarness(t, &harnessOptions{edit: func(cfg *config.Config) {
+		edit(cfg)
+		cfg.Policy.AllowSelfApproval = []string{"releases"}
+	}})
+	cs, _ := h.tasksClient(t, h.token(t, nil, nil), false, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Error("a self-approvable approval was offered to the host's user")
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}})
+	run, v := startRelease(t, cs)
+	requested := call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-request", "runId": run,
+		"signal": "request_release", "expectedVersion": v, "arguments": map[string]any{"version": "7.0.0"}})
+	got := call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-approve", "runId": run,
+		"signal": "approve_release", "expectedVersion": version(requested)})
+	if got.str("result.status") != "pending_approval" {
+		t.Errorf("answered %s, want today's pending_approval", got.raw)
+	}
+}

@@ -158,7 +158,7 @@ func (c *RequestStateCodec) Open(state string) (RequestState, error) {
 		return s, ErrStateTampered
 	}
 	body, sig := state[:i], state[i+1:]
-	got, err := base64.RawURLEncoding.DecodeString(sig)
+	got, err := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if err != nil {
 		return s, ErrStateTampered
 	}
@@ -172,7 +172,7 @@ func (c *RequestStateCodec) Open(state string) (RequestState, error) {
 	if !ok {
 		return s, ErrStateTampered
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(body[len(requestStatePrefix):])
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(body[len(requestStatePrefix):])
 	if err != nil {
 		return s, ErrStateTampered
 	}

@@ -83,7 +83,13 @@ func (h *harness) tasksClient(t testing.TB, tok string, tasks bool, opts *mcp.Cl
 		*o = *opts
 	}
 	if tasks {
-		o.Capabilities = &mcp.ClientCapabilities{Extensions: map[string]any{mcpadapter.TasksExtension: map[string]any{}}}
+		caps := &mcp.ClientCapabilities{}
+		if o.Capabilities != nil {
+			c := *o.Capabilities
+			caps = &c
+		}
+		caps.AddExtension(mcpadapter.TasksExtension, map[string]any{})
+		o.Capabilities = caps
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpadapter-tasks-test", Version: "0"}, o)
 	for _, m := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
