@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -277,4 +278,71 @@ func TestTasksUndeclared(t *testing.T) {
 	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(string(rpcErr.Data), mcpadapter.TasksExtension) {
 		t.Errorf("tasks/get without the extension: %v, want -32021 naming it", err)
 	}
+}
+
+// TestTasksSessionDeclared: over a session (praxa mcp's stdio), a client
+// at 2025-11-25 declares the extension once, in initialize's capabilities
+// (go-sdk reads them for every request of the session); one that does not
+// gets today's answer.
+func TestTasksSessionDeclared(t *testing.T) {
+	h := newHarness(t, nil)
+	tok := h.token(t, nil, nil)
+	for _, declared := range []bool{true, false} {
+		local := &mcpadapter.Local{Service: h.service, ToolSet: contracts.SetAll,
+			Bind: func(ctx context.Context) (*auth.Principal, error) { return h.verifier.Verify(ctx, tok) },
+			IDs:  func(context.Context) (string, string) { return ids.Request(), ids.Trace() }}
+		srv, err := mcpadapter.New(local, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := &mcp.ClientOptions{}
+		if declared {
+			opts.Capabilities = &mcp.ClientCapabilities{Extensions: map[string]any{mcpadapter.TasksExtension: map[string]any{}}}
+		}
+		var wire syncBuffer
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-like", Version: "0"}, opts).Connect(ctx,
+			&mcp.LoggingTransport{Transport: ct, Writer: &wire}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+			t.Fatalf("negotiated %s", v)
+		}
+		run, res := parkRelease(t, cs)
+		gotTask := strings.Contains(wire.String(), `"resultType":"task","taskId":"`+run+`"`)
+		if gotTask != declared {
+			t.Errorf("declared %v: task answer %v (wire %s)", declared, gotTask, wire.String())
+		}
+		if !declared {
+			if a := success(t, contracts.ToolSignalMission, res); a.str("result.status") != "pending_approval" {
+				t.Errorf("undeclared: %s", a.raw)
+			}
+		}
+		cs.Close()
+		ss.Wait()
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the transport's writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
