@@ -101,7 +101,9 @@ func callerCaps(req *mcp.CallToolRequest) *mcp.ClientCapabilities {
 func (in *inputs) before(ctx context.Context, req *mcp.CallToolRequest, args json.RawMessage) (res *mcp.CallToolResult, out json.RawMessage, done bool) {
 	caps := callerCaps(req)
 	state := req.Params.RequestState
-	if caps == nil && state == "" {
+	if caps == nil {
+		// Before 2026-07-28 there are no input requests (and a
+		// requestState means nothing).
 		return nil, args, false
 	}
 	var c signalCall
