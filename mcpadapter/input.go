@@ -221,12 +221,11 @@ func (in *inputs) askArguments(c signalCall, bind RequestState, asked []string, 
 // elicitation, becomes an input request to open its page.
 func (in *inputs) after(ctx context.Context, req *mcp.CallToolRequest, o Outcome) (*mcp.CallToolResult, bool) {
 	caps := callerCaps(req)
-	if o.Err != nil || caps == nil || caps.Elicitation == nil || caps.Elicitation.URL == nil || in.publicURL == "" || req.Params.RequestState != "" {
+	if o.Err != nil || caps == nil {
 		return nil, false
 	}
 	var m missionView
-	if json.Unmarshal(o.Body, &m) != nil || m.Approval == nil || m.RunID == "" ||
-		!in.local.Service.HostApprovable(m.Workflow.DefinitionID, m.Approval.Transition) {
+	if json.Unmarshal(o.Body, &m) != nil || m.RunID == "" || !in.offersPage(caps, m) {
 		return nil, false
 	}
 	var c signalCall
@@ -239,13 +238,24 @@ func (in *inputs) after(ctx context.Context, req *mcp.CallToolRequest, o Outcome
 	if err != nil {
 		return nil, false
 	}
-	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{inputKeyApproval: &mcp.ElicitParams{Mode: "url",
-			Message: "The move " + m.Approval.Transition + " of mission " + m.RunID + " waits for approval " + m.Approval.ID +
-				". Open the approval page, sign in, and approve or reject it there.",
-			URL: in.publicURL + ApprovalPagePath + url.PathEscape(m.Approval.ID)}},
-		RequestState: state,
-	}, true
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{inputKeyApproval: in.approvalPage(m)}, RequestState: state}, true
+}
+
+// offersPage reports whether the mission's pending approval is offered
+// to the host's user: the client declares URL elicitation, the gateway
+// knows its public URL, and the approval is one the host's user may grant
+// (gateway.Service.HostApprovable).
+func (in *inputs) offersPage(caps *mcp.ClientCapabilities, m missionView) bool {
+	return in != nil && caps != nil && caps.Elicitation != nil && caps.Elicitation.URL != nil && in.publicURL != "" &&
+		m.Approval != nil && in.local.Service.HostApprovable(m.Workflow.DefinitionID, m.Approval.Transition)
+}
+
+// approvalPage is the URL elicitation of the mission's pending approval.
+func (in *inputs) approvalPage(m missionView) *mcp.ElicitParams {
+	return &mcp.ElicitParams{Mode: "url",
+		Message: "The move " + m.Approval.Transition + " of mission " + m.RunID + " waits for approval " + m.Approval.ID +
+			". Open the approval page, sign in, and approve or reject it there.",
+		URL: in.publicURL + ApprovalPagePath + url.PathEscape(m.Approval.ID)}
 }
 
 // read reads a mission through the service (aura_get_mission: the

@@ -240,6 +240,50 @@ func TestInputRequestHostApprovalThenTask(t *testing.T) {
 	if err := json.Unmarshal(rec.result("tools/call"), &task); err != nil || opened != 1 || task.ResultType != "task" || task.TaskID != run || task.Status != "working" {
 		t.Errorf("page opened %d times, then %s; want once, then a working task", opened, rec.result("tools/call"))
 	}
+	// While it waits, the task asks for the page: input_required, its one
+	// input request the approval's URL elicitation.
+	waiting := getTask(t, cs, run)
+	var reqs map[string]struct {
+		Method string `json:"method"`
+		Params struct {
+			Mode string `json:"mode"`
+			URL  string `json:"url"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(waiting.InputRequests, &reqs); err != nil || waiting.Status != "input_required" || len(reqs) != 1 {
+		t.Fatalf("tasks/get while the host's user may approve: %+v (%v)", waiting, err)
+	}
+	var key string
+	for k, r := range reqs {
+		key = k
+		if r.Method != "elicitation/create" || r.Params.Mode != "url" || !strings.HasPrefix(r.Params.URL, h.g.Config.Server.PublicURL+"/console/approvals/apr_") {
+			t.Errorf("input request %s: %+v", k, r)
+		}
+	}
+	// The person approves on the page; tasks/update acknowledges the
+	// page's response and decides nothing; the task completes.
+	ctx := context.Background()
+	bob, err := h.verifier.Verify(ctx, h.g.Token(t, tenantA, "bob", allScopes(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := h.service.ListApprovals(ctx, bob, "pending", 10)
+	if err != nil || len(pending.Approvals) != 1 || key != "approval:"+pending.Approvals[0].ID {
+		t.Fatalf("pending %+v (%v), input request key %q", pending, err, key)
+	}
+	if _, err := mcp.CallCustomMethod[*mcpadapter.TaskParams, *mcpadapter.TaskAck](ctx, cs, "tasks/update",
+		&mcpadapter.TaskParams{TaskID: run, InputResponses: map[string]json.RawMessage{key: json.RawMessage(`{"action":"accept"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := getTask(t, cs, run); got.Status != "input_required" {
+		t.Errorf("tasks/update decided the approval: %+v", got)
+	}
+	if _, err := h.service.ResolveApproval(ctx, bob, pending.Approvals[0].ID, true, "", ids.Request(), ids.Trace()); err != nil {
+		t.Fatal(err)
+	}
+	if got := getTask(t, cs, run); got.Status != "completed" || got.InputRequests != nil {
+		t.Errorf("tasks/get after the approval: %+v", got)
+	}
 }
 
 // TestInputRequestSelfApprovalQueue: where the approval's queue allows

@@ -106,7 +106,7 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 	} else if err := addDirect(srv, backend, o.Direct, o.Logger); err != nil {
 		return nil, err
 	}
-	if err := addTaskMethods(srv, backend); err != nil { // tasks.go
+	if err := addTaskMethods(srv, backend, ask); err != nil { // tasks.go
 		return nil, err
 	}
 	srv.AddReceivingMiddleware(answerAsTask)

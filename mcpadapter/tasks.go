@@ -113,6 +113,9 @@ func (m missionView) parked() bool {
 	return m.Result.Status == "pending_approval" || len(m.Waiting) > 0 && string(m.Waiting) != "null"
 }
 
+// taskInputKey is the inputRequests key of an approval's page in a task.
+func taskInputKey(approvalID string) string { return "approval:" + approvalID }
+
 // taskOf renders a mission answer as a task, now.
 func taskOf(body json.RawMessage, now time.Time) (*Task, error) {
 	var m missionView
@@ -204,7 +207,7 @@ func answerAsTask(next mcp.MethodHandler) mcp.MethodHandler {
 
 // addTaskMethods registers tasks/get, tasks/update and tasks/cancel (the
 // extension defines no tasks/list).
-func addTaskMethods(srv *mcp.Server, backend Backend) error {
+func addTaskMethods(srv *mcp.Server, backend Backend, ask *inputs) error {
 	get := func(ctx context.Context, ss *mcp.ServerSession, p *TaskParams) (*Task, error) {
 		if err := checkTaskRequest(ss, p); err != nil {
 			return nil, err
@@ -213,16 +216,33 @@ func addTaskMethods(srv *mcp.Server, backend Backend) error {
 		if err != nil {
 			return nil, err
 		}
-		return taskOf(body, time.Now())
+		t, err := taskOf(body, time.Now())
+		if err != nil || t.Status != taskWorking {
+			return t, err
+		}
+		// An approval the host's user may grant (input.go) is the task's
+		// one input request: its page, keyed by the approval, unique over
+		// the task's life.
+		var m missionView
+		if json.Unmarshal(body, &m) == nil && ask.offersPage(taskCapabilities(ss, p), m) {
+			reqs, err := json.Marshal(mcp.InputRequestMap{taskInputKey(m.Approval.ID): ask.approvalPage(m)})
+			if err != nil {
+				return nil, err
+			}
+			t.Status, t.InputRequests = taskInputRequired, reqs
+		}
+		return t, nil
 	}
 	update := func(ctx context.Context, ss *mcp.ServerSession, p *TaskParams) (*TaskAck, error) {
 		if err := checkTaskRequest(ss, p); err != nil {
 			return nil, err
 		}
-		// The gateway issues no inputRequests inside a task yet: every
-		// response answers a key that is not outstanding, which the
-		// extension says to ignore. The read still checks that the task
-		// exists and is the caller's.
+		// The only inputRequests a task carries are approval pages, which
+		// the person answers on the page itself: a response to one is
+		// acknowledged and changes nothing (the approval decides), and a
+		// response to any other key is not outstanding, which the
+		// extension says to ignore. No signal is fired from here. The read
+		// checks that the task exists and is the caller's.
 		if _, err := taskCall(ctx, backend, contracts.ToolGetMission, map[string]any{"runId": p.TaskID}); err != nil {
 			return nil, err
 		}
