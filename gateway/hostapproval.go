@@ -25,3 +25,29 @@ func (s *Service) HostApprovable(definitionID, transition string) bool {
 	}
 	return !slices.Contains(s.policy.Load().AllowSelfApproval, t.Executor.Queue)
 }
+
+// AsksUser reports whether a transition named transition, in any
+// configured workflow, declares an input property that keyword marks with
+// value (mcpadapter's "x-praxa-ask": "user"): only then may a move of that
+// name need an argument the agent cannot know, and only then does
+// mcpadapter read the mission before the move. It reads configuration
+// only.
+func (s *Service) AsksUser(transition, keyword, value string) bool {
+	for _, id := range s.workflows.IDs() {
+		d, ok := s.workflows.Lookup(id)
+		if !ok {
+			continue
+		}
+		t, ok := d.Transition(transition)
+		if !ok {
+			continue
+		}
+		props, _ := t.Transition.InputSchema["properties"].(map[string]any)
+		for _, p := range props {
+			if m, ok := p.(map[string]any); ok && m[keyword] == value {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -118,7 +118,7 @@ func (in *inputs) before(ctx context.Context, req *mcp.CallToolRequest, args jso
 	if state != "" {
 		return in.retry(ctx, req, c, bind, args)
 	}
-	if caps.Elicitation == nil || caps.Elicitation.Form == nil {
+	if caps.Elicitation == nil || caps.Elicitation.Form == nil || !in.local.Service.AsksUser(c.Signal, AskKeyword, AskUser) {
 		return nil, args, false
 	}
 	m, ok := in.read(ctx, c.RunID)

@@ -79,6 +79,25 @@ func TestInputRequestCompletesAMove(t *testing.T) {
 	if got.str("workflow.state") != "awaiting_approval" || ctxv["version"] != "2.0.0" {
 		t.Errorf("the move answered %s, want awaiting_approval with version 2.0.0", got.raw)
 	}
+	// A move no workflow asks the user for reads nothing before it runs:
+	// its trace holds the move's events only.
+	trace := ids.Trace()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: contracts.ToolSignalMission,
+		Meta: mcp.Meta{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"},
+		Arguments: map[string]any{"idempotencyKey": ids.Request() + "-withdraw", "runId": run, "signal": "withdraw", "expectedVersion": version(got)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	success(t, contracts.ToolSignalMission, res)
+	events := h.g.Events(t, tenantA, trace)
+	if len(events) == 0 {
+		t.Fatalf("no events in the withdraw's trace %s", trace)
+	}
+	for _, e := range events {
+		if e.Tool == contracts.ToolGetMission {
+			t.Errorf("a move nothing asks for read the mission first: %+v", e)
+		}
+	}
 	// An argument the agent gave is not asked for.
 	run2, v2 := startRelease(t, cs)
 	call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-request", "runId": run2,
