@@ -83,7 +83,7 @@ func TestInputRequestCompletesAMove(t *testing.T) {
 	// its trace holds the move's events only.
 	trace := ids.Trace()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: contracts.ToolSignalMission,
-		Meta: mcp.Meta{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"},
+		Meta:      mcp.Meta{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"},
 		Arguments: map[string]any{"idempotencyKey": ids.Request() + "-withdraw", "runId": run, "signal": "withdraw", "expectedVersion": version(got)}})
 	if err != nil {
 		t.Fatal(err)
