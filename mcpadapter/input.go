@@ -107,7 +107,9 @@ func (in *inputs) before(ctx context.Context, req *mcp.CallToolRequest, args jso
 		return nil, args, false
 	}
 	var c signalCall
-	if json.Unmarshal(args, &c) != nil || c.RunID == "" || c.Signal == "" || c.ExpectedVersion == nil {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber() // the arguments go back to the service as they came
+	if dec.Decode(&c) != nil || c.RunID == "" || c.Signal == "" || c.ExpectedVersion == nil {
 		return nil, args, false // the service refuses it as it stands
 	}
 	p, ce := in.local.principal(ctx)
@@ -141,10 +143,6 @@ func (in *inputs) retry(ctx context.Context, req *mcp.CallToolRequest, c signalC
 		bind.Kind = st.Kind
 		err = st.Check(bind)
 	}
-	m, ok := in.read(ctx, c.RunID)
-	if err == nil && ok && st.Kind == stateInput && m.Workflow.Version != st.Version {
-		err = ErrStateReplayed
-	}
 	if err != nil {
 		return stateRefused(c.RunID, err), nil, true
 	}
@@ -158,6 +156,13 @@ func (in *inputs) retry(ctx context.Context, req *mcp.CallToolRequest, c signalC
 			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil, true
 		}
 		return Result(o), nil, true
+	}
+	m, ok := in.read(ctx, c.RunID)
+	if !ok {
+		return nil, args, false // the service answers the move as sent
+	}
+	if m.Workflow.Version != st.Version {
+		return stateRefused(c.RunID, ErrStateReplayed), nil, true
 	}
 	var answer *mcp.ElicitResult
 	if r, ok := req.Params.InputResponses[inputKeyArguments].(*mcp.ElicitResult); ok {
