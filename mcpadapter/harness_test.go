@@ -64,6 +64,8 @@ type harnessOptions struct {
 	quiet bool
 	// requestLines keeps the Info lines (the request lines) in Logs.
 	requestLines bool
+	// edit changes the configuration before the gateway starts.
+	edit func(*config.Config)
 }
 
 // newHarness starts a gateway (gatewaytest.New) over the embedded
@@ -74,7 +76,7 @@ func newHarness(t testing.TB, o *harnessOptions) *harness {
 	if o == nil {
 		o = &harnessOptions{}
 	}
-	opts := &gatewaytest.Options{ToolSet: o.toolSet}
+	opts := &gatewaytest.Options{ToolSet: o.toolSet, Edit: o.edit}
 	if o.quiet {
 		opts.LogLevel = slog.LevelError
 	}

@@ -52,6 +52,15 @@ type Options struct {
 	// its sessions when DirectSet's tools change (stdio; stateless /mcp
 	// keeps no session to notify).
 	ToolListChanged bool
+	// RequestState, when set, lets the server ask 2026-07-28 clients for
+	// what a move needs with input requests (input.go), their
+	// requestState protected by its keys; without it, no input request is
+	// made. Only the in-process backend (Local) asks.
+	RequestState *RequestStateCodec
+	// PublicURL is the gateway's public base URL, under which the approval
+	// page of a host-approvable approval is offered (ApprovalPagePath);
+	// empty, approvals are never offered to the host's user.
+	PublicURL string
 	// JoinTrace, when set, is told the trace id of a request whose _meta
 	// carries a valid W3C traceparent, before the request is handled
 	// (praxa serve: httpapi.JoinTrace). The audit events of the request's
@@ -80,21 +89,27 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.ToolSet)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: contracts.ServerName, Title: "Praxa gateway", Version: contracts.ServerVersion},
-		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.ToolListChanged}},
+		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.ToolListChanged},
+			Extensions: map[string]any{TasksExtension: map[string]any{}}},
 			SetCacheable: setCacheable(o.Allowed != nil, listTTL(o.ToolListChanged)),
 			Instructions: "Praxa puts governed tools behind one contract. Start with praxec.query and no arguments, " +
 				"then follow the links[] of each answer: copy a link's args verbatim as the next call."})
+	ask := newInputs(&o, backend) // input.go
 	for t := range contracts.All() {
 		if !set.Contains(t.Name) {
 			continue
 		}
-		srv.AddTool(tool(t), handler(backend, t.Name))
+		srv.AddTool(tool(t), handler(backend, t.Name, ask))
 	}
 	if o.DirectSet != nil {
 		o.DirectSet.attach(srv, backend)
 	} else if err := addDirect(srv, backend, o.Direct, o.Logger); err != nil {
 		return nil, err
 	}
+	if err := addTaskMethods(srv, backend, ask); err != nil { // tasks.go
+		return nil, err
+	}
+	srv.AddReceivingMiddleware(answerAsTask)
 	if o.Allowed != nil {
 		srv.AddReceivingMiddleware(narrowToolList(o.Allowed))
 	}
@@ -133,13 +148,31 @@ func tool(t contracts.Tool) *mcp.Tool {
 	}
 }
 
-func handler(backend Backend, name string) mcp.ToolHandler {
+func handler(backend Backend, name string, ask *inputs) mcp.ToolHandler {
+	if name != contracts.ToolSignalMission {
+		ask = nil
+	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := req.Params.Arguments
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
+		if ask != nil {
+			res, merged, done := ask.before(ctx, req, args) // input.go
+			if done {
+				return res, nil
+			}
+			args = merged
+		}
 		o := backend.Call(ctx, name, args)
+		if ask != nil {
+			if res, ok := ask.after(ctx, req, o); ok {
+				return res, nil
+			}
+		}
+		if offerTask(ctx, req, name, o) { // tasks.go: answerAsTask answers
+			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+		}
 		res := Result(o)
 		noteRefusal(ctx, res, o.Err)
 		return res, nil

@@ -48,6 +48,9 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	var backend mcpadapter.Backend
 	var allowed func(context.Context, string) bool
 	var direct *mcpadapter.DirectSet
+	// localBackend sets the requestState keys and the public URL of the
+	// input requests (a remote gateway's backend asks for none).
+	var mcpOpts mcpadapter.Options
 	if *remote != "" {
 		client, err := restclient.New(*remote, &restclient.Options{Token: restclient.StaticToken(tok),
 			HTTPClient: &http.Client{Timeout: 60 * time.Second}})
@@ -65,7 +68,7 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		}
 		backend = &mcpadapter.Remote{Client: client}
 	} else {
-		local, directTools, reloader, closeFn, err := localBackend(ctx, env, f, tok, *tools, log)
+		local, directTools, reloader, closeFn, err := localBackend(ctx, env, f, tok, *tools, log, &mcpOpts)
 		if err != nil {
 			return err
 		}
@@ -81,8 +84,8 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 			return err == nil && p.AllowsTool(tool)
 		}
 	}
-	srv, err := mcpadapter.New(backend, &mcpadapter.Options{ToolSet: *tools, Logger: log, Allowed: allowed,
-		DirectSet: direct, ToolListChanged: direct != nil})
+	mcpOpts.ToolSet, mcpOpts.Logger, mcpOpts.Allowed, mcpOpts.DirectSet, mcpOpts.ToolListChanged = *tools, log, allowed, direct, direct != nil
+	srv, err := mcpadapter.New(backend, &mcpOpts)
 	if err != nil {
 		return err
 	}
@@ -102,7 +105,7 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 // It also returns the capabilities marked exposeDirectly (proxy.import's
 // included), which the server lists as tools of their own, and the
 // Reloader that reads the configuration again (SIGHUP).
-func localBackend(ctx context.Context, env *environment, f serveFlags, tok, toolSet string, log *slog.Logger) (*mcpadapter.Local, *mcpadapter.DirectSet, *gateway.Reloader, func(), error) {
+func localBackend(ctx context.Context, env *environment, f serveFlags, tok, toolSet string, log *slog.Logger, opts *mcpadapter.Options) (*mcpadapter.Local, *mcpadapter.DirectSet, *gateway.Reloader, func(), error) {
 	fail := func(err error) (*mcpadapter.Local, *mcpadapter.DirectSet, *gateway.Reloader, func(), error) {
 		return nil, nil, nil, nil, err
 	}
@@ -157,6 +160,16 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	for _, p := range built.problems {
 		fmt.Fprintf(env.stderr, "praxa mcp: %s\n", p)
 	}
+	// Input requests protect their requestState with the configured keys
+	// (--dev: a fresh one); their approval pages are the gateway's.
+	opts.RequestState, err = mcpadapter.RequestStateCodecFor(cfg.Server.RequestStateKeys, env.getenv, f.dev)
+	if err != nil {
+		svc.Close(ctx)
+		conns.Close(ctx)
+		st.Close()
+		return fail(err)
+	}
+	opts.PublicURL = cfg.Server.PublicURL
 	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
 	if err != nil {
 		svc.Close(ctx)

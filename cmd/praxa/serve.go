@@ -279,7 +279,14 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	}
 	// An MCP request's _meta.traceparent joins the request's trace (the
 	// audit events, the answer's Traceparent, the log line).
-	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct, JoinTrace: httpapi.JoinTrace}
+	// Input requests protect their requestState with the configured keys,
+	// the same on every replica (--dev: a fresh one).
+	states, err := mcpadapter.RequestStateCodecFor(cfg.Server.RequestStateKeys, env.getenv, f.dev)
+	if err != nil {
+		return fail(err)
+	}
+	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct, JoinTrace: httpapi.JoinTrace,
+		RequestState: states, PublicURL: cfg.Server.PublicURL}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: f.tools,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		mcpOpts)

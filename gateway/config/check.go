@@ -256,7 +256,7 @@ var executorKinds = []string{ExecutorNoop, ExecutorHuman, ExecutorWorkflow, Exec
 // if/then rules of schema.json do (a test holds them together).
 var executorMembers = map[string][]string{
 	ExecutorNoop:     {"kind"},
-	ExecutorHuman:    {"kind", "queue"},
+	ExecutorHuman:    {"kind", "queue", "approver"},
 	ExecutorWorkflow: {"kind", "definitionId", "input", "timeoutMs"},
 	ExecutorMCP:      {"kind", "connection", "tool", "map", "timeoutMs"},
 	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure", "paths", "timeoutMs"},

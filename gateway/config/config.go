@@ -80,6 +80,11 @@ type Server struct {
 	LeaseTTL Duration `json:"leaseTTL,omitempty"`
 	// Quotas bound what one tenant may hold at once (quotas.go).
 	Quotas Quotas `json:"quotas,omitzero"`
+	// RequestStateKeys are the keys of the HMAC that protects the
+	// requestState of MCP input requests (mcpadapter.RequestStateCodec),
+	// ${NAME} references to the environment allowed: the first signs, all
+	// verify. Every replica needs the same keys.
+	RequestStateKeys []string `json:"requestStateKeys,omitempty"`
 }
 
 // DefaultMaxElements is how many JSON values a request may hold when

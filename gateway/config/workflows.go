@@ -38,6 +38,12 @@ type State struct {
 	OnEnter *Executor `json:"onEnter,omitempty"`
 }
 
+// The approvers of a human executor (Executor.Approver).
+const (
+	ApproverQueue = "queue"
+	ApproverHost  = "host"
+)
+
 // The actors of a transition.
 const (
 	ActorAgent         = "agent"
@@ -130,6 +136,12 @@ type Executor struct {
 	Kind string `json:"kind"`
 
 	Queue string `json:"queue,omitempty"`
+	// Approver says who may be asked to approve a human executor's
+	// approval: ApproverQueue (the default: only the operators of the
+	// queue, on their own surfaces) or ApproverHost (also the user of the
+	// MCP host whose agent asked, through a URL elicitation to the
+	// gateway's approval page, where that person signs in on their own).
+	Approver string `json:"approver,omitempty"`
 
 	DefinitionID string         `json:"definitionId,omitempty"`
 	Input        map[string]any `json:"input,omitempty"`

@@ -49,7 +49,20 @@ func TestWorkflowProblems(t *testing.T) {
           queue: q
           tool: create_pull_request
 `,
-			want: []string{"p.yaml:14:11: workflows.w.transitions[0].executor.tool: is not a known field of a human executor (tool belongs to mcp executors); known fields: kind, queue"},
+			want: []string{"p.yaml:14:11: workflows.w.transitions[0].executor.tool: is not a known field of a human executor (tool belongs to mcp executors); known fields: kind, queue, approver"},
+		},
+		{
+			name: "UnknownApprover",
+			yaml: `workflows:
+  w:
+    version: 1
+    title: W
+    initial: a
+    states: {a: {}, b: {terminal: true}}
+    transitions:
+      - {name: t, from: a, to: b, executor: {kind: human, queue: q, approver: anyone}}
+`,
+			want: []string{"p.yaml:8:79: workflows.w.transitions[0].executor.approver: must be one of queue, host"},
 		},
 		{
 			name: "UnknownExecutorKind",

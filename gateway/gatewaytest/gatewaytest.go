@@ -156,6 +156,11 @@ type Gateway struct {
 	close func()
 }
 
+// TestRequestStateKey is the requestState key of a gateway whose
+// configuration sets none (server.requestStateKeys): every replica shares
+// it, as replicas share their configured keys.
+const TestRequestStateKey = "gatewaytest-request-state-key-0123456789"
+
 // Issuer is a real OIDC issuer served over HTTP.
 type Issuer struct {
 	// Issuer signs the tokens and serves discovery and the JWKS.
@@ -362,7 +367,18 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct, JoinTrace: httpapi.JoinTrace}
+	// The requestState keys of the configuration, or one every replica
+	// of every test shares (serve --dev generates one per process).
+	stateKeys := cfg.Server.RequestStateKeys
+	if len(stateKeys) == 0 {
+		stateKeys = []string{TestRequestStateKey}
+	}
+	states, err := mcpadapter.RequestStateCodecFor(stateKeys, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct, JoinTrace: httpapi.JoinTrace,
+		RequestState: states, PublicURL: cfg.Server.PublicURL}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		mcpOpts)

@@ -1,0 +1,329 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// This file maps missions onto the MCP Tasks extension
+// (io.modelcontextprotocol/tasks, 2026-07-28): a tools/call that starts or
+// moves a mission which is left parked (a human approval pending, a
+// sub-workflow waited for) answers, to a client that declared the
+// extension on the request, a CreateTaskResult whose taskId is the
+// mission's runId; tasks/get, tasks/update and tasks/cancel are the
+// mission's read, an acknowledgement, and its cancel, each a call of the
+// aura_* tool through the backend, so the same scopes, tenancy,
+// idempotency and audit apply as over REST. Any replica answers: the task
+// is the mission, in the store.
+
+// TasksExtension is the identifier of the MCP Tasks extension.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// TaskPollInterval is the pollIntervalMs a task suggests.
+const TaskPollInterval = 2 * time.Second
+
+// RPCTaskRefused is the JSON-RPC error code of a tasks/* request the
+// service refused for a reason other than an unknown task (a scope, a
+// token): its data is the refusal's seeds/000 envelope, links included.
+const RPCTaskRefused = -32031
+
+// The task statuses of the extension.
+const (
+	taskWorking       = "working"
+	taskInputRequired = "input_required"
+	taskCompleted     = "completed"
+	taskFailed        = "failed"
+	taskCancelled     = "cancelled"
+)
+
+// metaClientCapabilities is the _meta key of a 2026-07-28 request's client
+// capabilities.
+const metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+
+// taskTools are the tools whose call may answer as a task: they start or
+// move a mission and name it by runId.
+var taskTools = map[string]bool{contracts.ToolCreateMission: true, contracts.ToolSignalMission: true}
+
+// Task is the extension's Task, with the fields of its status inlined
+// (DetailedTask): CreateTaskResult (resultType task) and the answer of
+// tasks/get (resultType complete).
+type Task struct {
+	mcp.ResultBase
+	ResultType     string          `json:"resultType"`
+	TaskID         string          `json:"taskId"`
+	Status         string          `json:"status"`
+	StatusMessage  string          `json:"statusMessage,omitempty"`
+	CreatedAt      string          `json:"createdAt"`
+	LastUpdatedAt  string          `json:"lastUpdatedAt"`
+	TTLMs          *int64          `json:"ttlMs"`
+	PollIntervalMs int64           `json:"pollIntervalMs,omitempty"`
+	InputRequests  json.RawMessage `json:"inputRequests,omitempty"`
+	Result         json.RawMessage `json:"result,omitempty"`
+	Error          json.RawMessage `json:"error,omitempty"`
+}
+
+// TaskParams are the params of tasks/get, tasks/update and tasks/cancel.
+type TaskParams struct {
+	mcp.ParamsBase
+	TaskID         string                     `json:"taskId"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+}
+
+// TaskAck is the empty acknowledgement of tasks/update and tasks/cancel.
+type TaskAck struct {
+	mcp.ResultBase
+	ResultType string `json:"resultType"`
+}
+
+// missionView is what a task reads of a mission projection.
+type missionView struct {
+	RunID    string `json:"runId"`
+	Workflow struct {
+		DefinitionID string `json:"definitionId"`
+		State        string `json:"state"`
+		Version      int64  `json:"version"`
+	} `json:"workflow"`
+	Result struct {
+		Status string `json:"status"`
+	} `json:"result"`
+	Approval *struct {
+		ID         string `json:"id"`
+		Transition string `json:"transition"`
+		Queue      string `json:"queue"`
+	} `json:"approval"`
+	Waiting json.RawMessage `json:"waiting"`
+	Links   []struct {
+		Rel         string          `json:"rel"`
+		Method      string          `json:"method"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	} `json:"links"`
+}
+
+// parked reports whether a mission answer leaves a move unfinished: an
+// approval pending or a sub-workflow waited for.
+func (m missionView) parked() bool {
+	return m.Result.Status == "pending_approval" || len(m.Waiting) > 0 && string(m.Waiting) != "null"
+}
+
+// taskInputKey is the inputRequests key of an approval's page in a task.
+func taskInputKey(approvalID string) string { return "approval:" + approvalID }
+
+// taskOf renders a mission answer as a task, now.
+func taskOf(body json.RawMessage, now time.Time) (*Task, error) {
+	var m missionView
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	ts := now.UTC().Format(time.RFC3339)
+	t := &Task{ResultType: "complete", TaskID: m.RunID, CreatedAt: ts, LastUpdatedAt: ts,
+		PollIntervalMs: TaskPollInterval.Milliseconds()}
+	switch {
+	case m.Result.Status == "completed" && m.Workflow.State == "cancelled":
+		t.Status, t.StatusMessage = taskCancelled, "the mission was cancelled"
+	case m.parked():
+		t.Status = taskWorking
+		if m.Approval != nil {
+			t.StatusMessage = "waiting for approval " + m.Approval.ID + " of " + m.Approval.Transition
+			if m.Approval.Queue != "" {
+				t.StatusMessage += " on queue " + m.Approval.Queue
+			}
+		} else {
+			t.StatusMessage = "waiting for a sub-workflow"
+		}
+	default:
+		t.Status = taskCompleted
+		r, err := json.Marshal(Result(Outcome{Body: body}))
+		if err != nil {
+			return nil, err
+		}
+		t.Result = r
+	}
+	return t, nil
+}
+
+// declaresTasks reports whether the client declared the Tasks extension
+// on this request: in the request's _meta client capabilities at
+// 2026-07-28, in the session's initialize capabilities before (go-sdk's
+// ServerRequest.ClientCapabilities reads the one that applies).
+func declaresTasks(caps *mcp.ClientCapabilities) bool {
+	if caps == nil {
+		return false
+	}
+	_, ok := caps.Extensions[TasksExtension]
+	return ok
+}
+
+// taskSlotKey carries, in a tools/call handler's context, where the
+// handler leaves the task its answer becomes (an *atomic.Pointer[Task]).
+type taskSlotKey struct{}
+
+// offerTask leaves the task of a mission answer for answerAsTask when the
+// call may answer as a task: a tool that starts or moves a mission, whose
+// answer leaves it parked, for a client that declared the extension.
+func offerTask(ctx context.Context, req *mcp.CallToolRequest, tool string, o Outcome) bool {
+	if o.Err != nil || !taskTools[tool] || !declaresTasks(req.ClientCapabilities()) {
+		return false
+	}
+	slot, ok := ctx.Value(taskSlotKey{}).(*atomic.Pointer[Task])
+	if !ok {
+		return false
+	}
+	var m missionView
+	if json.Unmarshal(o.Body, &m) != nil || m.RunID == "" || !m.parked() {
+		return false
+	}
+	t, err := taskOf(o.Body, time.Now())
+	if err != nil {
+		return false
+	}
+	t.ResultType = "task"
+	slot.Store(t)
+	return true
+}
+
+// answerAsTask is the receiving middleware that answers a tools/call as
+// the task its handler left (offerTask).
+func answerAsTask(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		var slot atomic.Pointer[Task]
+		res, err := next(context.WithValue(ctx, taskSlotKey{}, &slot), method, req)
+		if t := slot.Load(); t != nil && err == nil {
+			return t, nil
+		}
+		return res, err
+	}
+}
+
+// addTaskMethods registers tasks/get, tasks/update and tasks/cancel (the
+// extension defines no tasks/list).
+func addTaskMethods(srv *mcp.Server, backend Backend, ask *inputs) error {
+	get := func(ctx context.Context, ss *mcp.ServerSession, p *TaskParams) (*Task, error) {
+		if err := checkTaskRequest(ss, p); err != nil {
+			return nil, err
+		}
+		body, err := taskCall(ctx, backend, contracts.ToolGetMission, map[string]any{"runId": p.TaskID})
+		if err != nil {
+			return nil, err
+		}
+		t, err := taskOf(body, time.Now())
+		if err != nil || t.Status != taskWorking {
+			return t, err
+		}
+		// An approval the host's user may grant (input.go) is the task's
+		// one input request: its page, keyed by the approval, unique over
+		// the task's life.
+		var m missionView
+		if json.Unmarshal(body, &m) == nil && ask.offersPage(taskCapabilities(ss, p), m) {
+			reqs, err := json.Marshal(mcp.InputRequestMap{taskInputKey(m.Approval.ID): ask.approvalPage(m)})
+			if err != nil {
+				return nil, err
+			}
+			t.Status, t.InputRequests = taskInputRequired, reqs
+		}
+		return t, nil
+	}
+	update := func(ctx context.Context, ss *mcp.ServerSession, p *TaskParams) (*TaskAck, error) {
+		if err := checkTaskRequest(ss, p); err != nil {
+			return nil, err
+		}
+		// The only inputRequests a task carries are approval pages, which
+		// the person answers on the page itself: a response to one is
+		// acknowledged and changes nothing (the approval decides), and a
+		// response to any other key is not outstanding, which the
+		// extension says to ignore. No signal is fired from here. The read
+		// checks that the task exists and is the caller's.
+		if _, err := taskCall(ctx, backend, contracts.ToolGetMission, map[string]any{"runId": p.TaskID}); err != nil {
+			return nil, err
+		}
+		return &TaskAck{ResultType: "complete"}, nil
+	}
+	cancel := func(ctx context.Context, ss *mcp.ServerSession, p *TaskParams) (*TaskAck, error) {
+		if err := checkTaskRequest(ss, p); err != nil {
+			return nil, err
+		}
+		// One stable key per task: a retried tasks/cancel replays the
+		// first one's answer.
+		args := map[string]any{"runId": p.TaskID, "idempotencyKey": "mcp-tasks-cancel." + p.TaskID,
+			"reason": "cancelled by the MCP client (tasks/cancel)"}
+		if _, err := taskCall(ctx, backend, contracts.ToolCancelMission, args); err != nil {
+			return nil, err
+		}
+		return &TaskAck{ResultType: "complete"}, nil
+	}
+	return errors.Join(
+		mcp.AddReceivingCustomMethod(srv, "tasks/get", get),
+		mcp.AddReceivingCustomMethod(srv, "tasks/update", update),
+		mcp.AddReceivingCustomMethod(srv, "tasks/cancel", cancel))
+}
+
+// checkTaskRequest refuses a tasks/* request of a client that did not
+// declare the extension on it (-32021, as the extension requires) and one
+// without a taskId (-32602).
+func checkTaskRequest(ss *mcp.ServerSession, p *TaskParams) error {
+	if !declaresTasks(taskCapabilities(ss, p)) {
+		data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}})
+		return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: "Missing required client capability: declare the extension " + TasksExtension, Data: data}
+	}
+	if p == nil || p.TaskID == "" {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "taskId is required"}
+	}
+	return nil
+}
+
+// taskCapabilities are the client capabilities of a tasks/* request: its
+// _meta's at 2026-07-28, the session's before.
+func taskCapabilities(ss *mcp.ServerSession, p *TaskParams) *mcp.ClientCapabilities {
+	if p != nil {
+		if raw, ok := p.GetMeta()[metaClientCapabilities]; ok {
+			var caps mcp.ClientCapabilities
+			b, err := json.Marshal(raw)
+			if err != nil || json.Unmarshal(b, &caps) != nil {
+				return nil
+			}
+			return &caps
+		}
+	}
+	if ss != nil {
+		if ip := ss.InitializeParams(); ip != nil {
+			return ip.Capabilities
+		}
+	}
+	return nil
+}
+
+// taskCall calls tool through the backend for a tasks/* request: a
+// mission that does not exist (or is another tenant's) answers -32602, as
+// the extension requires for an unknown task; any other refusal
+// RPCTaskRefused with the refusal's envelope.
+func taskCall(ctx context.Context, backend Backend, tool string, args map[string]any) (json.RawMessage, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	o := backend.Call(ctx, tool, b)
+	if o.Err == nil {
+		return o.Body, nil
+	}
+	env := o.Err.Envelope()
+	env.TraceID = o.TraceID
+	data, _ := json.Marshal(env)
+	if o.Err.Code == contracts.CodeNotFound {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task not found", Data: data}
+	}
+	msg := o.Err.Message
+	if o.Err.Code == contracts.CodeInternal {
+		msg = "internal error"
+	}
+	return nil, &jsonrpc.Error{Code: RPCTaskRefused, Message: msg, Data: data}
+}
