@@ -199,6 +199,9 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 			return tx.AppendEvents(ctx, e.events)
 		}
 	})
+	if err == nil {
+		s.resumeAfterCommit(ctx, e) // waits.go
+	}
 	if err == nil && refusal != nil {
 		err = refusal
 	}

@@ -486,6 +486,11 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 		// The approval was acted on: the mission no longer waits for it.
 		in.Pending = nil
 	}
+	if strings.HasPrefix(l.Fingerprint, resumePrefix) && in.Waiting != nil {
+		// A resume outside the child's transaction (waits.go): the wait
+		// ends with the unknown outcome; nothing resumes it again.
+		in.Waiting = nil
+	}
 	in.Context[workflow.LastRunKey] = map[string]any{"transition": l.Transition, "capability": l.Transition, "outcome": workflow.OutcomeUnknown,
 		"ok": false, "error": ce.Message, "version": before}
 	in.Version++

@@ -55,6 +55,11 @@ type Waiting struct {
 	// set by the caller that keeps the clock, is when the wait times out.
 	TimeoutMs int       `json:"timeoutMs,omitempty"`
 	Deadline  time.Time `json:"deadline,omitzero"`
+	// ResumeAt, set by the caller, is when the child ended with a
+	// continuation that calls outside the gateway: the move is resumed
+	// outside the child's transaction, under a move lease (the caller's
+	// job), no longer waiting on a deadline.
+	ResumeAt time.Time `json:"resumeAt,omitzero"`
 }
 
 // Clone returns a deep copy of the instance.
