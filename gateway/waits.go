@@ -41,7 +41,10 @@ var waitSweepTool = contracts.Tool{Name: "wait-sweeper", OperationID: "sweepWait
 // WaitingRef is the waiting member of a mission projection: the
 // sub-workflow the parked move waits for.
 type WaitingRef struct {
-	Transition    string `json:"transition"`
+	Transition string `json:"transition"`
+	// State is set when the onEnter of this state waits (the state is
+	// entered; Transition is the move that entered it, "" for a start).
+	State         string `json:"state,omitempty"`
 	ChildWorkflow string `json:"childWorkflowId"`
 	ChildRunID    string `json:"childRunId"`
 	DefinitionID  string `json:"definitionId"`
@@ -53,19 +56,28 @@ type WaitingRef struct {
 	ResumeAt string `json:"resumeAt,omitempty"`
 }
 
+// waitLabel names what a wait holds up, for messages: "move T", or the
+// onEnter of a state.
+func waitLabel(w *workflow.Waiting) string {
+	if w.State == "" {
+		return "move " + w.Transition
+	}
+	return w.Move()
+}
+
 // waitingRef renders the wait of a parked instance and its links: read
 // the mission back, read the child (whose links move it on), and on the
 // aura surface cancel.
 func (s *Service) waitingRef(in *workflow.Instance, style linkStyle) (*WaitingRef, []contracts.Link) {
 	w := in.Waiting
-	ref := &WaitingRef{Transition: w.Transition, ChildWorkflow: w.ChildID, ChildRunID: w.ChildRunID, DefinitionID: w.DefinitionID}
+	ref := &WaitingRef{Transition: w.Transition, State: w.State, ChildWorkflow: w.ChildID, ChildRunID: w.ChildRunID, DefinitionID: w.DefinitionID}
 	if !w.Deadline.IsZero() {
 		ref.Deadline = w.Deadline.UTC().Format(time.RFC3339Nano)
 	}
 	if !w.ResumeAt.IsZero() {
 		ref.ResumeAt = w.ResumeAt.UTC().Format(time.RFC3339Nano)
 	}
-	title := fmt.Sprintf("Read the mission (move %s waits for sub-workflow %s)", w.Transition, w.ChildID)
+	title := fmt.Sprintf("Read the mission (%s waits for sub-workflow %s)", waitLabel(w), w.ChildID)
 	get := contracts.Link{Rel: "get", Title: title, Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}
 	child := contracts.Link{Rel: "child", Title: "Read the sub-workflow and move it on", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": w.ChildID}}
 	links := []contracts.Link{get, child}
@@ -224,7 +236,7 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 	}
 	e := &env{principal: &auth.Principal{Tenant: tenant, Subject: resumeTool.Name}, tool: resumeTool, args: map[string]any{},
 		now: s.now(), traceID: newTraceID()}
-	tape := workflow.NewRecorder(s.leaseHook(e, parent, w.Transition, resumeFingerprint(w.ChildID))).RenewBefore(s.renewMoveLease(e))
+	tape := workflow.NewRecorder(s.leaseHook(e, parent, w.Move(), resumeFingerprint(w.ChildID))).RenewBefore(s.renewMoveLease(e))
 	_, _ = s.engine.Resume(workflow.WithTape(ctx, tape), parent, child)
 	e.tape = tape
 	defer func() {
@@ -255,7 +267,7 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 		out, err := s.engine.Resume(s.moveCtx(ctx, e), in, child)
 		if err != nil {
 			if e.actedBefore(in) {
-				ce := actedUnknown(fmt.Sprintf("the resumed move %s on workflow %s at version %d", w.Transition, in.ID, in.Version), err)
+				ce := actedUnknown(fmt.Sprintf("the resumed %s on workflow %s at version %d", waitLabel(w), in.ID, in.Version), err)
 				if _, err := s.recordUnknown(ctx, tx, e, m, *e.lease, ce, false); err != nil {
 					return err
 				}
@@ -385,7 +397,7 @@ func (s *Service) timeOutWait(ctx context.Context, listed store.Mission) (bool, 
 		if m.Version != listed.Version || w == nil || w.Deadline.IsZero() || !w.ResumeAt.IsZero() || !e.now.After(w.Deadline) {
 			return nil
 		}
-		reason := fmt.Sprintf("sub-workflow %s did not end within timeoutMs %d; it was cancelled and move %s failed", w.ChildID, w.TimeoutMs, w.Transition)
+		reason := fmt.Sprintf("sub-workflow %s did not end within timeoutMs %d; it was cancelled and %s failed", w.ChildID, w.TimeoutMs, waitLabel(w))
 		out, err := s.engine.FailWait(in, "workflow.wait.timedout", reason)
 		if err != nil {
 			return err

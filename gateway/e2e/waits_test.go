@@ -73,6 +73,26 @@ workflows:
     transitions:
       - {name: review, from: draft, to: reviewed, executor: {kind: workflow, definitionId: review}}
       - {name: ship, from: reviewed, to: shipped}
+  release_enter:
+    version: 1
+    title: Release, reviewed on entering review
+    initial: draft
+    states:
+      draft: {}
+      reviewing: {onEnter: {kind: workflow, definitionId: review, input: {ticket: $.context.ticket}, timeoutMs: 60000}}
+      shipped: {terminal: true}
+    transitions:
+      - {name: submit, from: draft, to: reviewing, set: {ticket: $.arguments.ticket}}
+      - {name: ship, from: reviewing, to: shipped, actor: deterministic}
+  review_first:
+    version: 1
+    title: Reviewed from the start
+    initial: reviewing
+    states:
+      reviewing: {onEnter: {kind: workflow, definitionId: review}}
+      done: {terminal: true}
+    transitions:
+      - {name: finish, from: reviewing, to: done, actor: deterministic}
   outer:
     version: 1
     title: Outer
@@ -628,5 +648,76 @@ func TestWorkflowExecutorWaitProxyRun(t *testing.T) {
 	if got["waiting"] != nil || str(t, got, "context.lastRun.capability") != "reviewed_note" ||
 		str(t, got, "context.lastRun.output.verdict") != "lgtm" {
 		t.Fatalf("the run after the review: %v", got)
+	}
+}
+
+// TestWorkflowExecutorOnEnterWaits: a state's onEnter workflow executor
+// whose child waits for a move parks the instance in the entered state
+// (the move that entered it, or the start); the child's end adds its
+// context and the chain goes on; a timeout leaves the state entered and
+// says so, and cancels the child.
+func TestWorkflowExecutorOnEnterWaits(t *testing.T) {
+	ti := newIssuer(t)
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	g := waitGateway(t, ti, now, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	submit := func() map[string]any {
+		res := w.command(t, tok, map[string]any{"definitionId": "release_enter"})
+		wantStatus(t, res, http.StatusOK)
+		start := res.object(t)
+		res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"),
+			"transition": "submit", "arguments": map[string]any{"ticket": "T-9"}})
+		wantStatus(t, res, http.StatusOK)
+		parked := res.object(t)
+		if str(t, parked, "workflow.state") != "reviewing" || str(t, parked, "waiting.state") != "reviewing" ||
+			str(t, parked, "waiting.transition") != "submit" || str(t, parked, "waiting.deadline") == "" {
+			t.Fatalf("the release after submit: %v", parked)
+		}
+		findLink(t, linksOf(t, parked), "child")
+		return parked
+	}
+	parked := submit()
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	res := w.command(t, tok, map[string]any{"workflowId": id, "expectedVersion": num(t, parked, "workflow.version"), "transition": "ship"})
+	wantProblem(t, res, http.StatusConflict, contracts.CodeInvalidTransition)
+	moveChild(t, w, tok, childID)
+	got := getRun(t, w, tok, id)
+	// The child's context (its ticket from its input) joins the release's.
+	if str(t, got, "workflow.state") != "shipped" || str(t, got, "context.verdict") != "lgtm" || str(t, got, "context.ticket") != "T-9" || got["waiting"] != nil {
+		t.Fatalf("the release after its onEnter's child ended: %v", got)
+	}
+	if types := eventTypes(t, g, id); !slices.Contains(types, "workflow.parked") || !slices.Contains(types, "workflow.resumed") {
+		t.Errorf("events of the release %v", types)
+	}
+
+	// A start whose initial state's onEnter waits parks the start.
+	res = w.command(t, tok, map[string]any{"definitionId": "review_first"})
+	wantStatus(t, res, http.StatusOK)
+	first := res.object(t)
+	if str(t, first, "workflow.state") != "reviewing" || str(t, first, "waiting.state") != "reviewing" {
+		t.Fatalf("review_first after its start: %v", first)
+	}
+	moveChild(t, w, tok, str(t, first, "waiting.childWorkflowId"))
+	if got := getRun(t, w, tok, str(t, first, "workflow.id")); str(t, got, "workflow.state") != "done" || str(t, got, "context.verdict") != "lgtm" {
+		t.Fatalf("review_first after its child ended: %v", got)
+	}
+
+	// timeoutMs: the state stays entered, without the onEnter's output.
+	parked = submit()
+	id, childID = str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	offset.Store(int64(2 * time.Minute))
+	if n, err := g.Service.SweepWaits(context.Background()); err != nil || n != 1 {
+		t.Fatalf("sweep past the deadline: %d, %v; want 1", n, err)
+	}
+	got = getRun(t, w, tok, id)
+	if str(t, got, "workflow.state") != "reviewing" || got["waiting"] != nil || str(t, got, "context.waitFailed.state") != "reviewing" ||
+		!strings.Contains(str(t, got, "context.waitFailed.reason"), "onEnter of state reviewing failed") {
+		t.Fatalf("the release after its onEnter's wait timed out: %v", got)
+	}
+	findLink(t, linksOf(t, got), "ship")
+	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "cancelled" {
+		t.Fatalf("child after the timeout in %s, want cancelled", s)
 	}
 }
