@@ -45,13 +45,13 @@ type Instance struct {
 type Waiting struct {
 	// Transition is the parked move; Arguments and Actor are its own.
 	// With State set it is the move that entered State ("" for a start).
-	Transition string         `json:"transition"`
+	Transition string `json:"transition"`
 	// State is set when the onEnter executor of this state waits, not a
 	// transition's: the state is entered, its onEnter's output is what
 	// the resume adds to the context.
-	State string `json:"state,omitempty"`
-	Arguments  map[string]any `json:"arguments,omitempty"`
-	Actor      string         `json:"actor"`
+	State     string         `json:"state,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	Actor     string         `json:"actor"`
 	// ChildID, ChildRunID and DefinitionID name the child.
 	ChildID      string `json:"childId"`
 	ChildRunID   string `json:"childRunId"`
