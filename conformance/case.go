@@ -21,12 +21,13 @@ const (
 	GroupErrors         Group = "errors"
 	GroupMissions       Group = "missions"
 	GroupMCP            Group = "mcp"
+	GroupExecutors      Group = "executors"
 )
 
 // Groups returns every group in report order.
 func Groups() []Group {
 	return []Group{GroupContract, GroupAuthentication, GroupScopes, GroupTenancy, GroupIdempotency,
-		GroupValidation, GroupErrors, GroupMissions, GroupMCP}
+		GroupValidation, GroupErrors, GroupMissions, GroupMCP, GroupExecutors}
 }
 
 // Verdict is the outcome of one case.
@@ -101,7 +102,7 @@ func (t *T) check(ok bool, format string, args ...any) {
 func Cases() []Case {
 	var out []Case
 	for _, g := range []func() []Case{contractCases, authenticationCases, scopeCases, tenancyCases, idempotencyCases,
-		validationCases, errorCases, missionCases, mcpCases} {
+		validationCases, errorCases, missionCases, mcpCases, executorCases} {
 		out = append(out, g()...)
 	}
 	return out

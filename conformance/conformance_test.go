@@ -372,3 +372,26 @@ func TestSelectAndBaseline(t *testing.T) {
 		t.Errorf("Summary = %+v, %+v", groups, total)
 	}
 }
+
+// TestExecutorCases: the executors group against a gateway serving
+// examples/executors.yaml (as CI runs it against praxa serve --dev
+// --config examples/executors.yaml): every case runs and passes; against
+// the example configuration (TestRealGateway) they skip, saying why.
+func TestExecutorCases(t *testing.T) {
+	iss := startIssuer(t)
+	base := gatewaytest.New(t, &gatewaytest.Options{
+		Issuer:     &gatewaytest.Issuer{Issuer: iss.Issuer, URL: iss.URL()},
+		ConfigFile: "../examples/executors.yaml",
+		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
+	}).URL
+	rep, _ := runSuite(t, conformance.Target{BaseURL: base, Tokens: iss.Tokens(resource)},
+		&conformance.Options{Groups: []conformance.Group{conformance.GroupExecutors}})
+	if len(rep.Results) == 0 {
+		t.Fatal("no case of the executors group ran")
+	}
+	for _, r := range rep.Results {
+		if r.Group != conformance.GroupExecutors || r.Verdict != conformance.Pass {
+			t.Errorf("%s (%s): %s %s", r.ID, r.Group, r.Verdict, r.Reason)
+		}
+	}
+}

@@ -83,7 +83,22 @@ func missionOut() schema {
 		"evidence": outArray(outString()).desc("Evidence the mission has produced so far."),
 		"links":    linksOut(),
 		"chain":    outArray(outObject()).desc("Deterministic transitions that fired on their own during this call."),
+		"waiting":  waitingOut(),
 	})
+}
+
+// waitingOut is the waiting member of a mission whose move is parked on a
+// sub-workflow (result.status stays the call's own status).
+func waitingOut() schema {
+	return record([]string{"transition", "childWorkflowId", "childRunId", "definitionId"}, map[string]schema{
+		"transition":      outString().desc("The parked move; with state, the move that entered the state (\"\" for a start)."),
+		"state":           outString().desc("Set when the onEnter of this state waits, not a transition's executor."),
+		"childWorkflowId": outString().desc("The sub-workflow the move waits for; its links move it on."),
+		"childRunId":      outString(),
+		"definitionId":    outString().desc("The sub-workflow's definition."),
+		"deadline":        outString().desc("When the wait times out (the executor's timeoutMs), RFC 3339."),
+		"resumeAt":        outString().desc("When the sub-workflow ended, while the move resumes outside its transaction (its continuation calls a connection)."),
+	}).desc("Present while a move waits for a sub-workflow (a workflow executor); every move is refused until it ends.")
 }
 
 var (

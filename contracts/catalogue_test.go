@@ -326,3 +326,36 @@ func TestToolJSONForm(t *testing.T) {
 		})
 	}
 }
+
+// TestMissionOutputDeclaresWaiting: a mission read declares the waiting
+// member of a move parked on a sub-workflow; a member of the wrong shape
+// does not validate.
+func TestMissionOutputDeclaresWaiting(t *testing.T) {
+	mission := func(waiting any) map[string]any {
+		return map[string]any{"runId": "r-1", "workflow": map[string]any{"id": "wf_1", "definitionId": "release", "definitionVersion": 1,
+			"state": "draft", "version": 2}, "result": map[string]any{"status": "executed"}, "context": map[string]any{},
+			"evidence": []any{}, "links": []any{}, "waiting": waiting}
+	}
+	good := map[string]any{"transition": "review", "childWorkflowId": "wf_2", "childRunId": "wf_2", "definitionId": "review",
+		"deadline": "2026-12-02T01:00:00Z"}
+	onEnter := map[string]any{"transition": "", "state": "reviewing", "childWorkflowId": "wf_2", "childRunId": "wf_2", "definitionId": "review",
+		"resumeAt": "2026-12-02T01:00:00Z"}
+	for _, tool := range []string{contracts.ToolGetMission, contracts.ToolSignalMission, contracts.ToolCreateMission, contracts.ToolCancelMission} {
+		for _, tc := range []struct {
+			name    string
+			waiting any
+			ok      bool
+		}{
+			{"move", good, true},
+			{"onEnter", onEnter, true},
+			{"no child", map[string]any{"transition": "review", "childRunId": "wf_2", "definitionId": "review"}, false},
+			{"child not a string", map[string]any{"transition": "review", "childWorkflowId": 2, "childRunId": "wf_2", "definitionId": "review"}, false},
+			{"not an object", "review", false},
+		} {
+			err := contracts.ValidateOutput(tool, mission(tc.waiting))
+			if (err == nil) != tc.ok {
+				t.Errorf("%s, %s: ValidateOutput = %v, want ok %v", tool, tc.name, err, tc.ok)
+			}
+		}
+	}
+}

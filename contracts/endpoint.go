@@ -162,14 +162,15 @@ func buildEndpoints() []Endpoint {
 			Summary:       "Approve approval",
 			Description: "Grant a pending approval: the transition that waits for it fires, its guards checked again, and the mission moves on. " +
 				"The approval and the mission's audit events commit together. An approval that is no longer pending cannot be resolved again. " +
-				"Nobody approves an approval they asked for (self-approval-forbidden) unless policy.allowSelfApproval names its queue.",
+				"Nobody approves an approval they asked for (self-approval-forbidden) unless policy.allowSelfApproval names its queue; " +
+				"an approver policy.denyDestructive matches cannot approve a move that fires a destructive capability (destructive-action-denied).",
 			InputSchema:   resolveInput("approve"),
 			OutputSchema:  root(resolutionOut()),
 			PathArgument:  "approvalId",
 			BodyOptional:  true,
 			SuccessStatus: 200,
 			Errors: []Code{CodeMissionStateConflict, CodeSelfApproval, CodeInvalidTransition, CodeGuardRejected, CodeUpstreamFailed, CodePathForbidden,
-				CodeOutcomeUnknown, CodeQuotaExceeded},
+				CodeOutcomeUnknown, CodeQuotaExceeded, CodeDestructiveActionDenied},
 		},
 		{
 			OperationID: EndpointRejectApproval, Method: "POST", Path: "/v8/approvals/{approvalId}/reject",

@@ -102,6 +102,11 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 		if err := s.checkApprover(ctx, e, id); err != nil {
 			return Resolution{}, err
 		}
+		// The approved move fires as the approver's act: the
+		// destructive-action policy applies to them (policy.go).
+		if err := s.deniedApproval(ctx, e, id); err != nil {
+			return Resolution{}, err
+		}
 	}
 	defer s.prepareApproval(ctx, e, p.Tenant, id, approve)()
 	if e.refusal != nil {
@@ -199,6 +204,9 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 			return tx.AppendEvents(ctx, e.events)
 		}
 	})
+	if err == nil {
+		s.resumeAfterCommit(ctx, e) // waits.go
+	}
 	if err == nil && refusal != nil {
 		err = refusal
 	}

@@ -240,6 +240,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 	}
 	// A refusal by the operation was audited inside the transaction.
 	res.audited = res.Err != nil
+	s.resumeAfterCommit(ctx, e) // waits.go
 	return res, nil
 }
 

@@ -72,7 +72,11 @@ import (
 // move. An approval's lease names the approval (approvalFingerprint); its
 // outcome-unknown also marks the approval approved with the recorded
 // answer, which a retry of the approval replays (approvalReplay) instead
-// of calling again. Starts (praxec.command start, aura_create_mission)
+// of calling again. A parked move resumed outside its child's
+// transaction (waits.go, resumeOutside) takes the lease on the parent's
+// version under the fingerprint "resume:" and the child's id; its
+// outcome-unknown also ends the wait, so nothing resumes it again.
+// Starts (praxec.command start, aura_create_mission)
 // have no version yet: they take a start lease keyed by their runId, else
 // their idempotency key (leases_start.go); a start with neither is not
 // leased (each such request is a new workflow, so there is nothing to
@@ -485,6 +489,11 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 	if approval && in.Pending != nil && in.Pending.ApprovalID == approvalID {
 		// The approval was acted on: the mission no longer waits for it.
 		in.Pending = nil
+	}
+	if strings.HasPrefix(l.Fingerprint, resumePrefix) && in.Waiting != nil {
+		// A resume outside the child's transaction (waits.go): the wait
+		// ends with the unknown outcome; nothing resumes it again.
+		in.Waiting = nil
 	}
 	in.Context[workflow.LastRunKey] = map[string]any{"transition": l.Transition, "capability": l.Transition, "outcome": workflow.OutcomeUnknown,
 		"ok": false, "error": ce.Message, "version": before}

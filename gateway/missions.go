@@ -173,6 +173,10 @@ func toStore(in *workflow.Instance, d *workflow.Definition, now store.Mission) (
 	m.WaitDeadline = time.Time{}
 	if in.Waiting != nil {
 		m.WaitDeadline = in.Waiting.Deadline
+		if !in.Waiting.ResumeAt.IsZero() {
+			// Due now: the wait sweeper resumes it (waits.go).
+			m.WaitDeadline = in.Waiting.ResumeAt
+		}
 	}
 	return m, nil
 }

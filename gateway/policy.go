@@ -9,6 +9,8 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/workflow"
 )
 
 // deniedDestructive applies the destructive-action policy: a tool annotated
@@ -153,4 +155,47 @@ func (s *Service) firesMove(ctx context.Context, e *env, byRunID bool, ref, tran
 		return "", "", fmt.Errorf("policy: read the run %s: %w", ref, err)
 	}
 	return in.DefinitionID, transition, nil
+}
+
+// deniedApproval applies the destructive-action policy to the approver of
+// approval id: approving fires the waiting transition, so when it is a
+// destructive proxy capability (deniedCapability) and an entry of
+// policy.denyDestructive matches the approver, the approval is refused
+// before anything runs, audited as approval.refused, and stays pending
+// for another approver (or a rejection). The requester was checked when
+// the move was asked for. Only a matched approver pays for the reads; an
+// approval or mission it cannot read is left to the resolution, which
+// answers it.
+func (s *Service) deniedApproval(ctx context.Context, e *env, id string) *contracts.Error {
+	p := e.principal
+	if !s.deniesDestructive(p, e.toolSet) {
+		return nil
+	}
+	var a store.Approval
+	var in *workflow.Instance
+	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		if a, err = tx.GetApproval(ctx, p.Tenant, id); err != nil {
+			return err
+		}
+		in, _, err = s.loadMission(ctx, tx, p.Tenant, false, a.WorkflowID)
+		return err
+	})
+	if err != nil || a.Status != "pending" || in.DefinitionID != config.ProxyDefaultWorkflow {
+		return nil
+	}
+	ce := s.deniedCapability(p, a.Transition, e.toolSet)
+	if ce == nil {
+		return nil
+	}
+	ce.Message = fmt.Sprintf("approval %s would fire %s, a destructive capability, and policy denies destructive actions to its approver %s",
+		id, a.Transition, p.Subject)
+	ce.Hint = "Ask another person with approvals:write, whom the policy allows destructive actions, to approve it; or reject it."
+	ce.Links = []contracts.Link{{Rel: "get", Title: "Read the run that waits for the approval", Method: contracts.ToolPraxecQuery,
+		Args: map[string]any{"workflowId": a.WorkflowID}}}
+	ev := e.eventOf("approval.refused", "refused", string(ce.Code), e.now,
+		map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition})
+	ev.WorkflowID, ev.RunID = a.WorkflowID, a.RunID
+	s.audit.Record(ev)
+	return ce
 }

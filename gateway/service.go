@@ -243,6 +243,9 @@ type env struct {
 	// callTraceID is the trace the caller named (praxec.command traceId),
 	// which every event of the call carries besides traceID.
 	callTraceID string
+	// resumeDue lists the parked parents the call's transaction left to
+	// resume outside it (waits.go, resumeAfterCommit).
+	resumeDue []missionRef
 }
 
 // event appends an audit event of this call, to commit with its mutation.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -21,7 +22,12 @@ import (
 //
 //   - the child's final move (through any surface, on any replica)
 //     resumes the parent in the same transaction (afterMove): a crash
-//     cannot commit the one without the other;
+//     cannot commit the one without the other; when the continuation
+//     calls a connection, that transaction instead marks the parent due
+//     (Waiting.ResumeAt, its wait deadline now) and the resume runs after
+//     the commit, outside any transaction under a move lease
+//     (resumeOutside), started at once and by the wait sweeper of any
+//     replica if this gateway stops first;
 //   - the wait sweeper (SweepWaits) fails the move of a parent past its
 //     deadline and cancels the child, each in a transaction of its own
 //     that reads the parent again and compares its version, so of several
@@ -35,12 +41,28 @@ var waitSweepTool = contracts.Tool{Name: "wait-sweeper", OperationID: "sweepWait
 // WaitingRef is the waiting member of a mission projection: the
 // sub-workflow the parked move waits for.
 type WaitingRef struct {
-	Transition    string `json:"transition"`
+	Transition string `json:"transition"`
+	// State is set when the onEnter of this state waits (the state is
+	// entered; Transition is the move that entered it, "" for a start).
+	State         string `json:"state,omitempty"`
 	ChildWorkflow string `json:"childWorkflowId"`
 	ChildRunID    string `json:"childRunId"`
 	DefinitionID  string `json:"definitionId"`
 	// Deadline is when the wait times out (RFC 3339), "" for never.
 	Deadline string `json:"deadline,omitempty"`
+	// ResumeAt is when the child ended, set while the move is resumed
+	// outside the child's transaction (its continuation calls a
+	// connection): the wait no longer times out.
+	ResumeAt string `json:"resumeAt,omitempty"`
+}
+
+// waitLabel names what a wait holds up, for messages: "move T", or the
+// onEnter of a state.
+func waitLabel(w *workflow.Waiting) string {
+	if w.State == "" {
+		return "move " + w.Transition
+	}
+	return w.Move()
 }
 
 // waitingRef renders the wait of a parked instance and its links: read
@@ -48,11 +70,14 @@ type WaitingRef struct {
 // aura surface cancel.
 func (s *Service) waitingRef(in *workflow.Instance, style linkStyle) (*WaitingRef, []contracts.Link) {
 	w := in.Waiting
-	ref := &WaitingRef{Transition: w.Transition, ChildWorkflow: w.ChildID, ChildRunID: w.ChildRunID, DefinitionID: w.DefinitionID}
+	ref := &WaitingRef{Transition: w.Transition, State: w.State, ChildWorkflow: w.ChildID, ChildRunID: w.ChildRunID, DefinitionID: w.DefinitionID}
 	if !w.Deadline.IsZero() {
 		ref.Deadline = w.Deadline.UTC().Format(time.RFC3339Nano)
 	}
-	title := fmt.Sprintf("Read the mission (move %s waits for sub-workflow %s)", w.Transition, w.ChildID)
+	if !w.ResumeAt.IsZero() {
+		ref.ResumeAt = w.ResumeAt.UTC().Format(time.RFC3339Nano)
+	}
+	title := fmt.Sprintf("Read the mission (%s waits for sub-workflow %s)", waitLabel(w), w.ChildID)
 	get := contracts.Link{Rel: "get", Title: title, Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}
 	child := contracts.Link{Rel: "child", Title: "Read the sub-workflow and move it on", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": w.ChildID}}
 	links := []contracts.Link{get, child}
@@ -122,16 +147,151 @@ func (s *Service) resumeParent(ctx context.Context, tx store.Tx, e *env, child *
 		rctx = workflow.WithTape(ctx, workflow.NewRecorder(nil).Replay())
 	}
 	out, err := s.engine.Resume(rctx, parent, child)
+	if errors.Is(err, workflow.ErrTapeMismatch) {
+		// The continuation calls a connection: it runs outside this
+		// transaction, under a move lease (resumeOutside), once this one
+		// commits. The parent records that its child ended; its wait
+		// deadline becomes now, so the wait sweeper finds it from the
+		// index even if this gateway stops before resuming it.
+		in := parent.Clone()
+		in.Waiting.ResumeAt = e.now
+		in.Version++
+		out = &workflow.Outcome{Instance: in, Events: []workflow.Event{{Type: "workflow.resume.due", WorkflowID: in.ID,
+			Attributes: map[string]any{"transition": in.Waiting.Transition, "childId": child.ID, "childRunId": child.RunID,
+				"childStatus": "ended", "version": in.Version}}}}
+		e.resumeDue = append(e.resumeDue, missionRef{tenant: in.Tenant, id: in.ID})
+		return s.persist(ctx, tx, e, out, parent, pm)
+	}
 	if err != nil {
-		reason := "the move could not complete: " + err.Error()
-		if errors.Is(err, workflow.ErrTapeMismatch) {
-			reason = "the move's continuation makes an outside call, which a resume inside the sub-workflow's final move cannot make"
-		}
-		if out, err = s.engine.FailWait(parent, "workflow.wait.failed", reason); err != nil {
+		if out, err = s.engine.FailWait(parent, "workflow.wait.failed", "the move could not complete: "+err.Error()); err != nil {
 			return err
 		}
 	}
 	return s.persist(ctx, tx, e, out, parent, pm)
+}
+
+// missionRef names a mission of a tenant.
+type missionRef struct{ tenant, id string }
+
+// resumeFingerprint is the fingerprint of the move lease a resume outside
+// the child's transaction takes: the move is the parked one, resumed
+// because child ended (recordUnknown ends the wait when it resolves one).
+func resumeFingerprint(childID string) string { return resumePrefix + childID }
+
+// resumePrefix starts the fingerprint of a resume's move lease.
+const resumePrefix = "resume:"
+
+// resumeTool names a resume outside a transaction in its audit events.
+var resumeTool = contracts.Tool{Name: "wait-resume", OperationID: "resumeWait"}
+
+// resumeAfterCommit resumes, in the background, the parents that the
+// committed call's transaction left due for a resume outside it (their
+// continuation calls a connection). Close waits for them; a gateway that
+// stops first leaves them to the wait sweeper of any replica.
+func (s *Service) resumeAfterCommit(ctx context.Context, e *env) {
+	due := e.resumeDue
+	e.resumeDue = nil
+	seen := map[missionRef]bool{}
+	for _, r := range due {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		s.detached.wg.Add(1)
+		go func() {
+			defer s.detached.wg.Done()
+			if _, err := s.resumeOutside(context.WithoutCancel(ctx), r.tenant, r.id); err != nil && !lostRace(err) {
+				s.log.WarnContext(ctx, "resume of a parked move failed; the wait sweeper retries it", "workflow_id", r.id, "err", err)
+			}
+		}()
+	}
+}
+
+// resumeOutside completes the move of the parent mission id, parked on a
+// child that ended, whose continuation calls a connection: as a submit
+// does (external.go, leases.go), the continuation runs first outside any
+// transaction under the workflow's move lock, its first outside call
+// taking a move lease on the parent's version, each call recorded on a
+// tape; then a transaction replays the tape and stores the outcome,
+// deleting the lease. A continuation that fails after a call that may
+// have acted records outcome-unknown; one that fails before fails the
+// wait (FailWait). A gateway that stops between a call and the commit
+// leaves its lease to expire, and whoever finds it (the lease sweeper,
+// the wait sweeper, any move) records outcome-unknown and ends the wait
+// without calling again. It reports whether it ended the wait.
+func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, error) {
+	release := s.moves.lock("wf\x00" + tenant + "\x00" + id)
+	defer release()
+	parent, err := s.viewMission(ctx, tenant, false, id)
+	if err != nil {
+		return false, err
+	}
+	w := parent.Waiting
+	if w == nil || w.ResumeAt.IsZero() {
+		return false, nil // resumed already, or ended otherwise
+	}
+	child, err := s.viewMission(ctx, tenant, false, w.ChildID)
+	if err != nil {
+		return false, err
+	}
+	e := &env{principal: &auth.Principal{Tenant: tenant, Subject: resumeTool.Name}, tool: resumeTool, args: map[string]any{},
+		now: s.now(), traceID: newTraceID()}
+	tape := workflow.NewRecorder(s.leaseHook(e, parent, w.Move(), resumeFingerprint(w.ChildID))).RenewBefore(s.renewMoveLease(e))
+	_, _ = s.engine.Resume(workflow.WithTape(ctx, tape), parent, child)
+	e.tape = tape
+	defer func() {
+		if e.lease != nil {
+			s.settleLease(ctx, e, tape)
+		}
+	}()
+	if e.refusal != nil {
+		// Another gateway holds the lease: it resumes the move.
+		return false, nil
+	}
+	var done bool
+	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		done = false
+		e.events = e.events[:0]
+		e.resumeDue = e.resumeDue[:0]
+		m, err := tx.GetMission(ctx, tenant, id)
+		if err != nil {
+			return err
+		}
+		in, err := fromStore(m)
+		if err != nil {
+			return err
+		}
+		if in.Version != parent.Version || in.Waiting == nil || in.Waiting.ResumeAt.IsZero() {
+			return nil // another gateway resumed it, or resolved its lease
+		}
+		out, err := s.engine.Resume(s.moveCtx(ctx, e), in, child)
+		if err != nil {
+			if e.actedBefore(in) {
+				ce := actedUnknown(fmt.Sprintf("the resumed %s on workflow %s at version %d", waitLabel(w), in.ID, in.Version), err)
+				if _, err := s.recordUnknown(ctx, tx, e, m, *e.lease, ce, false); err != nil {
+					return err
+				}
+				done = true
+				return tx.AppendEvents(ctx, e.events)
+			}
+			reason := "the move could not complete: " + err.Error()
+			if errors.Is(err, workflow.ErrTapeMismatch) {
+				reason = "the move's continuation changed while it was resumed (a configuration reload?): " + err.Error()
+			}
+			if out, err = s.engine.FailWait(in, "workflow.wait.failed", reason); err != nil {
+				return err
+			}
+		}
+		if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+			return err
+		}
+		done = true
+		return tx.AppendEvents(ctx, e.events)
+	})
+	if err == nil {
+		s.resumeAfterCommit(ctx, e) // a grandparent whose own continuation calls out
+	}
+	return done, err
 }
 
 // cancelChild cancels the child a parked move waited for, if it has not
@@ -202,7 +362,12 @@ func (s *Service) SweepWaits(ctx context.Context) (int, error) {
 	n := 0
 	var errs []error
 	for _, listed := range due {
-		done, err := s.timeOutWait(ctx, listed)
+		end := s.timeOutWait
+		if in, err := fromStore(listed); err == nil && in.Waiting != nil && !in.Waiting.ResumeAt.IsZero() {
+			// The child ended; the continuation calls outside.
+			end = func(ctx context.Context, m store.Mission) (bool, error) { return s.resumeOutside(ctx, m.Tenant, m.ID) }
+		}
+		done, err := end(ctx, listed)
 		if done {
 			n++
 		}
@@ -229,10 +394,10 @@ func (s *Service) timeOutWait(ctx context.Context, listed store.Mission) (bool, 
 			return err
 		}
 		w := in.Waiting
-		if m.Version != listed.Version || w == nil || w.Deadline.IsZero() || !e.now.After(w.Deadline) {
+		if m.Version != listed.Version || w == nil || w.Deadline.IsZero() || !w.ResumeAt.IsZero() || !e.now.After(w.Deadline) {
 			return nil
 		}
-		reason := fmt.Sprintf("sub-workflow %s did not end within timeoutMs %d; it was cancelled and move %s failed", w.ChildID, w.TimeoutMs, w.Transition)
+		reason := fmt.Sprintf("sub-workflow %s did not end within timeoutMs %d; it was cancelled and %s failed", w.ChildID, w.TimeoutMs, waitLabel(w))
 		out, err := s.engine.FailWait(in, "workflow.wait.timedout", reason)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -225,5 +226,104 @@ proxy:
 	}
 	if now.Workflow.Version != run.Workflow.Version {
 		t.Errorf("run version %d after refused moves, want %d", now.Workflow.Version, run.Workflow.Version)
+	}
+}
+
+// TestPolicyRechecksApprover: approving fires the waiting move, so the
+// destructive-action policy applies to the approver too. A capability
+// that needs a person (a human executor: destructive unless annotated
+// otherwise) is queued for approval by an agent the policy allows; an
+// approver the policy denies destructive actions is refused
+// destructive-action-denied (audited, with a link to read the run),
+// nothing moves and the approval stays pending; another approver fires
+// it. The same denied approver may approve a capability annotated
+// non-destructive.
+func TestPolicyRechecksApprover(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "praxec.yaml")
+	writeFile(t, path, `proxy:
+  expose:
+    - name: ops.look
+      description: Look around.
+      executor: { kind: noop }
+    - name: ops.drop_table
+      description: Drop a table, once a person approves.
+      executor: { kind: human, queue: ops }
+    - name: ops.note
+      description: Add a note, once a person approves.
+      executor: { kind: human, queue: ops }
+      annotations: { destructiveHint: false }
+`)
+	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path, Edit: func(cfg *config.Config) {
+		cfg.Policy = config.Policy{DenyDestructive: []config.PrincipalMatch{{Tenant: tenantA, Subject: "bob"}}}
+	}})
+	principal := func(subject string) *auth.Principal {
+		return &auth.Principal{Tenant: tenantA, Subject: subject, Issuer: "https://issuer.test", Scopes: auth.NewScopeSet(contracts.Scopes()...)}
+	}
+	agent, bob, alice := principal("agent"), principal("bob"), principal("alice")
+	ctx := context.Background()
+	invoke := func(args map[string]any) gateway.Projection {
+		t.Helper()
+		res := g.Service.Invoke(ctx, agent, gateway.Call{Tool: contracts.ToolPraxecCommand, Surface: gateway.SurfaceMCP, TraceID: newTraceID(),
+			Args: func() (map[string]any, error) {
+				// As a surface decodes them: numbers as json.Number.
+				b, err := json.Marshal(args)
+				if err != nil {
+					return nil, err
+				}
+				d := json.NewDecoder(bytes.NewReader(b))
+				d.UseNumber()
+				var out map[string]any
+				return out, d.Decode(&out)
+			}})
+		if res.Err != nil {
+			t.Fatalf("praxec.command %v: %v", args, res.Err)
+		}
+		var run gateway.Projection
+		if err := json.Unmarshal(res.Body, &run); err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	// queue starts a run and moves it by capability, which queues an
+	// approval; it returns the approval's id and the run.
+	queue := func(capability string) (string, gateway.Projection) {
+		t.Helper()
+		run := invoke(map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": map[string]any{"capability": "ops.look"}})
+		run = invoke(map[string]any{"workflowId": run.Workflow.ID, "expectedVersion": run.Workflow.Version, "transition": capability})
+		if run.Approval == nil {
+			t.Fatalf("no approval queued for %s: %+v", capability, run)
+		}
+		return run.Approval.ID, run
+	}
+	id, run := queue("ops.drop_table")
+	trace := newTraceID()
+	_, err := g.Service.ResolveApproval(ctx, bob, id, true, "", "req-bob", trace)
+	var ce *contracts.Error
+	if !errors.As(err, &ce) || ce.Code != contracts.CodeDestructiveActionDenied || !strings.Contains(ce.Message, "ops.drop_table") {
+		t.Fatalf("bob approves a destructive capability: %v, want destructive-action-denied", err)
+	}
+	if len(ce.Links) != 1 || ce.Links[0].Rel != "get" || ce.Links[0].Args["workflowId"] != run.Workflow.ID {
+		t.Errorf("the refusal's links %+v, want get of the run", ce.Links)
+	}
+	list, err := g.Service.ListApprovals(ctx, alice, "pending", 100)
+	if err != nil || len(list.Approvals) != 1 || list.Approvals[0].ID != id {
+		t.Fatalf("after bob's refused approval the pending approvals are %+v, %v", list.Approvals, err)
+	}
+	g.Flush(t)
+	refused := false
+	for _, ev := range g.StoredEvents(t, tenantA, trace) {
+		refused = refused || ev.Type == "approval.refused" && ev.Code == string(contracts.CodeDestructiveActionDenied)
+	}
+	if !refused {
+		t.Error("bob's refused approval is not audited")
+	}
+	res, err := g.Service.ResolveApproval(ctx, alice, id, true, "", "req-alice", newTraceID())
+	if err != nil || res.Approval.Status != "approved" || res.Approval.ResolvedBy != "alice" || res.Mission.Workflow.Version <= run.Workflow.Version {
+		t.Fatalf("alice approves: %+v, %v", res, err)
+	}
+	// Not destructive by its annotations: bob may approve it.
+	id, _ = queue("ops.note")
+	if res, err := g.Service.ResolveApproval(ctx, bob, id, true, "", "req-bob-2", newTraceID()); err != nil || res.Approval.Status != "approved" {
+		t.Fatalf("bob approves a non-destructive capability: %+v, %v", res, err)
 	}
 }

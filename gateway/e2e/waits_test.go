@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -72,6 +73,26 @@ workflows:
     transitions:
       - {name: review, from: draft, to: reviewed, executor: {kind: workflow, definitionId: review}}
       - {name: ship, from: reviewed, to: shipped}
+  release_enter:
+    version: 1
+    title: Release, reviewed on entering review
+    initial: draft
+    states:
+      draft: {}
+      reviewing: {onEnter: {kind: workflow, definitionId: review, input: {ticket: $.context.ticket}, timeoutMs: 60000}}
+      shipped: {terminal: true}
+    transitions:
+      - {name: submit, from: draft, to: reviewing, set: {ticket: $.arguments.ticket}}
+      - {name: ship, from: reviewing, to: shipped, actor: deterministic}
+  review_first:
+    version: 1
+    title: Reviewed from the start
+    initial: reviewing
+    states:
+      reviewing: {onEnter: {kind: workflow, definitionId: review}}
+      done: {terminal: true}
+    transitions:
+      - {name: finish, from: reviewing, to: done, actor: deterministic}
   outer:
     version: 1
     title: Outer
@@ -284,31 +305,170 @@ func TestWorkflowExecutorWaitOnceAcrossReplicas(t *testing.T) {
 	})
 }
 
-// TestWorkflowExecutorResumeCannotCallOut: a parent whose move, once
-// resumed, would enter a state that calls a connection cannot resume
-// inside the child's transaction: the move fails and says so, and the
-// child's move stands.
-func TestWorkflowExecutorResumeCannotCallOut(t *testing.T) {
-	ti := newIssuer(t)
-	g := waitGateway(t, ti, nil, "", "")
-	w := wrap(g)
-	tok := dayToken(t, ti)
+// notifyAPI is the upstream of release_out's reviewed.onEnter: it counts
+// the calls of /notify, each held on hold when set.
+type notifyAPI struct {
+	calls atomic.Int32
+	hold  chan struct{}
+}
+
+func newNotifyAPI(t *testing.T, hold chan struct{}) (*notifyAPI, string) {
+	a := &notifyAPI{hold: hold}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/notify" {
+			a.calls.Add(1)
+			if a.hold != nil {
+				<-a.hold
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"notified":true}`))
+	}))
+	t.Cleanup(srv.Close)
+	return a, srv.URL
+}
+
+// parkReleaseOut starts a release_out and fires review, which parks; it
+// returns the release's id and its child's.
+func parkReleaseOut(t *testing.T, w *gw, tok string) (string, string) {
+	t.Helper()
 	res := w.command(t, tok, map[string]any{"definitionId": "release_out"})
 	wantStatus(t, res, http.StatusOK)
 	start := res.object(t)
 	res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": "review"})
 	wantStatus(t, res, http.StatusOK)
 	parked := res.object(t)
-	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
-	moveChild(t, w, tok, childID)
-	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "approved" {
-		t.Fatalf("child in %s, want approved", s)
+	return str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+}
+
+// eventually polls cond until it holds, failing the test after 10 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+	}
+}
+
+// TestWorkflowExecutorResumeCallsOut: a parent whose move, once resumed,
+// enters a state that calls a connection resumes outside the child's
+// transaction, under a move lease: the child's final move commits and
+// marks the parent due; the resume then calls the connection once and
+// completes the move; nothing is left leased.
+func TestWorkflowExecutorResumeCallsOut(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string) {
+		ti := newIssuer(t)
+		api, url := newNotifyAPI(t, nil)
+		g := apiGateway(t, ti, "wait.yaml", waitYAML, url, dsn, nil, nil)
+		w := wrap(g)
+		tok := dayToken(t, ti)
+		id, childID := parkReleaseOut(t, w, tok)
+		moveChild(t, w, tok, childID)
+		var got map[string]any
+		eventually(t, "the release resumes after its child ended", func() bool {
+			got = getRun(t, w, tok, id)
+			return str(t, got, "workflow.state") == "reviewed"
+		})
+		if got["waiting"] != nil || member(t, got, "context.body.notified") != true {
+			t.Fatalf("resumed release: %v", got)
+		}
+		if n := api.calls.Load(); n != 1 {
+			t.Fatalf("the continuation called the upstream %d times, want 1", n)
+		}
+		if !waitDeadline(t, g.DB, id).IsZero() {
+			t.Fatal("the resumed release keeps a wait deadline")
+		}
+		if n, err := g.Service.SweepWaits(context.Background()); err != nil || n != 0 {
+			t.Fatalf("a sweep after the resume: %d, %v; want 0", n, err)
+		}
+		if err := g.DB.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+			_, err := tx.GetMoveLease(ctx, tenantA, id, num(t, got, "workflow.version")-1)
+			return err
+		}); err == nil {
+			t.Fatal("the resume left its move lease")
+		}
+		findLink(t, linksOf(t, got), "ship")
+		types := eventTypes(t, g, id)
+		for _, want := range []string{"workflow.parked", "workflow.resume.due", "workflow.resumed", "transition.fired"} {
+			if dsn == "" && !slices.Contains(types, want) {
+				t.Errorf("events of the release %v lack %s", types, want)
+			}
+		}
+	})
+}
+
+// TestWorkflowExecutorResumeStoppedMidCall: the gateway resuming a parked
+// move stops between the continuation's call and its commit (a replica
+// stuck on the upstream, its lease left to expire, as a crash leaves it).
+// While its lease is live nothing else resumes or moves the parent; past
+// its deadline the wait sweeper of another replica records
+// outcome-unknown and ends the wait without calling again; the stuck
+// gateway's late answer changes nothing. The upstream is called once.
+func TestWorkflowExecutorResumeStoppedMidCall(t *testing.T) {
+	ti := newIssuer(t)
+	hold := make(chan struct{})
+	api, url := newNotifyAPI(t, hold)
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	g := apiGateway(t, ti, "wait.yaml", waitYAML, url, "", now, nil)
+	stuck := g.Replica(t, nil)
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	ctx := context.Background()
+	id, childID := parkReleaseOut(t, w, tok)
+	// The child's final move goes to the replica that gets stuck: its
+	// resume calls the upstream and never hears back.
+	moveChild(t, wrap(stuck), tok, childID)
+	eventually(t, "the resume reaches the upstream", func() bool { return api.calls.Load() == 1 })
+	due := getRun(t, w, tok, id)
+	version := num(t, due, "workflow.version")
+	if str(t, due, "workflow.state") != "draft" || str(t, due, "waiting.resumeAt") == "" {
+		close(hold)
+		t.Fatalf("the release while its resume calls out: %v", due)
+	}
+	var l store.MoveLease
+	if err := g.DB.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		l, err = tx.GetMoveLease(ctx, tenantA, id, version)
+		return err
+	}); err != nil || l.Transition != "review" || l.Fingerprint != "resume:"+childID {
+		close(hold)
+		t.Fatalf("the resume's lease: %+v, %v", l, err)
+	}
+	// While the lease is live: no second resume, no move.
+	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 0 {
+		close(hold)
+		t.Fatalf("a sweep while the resume runs: %d, %v; want 0", n, err)
+	}
+	wantProblem(t, w.cancelMission(t, tok, newKey(), id, nil), http.StatusConflict, contracts.CodeIdempotencyInProgress)
+
+	// Past the lease's deadline the stuck gateway is taken for stopped.
+	offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 0 {
+		close(hold)
+		t.Fatalf("the sweep that resolves the lease: %d, %v; want 0 (it records, it does not resume)", n, err)
 	}
 	got := getRun(t, w, tok, id)
-	if str(t, got, "workflow.state") != "draft" || got["waiting"] != nil ||
-		!strings.Contains(str(t, got, "context.waitFailed.reason"), "outside call") {
-		t.Fatalf("parent after its child ended: %v", got)
+	if str(t, got, "workflow.state") != "draft" || got["waiting"] != nil || num(t, got, "workflow.version") != version+1 ||
+		str(t, got, "context.lastRun.outcome") != "unknown" {
+		close(hold)
+		t.Fatalf("the release after its resume's lease expired: %v", got)
 	}
+	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 0 {
+		close(hold)
+		t.Fatalf("a later sweep: %d, %v; want 0", n, err)
+	}
+	close(hold)
+	stuck.Close() // waits for its resume to end
+	if n := api.calls.Load(); n != 1 {
+		t.Fatalf("the upstream was called %d times, want 1", n)
+	}
+	if after := getRun(t, w, tok, id); num(t, after, "workflow.version") != version+1 || after["waiting"] != nil ||
+		str(t, after, "workflow.state") != "draft" {
+		t.Fatalf("the stuck gateway's late answer changed the release: %v", after)
+	}
+	findLink(t, linksOf(t, got), "review") // the move can be taken again
 }
 
 func TestWorkflowExecutorCancelCascades(t *testing.T) {
@@ -488,5 +648,76 @@ func TestWorkflowExecutorWaitProxyRun(t *testing.T) {
 	if got["waiting"] != nil || str(t, got, "context.lastRun.capability") != "reviewed_note" ||
 		str(t, got, "context.lastRun.output.verdict") != "lgtm" {
 		t.Fatalf("the run after the review: %v", got)
+	}
+}
+
+// TestWorkflowExecutorOnEnterWaits: a state's onEnter workflow executor
+// whose child waits for a move parks the instance in the entered state
+// (the move that entered it, or the start); the child's end adds its
+// context and the chain goes on; a timeout leaves the state entered and
+// says so, and cancels the child.
+func TestWorkflowExecutorOnEnterWaits(t *testing.T) {
+	ti := newIssuer(t)
+	var offset atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	g := waitGateway(t, ti, now, "", "")
+	w := wrap(g)
+	tok := dayToken(t, ti)
+	submit := func() map[string]any {
+		res := w.command(t, tok, map[string]any{"definitionId": "release_enter"})
+		wantStatus(t, res, http.StatusOK)
+		start := res.object(t)
+		res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"),
+			"transition": "submit", "arguments": map[string]any{"ticket": "T-9"}})
+		wantStatus(t, res, http.StatusOK)
+		parked := res.object(t)
+		if str(t, parked, "workflow.state") != "reviewing" || str(t, parked, "waiting.state") != "reviewing" ||
+			str(t, parked, "waiting.transition") != "submit" || str(t, parked, "waiting.deadline") == "" {
+			t.Fatalf("the release after submit: %v", parked)
+		}
+		findLink(t, linksOf(t, parked), "child")
+		return parked
+	}
+	parked := submit()
+	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	res := w.command(t, tok, map[string]any{"workflowId": id, "expectedVersion": num(t, parked, "workflow.version"), "transition": "ship"})
+	wantProblem(t, res, http.StatusConflict, contracts.CodeInvalidTransition)
+	moveChild(t, w, tok, childID)
+	got := getRun(t, w, tok, id)
+	// The child's context (its ticket from its input) joins the release's.
+	if str(t, got, "workflow.state") != "shipped" || str(t, got, "context.verdict") != "lgtm" || str(t, got, "context.ticket") != "T-9" || got["waiting"] != nil {
+		t.Fatalf("the release after its onEnter's child ended: %v", got)
+	}
+	if types := eventTypes(t, g, id); !slices.Contains(types, "workflow.parked") || !slices.Contains(types, "workflow.resumed") {
+		t.Errorf("events of the release %v", types)
+	}
+
+	// A start whose initial state's onEnter waits parks the start.
+	res = w.command(t, tok, map[string]any{"definitionId": "review_first"})
+	wantStatus(t, res, http.StatusOK)
+	first := res.object(t)
+	if str(t, first, "workflow.state") != "reviewing" || str(t, first, "waiting.state") != "reviewing" {
+		t.Fatalf("review_first after its start: %v", first)
+	}
+	moveChild(t, w, tok, str(t, first, "waiting.childWorkflowId"))
+	if got := getRun(t, w, tok, str(t, first, "workflow.id")); str(t, got, "workflow.state") != "done" || str(t, got, "context.verdict") != "lgtm" {
+		t.Fatalf("review_first after its child ended: %v", got)
+	}
+
+	// timeoutMs: the state stays entered, without the onEnter's output.
+	parked = submit()
+	id, childID = str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
+	offset.Store(int64(2 * time.Minute))
+	if n, err := g.Service.SweepWaits(context.Background()); err != nil || n != 1 {
+		t.Fatalf("sweep past the deadline: %d, %v; want 1", n, err)
+	}
+	got = getRun(t, w, tok, id)
+	if str(t, got, "workflow.state") != "reviewing" || got["waiting"] != nil || str(t, got, "context.waitFailed.state") != "reviewing" ||
+		!strings.Contains(str(t, got, "context.waitFailed.reason"), "onEnter of state reviewing failed") {
+		t.Fatalf("the release after its onEnter's wait timed out: %v", got)
+	}
+	findLink(t, linksOf(t, got), "ship")
+	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "cancelled" {
+		t.Fatalf("child after the timeout in %s, want cancelled", s)
 	}
 }

@@ -44,9 +44,14 @@ type Instance struct {
 // when the child ends, not in the call that made it.
 type Waiting struct {
 	// Transition is the parked move; Arguments and Actor are its own.
-	Transition string         `json:"transition"`
-	Arguments  map[string]any `json:"arguments,omitempty"`
-	Actor      string         `json:"actor"`
+	// With State set it is the move that entered State ("" for a start).
+	Transition string `json:"transition"`
+	// State is set when the onEnter executor of this state waits, not a
+	// transition's: the state is entered, its onEnter's output is what
+	// the resume adds to the context.
+	State     string         `json:"state,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	Actor     string         `json:"actor"`
 	// ChildID, ChildRunID and DefinitionID name the child.
 	ChildID      string `json:"childId"`
 	ChildRunID   string `json:"childRunId"`
@@ -55,6 +60,19 @@ type Waiting struct {
 	// set by the caller that keeps the clock, is when the wait times out.
 	TimeoutMs int       `json:"timeoutMs,omitempty"`
 	Deadline  time.Time `json:"deadline,omitzero"`
+	// ResumeAt, set by the caller, is when the child ended with a
+	// continuation that calls outside the gateway: the move is resumed
+	// outside the child's transaction, under a move lease (the caller's
+	// job), no longer waiting on a deadline.
+	ResumeAt time.Time `json:"resumeAt,omitzero"`
+}
+
+// Move names what waits: the transition, or the onEnter of a state.
+func (w *Waiting) Move() string {
+	if w.State == "" {
+		return w.Transition
+	}
+	return "onEnter of state " + w.State
 }
 
 // Clone returns a deep copy of the instance.
@@ -224,8 +242,8 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 		}
 		return out, nil
 	}
-	if err := e.enter(ctx, d, in, out, depth); err != nil {
-		return nil, err
+	if err := e.enter(ctx, d, in, out, depth, "", config.ActorDeterministic); err != nil {
+		return parked(out, err)
 	}
 	if err := e.chain(ctx, d, in, out, depth); err != nil && !errors.Is(err, errParked) {
 		return nil, err
@@ -328,6 +346,19 @@ func (e *Engine) Resume(ctx context.Context, parent, child *Instance) (*Outcome,
 	default:
 		return e.FailWait(parent, "workflow.wait.failed", "the sub-workflow ended "+st)
 	}
+	if w.State != "" {
+		// A state's onEnter waited: its output joins the context, as
+		// enter's does, and the chain goes on from the state.
+		in := parent.Clone()
+		in.Waiting = nil
+		delete(in.Context, WaitFailedKey)
+		maps.Copy(in.Context, cloneMap(child.Context))
+		in.Version++
+		out := &Outcome{Instance: in}
+		out.Events = append(out.Events, Event{Type: "workflow.resumed", WorkflowID: in.ID,
+			Attributes: map[string]any{"transition": w.Transition, "state": w.State, "childId": child.ID, "childRunId": child.RunID, "version": in.Version}})
+		return parked(out, e.chain(ctx, d, in, out, 0))
+	}
 	t, ok := d.Transition(w.Transition)
 	if !ok {
 		return e.FailWait(parent, "workflow.wait.failed", "transition "+w.Transition+" is no longer configured")
@@ -359,10 +390,15 @@ func (e *Engine) FailWait(parent *Instance, typ, reason string) (*Outcome, error
 	if in.Context == nil {
 		in.Context = map[string]any{}
 	}
-	in.Context[WaitFailedKey] = map[string]any{"transition": w.Transition, "childId": w.ChildID, "childRunId": w.ChildRunID,
+	failed := map[string]any{"transition": w.Transition, "childId": w.ChildID, "childRunId": w.ChildRunID,
 		"timedOut": typ == "workflow.wait.timedout", "reason": reason}
-	return &Outcome{Instance: in, Events: []Event{{Type: typ, WorkflowID: in.ID, Attributes: map[string]any{
-		"transition": w.Transition, "childId": w.ChildID, "childRunId": w.ChildRunID, "reason": reason, "ok": false}}}}, nil
+	attrs := map[string]any{"transition": w.Transition, "childId": w.ChildID, "childRunId": w.ChildRunID, "reason": reason, "ok": false}
+	if w.State != "" {
+		// The state stays entered, without its onEnter's output.
+		failed["state"], attrs["state"] = w.State, w.State
+	}
+	in.Context[WaitFailedKey] = failed
+	return &Outcome{Instance: in, Events: []Event{{Type: typ, WorkflowID: in.ID, Attributes: attrs}}}, nil
 }
 
 // WaitFailedKey is the context member where FailWait says why the last
@@ -459,7 +495,7 @@ func readBack(in *Instance) []contracts.Link {
 func (e *Engine) legal(d *Definition, in *Instance, name string) (*Transition, error) {
 	if w := in.Waiting; w != nil {
 		return nil, &contracts.Error{Code: contracts.CodeInvalidTransition,
-			Message: fmt.Sprintf("move %s waits for sub-workflow %s (run %s) to end; no transition is legal until it does", w.Transition, w.ChildID, w.ChildRunID),
+			Message: fmt.Sprintf("%s waits for sub-workflow %s (run %s) to end; no transition is legal until it does", w.Move(), w.ChildID, w.ChildRunID),
 			Hint:    "Move the sub-workflow on (its links), or cancel this mission; read it back to see the wait end.",
 			Links:   append(readBack(in), contracts.Link{Rel: "child", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": w.ChildID}})}
 	}
@@ -572,17 +608,31 @@ func (e *Engine) complete(ctx context.Context, d *Definition, in *Instance, t *T
 		fired["attempts"] = attemptRecords(attempts)
 	}
 	out.Events = append(out.Events, Event{Type: "transition.fired", WorkflowID: in.ID, Attributes: fired})
-	return e.enter(ctx, d, in, out, depth)
+	return e.enter(ctx, d, in, out, depth, t.Name, actor)
 }
 
-// enter runs the onEnter executor of the instance's state.
-func (e *Engine) enter(ctx context.Context, d *Definition, in *Instance, out *Outcome, depth int) error {
+// enter runs the onEnter executor of the instance's state, which the move
+// via (by actor; "" for a start) entered. A workflow executor whose child
+// waits for a move parks the instance there (errParked): the state is
+// entered and the chain waits until the child ends (Resume).
+func (e *Engine) enter(ctx context.Context, d *Definition, in *Instance, out *Outcome, depth int, via, actor string) error {
 	st := d.States[in.State]
 	if st.OnEnter == nil {
 		return nil
 	}
-	output, _, err := e.execute(ctx, st.OnEnter, nil, Scope{Arguments: map[string]any{}, Context: in.Context, Input: in.Input}, in, out, depth, false)
+	output, _, err := e.execute(ctx, st.OnEnter, nil, Scope{Arguments: map[string]any{}, Context: in.Context, Input: in.Input}, in, out, depth, true)
 	var xe *ExecutorError
+	var pk *parkError
+	if errors.As(err, &pk) {
+		w := &Waiting{Transition: via, State: in.State, Actor: actor, ChildID: pk.child.ID, ChildRunID: pk.child.RunID,
+			DefinitionID: pk.child.DefinitionID, TimeoutMs: pk.exec.TimeoutMs}
+		in.Waiting = w
+		out.Parked = w
+		out.Events = append(out.Events, Event{Type: "workflow.parked", WorkflowID: in.ID, Attributes: map[string]any{
+			"transition": via, "state": in.State, "childId": w.ChildID, "childRunId": w.ChildRunID, "definitionId": w.DefinitionID,
+			"childState": pk.child.State, "timeoutMs": w.TimeoutMs, "version": in.Version}})
+		return errParked
+	}
 	if errors.As(err, &xe) {
 		return xe.contractError(in.ID)
 	}
