@@ -220,6 +220,11 @@ func (s *Service) finishStart(ctx context.Context, tx store.Tx, e *env, definiti
 		err = ce
 	}
 	if e.startLease == nil {
+		// A start without a key or a runId: nothing records its answer,
+		// so a retry would call again.
+		if ce != nil {
+			return workflow.Unrecorded(ce)
+		}
 		return err
 	}
 	l := *e.startLease

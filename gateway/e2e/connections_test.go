@@ -305,7 +305,7 @@ func TestConnectionsOutcomeUnknown(t *testing.T) {
 			// outcome is unknown: neither runs. The timeout leaves a
 			// loaded machine time to start the shell (300ms did not).
 			retries := 3
-			cfg.Proxy.Expose = append(cfg.Proxy.Expose, config.Exposure{Name: "slow.deploy",
+			cfg.Proxy.Expose = append(cfg.Proxy.Expose, config.Exposure{Name: "slow.deploy", ExposeDirectly: true,
 				Executor: &config.Executor{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo run >> "$SUITE_MARKER"; sleep 30`}, TimeoutMs: 2000},
 				Reliability: &config.Reliability{Retries: &retries, BackoffMs: 1, Fallback: &config.Fallback{Executors: []config.Executor{
 					{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo fallback >> "$SUITE_MARKER"`}}}}}})
@@ -328,6 +328,28 @@ func TestConnectionsOutcomeUnknown(t *testing.T) {
 	}
 	if strings.Contains(string(b), "fallback") {
 		t.Errorf("the fallback ran after an outcome-unknown call: %q", b)
+	}
+
+	// The same call as a direct MCP tool, keyless: the light path records
+	// nothing a retry could be answered from, so its hint must not invite
+	// one.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	direct, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow.deploy", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := json.Marshal(direct.Content)
+	if !direct.IsError || !strings.Contains(string(sc), string(contracts.CodeOutcomeUnknown)) ||
+		!strings.Contains(string(sc), "nothing recorded this call") || strings.Contains(string(sc), "answered from the record, not sent again") {
+		t.Errorf("keyless direct call's outcome-unknown: %s", sc)
 	}
 }
 

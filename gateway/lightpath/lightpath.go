@@ -76,7 +76,9 @@ func (p *Path) Call(ctx context.Context, capability string, args map[string]any,
 	attrs := map[string]any{"capability": capability}
 	var ce *contracts.Error
 	if err != nil {
-		ce = asContract(err)
+		// Nothing but the audit event records a call on this path: an
+		// outcome-unknown must not invite a retry.
+		ce = workflow.Unrecorded(asContract(err))
 		ev.Outcome, ev.Code = "refused", string(ce.Code)
 	} else {
 		ev.Outcome = "allowed"

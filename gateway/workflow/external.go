@@ -59,6 +59,23 @@ func (e *ExecutorError) Error() string {
 	return fmt.Sprintf("%s connection %s: %s", e.Kind, e.Connection, e.Message)
 }
 
+// UnrecordedHint is the hint of an outcome-unknown that nothing recorded: a
+// call on the light path, or a start without an idempotency key or a
+// runId. Retrying it would call the upstream again, so the hint of a
+// recorded move (contractError's) would be a trap.
+const UnrecordedHint = "Do not assume it failed, and do not send it again blindly: nothing recorded this call, so the same request would call the upstream again. Read the upstream back first. To have a retry answered from the record, send an idempotency key (Idempotency-Key over REST, idempotencyKey over MCP) or start a run of proxy_default through praxec.command."
+
+// Unrecorded gives ce, an outcome-unknown, the hint of a call nothing
+// recorded (UnrecordedHint); other errors are returned as they are.
+func Unrecorded(ce *contracts.Error) *contracts.Error {
+	if ce == nil || ce.Code != contracts.CodeOutcomeUnknown {
+		return ce
+	}
+	c := *ce
+	c.Hint = UnrecordedHint
+	return &c
+}
+
 // contractError turns a failed call into the answer of the move that made
 // it; workflowID, when set, gives the answer a link to read the workflow
 // back.
