@@ -84,4 +84,3 @@ func (s *Store) RateReplicas(ctx context.Context, id string, window time.Duratio
 	}
 	return max(n, 1), nil
 }
-
