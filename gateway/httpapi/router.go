@@ -86,7 +86,7 @@ type server struct {
 	// tenantRule are server.limits' (tenantRule Off when unset).
 	limiter                   ratelimit.Limiter
 	principalRule, tenantRule ratelimit.Rule
-	queryTypes  map[string]map[string]string // tool -> property -> JSON type
+	queryTypes                map[string]map[string]string // tool -> property -> JSON type
 	// challenger is scopeChallenge as /mcp's requests carry it, made once.
 	challenger auth.ChallengeFunc
 }

@@ -39,11 +39,11 @@ func TestLocal(t *testing.T) {
 		ok   bool
 	}{
 		{"a", r, 0, true}, {"a", r, 0, true}, {"a", r, 0, true},
-		{"a", r, 0, false},                  // the burst is spent
-		{"b", r, 0, true},                   // another key
-		{"a", r, time.Second, true},         // a token a second
-		{"a", r, time.Second, false},        // and only one
-		{"a", ratelimit.Rule{}, 0, true},    // Off admits
+		{"a", r, 0, false},               // the burst is spent
+		{"b", r, 0, true},                // another key
+		{"a", r, time.Second, true},      // a token a second
+		{"a", r, time.Second, false},     // and only one
+		{"a", ratelimit.Rule{}, 0, true}, // Off admits
 		{"c", ratelimit.Rule{Rate: -1}, 0, true},
 	}
 	for i, st := range steps {
