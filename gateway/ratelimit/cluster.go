@@ -45,8 +45,9 @@ import (
 // A lease that fails (an error, or no answer within StoreTimeout) puts the
 // replica in fallback for RetryStore: it spends the tokens it still
 // holds, then admits each key from an in-process bucket holding its share
-// of the budget (Rate/N and Burst/N, N the replicas that took tokens
-// within the last 15s as last counted), so the cluster stays within about
+// of the budget (Rate/N and Burst/N, N the replicas alive within the last three
+// heartbeats, 6s, as last counted: a replica started less than a heartbeat
+// before the database went away may be missing from the count), so the cluster stays within about
 // the configured limit instead of admitting without bound. It is logged
 // (at the change) and visible in /metrics (praxa_rate_limit_fallback).
 // After RetryStore one request tries the database again; the others keep
@@ -78,13 +79,15 @@ type ClusterOptions struct {
 	// SliceFor's default, a tenth of a second of the rate, at least 1 and
 	// at most a quarter of the burst). It bounds the error: see Cluster.
 	Slice int
-	// StoreTimeout bounds one lease (default 250ms).
+	// StoreTimeout bounds one lease (default 1s): a request that holds
+	// no token waits at most this long for the database before the
+	// fallback answers it.
 	StoreTimeout time.Duration
 	// RetryStore is how long the replica keeps to the fallback after a
 	// failed lease before it tries the database again (default 1s).
 	RetryStore time.Duration
 	// Heartbeat is how often Run says the replica is alive and counts the
-	// replicas (default 5s); a replica counts for three heartbeats.
+	// replicas (default 2s); a replica counts for three heartbeats.
 	Heartbeat time.Duration
 }
 
@@ -109,13 +112,13 @@ func NewCluster(b store.RateBuckets, log *slog.Logger, o ClusterOptions) *Cluste
 		log = slog.Default()
 	}
 	if o.StoreTimeout <= 0 {
-		o.StoreTimeout = 250 * time.Millisecond
+		o.StoreTimeout = time.Second
 	}
 	if o.RetryStore <= 0 {
 		o.RetryStore = time.Second
 	}
 	if o.Heartbeat <= 0 {
-		o.Heartbeat = 5 * time.Second
+		o.Heartbeat = 2 * time.Second
 	}
 	id := make([]byte, 8)
 	rand.Read(id)

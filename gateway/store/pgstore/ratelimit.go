@@ -12,6 +12,11 @@ import (
 
 var _ store.RateBuckets = (*Store)(nil)
 
+// ratePoolConns is the size of the rate limits' own pool: a lease is one
+// short statement, so two connections serve a replica's leases, and they
+// never wait for a transaction's connection.
+const ratePoolConns = 2
+
 // refilled is the level of bucket b refilled to the database's now ($2
 // the rate, $3 the burst): what it held plus what the time since its last
 // take adds, capped at the burst. A transaction that started before the
@@ -35,7 +40,7 @@ ON CONFLICT (key) DO UPDATE SET
 RETURNING granted, tokens`)
 
 // TakeTokens implements store.RateBuckets: one statement, one round trip,
-// outside any transaction of Update.
+// outside any transaction of Update, on the rate limits' own pool.
 func (s *Store) TakeTokens(ctx context.Context, key string, rate float64, burst, want int) (int, time.Duration, error) {
 	if s.closed.Load() {
 		return 0, 0, store.ErrClosed
@@ -45,7 +50,7 @@ func (s *Store) TakeTokens(ctx context.Context, key string, rate float64, burst,
 	}
 	var granted int
 	var left float64
-	if err := s.pool.QueryRow(ctx, takeSQL, key, rate, burst, want).Scan(&granted, &left); err != nil {
+	if err := s.rate.QueryRow(ctx, takeSQL, key, rate, burst, want).Scan(&granted, &left); err != nil {
 		return 0, 0, s.fail("take tokens", err)
 	}
 	if granted > 0 {
@@ -66,18 +71,18 @@ func (s *Store) RateReplicas(ctx context.Context, id string, window time.Duratio
 	if s.closed.Load() {
 		return 0, store.ErrClosed
 	}
-	if _, err := s.pool.Exec(ctx, `INSERT INTO rate_replicas (id, seen_at) VALUES ($1, now())
+	if _, err := s.rate.Exec(ctx, `INSERT INTO rate_replicas (id, seen_at) VALUES ($1, now())
 		ON CONFLICT (id) DO UPDATE SET seen_at = now()`, id); err != nil {
 		return 0, s.fail("rate replicas", err)
 	}
 	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM rate_replicas WHERE seen_at > now() - make_interval(secs => $1::float8)`,
+	if err := s.rate.QueryRow(ctx, `SELECT count(*) FROM rate_replicas WHERE seen_at > now() - make_interval(secs => $1::float8)`,
 		window.Seconds()).Scan(&n); err != nil {
 		return 0, s.fail("rate replicas", err)
 	}
-	_, err := s.pool.Exec(ctx, `DELETE FROM rate_buckets WHERE full_at < now() - interval '1 minute'`)
+	_, err := s.rate.Exec(ctx, `DELETE FROM rate_buckets WHERE full_at < now() - interval '1 minute'`)
 	if err == nil {
-		_, err = s.pool.Exec(ctx, `DELETE FROM rate_replicas WHERE seen_at < now() - make_interval(secs => $1::float8)`, staleReplicas.Seconds())
+		_, err = s.rate.Exec(ctx, `DELETE FROM rate_replicas WHERE seen_at < now() - make_interval(secs => $1::float8)`, staleReplicas.Seconds())
 	}
 	if err != nil {
 		return 0, s.fail("rate replicas: sweep", err)
