@@ -276,6 +276,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	// The rate limits: cluster-wide on PostgreSQL, in process on SQLite.
 	limiter := ratelimit.New(runCtx, a.store, log, ratelimit.ClusterOptions{Slice: cfg.Server.Limits.ClusterSlice})
 	metrics.RegisterLimiter(limiter)
+	a.service.SetLimiter(limiter) // capabilities.X.limits
 
 	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
 	if err != nil {

@@ -394,6 +394,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 	g.Metrics.RegisterQuotas(g.Service) // as serve.go
 	g.Limiter = ratelimit.New(runCtx, st, log, ratelimit.ClusterOptions{Slice: cfg.Server.Limits.ClusterSlice})
 	g.Metrics.RegisterLimiter(g.Limiter)
+	g.Service.SetLimiter(g.Limiter)
 	g.Handler = httpapi.New(httpapi.Options{
 		MCP:     mcpHandler,
 		MCPTool: mcpOpts.Registers,
