@@ -389,7 +389,10 @@ func TestQuotaCaseWithoutQuota(t *testing.T) {
 	iss := startIssuer(t)
 	base := gatewaytest.New(t, &gatewaytest.Options{
 		Issuer: &gatewaytest.Issuer{Issuer: iss.Issuer, URL: iss.URL()},
-		Edit:   func(cfg *config.Config) { cfg.Auth.Resource = resource },
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			cfg.Server.Quotas = config.Quotas{} // the embedded examples give the quota tenant one
+		},
 	}).URL
 	_, byID := runSuite(t, conformance.Target{BaseURL: base, Tokens: iss.Tokens(resource)}, &conformance.Options{Cases: []string{"ERR-007"}})
 	r := byID["ERR-007"]
