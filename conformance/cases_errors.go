@@ -13,6 +13,10 @@ import (
 	"github.com/praxa/praxa/contracts"
 )
 
+// maxQuotaProbe is how many missions ERR-007 opens for the quota tenant
+// before it concludes that the target gives it no quota to meet.
+const maxQuotaProbe = 20
+
 func errorCases() []Case {
 	return []Case{
 		{ID: "ERR-001", Group: GroupErrors, Proves: "standards #57, section 0 (RFC 9457 problem details)",
@@ -103,6 +107,39 @@ func errorCases() []Case {
 				}
 				env := t.toolError("tools/call without missions:write", &res)
 				t.check(env.Error.Code == contracts.CodeInsufficientScope, "want insufficient-scope, got %s", env.Error.Code)
+			}},
+		{ID: "ERR-007", Group: GroupErrors, Proves: "tenant quotas (server.quotas): 429 quota-exceeded, nothing written",
+			Title:      "At a tenant's open-missions quota a creation answers 429 quota-exceeded (problem+json, errors naming the quota, links to what is open), writes nothing and consumes no idempotency key",
+			Operations: []string{"createMission"}, Run: func(t *T) {
+				t.needDeploy()
+				tok := t.token(TenantQuota)
+				path := mustTool(contracts.ToolCreateMission).Path
+				body := map[string]any{"goal": "conformance: fill the quota", "definitionId": deployPipeline}
+				var refused *response
+				var key string
+				for range maxQuotaProbe {
+					key = newKey()
+					resp := t.post(path, tok, key, body)
+					if resp.Status == http.StatusTooManyRequests && resp.Problem != nil && resp.Problem.Code == contracts.CodeQuotaExceeded {
+						refused = resp
+						break
+					}
+					t.expectStatus("aura_create_mission below the quota", resp, http.StatusCreated, http.StatusOK)
+				}
+				if refused == nil {
+					t.Skipf("the target let tenant %q open %d missions without a quota-exceeded: give it a small open-missions quota "+
+						"(praxa: server.quotas.tenants.%s.openMissions: 2) to run this case", TenantQuota, maxQuotaProbe, DefaultTenantQuota)
+				}
+				t.problemShape("quota-exceeded", refused)
+				p := refused.Problem
+				t.check(len(p.Errors) == 1 && p.Errors[0].Keyword == "quota" && p.Errors[0].Detail == "openMissions",
+					"quota-exceeded: errors %+v, want one naming the quota openMissions", p.Errors)
+				t.check(len(p.Links) > 0, "quota-exceeded: no link to what the tenant holds open")
+				t.check(p.Retryable, "quota-exceeded: not retryable")
+				// Nothing was stored under the key: the same request
+				// with it is refused again, not replayed.
+				again := t.post(path, tok, key, body)
+				t.expectProblem("the refused request sent again with its key", again, http.StatusTooManyRequests, contracts.CodeQuotaExceeded)
 			}},
 	}
 }

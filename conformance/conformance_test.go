@@ -37,8 +37,13 @@ func startGateway(t *testing.T, iss *conformance.Issuer, wrap func(http.Handler)
 	t.Helper()
 	return gatewaytest.New(t, &gatewaytest.Options{
 		Issuer: &gatewaytest.Issuer{Issuer: iss.Issuer, URL: iss.URL()},
-		Edit:   func(cfg *config.Config) { cfg.Auth.Resource = resource },
-		Wrap:   wrap,
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			// ERR-007 fills this tenant's quota, and only this one's.
+			two := 2
+			cfg.Server.Quotas.Tenants = map[string]config.QuotaOverride{conformance.DefaultTenantQuota: {OpenMissions: &two}}
+		},
+		Wrap: wrap,
 	}).URL
 }
 
@@ -76,9 +81,13 @@ func TestRealGateway(t *testing.T) {
 	iss := startIssuer(t)
 	base := startGateway(t, iss, nil)
 	target := conformance.Target{BaseURL: base, Tokens: iss.Tokens(resource)}
-	rep, _ := runSuite(t, target, nil)
+	rep, byID := runSuite(t, target, nil)
 	if len(rep.Results) != len(conformance.Cases()) {
 		t.Fatalf("%d results for %d cases", len(rep.Results), len(conformance.Cases()))
+	}
+	// The quota tenant has a quota here (startGateway): ERR-007 runs.
+	if r := byID["ERR-007"]; r.Verdict != conformance.Pass {
+		t.Errorf("ERR-007 against a gateway with a quota for %s: %s %s", conformance.DefaultTenantQuota, r.Verdict, r.Reason)
 	}
 	for _, r := range rep.Results {
 		switch r.Verdict {
@@ -393,5 +402,24 @@ func TestExecutorCases(t *testing.T) {
 		if r.Group != conformance.GroupExecutors || r.Verdict != conformance.Pass {
 			t.Errorf("%s (%s): %s %s", r.ID, r.Group, r.Verdict, r.Reason)
 		}
+	}
+}
+
+// TestQuotaCaseWithoutQuota: against a gateway that gives the quota
+// tenant no quota, ERR-007 skips, saying how to configure one, and opens
+// no mission of tenants A and B.
+func TestQuotaCaseWithoutQuota(t *testing.T) {
+	iss := startIssuer(t)
+	base := gatewaytest.New(t, &gatewaytest.Options{
+		Issuer: &gatewaytest.Issuer{Issuer: iss.Issuer, URL: iss.URL()},
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			cfg.Server.Quotas = config.Quotas{} // the embedded examples give the quota tenant one
+		},
+	}).URL
+	_, byID := runSuite(t, conformance.Target{BaseURL: base, Tokens: iss.Tokens(resource)}, &conformance.Options{Cases: []string{"ERR-007"}})
+	r := byID["ERR-007"]
+	if r.Verdict != conformance.Skip || !strings.Contains(r.Reason, "server.quotas.tenants."+conformance.DefaultTenantQuota) {
+		t.Fatalf("ERR-007 without a quota: %s %q, want a skip naming the configuration", r.Verdict, r.Reason)
 	}
 }

@@ -16,10 +16,13 @@ import (
 // the objects the cases create, tenant B tries to reach them.
 type Tenant string
 
-// The two tenants.
+// The two tenants, and a third that only the quota case uses: the target
+// is configured with a small quota for it (server.quotas.tenants), so
+// filling it up leaves tenants A and B alone.
 const (
-	TenantA Tenant = "a"
-	TenantB Tenant = "b"
+	TenantA     Tenant = "a"
+	TenantB     Tenant = "b"
+	TenantQuota Tenant = "quota"
 )
 
 // ErrNoToken is returned by a Tokens that cannot supply the token asked
@@ -87,6 +90,7 @@ func AllScopes() []string {
 const (
 	DefaultTenantA     = "conformance-a"
 	DefaultTenantB     = "conformance-b"
+	DefaultTenantQuota = "conformance-quota"
 	DefaultTenantClaim = "tenant_id"
 )
 
@@ -102,9 +106,9 @@ type IssuerTokens struct {
 	// TenantClaim names the claim that carries the tenant (default
 	// tenant_id).
 	TenantClaim string
-	// TenantA and TenantB are the tenants' names (defaults conformance-a
-	// and conformance-b).
-	TenantA, TenantB string
+	// TenantA, TenantB and TenantQuota are the tenants' names (defaults
+	// conformance-a, conformance-b and conformance-quota).
+	TenantA, TenantB, TenantQuota string
 	// TTL is the lifetime of the tokens (default 15 minutes).
 	TTL time.Duration
 }
@@ -119,8 +123,14 @@ func (it *IssuerTokens) tenantName(t Tenant) string {
 	if b == "" {
 		b = DefaultTenantB
 	}
-	if t == TenantB {
+	switch t {
+	case TenantB:
 		return b
+	case TenantQuota:
+		if it.TenantQuota != "" {
+			return it.TenantQuota
+		}
+		return DefaultTenantQuota
 	}
 	return a
 }
@@ -260,7 +270,7 @@ type PreMinted struct {
 func (p PreMinted) Token(_ context.Context, tenant Tenant, scopes []string) (string, error) {
 	all := AllScopes()
 	sorted := slices.Sorted(slices.Values(scopes))
-	if slices.Equal(sorted, all) {
+	if slices.Equal(sorted, all) && tenant != TenantQuota {
 		tok := p.A
 		if tenant == TenantB {
 			tok = p.B

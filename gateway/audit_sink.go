@@ -139,6 +139,10 @@ type sinkStore struct {
 	sink *AuditSink
 }
 
+// Unwrap returns the store the sink wraps (store.BucketsOf looks through
+// it for the shared rate buckets).
+func (s *sinkStore) Unwrap() store.Store { return s.Store }
+
 func (s *sinkStore) Update(ctx context.Context, fn func(ctx context.Context, tx store.Tx) error) error {
 	var events []store.Event
 	err := s.Store.Update(ctx, func(ctx context.Context, tx store.Tx) error {

@@ -52,8 +52,8 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 	if key == "" {
 		// A versioned operation sent without a key: its own rules
 		// deduplicate it.
-		if err := s.deniedMove(ctx, p, tool, op, e); err != nil {
-			return &Result{Err: err}
+		if refused := s.refusedMove(ctx, p, tool, op, e); refused != nil {
+			return refused
 		}
 		run := func(ctx context.Context) *Result {
 			if op.prepare != nil {
@@ -87,15 +87,16 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 			return res
 		}
 	}
-	// Policy comes after the replay of a completed request and before
-	// anything runs; a denial consumes no key.
-	if err := s.deniedMove(ctx, p, tool, op, e); err != nil {
+	// Policy and a capability's rate limit come after the replay of a
+	// completed request and before anything runs; a refusal consumes no
+	// key.
+	if refused := s.refusedMove(ctx, p, tool, op, e); refused != nil {
 		if op.prepare == nil {
 			if res := s.replayCompleted(ctx, p, tool, e, ns, key, fp); res != nil {
 				return res
 			}
 		}
-		return &Result{Err: err}
+		return refused
 	}
 	// Within one process, a second request with a key whose first request
 	// is still running answers 409 at once instead of queueing behind it.

@@ -57,6 +57,8 @@ type Service struct {
 	// imports is the import state of the proxy.import connections a
 	// Reloader publishes (imports.go); nil before the first.
 	imports atomic.Pointer[[]ImportState]
+	// limiter enforces the capabilities' rate limits (ratelimits.go).
+	limiter atomic.Pointer[limiterBox]
 }
 
 // Options configure a Service. The zero value is usable.
@@ -141,6 +143,7 @@ func New(st store.Store, opts *Options) *Service {
 		workflows: o.Workflows}
 	s.policy.Store(&o.Policy)
 	s.quotas.quotas.Store(&o.Quotas)
+	s.SetLimiter(nil)
 	s.owner, s.leaseTTL = newID("gw"), o.LeaseTTL
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL

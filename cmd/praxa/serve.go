@@ -22,6 +22,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
@@ -272,6 +273,10 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	metrics.CounterFunc("praxa_runs_expired_total", "Idle proxy_default runs the run sweeper moved to the terminal state expired.",
 		func() float64 { return float64(a.service.RunsExpired()) })
 	metrics.RegisterQuotas(a.service)
+	// The rate limits: cluster-wide on PostgreSQL, in process on SQLite.
+	limiter := ratelimit.New(runCtx, a.store, log, ratelimit.ClusterOptions{Slice: cfg.Server.Limits.ClusterSlice})
+	metrics.RegisterLimiter(limiter)
+	a.service.SetLimiter(limiter) // capabilities.X.limits
 
 	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
 	if err != nil {
@@ -314,7 +319,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		MCP:     mcpHandler,
 		MCPTool: mcpOpts.Registers,
 		OpenAPI: openAPI,
-		Service: a.service, Auth: verifier, Config: cfg, Metrics: metrics, Logger: log,
+		Service: a.service, Auth: verifier, Config: cfg, Metrics: metrics, Logger: log, Limiter: limiter,
 		AccessLog:   slog.New(slog.NewJSONHandler(a.access, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Revocations: revs, Issuers: issuers,
 		Ready: func(ctx context.Context) error {

@@ -41,6 +41,11 @@ type Capability struct {
 	// Annotations set the capability's MCP tool annotations; the hints
 	// left out are derived from the executor (ExposedCapability.Hints).
 	Annotations *Annotations `json:"annotations,omitempty"`
+	// Limits is a token bucket shared by every call of the capability,
+	// of every tenant and principal, however it is reached (an exposure,
+	// a capability that wraps it): the upstream's budget. Cluster-wide
+	// on PostgreSQL, as server.limits.
+	Limits *Rate `json:"limits,omitempty"`
 }
 
 // Reliability bounds the run of a capability and says what may be tried
@@ -184,6 +189,17 @@ type ExposedCapability struct {
 	// Annotations are the annotations the configuration sets (nil: none);
 	// Hints completes them from the executor.
 	Annotations *Annotations
+	// Limits are the limits of the capabilities it stands for that set
+	// one (it and those it wraps, innermost first): a call spends a token
+	// of each.
+	Limits []CapabilityLimit
+}
+
+// CapabilityLimit is the limit of one capability under capabilities.
+type CapabilityLimit struct {
+	// Capability is the id under capabilities: the bucket's key.
+	Capability string
+	Rate       Rate
 }
 
 // Exposed resolves the capabilities the proxy surface offers, in a stable
@@ -310,6 +326,9 @@ func (c *Config) resolveCapability(id string, depth int) (ExposedCapability, boo
 		x.Reliability = cp.Reliability
 	}
 	x.Annotations = x.Annotations.overlay(cp.Annotations)
+	if cp.Limits != nil {
+		x.Limits = append(slices.Clone(x.Limits), CapabilityLimit{Capability: id, Rate: *cp.Limits})
+	}
 	return x, true
 }
 

@@ -6,7 +6,10 @@
 // together.
 package config
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Config is a loaded, validated configuration. The zero value, after
 // Defaults, is the embedded default: no issuers, which means every /v8 call
@@ -112,6 +115,29 @@ type Limits struct {
 	// rate disables the limit.
 	RatePerSecond float64 `json:"ratePerSecond,omitempty"`
 	Burst         int     `json:"burst,omitempty"`
+	// Tenant, when set, is a token bucket per tenant, shared by all of
+	// its principals, on top of each principal's (unset: none).
+	Tenant *Rate `json:"tenant,omitempty"`
+	// ClusterSlice is the most tokens of one bucket a replica leases at
+	// once on PostgreSQL (0: a tenth of a second of the rate, at least 1
+	// and at most a quarter of the burst). With N replicas the cluster
+	// admits at most N*ClusterSlice above a limit (ratelimit.Cluster).
+	ClusterSlice int `json:"clusterSlice,omitempty"`
+}
+
+// Rate is a token bucket: RatePerSecond requests a second sustained, at
+// most Burst at once (default twice the rate, at least 1).
+type Rate struct {
+	RatePerSecond float64 `json:"ratePerSecond"`
+	Burst         int     `json:"burst,omitempty"`
+}
+
+// BurstOrDefault is r's burst, or twice its rate (at least 1) when unset.
+func (r *Rate) BurstOrDefault() int {
+	if r.Burst > 0 {
+		return r.Burst
+	}
+	return max(1, int(math.Ceil(2*r.RatePerSecond)))
 }
 
 // Idempotency configures idempotency-record retention.

@@ -36,6 +36,7 @@ import (
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
@@ -137,6 +138,9 @@ type Gateway struct {
 	Revocations *gateway.Revocations
 	// Verifier verifies bearer tokens.
 	Verifier *auth.Verifier
+	// Limiter enforces the rate limits (ratelimit.New: cluster-wide on
+	// PostgreSQL).
+	Limiter ratelimit.Limiter
 	// Metrics are the metrics /metrics exposes.
 	Metrics *httpapi.Metrics
 	// Issuer is the issuer the gateway trusts.
@@ -404,11 +408,14 @@ func New(t testing.TB, opts *Options) *Gateway {
 	}
 	g.Metrics = httpapi.NewMetrics()
 	g.Metrics.RegisterQuotas(g.Service) // as serve.go
+	g.Limiter = ratelimit.New(runCtx, st, log, ratelimit.ClusterOptions{Slice: cfg.Server.Limits.ClusterSlice})
+	g.Metrics.RegisterLimiter(g.Limiter)
+	g.Service.SetLimiter(g.Limiter)
 	g.Handler = httpapi.New(httpapi.Options{
 		MCP:     mcpHandler,
 		MCPTool: mcpOpts.Registers,
 		OpenAPI: doc,
-		Service: g.Service, Auth: g.Verifier, Config: cfg, Metrics: g.Metrics, Logger: log,
+		Service: g.Service, Auth: g.Verifier, Config: cfg, Metrics: g.Metrics, Logger: log, Limiter: g.Limiter,
 		Revocations: g.Revocations, Issuers: []string{g.Issuer.URL}, Now: o.Now,
 		Ready: func(ctx context.Context) error {
 			_, err := st.RevokedSince(ctx, time.Now())

@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/praxa/praxa/gateway/ratelimit"
 )
 
 // Metrics are the gateway's Prometheus metrics, on a registry of their own.
@@ -58,7 +60,7 @@ func NewMetrics() *Metrics {
 			Name: "praxa_idempotency_total", Help: "Idempotency outcomes: replayed, reused (422), in_progress (409).",
 		}, []string{"outcome"}),
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "praxa_rate_limited_total", Help: "Requests refused by the per-principal rate limit.",
+			Name: "praxa_rate_limited_total", Help: "Requests refused by a rate limit (server.limits: per principal, per tenant).",
 		}),
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.authRefusals, m.idempotency, m.rateLimited,
@@ -107,4 +109,31 @@ func (m *Metrics) observe(route, method, mcpMethod, mcpTool string, status int, 
 	b := v.(*boundRequest)
 	b.requests.Inc()
 	b.latency.Observe(d.Seconds())
+}
+
+// RegisterLimiter exposes the counters of a cluster-wide rate limiter
+// (ratelimit.Cluster): its leases from the database, their failures, and
+// whether the replica is in fallback (admitting its share of every limit
+// in process because the database cannot be reached). An in-process
+// limiter has none.
+func (m *Metrics) RegisterLimiter(l ratelimit.Limiter) {
+	c, ok := l.(*ratelimit.Cluster)
+	if !ok {
+		return
+	}
+	m.CounterFunc("praxa_rate_limit_leases_total", "Slices of a rate limit's budget this replica asked the database for.",
+		func() float64 { return float64(c.Stats().Leases) })
+	m.CounterFunc("praxa_rate_limit_lease_errors_total", "Leases of a rate limit's budget that failed: the database could not be reached in time.",
+		func() float64 { return float64(c.Stats().Errors) })
+	m.CounterFunc("praxa_rate_limit_fallback_admits_total", "Requests admitted by the in-process fallback (this replica's share of a limit) while the database could not be reached.",
+		func() float64 { return float64(c.Stats().FallbackAdmits) })
+	m.LabeledGaugeFunc("praxa_rate_limit_fallback", "1 while this replica enforces its share of the rate limits in process because the database cannot be reached, 0 while they are cluster-wide.", nil,
+		func() float64 {
+			if c.Stats().Fallback {
+				return 1
+			}
+			return 0
+		})
+	m.LabeledGaugeFunc("praxa_rate_limit_replicas", "The replicas sharing the rate limits, as last counted (the fallback's share is 1/this).", nil,
+		func() float64 { return float64(c.Stats().Replicas) })
 }

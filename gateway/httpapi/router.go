@@ -23,6 +23,7 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/ratelimit"
 )
 
 // Authenticator verifies a request's bearer token (auth.Verifier does).
@@ -64,6 +65,10 @@ type Options struct {
 	OpenAPI []byte
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Limiter enforces server.limits' rates (nil: an in-process
+	// ratelimit.Local). ratelimit.New picks the cluster-wide one on a
+	// store whose replicas share rate buckets (PostgreSQL).
+	Limiter ratelimit.Limiter
 	// Reload, when set, reloads the configuration for POST
 	// /v8/config/reload (scope config:write) and returns the answer; a
 	// *config.LoadError is answered INVALID_PARAMS with one entry of
@@ -77,8 +82,11 @@ type server struct {
 	Options
 	limits      config.Limits
 	metadataURL string
-	limiter     *limiter
-	queryTypes  map[string]map[string]string // tool -> property -> JSON type
+	// limiter is nil when no rate limit is in force; principalRule and
+	// tenantRule are server.limits' (tenantRule Off when unset).
+	limiter                   ratelimit.Limiter
+	principalRule, tenantRule ratelimit.Rule
+	queryTypes                map[string]map[string]string // tool -> property -> JSON type
 	// challenger is scopeChallenge as /mcp's requests carry it, made once.
 	challenger auth.ChallengeFunc
 }
@@ -99,7 +107,14 @@ func New(o Options) http.Handler {
 	}
 	s := &server{Options: o, limits: o.Config.Server.Limits}
 	s.metadataURL, _ = metadataURL(o.Config.Auth.Resource)
-	s.limiter = newLimiter(s.limits.RatePerSecond, s.limits.Burst)
+	s.principalRule = ratelimit.Rule{Rate: s.limits.RatePerSecond, Burst: s.limits.Burst}
+	s.tenantRule = ratelimit.RuleOf(s.limits.Tenant)
+	if !s.principalRule.Off() || !s.tenantRule.Off() {
+		s.limiter = o.Limiter
+		if s.limiter == nil {
+			s.limiter = ratelimit.NewLocal()
+		}
+	}
 	s.challenger = s.scopeChallenge
 	s.queryTypes = map[string]map[string]string{}
 	for t := range contracts.All() {

@@ -15,6 +15,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/strictjson"
 )
 
@@ -90,10 +91,19 @@ func (s *server) authenticate(w http.ResponseWriter, r *http.Request, scope cont
 		if s.limiter == nil { // no rate limit: skip the namespace's hash
 			return p, true
 		}
-		if ok, retry := s.limiter.allow(p.Namespace(), s.Now()); !ok {
+		// The principal's bucket first: one caller over its own limit
+		// spends nothing of its tenant's.
+		now := s.Now()
+		who := "principal"
+		ok, retry := s.limiter.Allow(r.Context(), ratelimit.PrincipalKey(p.Namespace()), s.principalRule, now)
+		if ok && !s.tenantRule.Off() {
+			who = "tenant"
+			ok, retry = s.limiter.Allow(r.Context(), ratelimit.TenantKey(p.Tenant), s.tenantRule, now)
+		}
+		if !ok {
 			s.Metrics.rateLimited.Inc()
-			w.Header().Set("Retry-After", retry)
-			writeProblem(w, 0, contracts.Errorf(contracts.CodeRateLimited, "this principal sends too many requests"), rid)
+			w.Header().Set("Retry-After", ratelimit.RetryAfter(retry))
+			writeProblem(w, 0, contracts.Errorf(contracts.CodeRateLimited, "this %s sends too many requests", who), rid)
 			return nil, false
 		}
 		return p, true

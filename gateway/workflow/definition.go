@@ -33,6 +33,8 @@ type Definition struct {
 	proxy bool
 	// outside says a move may reach outside the engine (ReachesOutside).
 	outside bool
+	// limited says a transition has rate limits (Limited).
+	limited bool
 }
 
 // Transition is a compiled transition.
@@ -49,6 +51,9 @@ type Transition struct {
 	// hints are the annotations in force of a proxy capability
 	// (config.ExposedCapability.Hints; nil elsewhere).
 	hints *config.Hints
+	// limits are a proxy capability's rate limits
+	// (config.ExposedCapability.Limits; nil elsewhere).
+	limits []config.CapabilityLimit
 }
 
 // Actor returns the transition's actor, agent by default.

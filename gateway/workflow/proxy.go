@@ -69,6 +69,8 @@ func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 		if t, ok := d.transitions[c.ID]; ok {
 			h := c.Hints()
 			t.hints = &h
+			t.limits = c.Limits
+			d.limited = d.limited || len(c.Limits) > 0
 		}
 		// The retries and fallback executors of a capability that reaches
 		// a connection (see config.Reliability); the fallbacks reach
@@ -94,6 +96,15 @@ func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 	r.set.Store(next)
 	return nil
 }
+
+// Limited reports whether a transition of d has rate limits (a proxy
+// capability with limits).
+func (d *Definition) Limited() bool { return d.limited }
+
+// Limits are the rate limits of a proxy capability: its own and those of
+// the capabilities it wraps (config.ExposedCapability.Limits); none for a
+// transition of a configured workflow.
+func (t *Transition) Limits() []config.CapabilityLimit { return t.limits }
 
 // Proxy reports whether d is the built-in proxy_default workflow.
 func (d *Definition) Proxy() bool { return d.proxy }

@@ -64,6 +64,9 @@ type Options struct {
 // Store is a store.Store on one PostgreSQL database.
 type Store struct {
 	pool *pgxpool.Pool
+	// rate is the rate limits' own small pool (ratelimit.go): a lease
+	// never queues behind the transactions of pool.
+	rate *pgxpool.Pool
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -100,7 +103,16 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool}, nil
+	// It connects on first use: a command that takes no tokens opens
+	// no connection for it.
+	rcfg := cfg.Copy()
+	rcfg.MaxConns, rcfg.MinConns = ratePoolConns, 0
+	rate, err := pgxpool.NewWithConfig(ctx, rcfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	return &Store{pool: pool, rate: rate}, nil
 }
 
 // migrate applies the embedded migrations not yet recorded in
@@ -245,6 +257,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
 		s.pool.Close()
+		s.rate.Close()
 	})
 	return nil
 }

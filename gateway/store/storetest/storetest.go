@@ -74,6 +74,9 @@ func Run(t *testing.T, factory Factory) {
 		{"PendingSubjects", testPendingSubjects},
 		{"TenantUsage", testTenantUsage},
 		{"QuotaSerialized", testQuotaSerialized},
+		{"RateBuckets", testRateBuckets},
+		{"RateBucketsRace", testRateBucketsRace},
+		{"RateReplicas", testRateReplicas},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

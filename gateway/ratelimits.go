@@ -1,0 +1,84 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/ratelimit"
+)
+
+// limiterBox holds the Limiter behind an atomic pointer.
+type limiterBox struct{ l ratelimit.Limiter }
+
+// SetLimiter sets the limiter the capabilities' rate limits
+// (capabilities.X.limits) spend their tokens from: the one the REST edge
+// uses for server.limits (ratelimit.New: cluster-wide on PostgreSQL). nil
+// restores the default, an in-process ratelimit.Local.
+func (s *Service) SetLimiter(l ratelimit.Limiter) {
+	if l == nil {
+		l = ratelimit.NewLocal()
+	}
+	s.limiter.Store(&limiterBox{l: l})
+}
+
+// refusedMove is the refusal of a mutating call before anything of it
+// runs: the destructive-action policy (deniedMove), then the rate limits
+// of the capability the call fires, answered with Retry-After; nil when
+// the call may go on.
+func (s *Service) refusedMove(ctx context.Context, p *auth.Principal, tool contracts.Tool, op operation, e *env) *Result {
+	if err := s.deniedMove(ctx, p, tool, op, e); err != nil {
+		return &Result{Err: err}
+	}
+	if op.fires == nil {
+		return nil
+	}
+	d, ok := s.workflows.Lookup(config.ProxyDefaultWorkflow)
+	if !ok || !d.Limited() {
+		return nil // no capability has limits: nothing to read
+	}
+	def, id, err := op.fires(ctx, e)
+	if err != nil {
+		return &Result{Err: asContractError(err)}
+	}
+	if def != config.ProxyDefaultWorkflow {
+		return nil
+	}
+	if err, wait := s.limitedCapability(ctx, id); err != nil {
+		return &Result{Err: err, Header: map[string]string{"Retry-After": ratelimit.RetryAfter(wait)}}
+	}
+	return nil
+}
+
+// limitedCapability spends one token of each rate limit of the proxy
+// capability id (its own and those of the capabilities it wraps), before
+// the call does anything: at a limit it answers rate-limited and how
+// long until a token is back. Tokens spent on the limits before the one
+// that refuses stay spent (the call counted against them). An id that
+// names no capability passes: the move refuses it itself.
+func (s *Service) limitedCapability(ctx context.Context, id string) (*contracts.Error, time.Duration) {
+	d, ok := s.workflows.Lookup(config.ProxyDefaultWorkflow)
+	if !ok || !d.Limited() {
+		return nil, 0
+	}
+	t, ok := d.Transition(id)
+	if !ok {
+		return nil, 0
+	}
+	lim := s.limiter.Load().l
+	now := s.now()
+	for _, cl := range t.Limits() {
+		rule := ratelimit.RuleOf(&cl.Rate)
+		if ok, wait := lim.Allow(ctx, ratelimit.CapabilityKey(cl.Capability), rule, now); !ok {
+			return &contracts.Error{Code: contracts.CodeRateLimited,
+				Message: fmt.Sprintf("the capability %s is called too often: its limit is %s calls a second (burst %d), shared by every caller",
+					cl.Capability, strconv.FormatFloat(rule.Rate, 'f', -1, 64), rule.Burst),
+				Hint: "Retry in " + ratelimit.RetryAfter(wait) + "s (Retry-After); the capability's limit (capabilities." + cl.Capability + ".limits) protects its upstream."}, wait
+		}
+	}
+	return nil, 0
+}
