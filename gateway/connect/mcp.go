@@ -13,11 +13,13 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -76,6 +78,15 @@ type mcpConn struct {
 	// secrets are the configured values an error text must not carry
 	// (see redact).
 	secrets []string
+	// auth obtains the bearer token of a URL connection's requests (nil:
+	// none); bearer is the token its session's requests carry, set before
+	// each call. A connection that acts as the caller (token-exchange)
+	// holds no session of its own: callers holds one connection per
+	// caller, each with its session.
+	auth    *tokenAuth
+	tokens  *Tokens
+	bearer  atomic.Pointer[string]
+	callers *callerSessions
 
 	mu      sync.Mutex
 	cs      *mcp.ClientSession
@@ -110,6 +121,10 @@ func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
 		secrets: secretValues(c, o.Getenv)}
 	if c.URL != "" {
 		conn.transport = newTransport()
+		conn.auth, conn.tokens = newTokenAuth(name, config.ExecutorMCP, c, o.Getenv), o.Tokens
+		if conn.auth.perCaller() {
+			conn.callers = newCallerSessions(conn, o)
+		}
 	}
 	return conn
 }
@@ -229,8 +244,12 @@ func (c *mcpConn) dial(ctx context.Context) (*mcp.ClientSession, *exec.Cmd, erro
 			}
 			headers[k] = s
 		}
+		var rt http.RoundTripper = headerTransport{headers: headers, next: drainTransport{next: c.transport}}
+		if c.auth != nil {
+			rt = bearerTransport{bearer: &c.bearer, next: rt}
+		}
 		transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, DisableStandaloneSSE: true,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: headers, next: drainTransport{next: c.transport}}}}
+			HTTPClient: &http.Client{Transport: rt}}
 	} else {
 		env, missing := childEnv(c.cfg.Env, c.getenv)
 		if len(missing) > 0 {
@@ -326,6 +345,19 @@ func (c *mcpConn) markDead(cs *mcp.ClientSession) {
 // close ends the session and kills its process group; an open in progress
 // is cancelled and waited for, so that no child it started outlives it.
 func (c *mcpConn) close() error {
+	c.closeSession()
+	if c.callers != nil {
+		c.callers.close()
+	}
+	if c.transport != nil {
+		c.transport.CloseIdleConnections()
+	}
+	return nil
+}
+
+// closeSession is close without the HTTP transport, which a caller's
+// session shares with its connection.
+func (c *mcpConn) closeSession() {
 	c.mu.Lock()
 	c.closed = true
 	o := c.opening
@@ -335,10 +367,6 @@ func (c *mcpConn) close() error {
 		o.cancel()
 		<-o.done
 	}
-	if c.transport != nil {
-		c.transport.CloseIdleConnections()
-	}
-	return nil
 }
 
 // Starts returns how many sessions the connection opened.
@@ -348,8 +376,26 @@ func (c *mcpConn) Starts() int {
 	return c.starts
 }
 
-// call calls one tool.
+// call calls one tool: on the connection's session, or on the session of
+// the caller ctx carries when the connection acts as the caller. A call
+// whose upstream token cannot be had is not sent.
 func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	if c.auth != nil {
+		tok, err := c.tokens.token(ctx, c.auth)
+		if err != nil {
+			return nil, err
+		}
+		if c.callers != nil {
+			cred, _ := auth.CredentialFrom(ctx) // token checked it is there
+			cc, release, err := c.callers.get(cred)
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+			c = cc
+		}
+		c.bearer.Store(&tok)
+	}
 	cs, err := c.session(ctx)
 	if err != nil {
 		return nil, err
@@ -385,6 +431,16 @@ func (c *mcpConn) tools(ctx context.Context) ([]*mcp.Tool, error) {
 
 // toolsWithin is tools where an open it starts may take up to limit.
 func (c *mcpConn) toolsWithin(ctx context.Context, limit time.Duration) ([]*mcp.Tool, error) {
+	if c.callers != nil {
+		return nil, unavailable(config.ExecutorMCP, c.name, "the connection acts as the caller (auth token-exchange): its tools cannot be listed without one")
+	}
+	if c.auth != nil {
+		tok, err := c.tokens.token(ctx, c.auth)
+		if err != nil {
+			return nil, err
+		}
+		c.bearer.Store(&tok)
+	}
 	cs, err := c.sessionWithin(ctx, limit)
 	if err != nil {
 		return nil, err
@@ -491,6 +547,22 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	for k, v := range t.headers {
 		r.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(r)
+}
+
+// bearerTransport sends the connection's current upstream token as
+// Authorization: Bearer; a request made before any token is set goes
+// without one.
+type bearerTransport struct {
+	bearer *atomic.Pointer[string]
+	next   http.RoundTripper
+}
+
+func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if tok := t.bearer.Load(); tok != nil {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+*tok)
 	}
 	return t.next.RoundTrip(r)
 }

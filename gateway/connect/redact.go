@@ -75,7 +75,11 @@ func secretValues(c config.Connection, getenv func(string) string) []string {
 			}
 		}
 	}
-	for _, m := range []map[string]string{c.Headers, c.Env, {"apiKey": c.APIKey}} {
+	values := map[string]string{"apiKey": c.APIKey}
+	if c.Auth != nil {
+		values["clientSecret"], values["privateKey"] = c.Auth.ClientSecret, c.Auth.PrivateKey
+	}
+	for _, m := range []map[string]string{c.Headers, c.Env, values} {
 		for _, v := range m {
 			s, _ := config.Interpolate(v, getenv)
 			add(v, s)
@@ -93,4 +97,17 @@ func redact(s string, secrets []string) string {
 		s = strings.ReplaceAll(s, v, "[redacted]")
 	}
 	return s
+}
+
+// secretList returns the values an error text must not carry, fit for
+// redact: those of minSecret bytes or more, longest first.
+func secretList(vs ...string) []string {
+	var out []string
+	for _, v := range vs {
+		if len(v) >= minSecret && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
 }

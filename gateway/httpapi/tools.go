@@ -87,15 +87,15 @@ func (s *server) authenticate(w http.ResponseWriter, r *http.Request, scope cont
 	rid := requestID(r.Context())
 	p, err := s.Auth.Authenticate(r)
 	if err == nil {
-		if s.limiter == nil { // no rate limit: skip the namespace's hash
-			return p, true
+		if s.limiter != nil { // no rate limit: skip the namespace's hash
+			if ok, retry := s.limiter.allow(p.Namespace(), s.Now()); !ok {
+				s.Metrics.rateLimited.Inc()
+				w.Header().Set("Retry-After", retry)
+				writeProblem(w, 0, contracts.Errorf(contracts.CodeRateLimited, "this principal sends too many requests"), rid)
+				return nil, false
+			}
 		}
-		if ok, retry := s.limiter.allow(p.Namespace(), s.Now()); !ok {
-			s.Metrics.rateLimited.Inc()
-			w.Header().Set("Retry-After", retry)
-			writeProblem(w, 0, contracts.Errorf(contracts.CodeRateLimited, "this principal sends too many requests"), rid)
-			return nil, false
-		}
+		withCredential(r, p)
 		return p, true
 	}
 	reason := auth.Reason(err)
@@ -308,4 +308,17 @@ func propertyTypes(schema json.RawMessage) map[string]string {
 		out[k] = v.Type
 	}
 	return out
+}
+
+// withCredential hands the verified token on in r's context (in place, so
+// every handler that authenticated reads it from r.Context()), for the
+// connections whose auth exchanges it for an upstream token: a move run
+// inside this request acts with this caller's token (auth.Credential,
+// which never formats the token).
+func withCredential(r *http.Request, p *auth.Principal) {
+	tok, err := auth.ExtractBearer(r)
+	if err != nil {
+		return
+	}
+	*r = *r.WithContext(auth.WithCredential(r.Context(), auth.NewCredential(tok, p)))
 }
