@@ -59,9 +59,9 @@ const (
 // revocations reach it: Forget drops what a revoked inbound token
 // obtained. Tokens never appear in its errors or logs.
 type Tokens struct {
-	client  *http.Client
-	now     func() time.Time
-	max     int
+	client *http.Client
+	now    func() time.Time
+	max    int
 
 	mu      sync.Mutex
 	revs    auth.Revocations
