@@ -365,14 +365,24 @@ func (t *Tokens) fetch(ctx context.Context, a *tokenAuth, cred *auth.Credential)
 	}
 	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, maxTokenAnswer))
 	resp.Body.Close()
+	if rerr != nil && resp.StatusCode == http.StatusOK {
+		return "", time.Time{}, a.fail(workflow.OutcomeUnavailable, "the token endpoint %s answered 200, then the answer broke off", urlHost(a.cfg.TokenEndpoint))
+	}
+	return t.answer(a, resp.StatusCode, raw, secrets)
+}
+
+// answer reads a token endpoint's answer: the token and its expiry (zero
+// when the answer gives no lifetime), or the error of a call that was not
+// sent, its text redacted of secrets.
+func (t *Tokens) answer(a *tokenAuth, status int, raw []byte, secrets []string) (string, time.Time, error) {
 	var ans tokenAnswer
 	jerr := json.Unmarshal(raw, &ans)
-	if resp.StatusCode != http.StatusOK {
+	if status != http.StatusOK {
 		outcome := workflow.OutcomeFailed
-		if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout {
+		if status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout {
 			outcome = workflow.OutcomeUnavailable
 		}
-		what := fmt.Sprintf("answered %d", resp.StatusCode)
+		what := fmt.Sprintf("answered %d", status)
 		if jerr == nil && ans.Error != "" {
 			what += " " + clip(redact(ans.Error, secrets), 100)
 			if ans.ErrorDescription != "" {
@@ -385,11 +395,11 @@ func (t *Tokens) fetch(ctx context.Context, a *tokenAuth, cred *auth.Credential)
 		}
 		return "", time.Time{}, a.fail(outcome, "the token endpoint %s %s: %s", urlHost(a.cfg.TokenEndpoint), verb, what)
 	}
-	if rerr != nil || jerr != nil || ans.AccessToken == "" {
+	if jerr != nil || ans.AccessToken == "" {
 		return "", time.Time{}, a.fail(workflow.OutcomeUnavailable, "the token endpoint %s answered 200 without a token", urlHost(a.cfg.TokenEndpoint))
 	}
 	if ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "Bearer") && !strings.EqualFold(ans.TokenType, "N_A") {
-		return "", time.Time{}, a.fail(workflow.OutcomeFailed, "the token endpoint %s issued a %s token; only Bearer tokens are sent", urlHost(a.cfg.TokenEndpoint), clip(ans.TokenType, 40))
+		return "", time.Time{}, a.fail(workflow.OutcomeFailed, "the token endpoint %s issued a %s token; only Bearer tokens are sent", urlHost(a.cfg.TokenEndpoint), clip(redact(ans.TokenType, secrets), 40))
 	}
 	var expiry time.Time
 	if ans.ExpiresIn > 0 {
