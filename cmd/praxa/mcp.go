@@ -169,7 +169,7 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	go revs.Run(runCtx)
 	fmt.Fprintf(env.stderr, "praxa mcp: serving %s tools on stdio for %s (tenant %s)\n", toolSet, p.Subject, p.Tenant)
 	bind := func(ctx context.Context) (*auth.Principal, error) { return verifier.Verify(ctx, tok) }
-	local := &mcpadapter.Local{Service: svc, Bind: bind, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
+	local := &mcpadapter.Local{Service: svc, Bind: bind, Credential: auth.NewCredential(tok, p), MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
 		IDs: func(context.Context) (string, string) { return ids.Request(), ids.Trace() }}
 	reloader := newReloader(reloaderOptions{log: log, stderr: env.stderr, service: svc, conns: conns, direct: direct,
 		path: path, dev: f.dev, addr: f.addr, running: cfg, tokens: built.tokens})
