@@ -379,23 +379,32 @@ func (c *mcpConn) Starts() int {
 // call calls one tool: on the connection's session, or on the session of
 // the caller ctx carries when the connection acts as the caller. A call
 // whose upstream token cannot be had is not sent.
-func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+// It also returns the upstream token the call carried ("" when none),
+// which its output must not carry.
+func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, string, error) {
+	var tok string
 	if c.auth != nil {
-		tok, err := c.tokens.token(ctx, c.auth)
-		if err != nil {
-			return nil, err
+		var err error
+		if tok, err = c.tokens.token(ctx, c.auth); err != nil {
+			return nil, "", err
 		}
 		if c.callers != nil {
 			cred, _ := auth.CredentialFrom(ctx) // token checked it is there
 			cc, release, err := c.callers.get(cred)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			defer release()
 			c = cc
 		}
 		c.bearer.Store(&tok)
 	}
+	res, err := c.callOn(ctx, tool, args, tok)
+	return res, tok, err
+}
+
+// callOn calls the tool on c's session; errors leave out tok.
+func (c *mcpConn) callOn(ctx context.Context, tool string, args map[string]any, tok string) (*mcp.CallToolResult, error) {
 	cs, err := c.session(ctx)
 	if err != nil {
 		return nil, err
@@ -420,7 +429,7 @@ func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*
 	default:
 		c.markDead(cs)
 		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
-			Message: fmt.Sprintf("tool %s: the connection broke during the call: %s", tool, c.reason(err))}
+			Message: fmt.Sprintf("tool %s: the connection broke during the call: %s", tool, redact(c.reason(err), secretList(tok)))}
 	}
 }
 
@@ -477,11 +486,11 @@ func (r mcpRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout(x))
 	defer cancel()
-	res, err := c.call(ctx, x.Tool, args)
+	res, tok, err := c.call(ctx, x.Tool, args)
 	if err != nil {
-		return nil, err
+		return nil, scrubError(err, tok)
 	}
-	out := resultOutput(res)
+	out := scrub(resultOutput(res), tok)
 	if res.IsError {
 		text, _ := out["text"].(string)
 		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorMCP, Connection: x.Connection,

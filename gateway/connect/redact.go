@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/workflow"
 )
 
 // Error texts leave the gateway: a connection's problems are logged and
@@ -110,4 +112,32 @@ func secretList(vs ...string) []string {
 	}
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
+}
+
+// scrub returns out with every occurrence of the upstream token secret
+// replaced by [redacted] (out itself when it holds none).
+func scrub(out map[string]any, secret string) map[string]any {
+	if out == nil || len(secret) < minSecret {
+		return out
+	}
+	b, err := json.Marshal(out)
+	if err != nil || !strings.Contains(string(b), secret) {
+		return out
+	}
+	var clean map[string]any
+	if json.Unmarshal([]byte(strings.ReplaceAll(string(b), secret, "[redacted]")), &clean) != nil {
+		return map[string]any{}
+	}
+	return clean
+}
+
+// scrubError is scrub for an executor error's message and output.
+func scrubError(err error, secret string) error {
+	var xe *workflow.ExecutorError
+	if err == nil || len(secret) < minSecret || !errors.As(err, &xe) {
+		return err
+	}
+	xe.Message = strings.ReplaceAll(xe.Message, secret, "[redacted]")
+	xe.Output = scrub(xe.Output, secret)
+	return err
 }

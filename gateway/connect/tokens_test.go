@@ -287,3 +287,32 @@ func TestPassthroughRefused(t *testing.T) {
 		t.Fatalf("error %v, upstream saw %v", err, api.got())
 	}
 }
+
+// TestUpstreamEchoScrubbed: an upstream that echoes the token it was sent,
+// in a success or in an error, does not get it into the call's output or
+// error (which the run, the record and the audit keep).
+func TestUpstreamEchoScrubbed(t *testing.T) {
+	te := newTokenEndpoint(t, func(int, map[string]string) (int, string) {
+		return 200, `{"access_token":"upstream-token-0123456789","token_type":"Bearer","expires_in":300}`
+	})
+	for _, status := range []int{200, 400} {
+		echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			json.NewEncoder(w).Encode(map[string]any{"you_sent": r.Header.Get("Authorization"), "n": 1})
+		}))
+		t.Cleanup(echo.Close)
+		run := authREST(t, echo.URL, te.srv.URL, config.AuthClientCredentials, nil)
+		out, err := run.Run(context.Background(), getWhoami, workflow.Scope{})
+		var xe *workflow.ExecutorError
+		if errors.As(err, &xe) {
+			out = xe.Output
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(out)
+		if strings.Contains(string(b), "upstream-token-0123456789") || !strings.Contains(string(b), "Bearer [redacted]") {
+			t.Errorf("status %d: output %s", status, b)
+		}
+	}
+}
