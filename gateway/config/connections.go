@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -115,7 +116,8 @@ type ConnectionAuth struct {
 	// (private_key_jwt, RFC 7523): a ${NAME} reference to an environment
 	// variable holding a PEM private key (RSA, EC P-256 or Ed25519).
 	PrivateKey string `json:"privateKey,omitempty"`
-	// PrivateKeyFile is PrivateKey read from a PEM file instead.
+	// PrivateKeyFile is PrivateKey read from a PEM file instead; a
+	// relative path is relative to the configuration file's directory.
 	PrivateKeyFile string `json:"privateKeyFile,omitempty"`
 	// KeyID is the kid of the private key, sent in the assertion's header.
 	KeyID string `json:"keyId,omitempty"`
@@ -250,4 +252,21 @@ func (c *Config) Clone() *Config {
 	d := *c
 	d.imported = slices.Clone(c.imported)
 	return &d
+}
+
+// resolveKeyFiles makes each relative auth.privateKeyFile relative to the
+// directory of the configuration file (Source), as the audit sink's path.
+func (c *Config) resolveKeyFiles() {
+	if c.Source == "" {
+		return
+	}
+	for name, conn := range c.Connections {
+		if conn.Auth == nil || conn.Auth.PrivateKeyFile == "" || filepath.IsAbs(conn.Auth.PrivateKeyFile) {
+			continue
+		}
+		a := *conn.Auth
+		a.PrivateKeyFile = filepath.Join(filepath.Dir(c.Source), a.PrivateKeyFile)
+		conn.Auth = &a
+		c.Connections[name] = conn
+	}
 }
