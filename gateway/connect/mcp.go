@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -130,9 +131,14 @@ func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
 }
 
 // reason words an error of the connection for a message: URLs reduced to
-// their host, no configured URL query, header or env value.
+// their host, no configured URL query, header or env value, nor the
+// upstream token its requests carry.
 func (c *mcpConn) reason(err error) string {
-	return redact(withoutURLError(err), c.secrets)
+	secrets := c.secrets
+	if tok := c.bearer.Load(); tok != nil {
+		secrets = secretList(append(slices.Clone(c.secrets), *tok)...)
+	}
+	return redact(withoutURLError(err), secrets)
 }
 
 // session returns the open session, opening it when there is none (after
