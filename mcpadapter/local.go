@@ -21,6 +21,10 @@ type Local struct {
 	// revoked token stops working). When nil the principal comes from the
 	// request context, where the HTTP transport's authentication put it.
 	Bind func(ctx context.Context) (*auth.Principal, error)
+	// Credential is Bind's token, handed to the moves a call runs so that
+	// a connection whose auth is token-exchange acts as this principal
+	// (nil: the one the HTTP transport put in the request context).
+	Credential *auth.Credential
 	// MaxDepth bounds argument nesting (default 32); MaxElements the JSON
 	// values the arguments hold (default 20000).
 	MaxDepth, MaxElements int
@@ -36,6 +40,9 @@ func (l *Local) Call(ctx context.Context, tool string, args json.RawMessage) Out
 	p, ce := l.principal(ctx)
 	if ce != nil {
 		return Outcome{Err: ce, TraceID: trace}
+	}
+	if l.Credential != nil {
+		ctx = auth.WithCredential(ctx, l.Credential)
 	}
 	res := l.Service.Invoke(ctx, p, gateway.Call{
 		Tool: tool, Surface: gateway.SurfaceMCP, RequestID: rid, TraceID: trace, ToolSet: l.ToolSet,
@@ -54,6 +61,9 @@ func (l *Local) CallDirect(ctx context.Context, capability string, args json.Raw
 	p, ce := l.principal(ctx)
 	if ce != nil {
 		return &gateway.DirectResult{Err: ce, TraceID: trace}
+	}
+	if l.Credential != nil {
+		ctx = auth.WithCredential(ctx, l.Credential)
 	}
 	r := l.Service.CallDirect(ctx, p, gateway.DirectCall{Capability: capability, Surface: gateway.SurfaceMCP,
 		RequestID: rid, TraceID: trace, ToolSet: l.ToolSet, Args: l.decoder(args)})

@@ -157,6 +157,7 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 		return fail(err)
 	}
 	svc, conns := built.service, built.conns
+	built.tokens.SetRevocations(revs)
 	for _, p := range built.problems {
 		fmt.Fprintf(env.stderr, "praxa mcp: %s\n", p)
 	}
@@ -181,10 +182,10 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	go revs.Run(runCtx)
 	fmt.Fprintf(env.stderr, "praxa mcp: serving %s tools on stdio for %s (tenant %s)\n", toolSet, p.Subject, p.Tenant)
 	bind := func(ctx context.Context) (*auth.Principal, error) { return verifier.Verify(ctx, tok) }
-	local := &mcpadapter.Local{Service: svc, Bind: bind, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
+	local := &mcpadapter.Local{Service: svc, Bind: bind, Credential: auth.NewCredential(tok, p), MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
 		IDs: func(context.Context) (string, string) { return ids.Request(), ids.Trace() }}
 	reloader := newReloader(reloaderOptions{log: log, stderr: env.stderr, service: svc, conns: conns, direct: direct,
-		path: path, dev: f.dev, addr: f.addr, running: cfg})
+		path: path, dev: f.dev, addr: f.addr, running: cfg, tokens: built.tokens})
 	go reloader.RetryImports(runCtx)
 	return local, direct, reloader, func() {
 		// No reload swaps into what closes below (a SIGHUP reload in

@@ -63,6 +63,8 @@ type reloaderOptions struct {
 	// running is the configuration the gateway started on (prepared):
 	// the import retry imports it again.
 	running *config.Config
+	// tokens is the upstream token cache the reloaded connections share.
+	tokens *connect.Tokens
 }
 
 // newReloader returns the Reloader of a running gateway: it reads the
@@ -79,7 +81,7 @@ func newReloader(o reloaderOptions) *gateway.Reloader {
 		Service: o.service, Switch: o.conns, Source: o.path,
 		Load:    func(context.Context) (*config.Config, []byte, error) { return readConfigData(o.path, o.dev) },
 		Prepare: func(cfg *config.Config) { cfg.Defaults(o.addr) },
-		Connect: &connect.Options{Logger: o.log},
+		Connect: &connect.Options{Logger: o.log, Tokens: o.tokens},
 		Skills: func(cfg *config.Config) (*skills.Catalog, error) {
 			return skills.FromConfig(cfg, examples.FS, examples.Root)
 		},

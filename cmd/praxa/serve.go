@@ -219,6 +219,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		return fail(err)
 	}
 	a.service, a.conns = built.service, built.conns
+	tokens := built.tokens
 	for _, p := range built.problems {
 		fmt.Fprintf(env.stderr, "praxa: %s\n", p)
 	}
@@ -248,6 +249,8 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		if verifier != nil {
 			verifier.Forget(jti)
 		}
+		// The upstream tokens obtained with a revoked token go too.
+		tokens.Forget(jti)
 	}, log)
 	if err != nil {
 		return fail(err)
@@ -256,6 +259,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	if err != nil {
 		return fail(err)
 	}
+	tokens.SetRevocations(revs)
 	go revs.Run(runCtx)
 	go sweepIdempotency(runCtx, a.store, log)
 	// Expired move and start leases resolve as outcome-unknown without
@@ -299,7 +303,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		return fail(err)
 	}
 	a.reloader = newReloader(reloaderOptions{log: log, stderr: env.stderr, service: a.service, conns: a.conns, direct: direct,
-		path: path, dev: f.dev, addr: ln.Addr().String(), running: cfg})
+		path: path, dev: f.dev, addr: ln.Addr().String(), running: cfg, tokens: tokens})
 	// proxy.import connections that could not be listed at start are
 	// retried in the background (gateway/imports.go); /readyz and
 	// discovery show their state.

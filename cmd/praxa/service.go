@@ -21,6 +21,9 @@ type builtService struct {
 	// problems are the connections' start-up warnings (an imported tool
 	// skipped, say), one line each.
 	problems []string
+	// tokens caches the connections' upstream tokens, across reloads;
+	// the caller hands it the revocation list.
+	tokens *connect.Tokens
 }
 
 // buildService builds, from cfg, the service serve, mcp and approvals run
@@ -31,7 +34,8 @@ type builtService struct {
 // (flags); the members buildService sets are overwritten. The caller
 // closes the service, then the connections.
 func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *slog.Logger, extra gateway.Options) (*builtService, error) {
-	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
+	tokens := connect.NewTokens(nil)
+	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log, Tokens: tokens})
 	if err != nil {
 		return nil, err
 	}
@@ -62,5 +66,5 @@ func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *
 	o.RunRetention = cfg.RunRetention()
 	o.Quotas = cfg.Server.Quotas
 	o.Skills, o.Scripts, o.CertificateIssuers = skillCatalog, scriptCatalog, certIssuers
-	return &builtService{service: gateway.New(st, &o), conns: sw, problems: problems}, nil
+	return &builtService{service: gateway.New(st, &o), conns: sw, problems: problems, tokens: tokens}, nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,6 +72,59 @@ type Connection struct {
 	// ${NAME} reference to the gateway's environment, read when a call is
 	// made and never logged or audited.
 	APIKey string `json:"apiKey,omitempty"`
+
+	// Auth is how a rest connection, or an mcp connection over URL,
+	// obtains the bearer token it sends upstream (nil: none beyond the
+	// configured headers).
+	Auth *ConnectionAuth `json:"auth,omitempty"`
+}
+
+// The kinds of a connection's auth.
+const (
+	// AuthTokenExchange exchanges the caller's verified access token for
+	// one the upstream accepts (RFC 8693): the upstream sees the caller.
+	AuthTokenExchange = "token-exchange"
+	// AuthClientCredentials obtains a token for the gateway itself (RFC
+	// 6749 §4.4): the upstream sees the gateway.
+	AuthClientCredentials = "client-credentials"
+	// AuthPassthrough would send the caller's own token upstream; it is
+	// refused when the configuration is loaded.
+	AuthPassthrough = "passthrough"
+)
+
+// ConnectionAuth is the auth of a connection: a token obtained from an
+// OAuth 2.0 token endpoint and sent upstream as Authorization: Bearer.
+type ConnectionAuth struct {
+	// Kind is token-exchange or client-credentials.
+	Kind string `json:"kind"`
+	// TokenEndpoint is the authorization server's token endpoint.
+	TokenEndpoint string `json:"tokenEndpoint"`
+	// Audience is the upstream the token is for (RFC 8693 audience);
+	// required with token-exchange.
+	Audience string `json:"audience,omitempty"`
+	// Resource is the upstream's resource indicator (RFC 8707), sent when
+	// set.
+	Resource string `json:"resource,omitempty"`
+	// Scope is the space-separated scope asked for.
+	Scope string `json:"scope,omitempty"`
+	// ClientID is the gateway's client at the token endpoint.
+	ClientID string `json:"clientId"`
+	// ClientSecret authenticates the client (client_secret_basic): a
+	// ${NAME} reference to the gateway's environment, never the secret.
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// PrivateKey authenticates the client with a signed assertion
+	// (private_key_jwt, RFC 7523): a ${NAME} reference to an environment
+	// variable holding a PEM private key (RSA, EC P-256 or Ed25519).
+	PrivateKey string `json:"privateKey,omitempty"`
+	// PrivateKeyFile is PrivateKey read from a PEM file instead; a
+	// relative path is relative to the configuration file's directory.
+	PrivateKeyFile string `json:"privateKeyFile,omitempty"`
+	// KeyID is the kid of the private key, sent in the assertion's header.
+	KeyID string `json:"keyId,omitempty"`
+	// Actor, with token-exchange, sends the gateway's own token (obtained
+	// with client credentials at the same endpoint) as the actor_token:
+	// the upstream token then names the gateway as acting for the caller.
+	Actor bool `json:"actor,omitempty"`
 }
 
 // Confine is the sandbox of a cli connection.
@@ -198,4 +252,21 @@ func (c *Config) Clone() *Config {
 	d := *c
 	d.imported = slices.Clone(c.imported)
 	return &d
+}
+
+// resolveKeyFiles makes each relative auth.privateKeyFile relative to the
+// directory of the configuration file (Source), as the audit sink's path.
+func (c *Config) resolveKeyFiles() {
+	if c.Source == "" {
+		return
+	}
+	for name, conn := range c.Connections {
+		if conn.Auth == nil || conn.Auth.PrivateKeyFile == "" || filepath.IsAbs(conn.Auth.PrivateKeyFile) {
+			continue
+		}
+		a := *conn.Auth
+		a.PrivateKeyFile = filepath.Join(filepath.Dir(c.Source), a.PrivateKeyFile)
+		conn.Auth = &a
+		c.Connections[name] = conn
+	}
 }

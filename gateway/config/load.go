@@ -141,6 +141,7 @@ func LoadData(path string) (*Config, []byte, error) {
 		return nil, data, err
 	}
 	cfg.Source = path
+	cfg.resolveKeyFiles()
 	return cfg, data, nil
 }
 

@@ -452,3 +452,26 @@ func TestProblemsBounded(t *testing.T) {
 		t.Errorf("last problem = %+v", last)
 	}
 }
+
+// TestPrivateKeyFileRelativeToConfig: a relative auth.privateKeyFile is
+// read from the configuration file's directory, an absolute one as given.
+func TestPrivateKeyFileRelativeToConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "praxec.yaml")
+	yaml := `connections:
+  rel: {kind: rest, baseUrl: "https://a.example.com", auth: {kind: client-credentials, tokenEndpoint: "https://as.example.com/token", clientId: gw, privateKeyFile: keys/gw.pem}}
+  abs: {kind: rest, baseUrl: "https://a.example.com", auth: {kind: client-credentials, tokenEndpoint: "https://as.example.com/token", clientId: gw, privateKeyFile: /etc/gw.pem}}
+`
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"rel": filepath.Join(dir, "keys", "gw.pem"), "abs": "/etc/gw.pem"} {
+		if got := cfg.Connections[name].Auth.PrivateKeyFile; got != want {
+			t.Errorf("%s: privateKeyFile %q, want %q", name, got, want)
+		}
+	}
+}

@@ -29,6 +29,10 @@ type Options struct {
 	Bwrap string
 	// ClientName is the name the MCP client gives upstream servers.
 	ClientName, ClientVersion string
+	// Tokens obtains and caches the upstream tokens of connections with
+	// auth (default a cache of the Manager's own). Share one across the
+	// Managers of a process, and call its Forget when a token is revoked.
+	Tokens *Tokens
 }
 
 // Manager holds the connections of one configuration.
@@ -69,6 +73,9 @@ func New(conns map[string]config.Connection, opts *Options) *Manager {
 	}
 	if o.ClientName == "" {
 		o.ClientName, o.ClientVersion = "praxa-gateway", "1"
+	}
+	if o.Tokens == nil {
+		o.Tokens = NewTokens(nil)
 	}
 	m := &Manager{log: o.Logger, getenv: o.Getenv, mcp: map[string]*mcpConn{}, cli: map[string]*cliConn{}, rest: map[string]*restConn{}, llm: map[string]*llmConn{}}
 	for _, name := range sortedKeys(conns) {

@@ -1,5 +1,7 @@
 package connect
 
+import "time"
+
 // PIDNamespaces reports whether children get PID namespaces here.
 var PIDNamespaces = pidNamespaces
 
@@ -15,4 +17,19 @@ func (s *Switch) Retired() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.retired)
+}
+
+// SetCallerSessionBound sets how many per-caller sessions the mcp
+// connection name keeps.
+func (m *Manager) SetCallerSessionBound(name string, n int) {
+	p := m.mcp[name].callers
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.max = n
+}
+
+// SweepCallerSessions closes the per-caller sessions of the mcp connection
+// name idle at now for CallerSessionIdle or longer, and returns how many.
+func (m *Manager) SweepCallerSessions(name string, now time.Time) int {
+	return m.mcp[name].callers.sweep(now)
 }

@@ -7,7 +7,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/praxa/praxa/gateway/config"
 )
+
+// configAuth is an auth of kind for the fuzz targets.
+func configAuth(kind string) config.ConnectionAuth {
+	return config.ConnectionAuth{Kind: kind, TokenEndpoint: "https://as.test/token", ClientID: "gw", Audience: "https://api.test"}
+}
 
 // FuzzRetryAfter: any Retry-After value is refused or read as a wait that
 // is never negative.
@@ -131,6 +139,67 @@ func FuzzParseJSON(f *testing.F) {
 		}
 		if out2, _ := json.Marshal(again); !bytes.Equal(out, out2) {
 			t.Fatalf("%q: not stable: %s then %s", b, out, out2)
+		}
+	})
+}
+
+// FuzzTokenAnswer: whatever a token endpoint answers, a token is taken
+// only from a 200 answer, and an error text never carries the caller's
+// token or the client's secret, even when the answer echoes them.
+func FuzzTokenAnswer(f *testing.F) {
+	const subject, secret = "subject-token-0123456789", "client-secret-0123456789"
+	for _, s := range []struct {
+		status int
+		body   string
+	}{
+		{200, `{"access_token":"x","token_type":"Bearer","expires_in":300}`},
+		{200, `{"token_type":"Bearer"}`},
+		{200, `{"access_token":"x","token_type":"` + secret + `"}`},
+		{400, `{"error":"invalid_grant","error_description":"` + subject + ` refused"}`},
+		{401, `{"error":"` + secret + `"}`},
+		{503, `not json`},
+		{200, `{"access_token":"x","expires_in":-5}`},
+		{200, `{"access_token":"x","expires_in":99999999999999999}`},
+	} {
+		f.Add(s.status, s.body)
+	}
+	tokens := NewTokens(nil)
+	f.Fuzz(func(t *testing.T, status int, body string) {
+		for _, kind := range []string{"token-exchange", "client-credentials"} {
+			a := &tokenAuth{conn: "api", kind: "rest", cfg: configAuth(kind)}
+			tok, expiry, err := tokens.answer(a, status, []byte(body), secretList(subject, secret))
+			switch {
+			case err != nil:
+				if tok != "" {
+					t.Fatalf("a token with an error")
+				}
+				if strings.Contains(err.Error(), subject) || strings.Contains(err.Error(), secret) {
+					t.Fatalf("the error carries a secret: %v", err)
+				}
+			case status != 200 || tok == "":
+				t.Fatalf("status %d gave token %q", status, tok)
+			case !expiry.IsZero() && expiry.Before(time.Now()):
+				t.Fatalf("an expiry in the past: %v", expiry)
+			}
+		}
+	})
+}
+
+// FuzzParsePrivateKey: any bytes are read as a supported private key or
+// refused with an error that does not quote them; nothing panics.
+func FuzzParsePrivateKey(f *testing.F) {
+	f.Add([]byte("-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n"))
+	f.Add([]byte("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n"))
+	f.Add([]byte("not pem"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, err := ParsePrivateKey(data)
+		if err != nil {
+			if k != nil {
+				t.Fatal("a key with an error")
+			}
+			if len(data) > 8 && strings.Contains(err.Error(), string(data)) {
+				t.Fatalf("the error quotes the input: %v", err)
+			}
 		}
 	})
 }

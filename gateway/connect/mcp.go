@@ -11,13 +11,16 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -76,6 +79,15 @@ type mcpConn struct {
 	// secrets are the configured values an error text must not carry
 	// (see redact).
 	secrets []string
+	// auth obtains the bearer token of a URL connection's requests (nil:
+	// none); bearer is the token its session's requests carry, set before
+	// each call. A connection that acts as the caller (token-exchange)
+	// holds no session of its own: callers holds one connection per
+	// caller, each with its session.
+	auth    *tokenAuth
+	tokens  *Tokens
+	bearer  atomic.Pointer[string]
+	callers *callerSessions
 
 	mu      sync.Mutex
 	cs      *mcp.ClientSession
@@ -110,14 +122,23 @@ func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
 		secrets: secretValues(c, o.Getenv)}
 	if c.URL != "" {
 		conn.transport = newTransport()
+		conn.auth, conn.tokens = newTokenAuth(name, config.ExecutorMCP, c, o.Getenv), o.Tokens
+		if conn.auth.perCaller() {
+			conn.callers = newCallerSessions(conn, o)
+		}
 	}
 	return conn
 }
 
 // reason words an error of the connection for a message: URLs reduced to
-// their host, no configured URL query, header or env value.
+// their host, no configured URL query, header or env value, nor the
+// upstream token its requests carry.
 func (c *mcpConn) reason(err error) string {
-	return redact(withoutURLError(err), c.secrets)
+	secrets := c.secrets
+	if tok := c.bearer.Load(); tok != nil {
+		secrets = secretList(append(slices.Clone(c.secrets), *tok)...)
+	}
+	return redact(withoutURLError(err), secrets)
 }
 
 // session returns the open session, opening it when there is none (after
@@ -229,8 +250,12 @@ func (c *mcpConn) dial(ctx context.Context) (*mcp.ClientSession, *exec.Cmd, erro
 			}
 			headers[k] = s
 		}
+		var rt http.RoundTripper = headerTransport{headers: headers, next: drainTransport{next: c.transport}}
+		if c.auth != nil {
+			rt = bearerTransport{bearer: &c.bearer, next: rt}
+		}
 		transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, DisableStandaloneSSE: true,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: headers, next: drainTransport{next: c.transport}}}}
+			HTTPClient: &http.Client{Transport: rt}}
 	} else {
 		env, missing := childEnv(c.cfg.Env, c.getenv)
 		if len(missing) > 0 {
@@ -326,6 +351,19 @@ func (c *mcpConn) markDead(cs *mcp.ClientSession) {
 // close ends the session and kills its process group; an open in progress
 // is cancelled and waited for, so that no child it started outlives it.
 func (c *mcpConn) close() error {
+	c.closeSession()
+	if c.callers != nil {
+		c.callers.close()
+	}
+	if c.transport != nil {
+		c.transport.CloseIdleConnections()
+	}
+	return nil
+}
+
+// closeSession is close without the HTTP transport, which a caller's
+// session shares with its connection.
+func (c *mcpConn) closeSession() {
 	c.mu.Lock()
 	c.closed = true
 	o := c.opening
@@ -335,10 +373,6 @@ func (c *mcpConn) close() error {
 		o.cancel()
 		<-o.done
 	}
-	if c.transport != nil {
-		c.transport.CloseIdleConnections()
-	}
-	return nil
 }
 
 // Starts returns how many sessions the connection opened.
@@ -348,8 +382,35 @@ func (c *mcpConn) Starts() int {
 	return c.starts
 }
 
-// call calls one tool.
-func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+// call calls one tool: on the connection's session, or on the session of
+// the caller ctx carries when the connection acts as the caller. A call
+// whose upstream token cannot be had is not sent.
+// It also returns the upstream token the call carried ("" when none),
+// which its output must not carry.
+func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, string, error) {
+	var tok string
+	if c.auth != nil {
+		var err error
+		if tok, err = c.tokens.token(ctx, c.auth); err != nil {
+			return nil, "", err
+		}
+		if c.callers != nil {
+			cred, _ := auth.CredentialFrom(ctx) // token checked it is there
+			cc, release, err := c.callers.get(cred)
+			if err != nil {
+				return nil, "", err
+			}
+			defer release()
+			c = cc
+		}
+		c.bearer.Store(&tok)
+	}
+	res, err := c.callOn(ctx, tool, args, tok)
+	return res, tok, err
+}
+
+// callOn calls the tool on c's session; errors leave out tok.
+func (c *mcpConn) callOn(ctx context.Context, tool string, args map[string]any, tok string) (*mcp.CallToolResult, error) {
 	cs, err := c.session(ctx)
 	if err != nil {
 		return nil, err
@@ -374,7 +435,7 @@ func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*
 	default:
 		c.markDead(cs)
 		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
-			Message: fmt.Sprintf("tool %s: the connection broke during the call: %s", tool, c.reason(err))}
+			Message: fmt.Sprintf("tool %s: the connection broke during the call: %s", tool, redact(c.reason(err), secretList(tok)))}
 	}
 }
 
@@ -385,6 +446,16 @@ func (c *mcpConn) tools(ctx context.Context) ([]*mcp.Tool, error) {
 
 // toolsWithin is tools where an open it starts may take up to limit.
 func (c *mcpConn) toolsWithin(ctx context.Context, limit time.Duration) ([]*mcp.Tool, error) {
+	if c.callers != nil {
+		return nil, unavailable(config.ExecutorMCP, c.name, "the connection acts as the caller (auth token-exchange): its tools cannot be listed without one")
+	}
+	if c.auth != nil {
+		tok, err := c.tokens.token(ctx, c.auth)
+		if err != nil {
+			return nil, err
+		}
+		c.bearer.Store(&tok)
+	}
 	cs, err := c.sessionWithin(ctx, limit)
 	if err != nil {
 		return nil, err
@@ -421,11 +492,11 @@ func (r mcpRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout(x))
 	defer cancel()
-	res, err := c.call(ctx, x.Tool, args)
+	res, tok, err := c.call(ctx, x.Tool, args)
 	if err != nil {
-		return nil, err
+		return nil, scrubError(err, tok)
 	}
-	out := resultOutput(res)
+	out := scrub(resultOutput(res), tok)
 	if res.IsError {
 		text, _ := out["text"].(string)
 		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorMCP, Connection: x.Connection,
@@ -491,6 +562,22 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	for k, v := range t.headers {
 		r.Header.Set(k, v)
+	}
+	return t.next.RoundTrip(r)
+}
+
+// bearerTransport sends the connection's current upstream token as
+// Authorization: Bearer; a request made before any token is set goes
+// without one.
+type bearerTransport struct {
+	bearer *atomic.Pointer[string]
+	next   http.RoundTripper
+}
+
+func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if tok := t.bearer.Load(); tok != nil {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+*tok)
 	}
 	return t.next.RoundTrip(r)
 }

@@ -2,12 +2,16 @@ package connect_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -99,5 +103,60 @@ func TestREADMELLM(t *testing.T) {
 	reqs, auth := s.got()
 	if len(reqs) != 1 || auth[0] != "Bearer sk-readme" || !strings.Contains(reqs[0].lastUser(), "DROP TABLE users;") {
 		t.Errorf("requests %v, auth %v", reqs, auth)
+	}
+}
+
+// TestREADMEAuth runs README's auth snippet: tickets (token-exchange) and
+// metrics (client-credentials) against a local token endpoint and REST
+// upstream; the upstream sees the exchanged token and the gateway's own.
+func TestREADMEAuth(t *testing.T) {
+	cfg, err := config.Parse("README.md", []byte(readmeSnippet(t, "token-exchange")))
+	if err != nil {
+		t.Fatalf("README's auth snippet does not load: %v", err)
+	}
+	te := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, secret, _ := r.BasicAuth()
+		if r.ParseForm() != nil || id != "praxa-gateway" || secret != "idp-secret" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		tok := "gateway-own"
+		if r.PostForm.Get("grant_type") == "urn:ietf:params:oauth:grant-type:token-exchange" {
+			tok = "for-" + r.PostForm.Get("subject_token") + "-at-" + r.PostForm.Get("audience")
+		}
+		w.Write([]byte(`{"access_token":"` + tok + `","token_type":"Bearer","expires_in":600}`))
+	}))
+	t.Cleanup(te.Close)
+	api := newBearerAPI(t)
+	for _, name := range []string{"tickets", "metrics"} {
+		c := cfg.Connections[name]
+		c.BaseURL = api.srv.URL
+		a := *c.Auth
+		a.TokenEndpoint = te.URL
+		c.Auth = &a
+		cfg.Connections[name] = c
+	}
+	m, reg, problems, err := connect.Setup(context.Background(), cfg, &connect.Options{Logger: quiet(),
+		Getenv: func(k string) string { return map[string]string{"PRAXA_IDP_SECRET": "idp-secret"}[k] }})
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	t.Cleanup(func() { m.Close() })
+	e := &workflow.Engine{Registry: reg, Runners: m.Runners(), NewID: func(p string) string { return p + "_1" }}
+	ctx := auth.WithCredential(context.Background(), auth.NewCredential("alice-token",
+		&auth.Principal{Issuer: "https://idp.example.com", Tenant: "acme", Subject: "alice", TokenID: "j1", Expiry: time.Now().Add(time.Hour)}))
+	for _, id := range []string{"tickets.create", "metrics.read"} {
+		out, err := e.Start(ctx, workflow.StartRequest{DefinitionID: config.ProxyDefaultWorkflow,
+			Input: map[string]any{"capability": id}, Arguments: map[string]any{"title": "T"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := out.Instance.Context[workflow.LastRunKey].(map[string]any); last["ok"] != true {
+			t.Fatalf("%s: lastRun %v", id, last)
+		}
+	}
+	want := "Bearer for-alice-token-at-https://tickets.example.com,Bearer gateway-own"
+	if got := strings.Join(api.got(), ","); got != want {
+		t.Errorf("the upstream saw %s, want %s", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/workflow"
 )
 
 // Error texts leave the gateway: a connection's problems are logged and
@@ -75,7 +77,11 @@ func secretValues(c config.Connection, getenv func(string) string) []string {
 			}
 		}
 	}
-	for _, m := range []map[string]string{c.Headers, c.Env, {"apiKey": c.APIKey}} {
+	values := map[string]string{"apiKey": c.APIKey}
+	if c.Auth != nil {
+		values["clientSecret"], values["privateKey"] = c.Auth.ClientSecret, c.Auth.PrivateKey
+	}
+	for _, m := range []map[string]string{c.Headers, c.Env, values} {
 		for _, v := range m {
 			s, _ := config.Interpolate(v, getenv)
 			add(v, s)
@@ -93,4 +99,45 @@ func redact(s string, secrets []string) string {
 		s = strings.ReplaceAll(s, v, "[redacted]")
 	}
 	return s
+}
+
+// secretList returns the values an error text must not carry, fit for
+// redact: those of minSecret bytes or more, longest first.
+func secretList(vs ...string) []string {
+	var out []string
+	for _, v := range vs {
+		if len(v) >= minSecret && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// scrub returns out with every occurrence of the upstream token secret
+// replaced by [redacted] (out itself when it holds none).
+func scrub(out map[string]any, secret string) map[string]any {
+	if out == nil || len(secret) < minSecret {
+		return out
+	}
+	b, err := json.Marshal(out)
+	if err != nil || !strings.Contains(string(b), secret) {
+		return out
+	}
+	var clean map[string]any
+	if json.Unmarshal([]byte(strings.ReplaceAll(string(b), secret, "[redacted]")), &clean) != nil {
+		return map[string]any{}
+	}
+	return clean
+}
+
+// scrubError is scrub for an executor error's message and output.
+func scrubError(err error, secret string) error {
+	var xe *workflow.ExecutorError
+	if err == nil || len(secret) < minSecret || !errors.As(err, &xe) {
+		return err
+	}
+	xe.Message = strings.ReplaceAll(xe.Message, secret, "[redacted]")
+	xe.Output = scrub(xe.Output, secret)
+	return err
 }

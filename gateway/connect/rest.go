@@ -37,11 +37,15 @@ type restConn struct {
 	log    *slog.Logger
 	getenv func(string) string
 	client *http.Client
+	// auth obtains the bearer token of each call (nil: none).
+	auth   *tokenAuth
+	tokens *Tokens
 }
 
 func newRESTConn(name string, c config.Connection, o *Options) *restConn {
 	return &restConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv,
-		client: &http.Client{Transport: newTransport(), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+		client: &http.Client{Transport: newTransport(), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		auth:   newTokenAuth(name, config.ExecutorREST, c, o.Getenv), tokens: o.Tokens}
 }
 
 // restRunner runs rest executors.
@@ -132,6 +136,19 @@ func (r restRunner) Run(ctx context.Context, x config.Executor, scope workflow.S
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout(x))
 	defer cancel()
+	if c.auth != nil {
+		// The token first: a call that cannot have one is not sent.
+		tok, err := c.tokens.token(ctx, c.auth)
+		if err != nil {
+			return nil, err
+		}
+		header.Set("Authorization", "Bearer "+tok)
+		// An upstream that echoes the token (a debugging endpoint, an
+		// error page) does not get it into the run, the record or the
+		// audit.
+		out, err := c.do(ctx, x.Method, u, header, body, x.Path)
+		return scrub(out, tok), scrubError(err, tok)
+	}
 	return c.do(ctx, x.Method, u, header, body, x.Path)
 }
 

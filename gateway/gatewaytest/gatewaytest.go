@@ -154,6 +154,9 @@ type Gateway struct {
 	// Direct holds the tools /mcp lists directly (the capabilities marked
 	// exposeDirectly); a reload replaces them.
 	Direct *mcpadapter.DirectSet
+	// Tokens caches the connections' upstream tokens (auth), across
+	// reloads; a revocation drops what the revoked token obtained.
+	Tokens *connect.Tokens
 
 	opts  Options
 	log   *slog.Logger
@@ -299,7 +302,8 @@ func New(t testing.TB, opts *Options) *Gateway {
 	}
 	t.Cleanup(g.close)
 
-	conns, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log})
+	g.Tokens = connect.NewTokens(nil)
+	conns, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log, Tokens: g.Tokens})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,6 +354,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		if v := verifier.Load(); v != nil {
 			v.Forget(jti)
 		}
+		g.Tokens.Forget(jti)
 	}, log)
 	if err != nil {
 		t.Fatal(err)
@@ -359,6 +364,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		t.Fatal(err)
 	}
 	verifier.Store(g.Verifier)
+	g.Tokens.SetRevocations(g.Revocations)
 	runDone := make(chan struct{})
 	go func() { defer close(runDone); g.Revocations.Run(runCtx) }()
 	started = append(started, func() error { <-runDone; return nil })
@@ -392,7 +398,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 	g.Reloader = &gateway.Reloader{Service: g.Service, Switch: g.Switch, Source: o.ConfigFile,
 		Load:    func(context.Context) (*config.Config, []byte, error) { return g.loadConfigData() },
 		Prepare: func(cfg *config.Config) { g.prepare(cfg, g.Config.Server.Addr) },
-		Connect: &connect.Options{Logger: log}, Skills: loadSkills,
+		Connect: &connect.Options{Logger: log, Tokens: g.Tokens}, Skills: loadSkills,
 		Stage: func(cfg *config.Config) (func(), error) {
 			return g.Direct.Stage(mcpadapter.DirectTools(cfg.Exposed()))
 		},

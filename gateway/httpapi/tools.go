@@ -88,24 +88,24 @@ func (s *server) authenticate(w http.ResponseWriter, r *http.Request, scope cont
 	rid := requestID(r.Context())
 	p, err := s.Auth.Authenticate(r)
 	if err == nil {
-		if s.limiter == nil { // no rate limit: skip the namespace's hash
-			return p, true
+		if s.limiter != nil { // no rate limit: skip the namespace's hash
+			// The principal's bucket first: one caller over its own limit
+			// spends nothing of its tenant's.
+			now := s.Now()
+			who := "principal"
+			ok, retry := s.limiter.Allow(r.Context(), ratelimit.PrincipalKey(p.Namespace()), s.principalRule, now)
+			if ok && !s.tenantRule.Off() {
+				who = "tenant"
+				ok, retry = s.limiter.Allow(r.Context(), ratelimit.TenantKey(p.Tenant), s.tenantRule, now)
+			}
+			if !ok {
+				s.Metrics.rateLimited.Inc()
+				w.Header().Set("Retry-After", ratelimit.RetryAfter(retry))
+				writeProblem(w, 0, contracts.Errorf(contracts.CodeRateLimited, "this %s sends too many requests", who), rid)
+				return nil, false
+			}
 		}
-		// The principal's bucket first: one caller over its own limit
-		// spends nothing of its tenant's.
-		now := s.Now()
-		who := "principal"
-		ok, retry := s.limiter.Allow(r.Context(), ratelimit.PrincipalKey(p.Namespace()), s.principalRule, now)
-		if ok && !s.tenantRule.Off() {
-			who = "tenant"
-			ok, retry = s.limiter.Allow(r.Context(), ratelimit.TenantKey(p.Tenant), s.tenantRule, now)
-		}
-		if !ok {
-			s.Metrics.rateLimited.Inc()
-			w.Header().Set("Retry-After", ratelimit.RetryAfter(retry))
-			writeProblem(w, 0, contracts.Errorf(contracts.CodeRateLimited, "this %s sends too many requests", who), rid)
-			return nil, false
-		}
+		withCredential(r, p)
 		return p, true
 	}
 	reason := auth.Reason(err)
@@ -318,4 +318,17 @@ func propertyTypes(schema json.RawMessage) map[string]string {
 		out[k] = v.Type
 	}
 	return out
+}
+
+// withCredential hands the verified token on in r's context (in place, so
+// every handler that authenticated reads it from r.Context()), for the
+// connections whose auth exchanges it for an upstream token: a move run
+// inside this request acts with this caller's token (auth.Credential,
+// which never formats the token).
+func withCredential(r *http.Request, p *auth.Principal) {
+	tok, err := auth.ExtractBearer(r)
+	if err != nil {
+		return
+	}
+	*r = *r.WithContext(auth.WithCredential(r.Context(), auth.NewCredential(tok, p)))
 }
