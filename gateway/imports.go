@@ -196,7 +196,10 @@ func (r *Reloader) retrying() []string {
 
 // RetryImports retries, until ctx ends or the Reloader is closed, the
 // proxy.import connections of the running configuration whose tools could
-// not be listed, and publishes the import state of every proxy.import
+// not be listed, lists the imported tools again when an upstream says its
+// tool list changed or a quarantined capability is accepted (the
+// service's ToolListChanges, through the reload path: audited as a reload
+// via ReloadViaToolsChanged, pins checked again), and publishes the import state of every proxy.import
 // connection (Service.ImportStates). Each attempt lists the failed
 // connection's tools on the running connections; once that works, the
 // running configuration (Running) is imported again through the reload
@@ -240,6 +243,17 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 		case <-kick:
 			stop()
 			continue
+		case <-r.Service.toolChanges.ch:
+			// An upstream's tool list changed, or a quarantined
+			// capability was accepted: list the imported tools again,
+			// which checks their pins.
+			stop()
+			if _, err := r.reimport(ctx, ReloadViaToolsChanged); errors.Is(err, ErrReloaderClosed) {
+				return
+			} else if err != nil {
+				r.Service.log.Warn("proxy.import: the tools could not be listed again after a change; the running ones stay", "err", err)
+			}
+			continue
 		case <-wait:
 		}
 		err := r.Switch.Manager().ProbeImport(ctx, name)
@@ -247,7 +261,7 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 			return
 		}
 		if err == nil {
-			_, err = r.reimport(ctx)
+			_, err = r.reimport(ctx, ReloadViaImportRetry)
 			if errors.Is(err, ErrReloaderClosed) {
 				return
 			}
@@ -265,9 +279,9 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 }
 
 // reimport imports the running configuration again through the reload
-// path.
-func (r *Reloader) reimport(ctx context.Context) (*ReloadResult, error) {
-	return r.run(ctx, ReloadTrigger{Via: ReloadViaImportRetry}, func(context.Context) (*config.Config, []byte, bool, error) {
+// path, audited as a reload via via.
+func (r *Reloader) reimport(ctx context.Context, via string) (*ReloadResult, error) {
+	return r.run(ctx, ReloadTrigger{Via: via}, func(context.Context) (*config.Config, []byte, bool, error) {
 		if r.Running == nil {
 			return nil, nil, false, errors.New("no running configuration to import again")
 		}

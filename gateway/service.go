@@ -57,6 +57,11 @@ type Service struct {
 	// imports is the import state of the proxy.import connections a
 	// Reloader publishes (imports.go); nil before the first.
 	imports atomic.Pointer[[]ImportState]
+	// pins holds the quarantined imported capabilities (pins.go).
+	pins pinState
+	// toolChanges asks a Reloader to list the imported tools again
+	// (pins.go).
+	toolChanges *ToolListChanges
 }
 
 // Options configure a Service. The zero value is usable.
@@ -114,6 +119,13 @@ type Options struct {
 	// Quotas are the tenant quotas (server.quotas; none when zero); a
 	// reload replaces them (quotas.go).
 	Quotas config.Quotas
+	// Quarantines are the imported capabilities quarantined by their pins
+	// at start (CheckPins); a reload replaces them.
+	Quarantines Quarantines
+	// ToolListChanges receives the requests to list the imported tools
+	// again (give its Notify to connect.Options.ToolsChanged); nil
+	// creates one.
+	ToolListChanges *ToolListChanges
 }
 
 // New returns a Service over st.
@@ -141,6 +153,11 @@ func New(st store.Store, opts *Options) *Service {
 		workflows: o.Workflows}
 	s.policy.Store(&o.Policy)
 	s.quotas.quotas.Store(&o.Quotas)
+	s.installQuarantines(o.Quarantines)
+	s.toolChanges = o.ToolListChanges
+	if s.toolChanges == nil {
+		s.toolChanges = NewToolListChanges()
+	}
 	s.owner, s.leaseTTL = newID("gw"), o.LeaseTTL
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL

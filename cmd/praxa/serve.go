@@ -272,6 +272,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	metrics.CounterFunc("praxa_runs_expired_total", "Idle proxy_default runs the run sweeper moved to the terminal state expired.",
 		func() float64 { return float64(a.service.RunsExpired()) })
 	metrics.RegisterQuotas(a.service)
+	metrics.RegisterPins(a.service)
 
 	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
 	if err != nil {

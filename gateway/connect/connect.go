@@ -29,6 +29,11 @@ type Options struct {
 	Bwrap string
 	// ClientName is the name the MCP client gives upstream servers.
 	ClientName, ClientVersion string
+	// ToolsChanged, when set, is told the name of an mcp connection whose
+	// server sent notifications/tools/list_changed (on the session's own
+	// goroutine: it must not block). A gateway lists the tools again
+	// (gateway.Reloader's relist) and checks their pins.
+	ToolsChanged func(connection string)
 }
 
 // Manager holds the connections of one configuration.

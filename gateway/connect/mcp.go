@@ -104,8 +104,16 @@ type opening struct {
 }
 
 func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
-	client := mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion},
-		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	copts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+	if notify := o.ToolsChanged; notify != nil {
+		// Told of a changed tool list (over stdio, over streamable HTTP's
+		// subscriptions/listen at 2026-07-28), the gateway lists again.
+		copts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {
+			o.Logger.Info("mcp connection: the server's tool list changed", "connection", name)
+			notify(name)
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, copts)
 	conn := &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv, client: client,
 		secrets: secretValues(c, o.Getenv)}
 	if c.URL != "" {
