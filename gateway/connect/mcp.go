@@ -76,6 +76,12 @@ type mcpConn struct {
 	// secrets are the configured values an error text must not carry
 	// (see redact).
 	secrets []string
+	// notify is Options.ToolsChanged; imported says proxy.import lists
+	// the connection (set by setup before any session opens): only then
+	// is the server's tools/list_changed listened to, over streamable
+	// HTTP on the standalone stream.
+	notify   func(connection string)
+	imported bool
 
 	mu      sync.Mutex
 	cs      *mcp.ClientSession
@@ -105,17 +111,22 @@ type opening struct {
 
 func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
 	copts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
-	if notify := o.ToolsChanged; notify != nil {
-		// Told of a changed tool list (over stdio, over streamable HTTP's
-		// subscriptions/listen at 2026-07-28), the gateway lists again.
+	conn := &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv,
+		secrets: secretValues(c, o.Getenv), notify: o.ToolsChanged}
+	if conn.notify != nil {
+		// Told of a changed tool list (over stdio; over streamable HTTP on
+		// the standalone stream, or subscriptions/listen at 2026-07-28), a
+		// connection proxy.import lists tells the gateway, which lists
+		// again.
 		copts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {
-			o.Logger.Info("mcp connection: the server's tool list changed", "connection", name)
-			notify(name)
+			if !conn.imported {
+				return
+			}
+			conn.log.Info("mcp connection: the server's tool list changed; listing its tools again")
+			conn.notify(name)
 		}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, copts)
-	conn := &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv, client: client,
-		secrets: secretValues(c, o.Getenv)}
+	conn.client = mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, copts)
 	if c.URL != "" {
 		conn.transport = newTransport()
 	}
@@ -237,7 +248,7 @@ func (c *mcpConn) dial(ctx context.Context) (*mcp.ClientSession, *exec.Cmd, erro
 			}
 			headers[k] = s
 		}
-		transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, DisableStandaloneSSE: true,
+		transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, DisableStandaloneSSE: !c.imported || c.notify == nil,
 			HTTPClient: &http.Client{Transport: headerTransport{headers: headers, next: drainTransport{next: c.transport}}}}
 	} else {
 		env, missing := childEnv(c.cfg.Env, c.getenv)
