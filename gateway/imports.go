@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/connect"
 )
 
 // This file retries, in the background, the proxy.import connections whose
@@ -245,13 +246,17 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 			continue
 		case <-r.Service.toolChanges.ch:
 			// An upstream's tool list changed, or a quarantined
-			// capability was accepted: list the imported tools again,
-			// which checks their pins.
+			// capability was accepted: import the tools again, which
+			// checks their pins, when what the upstreams list differs
+			// from what runs (or always after an acceptance).
 			stop()
+			if !r.Service.toolChanges.accepted.Swap(false) && !r.importsChanged(ctx) {
+				continue
+			}
 			if _, err := r.reimport(ctx, ReloadViaToolsChanged); errors.Is(err, ErrReloaderClosed) {
 				return
 			} else if err != nil {
-				r.Service.log.Warn("proxy.import: the tools could not be listed again after a change; the running ones stay", "err", err)
+				r.Service.log.Warn("proxy.import: the tools could not be imported again after a change; the running ones stay", "err", err)
 			}
 			continue
 		case <-wait:
@@ -276,6 +281,45 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 		r.failedLocked(name, err.Error())
 		r.stateMu.Unlock()
 	}
+}
+
+// importsChanged lists the tools of the running configuration's
+// proxy.import connections on the sessions they hold and reports whether
+// the capabilities they make differ from those that run (an id, or a
+// definition): a tools/list_changed that changes nothing (a server that
+// registers tools as a session opens says so on every session) imports
+// nothing. A listing that fails changes nothing either: the running
+// capabilities stay, and the next notification or reload tries again.
+func (r *Reloader) importsChanged(ctx context.Context) bool {
+	r.stateMu.Lock()
+	running := r.Running
+	r.stateMu.Unlock()
+	if running == nil || len(running.Proxy.Import) == 0 {
+		return false
+	}
+	lctx, cancel := context.WithTimeout(ctx, connect.ImportTimeout)
+	caps, problems := r.Switch.Manager().Import(lctx, running.Proxy.Import)
+	cancel()
+	if len(problems) > 0 {
+		r.Service.log.Warn("proxy.import: a connection's tools changed, but listing them again found problems", "problems", problems)
+	}
+	next := running.Clone()
+	next.SetImported(caps)
+	return !slices.Equal(importedDigests(running), importedDigests(next))
+}
+
+// importedDigests lists the imported capabilities of cfg as id and
+// definition hash, in order.
+func importedDigests(cfg *config.Config) []string {
+	var out []string
+	for _, c := range cfg.Exposed() {
+		if c.Upstream == nil {
+			continue
+		}
+		_, sum, _ := DefinitionHash(c.Upstream.Definition)
+		out = append(out, c.ID+"\x00"+sum)
+	}
+	return out
 }
 
 // reimport imports the running configuration again through the reload

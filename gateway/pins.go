@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
@@ -292,6 +293,7 @@ func (s *Service) release(id string) {
 	}
 	s.pins.mu.Unlock()
 	if had {
+		s.toolChanges.accepted.Store(true)
 		s.toolChanges.Notify("")
 	}
 }
@@ -511,6 +513,10 @@ func (s *Service) AcceptCapability(ctx context.Context, p *auth.Principal, req A
 // usable: use NewToolListChanges.
 type ToolListChanges struct {
 	ch chan struct{}
+	// accepted says that a capability was accepted since the last
+	// listing: the tools are imported again even if the upstreams list
+	// what runs, for the quarantine changed.
+	accepted atomic.Bool
 }
 
 // NewToolListChanges returns an empty ToolListChanges.
