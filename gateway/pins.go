@@ -163,6 +163,8 @@ func CheckPins(ctx context.Context, st store.Store, caps []config.ExposedCapabil
 		return Quarantines{}, nil
 	}
 	now = now.UTC()
+	// One trace holds the events of one check.
+	trace := newTraceID()
 	var out Quarantines
 	var warned []string
 	var err error
@@ -173,7 +175,7 @@ func CheckPins(ctx context.Context, st store.Store, caps []config.ExposedCapabil
 			for _, c := range todo {
 				u := c.cap.Upstream
 				attrs := map[string]any{"capability": c.cap.ID, "connection": u.Connection, "tool": u.Tool, "pin": u.Pin}
-				ev := store.Event{At: now, Subject: "gateway", Tool: c.cap.ID, Attributes: attrs}
+				ev := store.Event{At: now, Subject: "gateway", Tool: c.cap.ID, TraceID: trace, Attributes: attrs}
 				p, err := tx.GetCapabilityPin(ctx, c.cap.ID)
 				switch {
 				case errors.Is(err, store.ErrNotFound):

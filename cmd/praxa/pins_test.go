@@ -59,7 +59,7 @@ func TestPinnedUpstreamTools(t *testing.T) {
 	upstream := httptest.NewServer(mux)
 	t.Cleanup(upstream.Close)
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	must(t, os.WriteFile(cfgPath, []byte("connections:\n"+
+	must(t, os.WriteFile(cfgPath, []byte("audit:\n  sink: audit.jsonl\nconnections:\n"+
 		"  enf:\n    kind: mcp\n    url: "+upstream.URL+"/enf\n"+
 		"  wrn:\n    kind: mcp\n    url: "+upstream.URL+"/wrn\n    pin: warn\n"+
 		"  off:\n    kind: mcp\n    url: "+upstream.URL+"/off\n    pin: off\n"+
@@ -230,6 +230,25 @@ func TestPinnedUpstreamTools(t *testing.T) {
 	}
 	if status, b := post(t, gw.url+"/v8/capabilities/enf.echo/accept", tok, map[string]any{}); status != http.StatusNotFound {
 		t.Fatalf("accepting again with nothing waiting: %d %s", status, b)
+	}
+
+	// Every step is audited: the pins created, the changes (refused under
+	// enforce, allowed under warn), the acceptance with its operator.
+	audit, err := os.ReadFile(filepath.Join(filepath.Dir(cfgPath), "audit.jsonl"))
+	must(t, err, "read the audit sink")
+	for _, want := range []string{`"type":"capability.pin_created"`, `"tool":"enf.echo"`, `"tool":"wrn.echo"`,
+		`"type":"capability.pin_mismatch"`, `"outcome":"refused"`, `"type":"capability.pin_accepted"`, `"subject":"dev-user"`} {
+		if !strings.Contains(string(audit), want) {
+			t.Errorf("the audit sink lacks %s:\n%s", want, audit)
+		}
+	}
+	for _, line := range strings.Split(string(audit), "\n") {
+		if strings.Contains(line, `"off.echo"`) && strings.Contains(line, `"type":"capability.`) {
+			t.Errorf("pin off audited something: %s", line)
+		}
+		if strings.Contains(line, `"capability.pin_mismatch"`) && strings.Contains(line, `"wrn.echo"`) && !strings.Contains(line, `"outcome":"allowed"`) {
+			t.Errorf("pin warn's change is not allowed: %s", line)
+		}
 	}
 
 	// A third change, then a restart on the same data directory: the pin
