@@ -183,7 +183,7 @@ func buildCatalogue() []Tool {
 			RequiredScope: ScopeMissionsWrite, Idempotency: IdempotencyRequired,
 			Annotations:   Annotations{IdempotentHint: true, OpenWorldHint: true},
 			SuccessStatus: 201,
-			Errors:        []Code{CodeRunIDAlreadyRunning, CodeGuardRejected, CodeUpstreamFailed, CodePathForbidden, CodeOutcomeUnknown, CodeNotFound, CodeQuotaExceeded},
+			Errors:        []Code{CodeRunIDAlreadyRunning, CodeGuardRejected, CodeUpstreamFailed, CodePathForbidden, CodeOutcomeUnknown, CodeNotFound, CodeQuotaExceeded, CodeCapabilityQuarantined},
 		},
 		{
 			Name:  ToolGetMission,
@@ -217,7 +217,7 @@ func buildCatalogue() []Tool {
 			Annotations:  Annotations{IdempotentHint: true, OpenWorldHint: true},
 			PathArgument: "runId", SuccessStatus: 200,
 			Errors: []Code{CodeVersionConflict, CodeInvalidTransition, CodeGuardRejected, CodeMissionStateConflict,
-				CodeUpstreamFailed, CodePathForbidden, CodeOutcomeUnknown, CodeQuotaExceeded},
+				CodeUpstreamFailed, CodePathForbidden, CodeOutcomeUnknown, CodeQuotaExceeded, CodeCapabilityQuarantined},
 		},
 		{
 			Name:  ToolCancelMission,
@@ -470,7 +470,7 @@ func buildCatalogue() []Tool {
 			Annotations:   Annotations{OpenWorldHint: true},
 			SuccessStatus: 200,
 			Errors: []Code{CodeAmbiguousIntent, CodeNotFound, CodeVersionConflict, CodeInvalidTransition, CodeGuardRejected,
-				CodeRunIDAlreadyRunning, CodeLexiconWritesDisabled, CodeUpstreamFailed, CodePathForbidden, CodeOutcomeUnknown, CodeQuotaExceeded},
+				CodeRunIDAlreadyRunning, CodeLexiconWritesDisabled, CodeUpstreamFailed, CodePathForbidden, CodeOutcomeUnknown, CodeQuotaExceeded, CodeCapabilityQuarantined},
 		},
 	}
 }

@@ -57,11 +57,12 @@ func (e Endpoint) ErrorCodes() []Code {
 
 // Operation ids of the operator endpoints.
 const (
-	EndpointRevokeToken     = "revokeToken"
-	EndpointListApprovals   = "listApprovals"
-	EndpointApproveApproval = "approveApproval"
-	EndpointRejectApproval  = "rejectApproval"
-	EndpointReloadConfig    = "reloadConfig"
+	EndpointRevokeToken      = "revokeToken"
+	EndpointListApprovals    = "listApprovals"
+	EndpointApproveApproval  = "approveApproval"
+	EndpointRejectApproval   = "rejectApproval"
+	EndpointReloadConfig     = "reloadConfig"
+	EndpointAcceptCapability = "acceptCapability"
 )
 
 // Bounds of the operator endpoints.
@@ -220,6 +221,29 @@ func buildEndpoints() []Endpoint {
 			BodyOptional:  true,
 			SuccessStatus: 200,
 			Errors:        []Code{CodeNotImplemented},
+		},
+		{
+			OperationID: EndpointAcceptCapability, Method: "POST", Path: "/v8/capabilities/{name}/accept",
+			RequiredScope: ScopeCapabilitiesAdmin,
+			Summary:       "Accept a changed capability",
+			Description: "Pin the definition the upstream MCP server now offers for an imported capability (proxy.import) in place of the one pinned, " +
+				"so that a capability quarantined for the change (pin enforce) can be called again and one served under pin warn stops being reported. " +
+				"With sha256, only the definition of that hash is accepted (the one the operator reviewed), else the request is refused and nothing changes. " +
+				"A capability with no changed definition waiting is not-found. The acceptance is an audit event (capability.pin_accepted) naming the operator and both hashes.",
+			InputSchema: root(object([]string{"name"}, map[string]schema{
+				"name":   identifier("The capability whose new definition to accept (PREFIX.TOOL)."),
+				"sha256": str(64, 64).with("pattern", "^[0-9a-f]{64}$").desc("The SHA-256 of the offered definition reviewed; the request is refused when the upstream now offers another."),
+			})),
+			OutputSchema: root(record([]string{"capability", "sha256", "previousSha256", "acceptedBy", "at"}, map[string]schema{
+				"capability":     outString().desc("The capability accepted."),
+				"sha256":         outString().with("pattern", "^[0-9a-f]{64}$").desc("The SHA-256 of the definition now pinned."),
+				"previousSha256": outString().with("pattern", "^[0-9a-f]{64}$").desc("The SHA-256 of the definition pinned before."),
+				"acceptedBy":     outString().desc("The operator who accepted it."),
+				"at":             outString().with("format", "date-time").desc("When it was accepted."),
+			})),
+			PathArgument:  "name",
+			BodyOptional:  true,
+			SuccessStatus: 200,
 		},
 	}
 }

@@ -27,6 +27,7 @@ var wantEndpoints = []endpointRow{
 	{"rejectApproval", "POST", "/v8/approvals/{approvalId}/reject", "approvals:write", "approvalId", true},
 	{"recordCoverageRun", "POST", "/v8/coverage/runs", "coverage:write", "", false},
 	{"reloadConfig", "POST", "/v8/config/reload", "config:write", "", true},
+	{"acceptCapability", "POST", "/v8/capabilities/{name}/accept", "capabilities:admin", "name", true},
 }
 
 func TestEndpointRows(t *testing.T) {
@@ -58,7 +59,7 @@ func TestEndpointRows(t *testing.T) {
 		})
 	}
 	for _, id := range []string{contracts.EndpointRevokeToken, contracts.EndpointListApprovals,
-		contracts.EndpointApproveApproval, contracts.EndpointRejectApproval, contracts.EndpointReloadConfig} {
+		contracts.EndpointApproveApproval, contracts.EndpointRejectApproval, contracts.EndpointReloadConfig, contracts.EndpointAcceptCapability} {
 		if _, ok := contracts.LookupEndpoint(id); !ok {
 			t.Errorf("constant %q names no endpoint", id)
 		}
@@ -364,6 +365,10 @@ func TestValidateEndpointInput(t *testing.T) {
 		{"reloadConfig", "no body", `{}`, nil},
 		{"reloadConfig", "unknown member", `{"path":"/etc/praxec.yaml"}`, []fe{{"/path", "additionalProperties"}}},
 		{"reloadConfig", "not an object", `[]`, []fe{{"", "type"}}},
+		{"acceptCapability", "name only", `{"name":"late.echo"}`, nil},
+		{"acceptCapability", "with the reviewed hash", `{"name":"late.echo","sha256":"` + strings.Repeat("a", 64) + `"}`, nil},
+		{"acceptCapability", "short hash", `{"name":"late.echo","sha256":"abc"}`, []fe{{"/sha256", "minLength"}, {"/sha256", "pattern"}}},
+		{"acceptCapability", "unknown member", `{"name":"late.echo","force":true}`, []fe{{"/force", "additionalProperties"}}},
 		{"recordCoverageRun", "bad verdict", `{"suite":"s","startedAt":"2026-11-30T10:00:00Z","finishedAt":"2026-11-30T10:01:00Z","results":[{"id":"A","result":"maybe"}]}`, []fe{{"/results/0/result", "enum"}}},
 	}
 	covered := map[string]bool{}

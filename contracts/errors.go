@@ -84,6 +84,13 @@ const CodeSelfApproval Code = "self-approval-forbidden"
 // links list what the tenant holds open.
 const CodeQuotaExceeded Code = "quota-exceeded"
 
+// CodeCapabilityQuarantined refuses a call of a capability imported from
+// an upstream MCP server whose definition no longer matches the one
+// pinned (proxy.import, pin enforce): nothing was called. It stays
+// refused until an operator accepts the new definition; its links say
+// how.
+const CodeCapabilityQuarantined Code = "capability-quarantined"
+
 // CodeInfo is the registry entry of one code: how every surface reports it.
 type CodeInfo struct {
 	Code Code `json:"code"`
@@ -128,6 +135,7 @@ var codeRegistry = map[Code]CodeInfo{
 	CodeUnsupportedMediaType:    {Status: 415, Title: "Unsupported media type"},
 	CodeRateLimited:             {Status: 429, Title: "Too many requests", Retryable: true},
 	CodeQuotaExceeded:           {Status: 429, Title: "A tenant quota is exhausted", Retryable: true},
+	CodeCapabilityQuarantined:   {Status: 409, Title: "The capability is quarantined until an operator accepts its changed upstream definition", Stop: true},
 	CodeDestructiveActionDenied: {Status: 403, Title: "Policy denies this destructive action", Stop: true},
 	CodeMissionStateConflict:    {Status: 409, Title: "The mission's state does not allow this", Stop: true},
 	CodeSelfApproval:            {Status: 409, Title: "The approver asked for this approval", Stop: true},

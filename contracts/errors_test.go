@@ -230,7 +230,7 @@ func TestEnvelopeShape(t *testing.T) {
 
 func TestScopes(t *testing.T) {
 	scopes := contracts.Scopes()
-	want := []contracts.Scope{"approvals:write", "capabilities:read", "config:write", "context:read", "coverage:read", "coverage:write",
+	want := []contracts.Scope{"approvals:write", "capabilities:admin", "capabilities:read", "config:write", "context:read", "coverage:read", "coverage:write",
 		"lexicon:write", "memory:read", "missions:read", "missions:write", "skills:read", "tokens:write", "traces:read", "world:read"}
 	if !slices.Equal(scopes, want) {
 		t.Errorf("Scopes() = %v\nwant       %v", scopes, want)
@@ -244,8 +244,8 @@ func TestScopes(t *testing.T) {
 			operators++
 		}
 	}
-	if operators != 5 {
-		t.Errorf("%d operator scopes, want 5", operators)
+	if operators != 6 {
+		t.Errorf("%d operator scopes, want 6", operators)
 	}
 	for _, s := range []contracts.Scope{"MISSIONS:READ", "missions:read ", "admin", ""} {
 		if s.Known() || s.Description() != "" || s.Operator() {

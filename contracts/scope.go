@@ -26,23 +26,27 @@ const (
 	ScopeCoverageWrite  Scope = "coverage:write"
 	ScopeTokensWrite    Scope = "tokens:write"
 	ScopeConfigWrite    Scope = "config:write"
+	// ScopeCapabilitiesAdmin accepts the changed definition of a
+	// quarantined imported capability.
+	ScopeCapabilitiesAdmin Scope = "capabilities:admin"
 )
 
 var scopeDescriptions = map[Scope]string{
-	ScopeMissionsRead:     "Read mission projections.",
-	ScopeMissionsWrite:    "Submit intents and create, signal and cancel missions; start and advance praxec workflows.",
-	ScopeCapabilitiesRead: "Search and describe workflows, capabilities, connections and lexicon terms.",
-	ScopeMemoryRead:       "Query purpose-filtered memory within the compartments and purposes the token allows.",
-	ScopeSkillsRead:       "Read governed skills and their evidence state.",
-	ScopeTracesRead:       "Read redacted audit traces.",
-	ScopeContextRead:      "List purpose- and compartment-filtered context goals.",
-	ScopeWorldRead:        "List signed model capability certificates.",
-	ScopeCoverageRead:     "Read reference coverage evidence.",
-	ScopeLexiconWrite:     "Define lexicon terms and aliases (operator).",
-	ScopeApprovalsWrite:   "List and resolve pending human approvals (operator).",
-	ScopeCoverageWrite:    "Record conformance runs as coverage evidence (operator).",
-	ScopeTokensWrite:      "Revoke access tokens by jti (operator).",
-	ScopeConfigWrite:      "Reload the gateway's configuration file (operator).",
+	ScopeMissionsRead:      "Read mission projections.",
+	ScopeMissionsWrite:     "Submit intents and create, signal and cancel missions; start and advance praxec workflows.",
+	ScopeCapabilitiesRead:  "Search and describe workflows, capabilities, connections and lexicon terms.",
+	ScopeMemoryRead:        "Query purpose-filtered memory within the compartments and purposes the token allows.",
+	ScopeSkillsRead:        "Read governed skills and their evidence state.",
+	ScopeTracesRead:        "Read redacted audit traces.",
+	ScopeContextRead:       "List purpose- and compartment-filtered context goals.",
+	ScopeWorldRead:         "List signed model capability certificates.",
+	ScopeCoverageRead:      "Read reference coverage evidence.",
+	ScopeLexiconWrite:      "Define lexicon terms and aliases (operator).",
+	ScopeApprovalsWrite:    "List and resolve pending human approvals (operator).",
+	ScopeCoverageWrite:     "Record conformance runs as coverage evidence (operator).",
+	ScopeTokensWrite:       "Revoke access tokens by jti (operator).",
+	ScopeConfigWrite:       "Reload the gateway's configuration file (operator).",
+	ScopeCapabilitiesAdmin: "Accept the changed upstream definition of a quarantined imported capability (operator).",
 }
 
 // Scopes returns every scope the gateway knows, sorted.
@@ -69,7 +73,7 @@ func (s Scope) Description() string { return scopeDescriptions[s] }
 // tool requires.
 func (s Scope) Operator() bool {
 	switch s {
-	case ScopeLexiconWrite, ScopeApprovalsWrite, ScopeCoverageWrite, ScopeTokensWrite, ScopeConfigWrite:
+	case ScopeLexiconWrite, ScopeApprovalsWrite, ScopeCoverageWrite, ScopeTokensWrite, ScopeConfigWrite, ScopeCapabilitiesAdmin:
 		return true
 	}
 	return false

@@ -98,6 +98,9 @@ func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCal
 	if err := s.deniedCapability(p, c.Capability, c.ToolSet); err != nil {
 		return s.directRefused(ctx, p, tool, c, err)
 	}
+	if err := s.quarantineRefusal(ctx, c.Capability); err != nil {
+		return s.directRefused(ctx, p, tool, c, err)
+	}
 	if err, _ := s.limitedCapability(ctx, c.Capability); err != nil {
 		return s.directRefused(ctx, p, tool, c, err)
 	}

@@ -115,8 +115,12 @@ type DiscoveryItem struct {
 	// Import is, for a connection proxy.import lists, the state of its
 	// import: ok, or retrying with the attempts, the last error and the
 	// next attempt (see ImportState).
-	Import *ImportState     `json:"import,omitempty"`
-	Links  []contracts.Link `json:"links"`
+	Import *ImportState `json:"import,omitempty"`
+	// Quarantine is, for an imported capability its pin quarantines, why
+	// it cannot be called (see pins.go); its description is then the
+	// reason, not the upstream's new text.
+	Quarantine *Quarantine      `json:"quarantine,omitempty"`
+	Links      []contracts.Link `json:"links"`
 }
 
 // SearchItem is one search result.
@@ -255,7 +259,7 @@ func (s *Service) searchQuery(e *env) (discovery.Query, string, error) {
 }
 
 // search runs a search and renders it in style.
-func (s *Service) search(e *env, style linkStyle) (SearchResult, error) {
+func (s *Service) search(ctx context.Context, e *env, style linkStyle) (SearchResult, error) {
 	q, kind, err := s.searchQuery(e)
 	if err != nil {
 		return SearchResult{}, err
@@ -264,7 +268,7 @@ func (s *Service) search(e *env, style linkStyle) (SearchResult, error) {
 	res := SearchResult{Query: q.Text, Kind: kind, Items: make([]SearchItem, 0, len(hits))}
 	goal := strings.TrimSpace(q.Text)
 	for _, h := range hits {
-		res.Items = append(res.Items, SearchItem{Score: h.Score, Item: s.withImport(render(h.Item, style, goal))})
+		res.Items = append(res.Items, SearchItem{Score: h.Score, Item: s.withQuarantine(ctx, s.withImport(render(h.Item, style, goal)))})
 	}
 	if style == styleAura {
 		res.Links = []contracts.Link{{Rel: "search", Title: "Search again", Method: contracts.ToolSearchCapabilities, Args: map[string]any{"query": ""}}}
@@ -282,7 +286,7 @@ func (s *Service) search(e *env, style linkStyle) (SearchResult, error) {
 // Only such a search reads the store (the overlay); a search of one kind
 // answers from memory.
 func (s *Service) praxecSearch(ctx context.Context, _ store.ReadTx, e *env) (any, error) {
-	res, err := s.search(e, stylePraxec)
+	res, err := s.search(ctx, e, stylePraxec)
 	if err != nil || res.Kind != "" {
 		return res, err
 	}
@@ -319,8 +323,8 @@ func lexiconItem(t discovery.Term) DiscoveryItem {
 }
 
 // searchCapabilities serves aura_search_capabilities.
-func (s *Service) searchCapabilities(_ context.Context, _ store.ReadTx, e *env) (any, error) {
-	return s.search(e, styleAura)
+func (s *Service) searchCapabilities(ctx context.Context, _ store.ReadTx, e *env) (any, error) {
+	return s.search(ctx, e, styleAura)
 }
 
 // describe serves praxec.query describe: the item whose id is the subject,
@@ -343,7 +347,7 @@ func (s *Service) describe(ctx context.Context, _ store.ReadTx, e *env) (any, er
 		return s.describeScript(ctx, e, it)
 	}
 	s.describeEvent(e, subject, string(it.Kind))
-	return Description{ID: it.ID, Item: s.withImport(render(it, stylePraxec, "")), Links: []contracts.Link{homeLink(), searchLink("")}}, nil
+	return Description{ID: it.ID, Item: s.withQuarantine(ctx, s.withImport(render(it, stylePraxec, ""))), Links: []contracts.Link{homeLink(), searchLink("")}}, nil
 }
 
 // describeEvent records guidance.describe_requested for the call.

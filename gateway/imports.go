@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/connect"
 )
 
 // This file retries, in the background, the proxy.import connections whose
@@ -196,7 +197,10 @@ func (r *Reloader) retrying() []string {
 
 // RetryImports retries, until ctx ends or the Reloader is closed, the
 // proxy.import connections of the running configuration whose tools could
-// not be listed, and publishes the import state of every proxy.import
+// not be listed, lists the imported tools again when an upstream says its
+// tool list changed or a quarantined capability is accepted (the
+// service's ToolListChanges, through the reload path: audited as a reload
+// via ReloadViaToolsChanged, pins checked again), and publishes the import state of every proxy.import
 // connection (Service.ImportStates). Each attempt lists the failed
 // connection's tools on the running connections; once that works, the
 // running configuration (Running) is imported again through the reload
@@ -240,6 +244,21 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 		case <-kick:
 			stop()
 			continue
+		case <-r.Service.toolChanges.ch:
+			// An upstream's tool list changed, or a quarantined
+			// capability was accepted: import the tools again, which
+			// checks their pins, when what the upstreams list differs
+			// from what runs (or always after an acceptance).
+			stop()
+			if !r.Service.toolChanges.accepted.Swap(false) && !r.importsChanged(ctx) {
+				continue
+			}
+			if _, err := r.reimport(ctx, ReloadViaToolsChanged); errors.Is(err, ErrReloaderClosed) {
+				return
+			} else if err != nil {
+				r.Service.log.Warn("proxy.import: the tools could not be imported again after a change; the running ones stay", "err", err)
+			}
+			continue
 		case <-wait:
 		}
 		err := r.Switch.Manager().ProbeImport(ctx, name)
@@ -247,7 +266,7 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 			return
 		}
 		if err == nil {
-			_, err = r.reimport(ctx)
+			_, err = r.reimport(ctx, ReloadViaImportRetry)
 			if errors.Is(err, ErrReloaderClosed) {
 				return
 			}
@@ -264,10 +283,49 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 	}
 }
 
+// importsChanged lists the tools of the running configuration's
+// proxy.import connections on the sessions they hold and reports whether
+// the capabilities they make differ from those that run (an id, or a
+// definition): a tools/list_changed that changes nothing (a server that
+// registers tools as a session opens says so on every session) imports
+// nothing. A listing that fails changes nothing either: the running
+// capabilities stay, and the next notification or reload tries again.
+func (r *Reloader) importsChanged(ctx context.Context) bool {
+	r.stateMu.Lock()
+	running := r.Running
+	r.stateMu.Unlock()
+	if running == nil || len(running.Proxy.Import) == 0 {
+		return false
+	}
+	lctx, cancel := context.WithTimeout(ctx, connect.ImportTimeout)
+	caps, problems := r.Switch.Manager().Import(lctx, running.Proxy.Import)
+	cancel()
+	if len(problems) > 0 {
+		r.Service.log.Warn("proxy.import: a connection's tools changed, but listing them again found problems", "problems", problems)
+	}
+	next := running.Clone()
+	next.SetImported(caps)
+	return !slices.Equal(importedDigests(running), importedDigests(next))
+}
+
+// importedDigests lists the imported capabilities of cfg as id and
+// definition hash, in order.
+func importedDigests(cfg *config.Config) []string {
+	var out []string
+	for _, c := range cfg.Exposed() {
+		if c.Upstream == nil {
+			continue
+		}
+		_, sum, _ := DefinitionHash(c.Upstream.Definition)
+		out = append(out, c.ID+"\x00"+sum)
+	}
+	return out
+}
+
 // reimport imports the running configuration again through the reload
-// path.
-func (r *Reloader) reimport(ctx context.Context) (*ReloadResult, error) {
-	return r.run(ctx, ReloadTrigger{Via: ReloadViaImportRetry}, func(context.Context) (*config.Config, []byte, bool, error) {
+// path, audited as a reload via via.
+func (r *Reloader) reimport(ctx context.Context, via string) (*ReloadResult, error) {
+	return r.run(ctx, ReloadTrigger{Via: via}, func(context.Context) (*config.Config, []byte, bool, error) {
 		if r.Running == nil {
 			return nil, nil, false, errors.New("no running configuration to import again")
 		}

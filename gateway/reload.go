@@ -56,6 +56,9 @@ type Runtime struct {
 	// Quotas are the tenant quotas (server.quotas) from the next
 	// transaction on.
 	Quotas config.Quotas
+	// Quarantines are the imported capabilities quarantined by their pins
+	// (CheckPins); none when nil.
+	Quarantines Quarantines
 }
 
 // Reload makes rt the configuration the service runs on. Each part is
@@ -79,6 +82,7 @@ func (s *Service) Reload(rt Runtime) {
 	s.runs.retention.Store(int64(max(rt.RunRetention, 0)))
 	quotas := rt.Quotas
 	s.quotas.quotas.Store(&quotas)
+	s.installQuarantines(rt.Quarantines)
 	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
 		"certificate_issuers", len(rt.CertificateIssuers), "run_retention", s.RunRetention().String())
 }
@@ -261,10 +265,13 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	if ttl := cfg.LeaseTTL(); ttl != s.leaseTTL {
 		return res, nil, fmt.Errorf("server.leaseTTL is read at start only; restart the gateway to change it (the running gateway holds leases for %s, the file sets %s)", s.leaseTTL, ttl)
 	}
-	opts := r.Connect
-	if opts == nil {
-		opts = &connect.Options{Logger: s.log}
+	opts := &connect.Options{Logger: s.log}
+	if r.Connect != nil {
+		o := *r.Connect
+		opts = &o
 	}
+	// The new connections' upstreams tell of changed tool lists too.
+	opts.ToolsChanged = s.toolChanges.Notify
 	// The connections are set up whatever becomes of the request that
 	// asked for the reload (a client that hangs up, the request timeout,
 	// shorter than the import's): an import cut short would refuse it.
@@ -287,6 +294,16 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 		conns.Close()
 		return res, warnings, err
 	}
+	// The imported definitions are checked against their pins before
+	// anything is built from them: the quarantined capabilities stay out
+	// of the tools MCP lists (Stage).
+	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	quarantines, err := CheckPins(pctx, s.store, cfg.Exposed(), s.now(), s.log)
+	pcancel()
+	if err != nil {
+		return refuse(err)
+	}
+	cfg.SetQuarantined(quarantines.IDs())
 	index, err := discovery.Build(workflows, cfg)
 	if err != nil {
 		return refuse(err)
@@ -315,7 +332,8 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	}
 	r.Switch.Swap(conns)
 	s.Reload(Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
-		Skills: cat, Scripts: scr, CertificateIssuers: issuers, RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas})
+		Skills: cat, Scripts: scr, CertificateIssuers: issuers, RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas,
+		Quarantines: quarantines})
 	apply()
 	r.stateMu.Lock()
 	// Running is written under both locks: a reload reads it under mu,

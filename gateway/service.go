@@ -59,6 +59,11 @@ type Service struct {
 	imports atomic.Pointer[[]ImportState]
 	// limiter enforces the capabilities' rate limits (ratelimits.go).
 	limiter atomic.Pointer[limiterBox]
+	// pins holds the quarantined imported capabilities (pins.go).
+	pins pinState
+	// toolChanges asks a Reloader to list the imported tools again
+	// (pins.go).
+	toolChanges *ToolListChanges
 }
 
 // Options configure a Service. The zero value is usable.
@@ -116,6 +121,13 @@ type Options struct {
 	// Quotas are the tenant quotas (server.quotas; none when zero); a
 	// reload replaces them (quotas.go).
 	Quotas config.Quotas
+	// Quarantines are the imported capabilities quarantined by their pins
+	// at start (CheckPins); a reload replaces them.
+	Quarantines Quarantines
+	// ToolListChanges receives the requests to list the imported tools
+	// again (give its Notify to connect.Options.ToolsChanged); nil
+	// creates one.
+	ToolListChanges *ToolListChanges
 }
 
 // New returns a Service over st.
@@ -144,6 +156,11 @@ func New(st store.Store, opts *Options) *Service {
 	s.policy.Store(&o.Policy)
 	s.quotas.quotas.Store(&o.Quotas)
 	s.SetLimiter(nil)
+	s.installQuarantines(o.Quarantines)
+	s.toolChanges = o.ToolListChanges
+	if s.toolChanges == nil {
+		s.toolChanges = NewToolListChanges()
+	}
 	s.owner, s.leaseTTL = newID("gw"), o.LeaseTTL
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL

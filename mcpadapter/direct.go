@@ -341,11 +341,12 @@ func directAnswer(r *gateway.DirectResult) *mcp.CallToolResult {
 }
 
 // DirectTools lists the capabilities marked exposeDirectly as direct
-// tools.
+// tools, leaving out the imported ones their pins quarantine (they come
+// back, with tools/list_changed, once an operator accepts them).
 func DirectTools(caps []config.ExposedCapability) []DirectTool {
 	var out []DirectTool
 	for _, c := range caps {
-		if !c.ExposeDirectly {
+		if !c.ExposeDirectly || c.Quarantined {
 			continue
 		}
 		h := c.Hints()

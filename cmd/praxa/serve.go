@@ -281,6 +281,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	limiter := ratelimit.New(runCtx, a.store, log, ratelimit.ClusterOptions{Slice: cfg.Server.Limits.ClusterSlice})
 	metrics.RegisterLimiter(limiter)
 	a.service.SetLimiter(limiter) // capabilities.X.limits
+	metrics.RegisterPins(a.service)
 
 	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
 	if err != nil {

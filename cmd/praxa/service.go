@@ -35,11 +35,20 @@ type builtService struct {
 // closes the service, then the connections.
 func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *slog.Logger, extra gateway.Options) (*builtService, error) {
 	tokens := connect.NewTokens(nil)
-	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log, Tokens: tokens})
+	changes := gateway.NewToolListChanges()
+	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log, Tokens: tokens, ToolsChanged: changes.Notify})
 	if err != nil {
 		return nil, err
 	}
 	sw := connect.NewSwitch(conns)
+	// The imported definitions are checked against their pins before
+	// anything is built from them (gateway/pins.go).
+	quarantines, err := gateway.CheckPins(ctx, st, cfg.Exposed(), time.Now(), log)
+	if err != nil {
+		sw.Close(ctx)
+		return nil, err
+	}
+	cfg.SetQuarantined(quarantines.IDs())
 	index, err := discovery.Build(workflows, cfg)
 	if err != nil {
 		sw.Close(ctx)
@@ -65,6 +74,7 @@ func buildService(ctx context.Context, cfg *config.Config, st store.Store, log *
 	o.Retention, o.LeaseTTL = time.Duration(cfg.Server.Idempotency.Retention), cfg.LeaseTTL()
 	o.RunRetention = cfg.RunRetention()
 	o.Quotas = cfg.Server.Quotas
+	o.Quarantines, o.ToolListChanges = quarantines, changes
 	o.Skills, o.Scripts, o.CertificateIssuers = skillCatalog, scriptCatalog, certIssuers
 	return &builtService{service: gateway.New(st, &o), conns: sw, problems: problems, tokens: tokens}, nil
 }

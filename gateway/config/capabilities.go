@@ -193,6 +193,25 @@ type ExposedCapability struct {
 	// one (it and those it wraps, innermost first): a call spends a token
 	// of each.
 	Limits []CapabilityLimit
+	// Upstream is, for a capability proxy.import took from an MCP server,
+	// the tool it stands for (nil for the others): what its pin covers.
+	Upstream *UpstreamTool
+	// Quarantined says that the imported capability's pin quarantines it
+	// (SetQuarantined): it is not callable, and MCP does not list it.
+	Quarantined bool
+}
+
+// UpstreamTool is the upstream MCP tool an imported capability stands for.
+type UpstreamTool struct {
+	// Connection is the mcp connection, Tool the tool's name.
+	Connection, Tool string
+	// Pin is the connection's pin mode (Connection.PinMode).
+	Pin string
+	// Definition is the part of the tool's definition a pin covers, as
+	// decoded JSON (numbers as json.Number): its name, title,
+	// description, inputSchema, outputSchema and annotations, those the
+	// server sent.
+	Definition map[string]any
 }
 
 // CapabilityLimit is the limit of one capability under capabilities.
@@ -216,7 +235,13 @@ type CapabilityLimit struct {
 // The configuration is assumed valid (Load checked it): references resolve
 // and wraps has no cycle; a broken reference is skipped.
 func (c *Config) Exposed() []ExposedCapability {
-	return append(c.exposedDeclared(), slices.Clone(c.imported)...)
+	out := append(c.exposedDeclared(), slices.Clone(c.imported)...)
+	if len(c.quarantined) > 0 {
+		for i := range out {
+			out[i].Quarantined = out[i].Upstream != nil && c.quarantined[out[i].ID]
+		}
+	}
+	return out
 }
 
 // exposedDeclared is Exposed without the imported capabilities.

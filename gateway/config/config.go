@@ -58,6 +58,9 @@ type Config struct {
 	connectionNames []string
 	// imported are the capabilities proxy.import produced (SetImported).
 	imported []ExposedCapability
+	// quarantined are the imported capabilities their pins quarantine
+	// (SetQuarantined).
+	quarantined map[string]bool
 	// manifested are the capabilities the manifests declare, in the
 	// order of Manifests.
 	manifested []ExposedCapability

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,6 +69,11 @@ type Connection struct {
 	BaseURL string `json:"baseUrl,omitempty"`
 	// Model is the model an llm connection asks for.
 	Model string `json:"model,omitempty"`
+	// Pin says how the definitions of the tools proxy.import takes from
+	// an mcp connection are pinned: PinEnforce (the default, ""), PinWarn
+	// or PinOff (see PinMode).
+	Pin string `json:"pin,omitempty"`
+
 	// APIKey is an llm connection's API key, sent as a bearer token: a
 	// ${NAME} reference to the gateway's environment, read when a call is
 	// made and never logged or audited.
@@ -125,6 +131,26 @@ type ConnectionAuth struct {
 	// with client credentials at the same endpoint) as the actor_token:
 	// the upstream token then names the gateway as acting for the caller.
 	Actor bool `json:"actor,omitempty"`
+}
+
+// Pin modes of an mcp connection (Connection.Pin).
+const (
+	// PinEnforce quarantines an imported capability whose upstream
+	// definition no longer matches its pin, until an operator accepts
+	// the new one.
+	PinEnforce = "enforce"
+	// PinWarn audits and logs a changed definition and serves it.
+	PinWarn = "warn"
+	// PinOff checks nothing.
+	PinOff = "off"
+)
+
+// PinMode is the connection's pin mode: Pin, PinEnforce when unset.
+func (c Connection) PinMode() string {
+	if c.Pin == "" {
+		return PinEnforce
+	}
+	return c.Pin
 }
 
 // Confine is the sandbox of a cli connection.
@@ -231,6 +257,15 @@ func (c *Config) SetImported(caps []ExposedCapability) []string {
 	return added
 }
 
+// SetQuarantined records which imported capabilities their pins
+// quarantine (gateway.CheckPins): Exposed marks them Quarantined.
+func (c *Config) SetQuarantined(ids []string) {
+	c.quarantined = make(map[string]bool, len(ids))
+	for _, id := range ids {
+		c.quarantined[id] = true
+	}
+}
+
 // hasShellMeta reports whether s holds a character a shell interprets.
 func hasShellMeta(s string) bool {
 	return strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]{}~#!")
@@ -251,6 +286,7 @@ func ShellQuote(s string) string {
 func (c *Config) Clone() *Config {
 	d := *c
 	d.imported = slices.Clone(c.imported)
+	d.quarantined = maps.Clone(c.quarantined)
 	return &d
 }
 

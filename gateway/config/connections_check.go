@@ -15,7 +15,7 @@ var connectionKinds = []string{ConnectionMCP, ConnectionCLI, ConnectionREST, Con
 // connectionMembers lists the members each connection kind admits, as the
 // if/then rules of schema.json do.
 var connectionMembers = map[string][]string{
-	ConnectionMCP:  {"kind", "command", "args", "env", "url", "headers", "auth"},
+	ConnectionMCP:  {"kind", "command", "args", "env", "url", "headers", "auth", "pin"},
 	ConnectionCLI:  {"kind", "command", "workingDirectory", "env", "shell", "confine", "roots"},
 	ConnectionREST: {"kind", "baseUrl", "headers", "auth"},
 	ConnectionLLM:  {"kind", "baseUrl", "model", "apiKey", "headers"},

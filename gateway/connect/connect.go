@@ -33,6 +33,11 @@ type Options struct {
 	// auth (default a cache of the Manager's own). Share one across the
 	// Managers of a process, and call its Forget when a token is revoked.
 	Tokens *Tokens
+	// ToolsChanged, when set, is told the name of an mcp connection whose
+	// server sent notifications/tools/list_changed (on the session's own
+	// goroutine: it must not block). A gateway lists the tools again
+	// (gateway.Reloader's relist) and checks their pins.
+	ToolsChanged func(connection string)
 }
 
 // Manager holds the connections of one configuration.

@@ -1,12 +1,16 @@
 package connect
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -83,13 +87,54 @@ func (m *Manager) importTools(ctx context.Context, imports []config.Import) (cap
 			if title == "" && t.Annotations != nil {
 				title = t.Annotations.Title
 			}
+			def, err := pinnedDefinition(t)
+			if err != nil {
+				skip("definition: " + err.Error())
+				continue
+			}
 			caps = append(caps, config.ExposedCapability{ID: id, Source: src, Title: title, Description: t.Description,
 				Tags: slices.Clone(imp.Tags), ExposeDirectly: imp.ExposeDirectly, InputSchema: schema,
-				Executor: &config.Executor{Kind: config.ExecutorMCP, Connection: imp.Connection, Tool: t.Name}})
+				Executor: &config.Executor{Kind: config.ExecutorMCP, Connection: imp.Connection, Tool: t.Name},
+				Upstream: &config.UpstreamTool{Connection: imp.Connection, Tool: t.Name, Pin: m.pinMode(imp.Connection), Definition: def}})
 		}
 		m.log.Info("proxy.import: tools imported", "import", src, "connection", imp.Connection, "listed", len(tools))
 	}
 	return caps, problems
+}
+
+// pinnedFields are the members of a tool's definition a pin covers: what
+// an agent reads and what the call is checked against (never _meta or
+// icons).
+var pinnedFields = []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
+
+// pinnedDefinition returns the part of t's definition a pin covers, as
+// decoded JSON with numbers kept as sent (json.Number).
+func pinnedDefinition(t *mcp.Tool) (map[string]any, error) {
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var all map[string]any
+	if err := dec.Decode(&all); err != nil {
+		return nil, err
+	}
+	out := make(map[string]any, len(pinnedFields))
+	for _, k := range pinnedFields {
+		if v, ok := all[k]; ok {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// pinMode is the pin mode of the mcp connection name.
+func (m *Manager) pinMode(name string) string {
+	if c, ok := m.mcp[name]; ok {
+		return c.cfg.PinMode()
+	}
+	return config.PinEnforce
 }
 
 // ImportFailures lists, by connection name, the proxy.import connections

@@ -88,6 +88,12 @@ type mcpConn struct {
 	tokens  *Tokens
 	bearer  atomic.Pointer[string]
 	callers *callerSessions
+	// notify is Options.ToolsChanged; imported says proxy.import lists
+	// the connection (set by setup before any session opens): only then
+	// is the server's tools/list_changed listened to, over streamable
+	// HTTP on the standalone stream.
+	notify   func(connection string)
+	imported bool
 
 	mu      sync.Mutex
 	cs      *mcp.ClientSession
@@ -116,10 +122,23 @@ type opening struct {
 }
 
 func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
-	client := mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion},
-		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-	conn := &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv, client: client,
-		secrets: secretValues(c, o.Getenv)}
+	copts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+	conn := &mcpConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv,
+		secrets: secretValues(c, o.Getenv), notify: o.ToolsChanged}
+	if conn.notify != nil {
+		// Told of a changed tool list (over stdio; over streamable HTTP on
+		// the standalone stream, or subscriptions/listen at 2026-07-28), a
+		// connection proxy.import lists tells the gateway, which lists
+		// again.
+		copts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {
+			if !conn.imported {
+				return
+			}
+			conn.log.Info("mcp connection: the server's tool list changed; listing its tools again")
+			conn.notify(name)
+		}
+	}
+	conn.client = mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, copts)
 	if c.URL != "" {
 		conn.transport = newTransport()
 		conn.auth, conn.tokens = newTokenAuth(name, config.ExecutorMCP, c, o.Getenv), o.Tokens
@@ -254,7 +273,7 @@ func (c *mcpConn) dial(ctx context.Context) (*mcp.ClientSession, *exec.Cmd, erro
 		if c.auth != nil {
 			rt = bearerTransport{bearer: &c.bearer, next: rt}
 		}
-		transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, DisableStandaloneSSE: true,
+		transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, DisableStandaloneSSE: !c.imported || c.notify == nil,
 			HTTPClient: &http.Client{Transport: rt}}
 	} else {
 		env, missing := childEnv(c.cfg.Env, c.getenv)

@@ -61,6 +61,11 @@ func setup(ctx context.Context, cfg *config.Config, opts *Options, strict bool, 
 	for name, why := range m.Problems() {
 		problems = append(problems, "connection "+name+": "+why)
 	}
+	for _, imp := range cfg.Proxy.Import {
+		if c, ok := m.mcp[imp.Connection]; ok {
+			c.imported = true
+		}
+	}
 	if len(cfg.Proxy.Import) > 0 {
 		ictx, cancel := context.WithTimeout(ctx, ImportTimeout)
 		caps, found := m.importTools(ictx, cfg.Proxy.Import)

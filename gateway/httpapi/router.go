@@ -159,6 +159,7 @@ func New(o Options) http.Handler {
 		r.Post("/v8/approvals/{approvalId}/reject", s.resolveApproval(false))
 		r.Post(contracts.CoverageRunsPath, s.recordCoverageRun)
 		r.Post("/v8/config/reload", s.reloadConfig)
+		r.Post("/v8/capabilities/{name}/accept", s.acceptCapability)
 	})
 	if o.OpenAPI != nil {
 		r.Get("/openapi.json", serveDocument(o.OpenAPI))
@@ -324,6 +325,12 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 	if s.Service != nil {
 		if imports := s.Service.ImportStates(); len(imports) > 0 {
 			body["imports"] = imports
+		}
+		// Nor does a quarantined imported capability (pins): the others
+		// serve, and only an operator can lift it. It is a degraded
+		// detail.
+		if q := s.Service.Quarantined(); len(q) > 0 {
+			body["quarantined"] = q
 		}
 	}
 	writeJSON(w, http.StatusOK, body)

@@ -129,6 +129,8 @@ type ReadTx interface {
 	PendingReadTx
 	// QuotaReadTx counts what the tenant quotas bound.
 	QuotaReadTx
+	// PinReadTx reads the pins of imported capabilities.
+	PinReadTx
 }
 
 // Tx reads and writes inside a transaction.
@@ -206,6 +208,8 @@ type Tx interface {
 	PendingTx
 	// QuotaTx serializes the writes a tenant quota checks.
 	QuotaTx
+	// PinTx writes the pins of imported capabilities.
+	PinTx
 }
 
 // IdempotencyRecord is the remembered outcome of one idempotent request.

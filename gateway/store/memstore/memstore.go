@@ -54,11 +54,12 @@ type DB struct {
 	missions  map[string]store.Mission // by id: ids are unique across tenants
 	runIDs    map[runKey]string        // tenant and runId -> mission id
 	submits   map[submitKey]store.SubmitRecord
-	approvals map[string]store.Approval     // by id
-	lexicon   map[string]store.LexiconTerm  // by key; nil until the first term
-	coverage  []store.CoverageRun           // in the order recorded
-	context   contextData                   // memory, goals, certificates
-	leases    map[submitKey]store.MoveLease // by workflow and version; nil until the first lease
+	approvals map[string]store.Approval      // by id
+	lexicon   map[string]store.LexiconTerm   // by key; nil until the first term
+	pins      map[string]store.CapabilityPin // by capability; nil until the first pin
+	coverage  []store.CoverageRun            // in the order recorded
+	context   contextData                    // memory, goals, certificates
+	leases    map[submitKey]store.MoveLease  // by workflow and version; nil until the first lease
 	pending   map[pendingKey]store.PendingSubject
 	// startLeases are by tenant and ref; nil until the first lease.
 	startLeases map[startKey]store.StartLease
@@ -226,6 +227,7 @@ type txn struct {
 	submits   map[submitKey]store.SubmitRecord
 	approvals map[string]store.Approval
 	lexicon   map[string]store.LexiconTerm
+	pins      map[string]store.CapabilityPin
 	coverage  []store.CoverageRun
 	context   contextData
 	leases    map[submitKey]*store.MoveLease // nil: deleted
@@ -249,6 +251,7 @@ func (t *txn) apply() {
 	maps.Copy(db.submits, t.submits)
 	maps.Copy(db.approvals, t.approvals)
 	t.applyLexicon()
+	t.applyPins()
 	t.applyContext()
 	t.applyLeases()
 	t.applyStartLeases()

@@ -57,6 +57,7 @@ func Run(t *testing.T, factory Factory) {
 		{"Approvals", testApprovals},
 		{"LexiconTerms", testLexiconTerms},
 		{"LexiconCompareAndSet", testLexiconCompareAndSet},
+		{"CapabilityPins", testCapabilityPins},
 		{"CoverageRuns", testCoverageRuns},
 		{"ContextRecords", testContextRecords},
 		{"ContextRecordFilters", testContextRecordFilters},

@@ -29,6 +29,7 @@ const (
 	LeaseColumns       = `tenant, workflow_id, expected_version, transition, fingerprint, namespace, key, operation, key_fingerprint, owner, created_at, deadline`
 	StartLeaseColumns  = `tenant, ref, definition_id, fingerprint, namespace, key, operation, key_fingerprint, owner, created_at, deadline, status, response, expires_at`
 	LexiconColumns     = `key, term, entry, version, tenant, subject, client_id, updated_at`
+	PinColumns         = `capability, connection, tool, sha256, definition, offered_sha256, offered_definition, offered_at, version, accepted_by, created_at, updated_at`
 	MissionColumns     = `tenant, id, run_id, definition_id, definition_version, state, version, status, parent_id, doc, created_at, updated_at, wait_deadline`
 	SubmitColumns      = `fingerprint, response, created_at, status`
 	ApprovalColumns    = `tenant, id, workflow_id, run_id, transition, queue, status, requested_by, resolved_by, doc, created_at, resolved_at`
@@ -132,6 +133,21 @@ func LexiconTerm(row Scanner) (store.LexiconTerm, error) {
 	}
 	lt.UpdatedAt = fromNanos(updated)
 	return lt, nil
+}
+
+// CapabilityPin reads PinColumns.
+func CapabilityPin(row Scanner) (store.CapabilityPin, error) {
+	var p store.CapabilityPin
+	var offered, created, updated int64
+	if err := row.Scan(&p.Capability, &p.Connection, &p.Tool, &p.SHA256, &p.Definition, &p.OfferedSHA256, &p.OfferedDefinition,
+		&offered, &p.Version, &p.AcceptedBy, &created, &updated); err != nil {
+		return p, err
+	}
+	if len(p.OfferedDefinition) == 0 {
+		p.OfferedDefinition = nil
+	}
+	p.OfferedAt, p.CreatedAt, p.UpdatedAt = fromNanos(offered), fromNanos(created), fromNanos(updated)
+	return p, nil
 }
 
 // Mission reads MissionColumns.

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os/user"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+)
+
+func init() {
+	register(command{name: "capabilities", summary: "list or accept imported capabilities whose upstream definition changed", run: runCapabilities})
+}
+
+// runCapabilities acts on the pins of imported capabilities in the data
+// directory's store with the operator's authority: praxa capabilities
+// list | accept NAME [--sha256 H]. It needs no running gateway: the
+// offered definition is stored beside the pin, and a gateway holding the
+// capability in quarantine lifts it at the next call.
+func runCapabilities(ctx context.Context, env *environment, args []string) error {
+	const synopsis = "list|accept NAME [--sha256 H] [--format table|json] [--data-dir DIR] [--store S] [--config FILE]"
+	if len(args) == 0 || (args[0] != "list" && args[0] != "accept") {
+		fmt.Fprintln(env.stderr, "Usage: praxa capabilities "+synopsis)
+		return errUsage
+	}
+	verb := args[0]
+	fs := newFlagSet(env, "capabilities "+verb, synopsis)
+	sum := fs.String("sha256", "", "accept: the SHA-256 of the offered definition reviewed (refused when the upstream now offers another)")
+	format := fs.String("format", "table", "list: table or json (json holds both definitions)")
+	var f serveFlags
+	f.registerFor(env, fs, true, false)
+	rest := args[1:]
+	var name string
+	if verb == "accept" && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		name, rest = rest[0], rest[1:]
+	}
+	if err := parseFlags(fs, rest); err != nil {
+		return err
+	}
+	if verb == "accept" && name == "" {
+		fmt.Fprintln(env.stderr, "Usage: praxa capabilities "+synopsis)
+		return errUsage
+	}
+	cfg, err := loadConfig(f.config, f.dev)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := gateway.New(st, &gateway.Options{Logger: log, LeaseTTL: cfg.LeaseTTL()})
+	defer svc.Close(ctx)
+	if verb == "list" {
+		pending, err := svc.PendingPins(ctx)
+		if err != nil {
+			return err
+		}
+		if *format == "json" {
+			if pending == nil {
+				pending = []gateway.QuarantinedCapability{}
+			}
+			return json.NewEncoder(env.stdout).Encode(map[string]any{"capabilities": pending})
+		}
+		tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "CAPABILITY\tCONNECTION\tTOOL\tPINNED\tOFFERED\tSINCE")
+		for _, q := range pending {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", q.Capability, q.Connection, q.Tool, q.PinnedSHA256, q.OfferedSHA256, q.Since.Format("2006-01-02T15:04:05Z"))
+		}
+		return tw.Flush()
+	}
+	operator := &auth.Principal{Subject: "operator", ClientID: cliActor(), Scopes: auth.NewScopeSet(contracts.ScopeCapabilitiesAdmin)}
+	res, err := svc.AcceptCapability(ctx, operator, gateway.AcceptRequest{Name: name, SHA256: *sum})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "%s accepted: sha256 %s (was %s); a gateway holding it in quarantine serves it from its next call\n",
+		res.Capability, res.SHA256, res.PreviousSHA256)
+	return nil
+}
+
+// cliActor names who runs the command line, for the audit event's client
+// id: "praxa-cli" and the local user, when known.
+func cliActor() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return "praxa-cli:" + u.Username
+	}
+	return "praxa-cli"
+}

@@ -1,0 +1,29 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+)
+
+// acceptCapability serves POST /v8/capabilities/{name}/accept (scope
+// capabilities:admin): the operator accepts the definition an imported
+// capability's upstream now offers (gateway.Service.AcceptCapability),
+// optionally only the one of the sha256 reviewed.
+func (s *server) acceptCapability(w http.ResponseWriter, r *http.Request) {
+	p, args, _, ok := s.operatorRequest(w, r, contracts.EndpointAcceptCapability)
+	if !ok {
+		return
+	}
+	name, _ := args["name"].(string)
+	sum, _ := args["sha256"].(string)
+	res, err := s.Service.AcceptCapability(r.Context(), p, gateway.AcceptRequest{Name: name, SHA256: sum,
+		RequestID: requestID(r.Context()), TraceID: TraceID(r.Context())})
+	if err != nil {
+		s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})
+		return
+	}
+	s.Logger.InfoContext(r.Context(), "capability accepted", "capability", name, "subject", p.Subject, "sha256", res.SHA256)
+	writeJSON(w, http.StatusOK, res)
+}

@@ -1,0 +1,117 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+func capabilityPin(capability, sum string, version int64) store.CapabilityPin {
+	return store.CapabilityPin{Capability: capability, Connection: "up", Tool: "echo", SHA256: sum,
+		Definition: []byte(`{"name":"echo"}`), Version: version, AcceptedBy: "first-import", CreatedAt: epoch, UpdatedAt: epoch}
+}
+
+// testCapabilityPins: pins are one gateway-wide keyspace, listed by
+// capability, insert-only at version 0, replaced by compare-and-set (of
+// concurrent replaces from one version exactly one wins), durable across
+// a reopen with every field, and copied on the way in and out.
+func testCapabilityPins(t *testing.T, o Opener) {
+	s := o.Open(t)
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if _, err := tx.GetCapabilityPin(ctx, "up.echo"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("no pin: %v, want ErrNotFound", err)
+		}
+		if got, err := tx.ListCapabilityPins(ctx); err != nil || len(got) != 0 {
+			t.Errorf("no pins lists %v, %v", got, err)
+		}
+		return nil
+	})
+	first := capabilityPin("up.echo", "aa", 1)
+	def := first.Definition
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.PutCapabilityPin(ctx, first, 0); err != nil {
+			return err
+		}
+		def[0] = 'X' // the store keeps its own copy
+		if got, err := tx.GetCapabilityPin(ctx, "up.echo"); err != nil || got.SHA256 != "aa" || got.OfferedDefinition != nil {
+			return fmt.Errorf("read own write: %+v, %v", got, err)
+		}
+		return tx.PutCapabilityPin(ctx, capabilityPin("a.first", "bb", 1), 0)
+	})
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutCapabilityPin(ctx, capabilityPin("up.echo", "cc", 1), 0)
+	}); !errors.Is(err, store.ErrExists) {
+		t.Errorf("second insert: %v, want ErrExists", err)
+	}
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutCapabilityPin(ctx, capabilityPin("missing", "cc", 2), 1)
+	}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("replacing a missing pin: %v, want ErrNotFound", err)
+	}
+	offered := capabilityPin("up.echo", "aa", 2)
+	offered.OfferedSHA256, offered.OfferedDefinition = "dd", []byte(`{"name":"echo","description":"new"}`)
+	offered.OfferedAt, offered.UpdatedAt = epoch.Add(time.Minute), epoch.Add(time.Minute)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutCapabilityPin(ctx, offered, 1) })
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutCapabilityPin(ctx, capabilityPin("up.echo", "ee", 2), 1)
+	}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("stale replace: %v, want ErrConflict", err)
+	}
+	var wins, conflicts atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := capabilityPin("up.echo", fmt.Sprintf("racer%d", i), 3)
+			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error { return tx.PutCapabilityPin(ctx, p, 2) })
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case errors.Is(err, store.ErrConflict):
+				conflicts.Add(1)
+			default:
+				t.Errorf("racer %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins.Load() != 1 || conflicts.Load() != 5 {
+		t.Errorf("%d wins and %d conflicts, want 1 and 5", wins.Load(), conflicts.Load())
+	}
+	// Put the offered pin back at version 4, for the reopen.
+	offered.Version = 4
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutCapabilityPin(ctx, offered, 3) })
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = o.Open(t)
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetCapabilityPin(ctx, "up.echo")
+		if err != nil {
+			t.Fatalf("after reopen: %v", err)
+		}
+		if got.Connection != "up" || got.Tool != "echo" || got.SHA256 != "aa" || string(got.Definition) != `{"name":"echo"}` ||
+			got.OfferedSHA256 != "dd" || string(got.OfferedDefinition) != `{"name":"echo","description":"new"}` ||
+			!got.OfferedAt.Equal(epoch.Add(time.Minute)) || got.Version != 4 || got.AcceptedBy != "first-import" ||
+			!got.CreatedAt.Equal(epoch) || !got.UpdatedAt.Equal(epoch.Add(time.Minute)) {
+			t.Errorf("GetCapabilityPin = %+v", got)
+		}
+		got.OfferedDefinition[0] = 'X'
+		again, _ := tx.GetCapabilityPin(ctx, "up.echo")
+		if again.OfferedDefinition[0] != '{' {
+			t.Error("the stored definition changed through a returned slice")
+		}
+		list, err := tx.ListCapabilityPins(ctx)
+		if err != nil || len(list) != 2 || list[0].Capability != "a.first" || list[1].Capability != "up.echo" || list[0].OfferedDefinition != nil {
+			t.Errorf("ListCapabilityPins = %+v, %v", list, err)
+		}
+		return nil
+	})
+}
