@@ -367,10 +367,16 @@ func (c *Console) signedIn(h func(http.ResponseWriter, *http.Request, *who)) htt
 	}
 }
 
-// checkCSRF accepts a form that carries the session's CSRF token and,
-// when the browser names an Origin, comes from the console's own.
+// checkCSRF accepts a form that carries the session's CSRF token and
+// that the browser does not say came from another site: Sec-Fetch-Site,
+// when sent, is same-origin (or none: typed by the person), and Origin,
+// when sent, is the console's own (or null, which a browser sends for a
+// form of a no-referrer page).
 func (c *Console) checkCSRF(r *http.Request, s session) bool {
-	if o := r.Header.Get("Origin"); o != "" && o != c.origin {
+	if o := r.Header.Get("Origin"); o != "" && o != "null" && o != c.origin {
+		return false
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
 		return false
 	}
 	r.Body = http.MaxBytesReader(nil, r.Body, 64<<10)

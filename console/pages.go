@@ -267,7 +267,7 @@ func (c *Console) missionsPage(w http.ResponseWriter, r *http.Request, u *who) {
 // missionData is one mission's page.
 type missionData struct {
 	Mission gateway.Projection
-	History []gateway.TraceEvent
+	History []gateway.MissionEvent
 	// HistoryProblem says why the history is not shown.
 	HistoryProblem string
 }
@@ -311,7 +311,17 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request, u *who) {
 		c.fail(w, r, u, "missions", err)
 		return
 	}
-	c.render(w, r, http.StatusOK, "trace", u, page{Title: "Trace " + id, Nav: "missions", Data: d})
+	events := make([]gateway.MissionEvent, len(d.Events))
+	for i, ev := range d.Events {
+		events[i] = gateway.MissionEvent{TraceEvent: ev} // no link to the trace shown
+	}
+	c.render(w, r, http.StatusOK, "trace", u, page{Title: "Trace " + id, Nav: "missions", Data: traceData{TraceID: d.TraceID, Events: events}})
+}
+
+// traceData is one trace's page.
+type traceData struct {
+	TraceID string
+	Events  []gateway.MissionEvent
 }
 
 // capabilitiesData is the capabilities page.

@@ -106,18 +106,25 @@ func (s *Service) ListMissions(ctx context.Context, p *auth.Principal, f store.M
 	return out, nil
 }
 
+// MissionEvent is one event of a mission's history: as a trace shows it,
+// with the trace it belongs to.
+type MissionEvent struct {
+	TraceEvent
+	TraceID string `json:"traceId"`
+}
+
 // MissionHistory returns the audit events that name the tenant's mission
 // (by workflow id), oldest first, redacted as a trace shows them: its
 // transitions, approvals and refusals. It needs missions:read and
 // traces:read, the scope a trace is read with.
-func (s *Service) MissionHistory(ctx context.Context, p *auth.Principal, workflowID string) ([]TraceEvent, error) {
+func (s *Service) MissionHistory(ctx context.Context, p *auth.Principal, workflowID string) ([]MissionEvent, error) {
 	if err := requireScope(p, contracts.ScopeMissionsRead); err != nil {
 		return nil, err
 	}
 	if err := requireScope(p, contracts.ScopeTracesRead); err != nil {
 		return nil, err
 	}
-	out := []TraceEvent{}
+	out := []MissionEvent{}
 	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		if _, err := tx.GetMission(ctx, p.Tenant, workflowID); errors.Is(err, store.ErrNotFound) {
 			return contracts.Errorf(contracts.CodeNotFound, "there is no mission %s", workflowID)
@@ -126,7 +133,7 @@ func (s *Service) MissionHistory(ctx context.Context, p *auth.Principal, workflo
 		}
 		events, err := tx.MissionEvents(ctx, p.Tenant, workflowID, maxMissionEvents)
 		for _, ev := range events {
-			out = append(out, traceEvent(ev))
+			out = append(out, MissionEvent{TraceEvent: traceEvent(ev), TraceID: ev.TraceID})
 		}
 		return err
 	})

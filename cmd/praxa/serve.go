@@ -296,7 +296,8 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	// SIGHUP reloads from here on, before the gateway says it listens: a
 	// hangup sent as soon as it is up must reload, not end the process.
 	reloadOnHangup(ctx, a.reloader, log, env.stderr) // reload.go
-	cons, err := newConsole(cfg, dev, a.service, verifier, log) // console.go
+	// The operator console, when on (console.go).
+	cons, err := newConsole(cfg, dev, a.service, verifier, log)
 	if err != nil {
 		return fail(err)
 	}
