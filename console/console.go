@@ -218,10 +218,13 @@ func (c *Console) oauth(p *oidc.Provider) *oauth2.Config {
 	return &oauth2.Config{ClientID: c.o.ClientID, Endpoint: ep, RedirectURL: c.redirect, Scopes: []string{oidc.ScopeOpenID, "profile"}}
 }
 
-// safeNext keeps a return path inside the console.
+// safeNext keeps a return path inside the console: a plain path (no
+// scheme, host, query, fragment, escape or dot segment) under Prefix, else
+// the queue.
 func safeNext(next string) string {
-	if next == Prefix || (strings.HasPrefix(next, Prefix+"/") && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\?#") &&
-		!strings.Contains(next, "/..")) {
+	u, err := url.Parse(next)
+	if err == nil && u.Scheme == "" && u.Host == "" && u.Path == next && !strings.ContainsAny(next, "\\?#%") &&
+		!strings.Contains(next, "..") && !strings.HasPrefix(next, "//") && (next == Prefix || strings.HasPrefix(next, Prefix+"/")) {
 		return next
 	}
 	return Prefix + "/"
