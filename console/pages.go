@@ -204,8 +204,8 @@ func (c *Console) resolve(w http.ResponseWriter, r *http.Request, u *who) {
 		return
 	}
 	note := strings.TrimSpace(r.PostForm.Get("note"))
-	if len(note) > 1000 {
-		note = note[:1000]
+	if r := []rune(note); len(r) > 1000 {
+		note = string(r[:1000])
 	}
 	rid, trace := c.o.IDs(r.Context())
 	res, err := c.o.Service.ResolveApproval(r.Context(), u.principal, id, approve, note, rid, trace)

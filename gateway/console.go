@@ -41,9 +41,7 @@ func (s *Service) ViewApprovals(ctx context.Context, p *auth.Principal, status s
 	if err := requireAnyScope(p, contracts.ScopeMissionsRead, contracts.ScopeApprovalsWrite); err != nil {
 		return ApprovalList{}, err
 	}
-	reader := *p
-	reader.Scopes = auth.NewScopeSet(contracts.ScopeApprovalsWrite)
-	return s.ListApprovals(ctx, &reader, status, limit)
+	return s.listApprovals(ctx, p.Tenant, status, limit)
 }
 
 // ViewApproval returns one approval of the tenant (scope missions:read or
