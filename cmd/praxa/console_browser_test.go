@@ -232,6 +232,21 @@ func TestConsoleInBrowser(t *testing.T) {
 			}
 		}
 		h.screenshot(tab, "queue")
+		// The script showed the times in the viewer's zone, and the queue
+		// refreshes in place: a new request appears without a reload.
+		local, err := chromedp.Run(tab, chromedp.Evaluate[bool](`(() => { const t = document.querySelector("#queue time");
+			return t !== null && !t.textContent.endsWith(" UTC") && t.title === t.getAttribute("datetime"); })()`))
+		if err != nil || !local {
+			t.Errorf("the queue's times are not in the viewer's zone (%v)", err)
+		}
+		if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.notReloaded = true`)); err != nil {
+			t.Fatal(err)
+		}
+		_, second := h.askForRelease("agent-7", "1.4.1")
+		h.do(tab, chromedp.WaitVisible(chromedp.CSS(`#queue a[href="/console/approvals/`+second+`"]`)))
+		if same, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.notReloaded === true`)); err != nil || !same {
+			t.Errorf("the queue reloaded the page to show a new request (%v)", err)
+		}
 		h.do(tab, chromedp.Click(chromedp.CSS(`a[href="/console/approvals/`+id+`"]`)), chromedp.WaitVisible(chromedp.CSS("button.approve")))
 		if page := h.text(tab); !strings.Contains(page, "1.4.0") && !strings.Contains(page, "pending") {
 			t.Errorf("the approval page does not show the request:\n%s", page)
