@@ -386,7 +386,7 @@ func (i *Issuer) Discovery() ([]byte, error) {
 	i.mu.RLock()
 	if i.authz != nil {
 		doc["authorization_endpoint"] = base + AuthorizePath
-		doc["grant_types_supported"] = []string{"authorization_code"}
+		doc["grant_types_supported"] = []string{"authorization_code", "client_credentials"}
 		doc["code_challenge_methods_supported"] = []string{"S256"}
 		doc["token_endpoint_auth_methods_supported"] = []string{"none"}
 		doc["scopes_supported"] = []string{"openid"}
