@@ -54,6 +54,12 @@ func (s *Service) ListApprovals(ctx context.Context, p *auth.Principal, status s
 	if err := requireScope(p, contracts.ScopeApprovalsWrite); err != nil {
 		return ApprovalList{}, err
 	}
+	return s.listApprovals(ctx, p.Tenant, status, limit)
+}
+
+// listApprovals lists the tenant's approvals once the caller's scope was
+// checked (ListApprovals, ViewApprovals).
+func (s *Service) listApprovals(ctx context.Context, tenant, status string, limit int) (ApprovalList, error) {
 	switch status {
 	case "", "pending", "approved", "rejected", "cancelled":
 	default:
@@ -65,7 +71,7 @@ func (s *Service) ListApprovals(ctx context.Context, p *auth.Principal, status s
 	}
 	out := ApprovalList{Approvals: []ApprovalView{}}
 	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		list, err := tx.ListApprovals(ctx, p.Tenant, status, limit)
+		list, err := tx.ListApprovals(ctx, tenant, status, limit)
 		for _, a := range list {
 			out.Approvals = append(out.Approvals, approvalView(a))
 		}

@@ -181,6 +181,9 @@ type Surface string
 const (
 	SurfaceREST Surface = "rest"
 	SurfaceMCP  Surface = "mcp"
+	// SurfaceConsole is the operator console (package console): its
+	// calls are reads, their arguments given as MCP's are.
+	SurfaceConsole Surface = "console"
 )
 
 // Call is one tool invocation, whatever surface it came in on.

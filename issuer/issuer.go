@@ -99,6 +99,11 @@ type Issuer struct {
 	down       bool
 	rogue      map[string]crypto.Signer // per algorithm, never published
 
+	// authz, once EnableAuthorization set it, serves the authorization
+	// code flow; codes are the codes issued and not yet redeemed.
+	authz *AuthorizationOptions
+	codes map[string]authCode
+
 	jwksFetches      atomic.Int64
 	discoveryFetches atomic.Int64
 }
@@ -378,6 +383,15 @@ func (i *Issuer) Discovery() ([]byte, error) {
 		"id_token_signing_alg_values_supported": algs,
 		"grant_types_supported":                 []string{"client_credentials"},
 	}
+	i.mu.RLock()
+	if i.authz != nil {
+		doc["authorization_endpoint"] = base + AuthorizePath
+		doc["grant_types_supported"] = []string{"authorization_code", "client_credentials"}
+		doc["code_challenge_methods_supported"] = []string{"S256"}
+		doc["token_endpoint_auth_methods_supported"] = []string{"none"}
+		doc["scopes_supported"] = []string{"openid"}
+	}
+	i.mu.RUnlock()
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("issuer: encode discovery: %w", err)
@@ -385,11 +399,15 @@ func (i *Issuer) Discovery() ([]byte, error) {
 	return b, nil
 }
 
-// ServeHTTP serves the discovery document, the JWKS and the stub token
-// endpoint, relative to the path prefix; anything else is 404.
+// ServeHTTP serves the discovery document, the JWKS and the token
+// endpoint (a stub answering unsupported_grant_type, but for the
+// authorization_code grant once EnableAuthorization was called), and then
+// the authorization endpoint, relative to the path prefix; anything else
+// is 404. The authorization endpoint and the code grant answer only a
+// request that came in on a loopback listener from a loopback peer.
 func (i *Issuer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	i.mu.RLock()
-	prefix, down := i.prefix, i.down
+	prefix, down, authz := i.prefix, i.down, i.authz
 	i.mu.RUnlock()
 	path := r.URL.Path
 	if prefix != "" {
@@ -410,7 +428,18 @@ func (i *Issuer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		render, counter = i.Discovery, &i.discoveryFetches
 	case JWKSPath:
 		render, counter = i.JWKS, &i.jwksFetches
+	case AuthorizePath:
+		if authz == nil || !loopbackRequest(r) {
+			http.NotFound(w, r)
+			return
+		}
+		i.serveAuthorize(w, r, authz)
+		return
 	case TokenPath:
+		if authz != nil && r.Method == http.MethodPost && loopbackRequest(r) && r.FormValue("grant_type") == "authorization_code" {
+			i.serveCodeGrant(w, r, authz)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusBadRequest)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/praxa/praxa/console"
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
@@ -312,6 +313,11 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	// SIGHUP reloads from here on, before the gateway says it listens: a
 	// hangup sent as soon as it is up must reload, not end the process.
 	reloadOnHangup(ctx, a.reloader, log, env.stderr) // reload.go
+	// The operator console, when on (console.go).
+	cons, err := newConsole(cfg, dev, a.service, verifier, log)
+	if err != nil {
+		return fail(err)
+	}
 	doc, err := openapi.Build()
 	if err != nil {
 		return fail(err)
@@ -335,6 +341,10 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 			if dev != nil {
 				r.Mount(devPathPrefix, dev)
 			}
+			if cons != nil {
+				r.Handle(console.Prefix, cons)
+				r.Handle(console.Prefix+"/*", cons)
+			}
 		},
 		Reload: func(ctx context.Context, by gateway.ReloadTrigger) (any, error) { return a.reloader.Reload(ctx, by) },
 	})
@@ -353,6 +363,9 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	fmt.Fprintf(env.stderr, "praxa: listening on %s (data in %s)\n", a.url, f.dataDir)
 	if len(issuers) == 0 {
 		fmt.Fprintln(env.stderr, "praxa: no token issuer is configured: every /v8 call will answer 401 (add auth.issuers to the config, or use --dev)")
+	}
+	if cons != nil {
+		fmt.Fprintf(env.stderr, "praxa: the operator console is at %s%s/\n", a.url, console.Prefix)
 	}
 	if dev != nil {
 		tok, err := mintDevToken(dev, cfg, allScopes(), devTenant, 12*time.Hour)

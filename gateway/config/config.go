@@ -52,6 +52,8 @@ type Config struct {
 	Policy Policy `json:"policy"`
 	// Connections are the backends executors reach, keyed by name.
 	Connections map[string]Connection `json:"connections,omitempty"`
+	// Console configures the operator console (package console).
+	Console Console `json:"console,omitzero"`
 
 	// connectionNames are the keys of the connections section (see
 	// ConnectionNames).
@@ -171,6 +173,18 @@ type Auth struct {
 	JWKSRefreshInterval Duration `json:"jwksRefreshInterval,omitempty"`
 	// CacheSize bounds the verified-token cache (default 10000 entries).
 	CacheSize int `json:"cacheSize,omitempty"`
+}
+
+// Console configures the operator console served at /console.
+type Console struct {
+	// Enabled serves the console; nil leaves the choice to the command
+	// (praxa serve --dev serves it, otherwise it is off).
+	Enabled *bool `json:"enabled,omitempty"`
+	// ClientID is the console's public client id at the issuer.
+	ClientID string `json:"clientId,omitempty"`
+	// Issuer is the issuer people sign in with: one of Auth.Issuers
+	// (default the first).
+	Issuer string `json:"issuer,omitempty"`
 }
 
 // Issuer is one trusted token issuer.

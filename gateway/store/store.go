@@ -93,6 +93,14 @@ type ReadTx interface {
 	// (then by ID): the parents parked on a sub-workflow past the
 	// executor's timeoutMs, which the wait sweeper fails.
 	ExpiredWaits(ctx context.Context, now time.Time, limit int) ([]Mission, error)
+	// ListMissions returns up to limit missions of the tenant that match
+	// the filter, most recently changed first (then by ID, descending).
+	// The operator console lists missions with it.
+	ListMissions(ctx context.Context, tenant string, f MissionFilter, limit int) ([]Mission, error)
+	// MissionEvents returns up to limit events of the tenant that name the
+	// workflow id, in causal order (by time, then append order): a
+	// mission's audit history, transitions included.
+	MissionEvents(ctx context.Context, tenant, workflowID string, limit int) ([]Event, error)
 	// GetSubmit returns the recorded submit of a workflow at a version, or
 	// ErrNotFound.
 	GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (SubmitRecord, error)
@@ -298,6 +306,17 @@ type Mission struct {
 	// when the mission is not parked or waits without a timeout.
 	// UpdateMission writes it.
 	WaitDeadline time.Time
+}
+
+// MissionFilter narrows ListMissions: each non-empty field must match
+// exactly.
+type MissionFilter struct {
+	// DefinitionID is the workflow definition.
+	DefinitionID string
+	// State is the workflow state the mission is in.
+	State string
+	// Status is active, completed, cancelled or expired.
+	Status string
 }
 
 // MissionCursor is a position in the order IdleMissions lists missions

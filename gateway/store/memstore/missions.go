@@ -282,3 +282,66 @@ func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit in
 	}
 	return out, nil
 }
+
+// ListMissions implements store.ReadTx, in the SQL drivers' order: newest
+// update first (in unix nanoseconds), then id descending.
+func (t *txn) ListMissions(ctx context.Context, tenant string, f store.MissionFilter, limit int) ([]store.Mission, error) {
+	var out []store.Mission
+	add := func(id string) {
+		m, _ := t.mission(id) // the staged version wins
+		if m.Tenant != tenant || (f.DefinitionID != "" && m.DefinitionID != f.DefinitionID) ||
+			(f.State != "" && m.State != f.State) || (f.Status != "" && m.Status != f.Status) {
+			return
+		}
+		out = append(out, copyMission(m))
+	}
+	for id := range t.missions {
+		add(id)
+	}
+	for id := range t.db.missions {
+		if _, staged := t.missions[id]; !staged {
+			add(id)
+		}
+	}
+	slices.SortFunc(out, func(a, b store.Mission) int {
+		return cmp.Or(cmp.Compare(nanos(b.UpdatedAt), nanos(a.UpdatedAt)), cmp.Compare(b.ID, a.ID))
+	})
+	if limit >= 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// MissionEvents implements store.ReadTx: the committed events (every
+// trace's) and the staged ones that name the workflow, in causal order.
+func (t *txn) MissionEvents(ctx context.Context, tenant, workflowID string, limit int) ([]store.Event, error) {
+	if workflowID == "" || limit == 0 {
+		return nil, nil
+	}
+	var all []store.Event
+	seen := map[int64]bool{}
+	keep := func(e store.Event) {
+		if e.Tenant == tenant && e.WorkflowID == workflowID && !seen[e.Seq] {
+			seen[e.Seq] = true
+			all = insertSorted(all, e)
+		}
+	}
+	for k, evs := range t.db.traces {
+		if k.tenant != tenant {
+			continue
+		}
+		for _, e := range evs {
+			keep(e)
+		}
+	}
+	for _, e := range t.events {
+		keep(e)
+	}
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	for i := range all {
+		all[i].Attributes = copyAttributes(all[i].Attributes)
+	}
+	return all, nil
+}

@@ -53,6 +53,8 @@ func Run(t *testing.T, factory Factory) {
 		{"IdleMissions", testIdleMissions},
 		{"IdleMissionsMany", testIdleMissionsMany},
 		{"ExpiredWaits", testExpiredWaits},
+		{"ListMissions", testListMissions},
+		{"MissionEvents", testMissionEvents},
 		{"Submits", testSubmits},
 		{"Approvals", testApprovals},
 		{"LexiconTerms", testLexiconTerms},

@@ -50,6 +50,23 @@ func (t *Tx) ExpiredWaits(ctx context.Context, now time.Time, limit int) ([]stor
 		ORDER BY wait_deadline, id LIMIT `, limit, sqlrow.Nanos(now))
 }
 
+// ListMissions implements store.ReadTx: the tenant's rows (the tenant
+// prefix of missions_run_id), filtered, newest change first.
+func (t *Tx) ListMissions(ctx context.Context, tenant string, f store.MissionFilter, limit int) ([]store.Mission, error) {
+	return list(ctx, t, "list missions", "mission", sqlrow.Mission, `SELECT `+sqlrow.MissionColumns+` FROM missions
+		WHERE tenant = ? AND (? = '' OR definition_id = ?) AND (? = '' OR state = ?) AND (? = '' OR status = ?)
+		ORDER BY updated_at DESC, id DESC LIMIT `, limit, tenant, f.DefinitionID, f.DefinitionID, f.State, f.State, f.Status, f.Status)
+}
+
+// MissionEvents implements store.ReadTx: a range of the partial index
+// events_workflow (sqlitestore 0015, pgstore 0014).
+func (t *Tx) MissionEvents(ctx context.Context, tenant, workflowID string, limit int) ([]store.Event, error) {
+	return list(ctx, t, "mission events", "mission events", func(row sqlrow.Scanner) (store.Event, error) {
+		return sqlrow.Event(row, tenant)
+	}, `SELECT `+sqlrow.EventColumns+` FROM events WHERE tenant = ? AND workflow_id = ? AND workflow_id <> ''
+		ORDER BY at, seq LIMIT `, limit, tenant, workflowID)
+}
+
 // InsertMission implements store.Tx.
 func (t *Tx) InsertMission(ctx context.Context, m store.Mission) error {
 	return t.insert(ctx, "insert mission", `INSERT INTO missions (`+sqlrow.MissionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

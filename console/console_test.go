@@ -1,0 +1,462 @@
+package console
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/memstore"
+	"github.com/praxa/praxa/issuer"
+)
+
+// TestPKCEChallenge: the S256 challenge (base64url of SHA-256; the value
+// here computed with openssl), the same on both sides of the flow and as
+// x/oauth2, which sends it, computes it.
+func TestPKCEChallenge(t *testing.T) {
+	const verifier, want = "dBjftJeZ4CVP-mJ92K3jOB-_sj8xrdA6U2R0Mmw-qYE", "Gf3QIitKVswBnO8WbO4uyPJke3v61lEAY1cVduqO0jE"
+	if got := oauth2.S256ChallengeFromVerifier(verifier); got != want {
+		t.Errorf("oauth2.S256ChallengeFromVerifier = %s, want %s", got, want)
+	}
+	if got := pkceChallenge(verifier); got != want {
+		t.Errorf("pkceChallenge = %s, want %s", got, want)
+	}
+	if got := issuer.S256(verifier); got != want {
+		t.Errorf("issuer.S256 = %s, want %s", got, want)
+	}
+	if a, b := newSecret(), newSecret(); a == b || len(a) != 43 {
+		t.Errorf("secrets %q %q: want two different 256-bit values", a, b)
+	}
+}
+
+// TestSessions: a sign-in attempt is used once, only with its state and
+// before it expires; a session ends at its expiry (at most
+// sessionMaxAge) and when dropped; the CSRF token is the session's own.
+func TestSessions(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := newSessions(func() time.Time { return now })
+
+	id, l := s.startLogin("/console/missions")
+	if _, ok := s.takeLogin(id, "wrong"); ok {
+		t.Error("a wrong state was accepted")
+	}
+	if _, ok := s.takeLogin(id, l.state); ok {
+		t.Error("an attempt refused once was accepted again")
+	}
+	id, l = s.startLogin("")
+	if got, ok := s.takeLogin(id, l.state); !ok || got.verifier != l.verifier {
+		t.Errorf("the attempt with its state: %v %v", got, ok)
+	}
+	if _, ok := s.takeLogin(id, l.state); ok {
+		t.Error("an attempt was used twice")
+	}
+	id, l = s.startLogin("")
+	now = now.Add(loginTTL + time.Second)
+	if _, ok := s.takeLogin(id, l.state); ok {
+		t.Error("an expired attempt was accepted")
+	}
+
+	v := s.create("tok", "Alice", now.Add(48*time.Hour))
+	if !v.expires.Equal(now.Add(sessionMaxAge)) {
+		t.Errorf("a session outlives sessionMaxAge: %v", v.expires)
+	}
+	got, ok := s.get(v.id)
+	if !ok || got.access != "tok" || got.csrf == "" || got.csrf == v.id {
+		t.Errorf("get: %+v %v", got, ok)
+	}
+	if _, ok := s.get(""); ok {
+		t.Error("an empty id found a session")
+	}
+	s.setFlash(v.id, "done")
+	if f := s.takeFlash(v.id); f != "done" || s.takeFlash(v.id) != "" {
+		t.Errorf("the flash is not shown once: %q", f)
+	}
+	short := s.create("tok2", "", now.Add(time.Minute))
+	now = now.Add(2 * time.Minute)
+	if _, ok := s.get(short.id); ok {
+		t.Error("an expired session was found")
+	}
+	s.drop(v.id)
+	if _, ok := s.get(v.id); ok {
+		t.Error("a dropped session was found")
+	}
+}
+
+// TestSafeNext: sign-in returns only to a path of the console.
+func TestSafeNext(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/console/approvals/apr_1", "/console/approvals/apr_1"},
+		{"/console", "/console"},
+		{"", "/console/"},
+		{"https://evil.example/console/", "/console/"},
+		{"//evil.example/console/", "/console/"},
+		{"/console/../v8/approvals", "/console/"},
+		{"/console/x?next=//evil", "/console/"},
+		{"/consolex", "/console/"},
+		{`/console/\evil`, "/console/"},
+	} {
+		if got := safeNext(c.in); got != c.want {
+			t.Errorf("safeNext(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzSafeNext: whatever the input, the return path stays in the console.
+func FuzzSafeNext(f *testing.F) {
+	for _, s := range []string{"/console/a", "//x", "/console/../x", "https://x/console", "/console?x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got := safeNext(in)
+		u, err := url.Parse(got)
+		if err != nil || u.Host != "" || u.Scheme != "" || (got != Prefix && !strings.HasPrefix(got, Prefix+"/")) || strings.Contains(got, "..") {
+			t.Fatalf("safeNext(%q) = %q", in, got)
+		}
+	})
+}
+
+// storeRevocations answers revocations from the store, as the gateway's
+// Revocations does.
+type storeRevocations struct{ st store.Store }
+
+func (r storeRevocations) Revoked(ctx context.Context, jti string) (bool, error) {
+	var revoked bool
+	err := r.st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		revoked, err = tx.Revoked(ctx, jti)
+		return err
+	})
+	return revoked, err
+}
+
+// harness is a console on a loopback HTTP server with a real issuer
+// (authorization endpoint on), verifier and service.
+type harness struct {
+	t      *testing.T
+	srv    *httptest.Server
+	st     store.Store
+	is     *issuer.Issuer
+	client *http.Client
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	is, err := issuer.New(issuer.Options{Issuer: srv.URL + "/issuer", PathPrefix: "/issuer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := []string{string(contracts.ScopeMissionsRead)}
+	is.EnableAuthorization(issuer.AuthorizationOptions{Audience: srv.URL, Clients: map[string][]string{"console": {srv.URL + CallbackPath}},
+		Accounts: []issuer.Account{
+			{Subject: "alice", Label: "Alice", Tenant: "t1", Scopes: append(read, string(contracts.ScopeApprovalsWrite))},
+			{Subject: "victor", Label: "Victor", Tenant: "t1", Scopes: read},
+		}})
+	var keys []auth.StaticKey
+	for _, k := range is.PublicKeys() {
+		keys = append(keys, auth.StaticKey{KeyID: k.KeyID, Algorithm: k.Algorithm, Key: k.Key})
+	}
+	st := memstore.New()
+	t.Cleanup(func() { st.Close() })
+	v, err := auth.NewVerifier(context.Background(), config.Auth{Resource: srv.URL, Claims: config.Claims{Tenant: "tenant_id"}},
+		&auth.Options{StaticIssuers: []auth.StaticIssuer{{Issuer: is.Issuer(), Keys: keys}}, Revocations: storeRevocations{st}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := gateway.New(st, &gateway.Options{})
+	t.Cleanup(func() { svc.Close(context.Background()) })
+	c, err := New(Options{Service: svc, Verifier: v, Issuer: is.Issuer(), ClientID: "console", PublicURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux.Handle("/issuer/", is)
+	mux.Handle(Prefix+"/", c)
+	jar, _ := cookiejar.New(nil)
+	return &harness{t: t, srv: srv, st: st, is: is, client: &http.Client{Jar: jar}}
+}
+
+var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="([^"]*)">`)
+
+// signIn runs the flow as subject, as a browser would, and returns the
+// session's CSRF token.
+func (h *harness) signIn(subject string) string {
+	h.t.Helper()
+	res, err := h.client.Get(h.srv.URL + "/console/login?next=/console/capabilities")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	form := url.Values{"account": {subject}}
+	for _, m := range hiddenRE.FindAllStringSubmatch(string(page), -1) {
+		form.Set(m[1], htmlUnescape(m[2]))
+	}
+	res, err = h.client.PostForm(res.Request.URL.String(), form)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), `content="0;url=/console/capabilities"`) {
+		h.t.Fatalf("sign-in as %s: %d %s", subject, res.StatusCode, body)
+	}
+	return h.csrf()
+}
+
+func htmlUnescape(s string) string {
+	return strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&lt;", "<", "&gt;", ">").Replace(s)
+}
+
+// csrf reads the CSRF token off a signed-in page.
+func (h *harness) csrf() string {
+	h.t.Helper()
+	_, body := h.get("/console/missions")
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(body)
+	if m == nil {
+		h.t.Fatalf("no CSRF token on the page:\n%s", body)
+	}
+	return m[1]
+}
+
+func (h *harness) get(path string) (*http.Response, string) {
+	h.t.Helper()
+	res, err := h.client.Get(h.srv.URL + path)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+func (h *harness) post(path string, form url.Values, header map[string]string) (*http.Response, string) {
+	h.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, h.srv.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := h.client.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+// TestSignIn: the flow signs a person in with an HttpOnly, SameSite=Strict
+// session cookie (not Secure on loopback) and every page carries the
+// security headers; the pages answer with the person's own scopes.
+func TestSignIn(t *testing.T) {
+	h := newHarness(t)
+	res, body := h.get("/console/approvals")
+	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "/console/login?next=%2fconsole%2fapprovals") {
+		t.Fatalf("before signing in: %d %s", res.StatusCode, body)
+	}
+	for name, want := range map[string]string{"Content-Security-Policy": "frame-ancestors 'none'", "Referrer-Policy": "no-referrer"} {
+		if got := res.Header.Get(name); !strings.Contains(got, want) {
+			t.Errorf("%s = %q, want %q in it", name, got, want)
+		}
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("the CSP allows inline code: %s", csp)
+	}
+	h.signIn("alice")
+	u, _ := url.Parse(h.srv.URL + Prefix + "/")
+	var session *http.Cookie
+	for _, c := range h.client.Jar.Cookies(u) {
+		if c.Name == sessionCookie {
+			session = c
+		}
+	}
+	if session == nil {
+		t.Fatal("no session cookie")
+	}
+	// The jar does not keep the attributes: read them off a new sign-in.
+	raw := h.rawCallbackCookies("alice")
+	if !strings.Contains(raw, "HttpOnly") || !strings.Contains(raw, "SameSite=Strict") || strings.Contains(raw, "Secure") ||
+		!strings.Contains(raw, "Path=/console") {
+		t.Errorf("the session cookie: %s", raw)
+	}
+	res, body = h.get("/console/approvals")
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "Nothing waits for a decision") || !strings.Contains(body, "Alice") {
+		t.Errorf("the queue: %d %s", res.StatusCode, body)
+	}
+	res, body = h.get("/console/capabilities")
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(body, "capabilities:read") {
+		t.Errorf("a page beyond the person's scopes: %d %s", res.StatusCode, body)
+	}
+}
+
+// rawCallbackCookies signs in again without the jar following the last
+// hop and returns the Set-Cookie header of the callback.
+func (h *harness) rawCallbackCookies(subject string) string {
+	h.t.Helper()
+	res, err := h.client.Get(h.srv.URL + "/console/login")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	form := url.Values{"account": {subject}}
+	for _, m := range hiddenRE.FindAllStringSubmatch(string(page), -1) {
+		form.Set(m[1], htmlUnescape(m[2]))
+	}
+	noFollow := *h.client
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err = noFollow.PostForm(res.Request.URL.String(), form)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	res.Body.Close()
+	res, err = noFollow.Get(res.Header.Get("Location"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	res.Body.Close()
+	return strings.Join(res.Header.Values("Set-Cookie"), "\n")
+}
+
+// TestCallbackRefusals: a callback without the attempt's cookie, with
+// another state, or with a replayed code signs nobody in.
+func TestCallbackRefusals(t *testing.T) {
+	h := newHarness(t)
+	res, body := h.get("/console/callback?code=x&state=y")
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Sign-in failed") {
+		t.Errorf("a callback nobody started: %d %s", res.StatusCode, body)
+	}
+	// A started attempt, answered with another state.
+	res, err := h.client.Get(h.srv.URL + "/console/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	res, body = h.get("/console/callback?code=x&state=forged")
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "(state)") {
+		t.Errorf("a forged state: %d %s", res.StatusCode, body)
+	}
+	if res, _ := h.get("/console/missions"); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("after refused callbacks a page answers %d", res.StatusCode)
+	}
+}
+
+// TestCSRF: a state-changing form without the session's token, with
+// another token, or sent from another site is refused before the service
+// runs; with it the service answers (here: there is no such approval).
+func TestCSRF(t *testing.T) {
+	h := newHarness(t)
+	token := h.signIn("alice")
+	for _, c := range []struct {
+		name   string
+		form   url.Values
+		header map[string]string
+		status int
+		want   string
+	}{
+		{"no token", url.Values{"decision": {"approve"}}, nil, http.StatusForbidden, "(CSRF)"},
+		{"another token", url.Values{"decision": {"approve"}, "csrf": {newSecret()}}, nil, http.StatusForbidden, "(CSRF)"},
+		{"cross-site", url.Values{"decision": {"approve"}, "csrf": {token}}, map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "(CSRF)"},
+		{"other origin", url.Values{"decision": {"approve"}, "csrf": {token}}, map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden, "(CSRF)"},
+		{"valid", url.Values{"decision": {"approve"}, "csrf": {token}}, map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": h.srv.URL}, http.StatusNotFound, "there is no approval apr_none"},
+	} {
+		res, body := h.post("/console/approvals/apr_none", c.form, c.header)
+		if res.StatusCode != c.status || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d, want %d with %q:\n%s", c.name, res.StatusCode, c.status, c.want, body)
+		}
+	}
+	// Signing out is a form too.
+	if res, _ := h.post("/console/logout", url.Values{}, nil); res.StatusCode != http.StatusForbidden {
+		t.Errorf("sign-out without the token: %d", res.StatusCode)
+	}
+	if res, _ := h.post("/console/logout", url.Values{"csrf": {token}}, nil); res.StatusCode != http.StatusOK {
+		t.Errorf("sign-out: %d", res.StatusCode)
+	}
+	if res, _ := h.get("/console/missions"); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("after signing out a page answers %d", res.StatusCode)
+	}
+}
+
+// TestRevokedTokenEndsSession: the session's access token is verified on
+// every request; once revoked the session ends.
+func TestRevokedTokenEndsSession(t *testing.T) {
+	h := newHarness(t)
+	h.signIn("victor")
+	if res, _ := h.get("/console/missions"); res.StatusCode != http.StatusOK {
+		t.Fatalf("signed in: %d", res.StatusCode)
+	}
+	c := h.consoleOf()
+	var jti string
+	c.sessions.mu.Lock()
+	for _, s := range c.sessions.byID {
+		p, err := c.o.Verifier.Verify(context.Background(), s.access)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jti = p.TokenID
+	}
+	c.sessions.mu.Unlock()
+	err := h.st.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+		return tx.Revoke(ctx, store.Revocation{JTI: jti, RevokedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := h.get("/console/missions")
+	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "Your sign-in ended") {
+		t.Errorf("after the revocation: %d %s", res.StatusCode, body)
+	}
+}
+
+// consoleOf returns the harness's console.
+func (h *harness) consoleOf() *Console {
+	h.t.Helper()
+	var found *Console
+	// The server's handler is the mux the harness built.
+	mux := h.srv.Config.Handler.(*http.ServeMux)
+	hd, _ := mux.Handler(httptest.NewRequest(http.MethodGet, Prefix+"/", nil))
+	found, _ = hd.(*Console)
+	if found == nil {
+		h.t.Fatal("no console on the server")
+	}
+	return found
+}
+
+// TestSecureCookieOffLoopback: a console served anywhere but plain HTTP on
+// loopback sets Secure cookies.
+func TestSecureCookieOffLoopback(t *testing.T) {
+	for _, c := range []struct {
+		url    string
+		secure bool
+	}{
+		{"http://127.0.0.1:8080", false},
+		{"http://localhost:8080", false},
+		{"http://[::1]:8080", false},
+		{"https://127.0.0.1:8443", true},
+		{"http://gateway.internal:8080", true},
+		{"https://praxa.example.com", true},
+	} {
+		con, err := New(Options{Service: &gateway.Service{}, Verifier: &auth.Verifier{}, Issuer: "https://id.example.com", ClientID: "c", PublicURL: c.url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := con.cookie(sessionCookie, "v", 0, http.SameSiteStrictMode); got.Secure != c.secure || !got.HttpOnly {
+			t.Errorf("%s: Secure %v HttpOnly %v, want Secure %v", c.url, got.Secure, got.HttpOnly, c.secure)
+		}
+	}
+}

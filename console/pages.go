@@ -1,0 +1,348 @@
+package console
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// page is what every template receives.
+type page struct {
+	Title string
+	// Nav is the section the page belongs to (approvals, missions,
+	// capabilities).
+	Nav string
+	// Signed-in person: empty on the sign-in pages.
+	Person, Subject, Tenant, CSRF string
+	CanApprove                    bool
+	Flash                         string
+	Problem                       *problem
+	// Next is where sign-in returns to; SignIn offers the sign-in link.
+	Next   string
+	SignIn bool
+	// Redirect, when set, moves the browser on at once (meta refresh).
+	Redirect string
+	// Refresh is the queue's refresh period in seconds.
+	Refresh int
+	// Data is the page's own.
+	Data any
+}
+
+// problem is a refusal or failure as a page shows it.
+type problem struct {
+	Title, Detail, Hint, Code string
+}
+
+var funcs = template.FuncMap{
+	"json": func(v any) string {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return "?"
+		}
+		return string(b)
+	},
+	// time renders an RFC 3339 time as UTC text; the script rewrites it
+	// in the viewer's time zone from the datetime attribute.
+	"time": func(s string) template.HTML {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return template.HTML(template.HTMLEscapeString(s))
+		}
+		return template.HTML(`<time datetime="` + template.HTMLEscapeString(t.UTC().Format(time.RFC3339)) + `">` +
+			template.HTMLEscapeString(t.UTC().Format("2006-01-02 15:04:05 UTC")) + `</time>`)
+	},
+	"guard": gateway.GuardText,
+	// dict pairs the page with one approval for the decide form.
+	"dict": func(p page, a gateway.ApprovalView) map[string]any { return map[string]any{"P": p, "A": a} },
+	"list": func(s ...string) []string { return s },
+}
+
+// parsePages parses each page with the layout.
+func parsePages() (map[string]*template.Template, error) {
+	names, err := templateFS.ReadDir("templates")
+	if err != nil {
+		return nil, err
+	}
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*template.Template{}
+	for _, n := range names {
+		name := strings.TrimSuffix(n.Name(), ".html")
+		if name == "layout" || name == "parts" {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, "templates/"+n.Name())
+		if err != nil {
+			return nil, err
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+// render writes a page; u, when set, fills the signed-in person.
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, u *who, p page) {
+	if u != nil {
+		p.Subject, p.Tenant, p.CSRF = u.principal.Subject, u.principal.Tenant, u.session.csrf
+		p.Person = u.session.name
+		if p.Person == "" {
+			p.Person = u.principal.Subject
+		}
+		p.CanApprove = u.principal.HasScope(contracts.ScopeApprovalsWrite)
+		if p.Flash == "" {
+			p.Flash = c.sessions.takeFlash(u.session.id)
+		}
+	}
+	p.Refresh = c.o.RefreshSeconds
+	var buf bytes.Buffer
+	t := c.pages[name]
+	entry := "layout.html"
+	if strings.HasSuffix(name, "-fragment") {
+		entry = "fragment"
+	}
+	if err := t.ExecuteTemplate(&buf, entry, p); err != nil {
+		c.o.Logger.ErrorContext(r.Context(), "console: render failed", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+// fail renders a refusal of the service on the page of the section nav.
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, u *who, nav string, err error) {
+	ce := contracts.AsError(err)
+	p := &problem{Title: codeTitle(ce.Code), Detail: ce.Message, Hint: ce.Hint, Code: string(ce.Code)}
+	switch ce.Code {
+	case contracts.CodeSelfApproval:
+		p.Title = "You asked for this approval, so you cannot also grant it"
+		p.Hint = "Another person with the approvals:write scope must approve it; you may reject it."
+	case contracts.CodeInsufficientScope:
+		p.Title = "Your sign-in does not allow this"
+	}
+	if ce.Code == contracts.CodeInternal {
+		p.Detail = "Something failed inside the gateway; its log says what."
+	}
+	c.render(w, r, ce.Status(), "error", u, page{Title: p.Title, Nav: nav, Problem: p})
+}
+
+// queueData is the approvals queue.
+type queueData struct {
+	Approvals []gateway.ApprovalView
+}
+
+func (c *Console) queue(r *http.Request, u *who) (queueData, error) {
+	list, err := c.o.Service.ViewApprovals(r.Context(), u.principal, "pending", 200)
+	return queueData{Approvals: list.Approvals}, err
+}
+
+// queuePage serves the pending approvals.
+func (c *Console) queuePage(w http.ResponseWriter, r *http.Request, u *who) {
+	d, err := c.queue(r, u)
+	if err != nil {
+		c.fail(w, r, u, "approvals", err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "queue", u, page{Title: "Pending approvals", Nav: "approvals", Data: d})
+}
+
+// queueFragment serves the queue's list alone, for the page's refresh.
+func (c *Console) queueFragment(w http.ResponseWriter, r *http.Request, u *who) {
+	d, err := c.queue(r, u)
+	if err != nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(contracts.AsError(err).Status())
+		return
+	}
+	c.render(w, r, http.StatusOK, "queue-fragment", u, page{Data: d})
+}
+
+// approvalData is one approval's page.
+type approvalData struct {
+	Approval gateway.ApprovalView
+	Done     bool
+}
+
+// approvalPage serves one approval: the target of a host's URL
+// elicitation.
+func (c *Console) approvalPage(w http.ResponseWriter, r *http.Request, u *who) {
+	a, err := c.o.Service.ViewApproval(r.Context(), u.principal, chi.URLParam(r, "approvalId"))
+	if err != nil {
+		c.fail(w, r, u, "approvals", err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "approval", u, page{Title: "Approval " + a.ID, Nav: "approvals", Data: approvalData{Approval: a, Done: a.Status != "pending"}})
+}
+
+// resolve approves or rejects an approval (form member decision) through
+// the service method REST and praxa approvals use, with the signed-in
+// person as the principal; its refusals are the service's own.
+func (c *Console) resolve(w http.ResponseWriter, r *http.Request, u *who) {
+	id := chi.URLParam(r, "approvalId")
+	var approve bool
+	switch r.PostForm.Get("decision") {
+	case "approve":
+		approve = true
+	case "reject":
+	default:
+		c.render(w, r, http.StatusBadRequest, "error", u, page{Title: "Refused", Nav: "approvals",
+			Problem: &problem{Title: "Choose approve or reject"}})
+		return
+	}
+	note := strings.TrimSpace(r.PostForm.Get("note"))
+	if r := []rune(note); len(r) > 1000 {
+		note = string(r[:1000])
+	}
+	rid, trace := c.o.IDs(r.Context())
+	res, err := c.o.Service.ResolveApproval(r.Context(), u.principal, id, approve, note, rid, trace)
+	if err != nil {
+		var ce *contracts.Error
+		if errors.As(err, &ce) && ce.Code != contracts.CodeInternal {
+			// Show the approval with the refusal beside it.
+			a, verr := c.o.Service.ViewApproval(r.Context(), u.principal, id)
+			if verr == nil {
+				p := &problem{Title: codeTitle(ce.Code), Detail: ce.Message, Hint: ce.Hint, Code: string(ce.Code)}
+				if ce.Code == contracts.CodeSelfApproval {
+					p.Title = "You asked for this approval, so you cannot also grant it"
+					p.Hint = "Another person with the approvals:write scope must approve it; you may reject it."
+				}
+				if ce.Code == contracts.CodeInsufficientScope {
+					p.Title = "Your sign-in does not allow this"
+				}
+				c.render(w, r, ce.Status(), "approval", u, page{Title: "Approval " + a.ID, Nav: "approvals", Problem: p,
+					Data: approvalData{Approval: a, Done: a.Status != "pending"}})
+				return
+			}
+		}
+		c.fail(w, r, u, "approvals", err)
+		return
+	}
+	verb := "rejected"
+	if approve {
+		verb = "approved"
+	}
+	c.sessions.setFlash(u.session.id, "You "+verb+" approval "+res.Approval.ID+"; mission "+res.Mission.Workflow.ID+
+		" is now in state "+res.Mission.Workflow.State+".")
+	http.Redirect(w, r, path.Join(Prefix, "approvals", res.Approval.ID), http.StatusSeeOther)
+}
+
+// missionsData is the missions list with its filter.
+type missionsData struct {
+	Missions            []gateway.MissionSummary
+	Definition, State   string
+	Status              string
+	Definitions, States []string
+}
+
+// missionsPage lists the tenant's missions, filtered by definition, state
+// and status (query members: names from the configuration, not tenant
+// data).
+func (c *Console) missionsPage(w http.ResponseWriter, r *http.Request, u *who) {
+	q := r.URL.Query()
+	f := store.MissionFilter{DefinitionID: strings.TrimSpace(q.Get("definition")), State: strings.TrimSpace(q.Get("state")),
+		Status: strings.TrimSpace(q.Get("status"))}
+	list, err := c.o.Service.ListMissions(r.Context(), u.principal, f, 200)
+	if err != nil {
+		c.fail(w, r, u, "missions", err)
+		return
+	}
+	d := missionsData{Missions: list, Definition: f.DefinitionID, State: f.State, Status: f.Status}
+	c.render(w, r, http.StatusOK, "missions", u, page{Title: "Missions", Nav: "missions", Data: d})
+}
+
+// missionData is one mission's page.
+type missionData struct {
+	Mission gateway.Projection
+	History []gateway.MissionEvent
+	// HistoryProblem says why the history is not shown.
+	HistoryProblem string
+}
+
+// missionPage shows one mission, named by its runId (aura_get_mission):
+// state, version, evidence, context, its pending approval, its links and
+// its history.
+func (c *Console) missionPage(w http.ResponseWriter, r *http.Request, u *who) {
+	var d missionData
+	rid, trace := c.o.IDs(r.Context())
+	runID := chi.URLParam(r, "runId")
+	res := c.o.Service.Invoke(r.Context(), u.principal, gateway.Call{Tool: contracts.ToolGetMission, Surface: gateway.SurfaceConsole,
+		RequestID: rid, TraceID: trace, Args: func() (map[string]any, error) { return map[string]any{"runId": runID}, nil }})
+	if res.Err != nil {
+		c.fail(w, r, u, "missions", res.Err)
+		return
+	}
+	if err := json.Unmarshal(res.Body, &d.Mission); err != nil {
+		c.fail(w, r, u, "missions", err)
+		return
+	}
+	var err error
+	if d.History, err = c.o.Service.MissionHistory(r.Context(), u.principal, d.Mission.Workflow.ID); err != nil {
+		d.HistoryProblem = contracts.AsError(err).Message
+	}
+	c.render(w, r, http.StatusOK, "mission", u, page{Title: "Mission " + d.Mission.Workflow.ID, Nav: "missions", Data: d})
+}
+
+// tracePage shows the audit trail of one trace (aura_get_trace).
+func (c *Console) tracePage(w http.ResponseWriter, r *http.Request, u *who) {
+	id := chi.URLParam(r, "traceId")
+	rid, trace := c.o.IDs(r.Context())
+	res := c.o.Service.Invoke(r.Context(), u.principal, gateway.Call{Tool: contracts.ToolGetTrace, Surface: gateway.SurfaceConsole,
+		RequestID: rid, TraceID: trace, Args: func() (map[string]any, error) { return map[string]any{"traceId": id}, nil }})
+	if res.Err != nil {
+		c.fail(w, r, u, "missions", res.Err)
+		return
+	}
+	var d gateway.TraceResult
+	if err := json.Unmarshal(res.Body, &d); err != nil {
+		c.fail(w, r, u, "missions", err)
+		return
+	}
+	events := make([]gateway.MissionEvent, len(d.Events))
+	for i, ev := range d.Events {
+		events[i] = gateway.MissionEvent{TraceEvent: ev} // no link to the trace shown
+	}
+	c.render(w, r, http.StatusOK, "trace", u, page{Title: "Trace " + id, Nav: "missions", Data: traceData{TraceID: d.TraceID, Events: events}})
+}
+
+// traceData is one trace's page.
+type traceData struct {
+	TraceID string
+	Events  []gateway.MissionEvent
+}
+
+// capabilitiesData is the capabilities page.
+type capabilitiesData struct {
+	Capabilities []gateway.CapabilityView
+}
+
+// capabilitiesPage lists the capabilities with their guards.
+func (c *Console) capabilitiesPage(w http.ResponseWriter, r *http.Request, u *who) {
+	list, err := c.o.Service.Capabilities(u.principal)
+	if err != nil {
+		c.fail(w, r, u, "capabilities", err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "capabilities", u, page{Title: "Capabilities", Nav: "capabilities", Data: capabilitiesData{Capabilities: list}})
+}
+
+// codeTitle is the registered title of a code, else the code.
+func codeTitle(c contracts.Code) string {
+	if info, ok := c.Info(); ok && info.Title != "" {
+		return info.Title
+	}
+	return string(c)
+}
