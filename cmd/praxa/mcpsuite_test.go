@@ -62,8 +62,9 @@ func TestMCPConformanceSuite(t *testing.T) {
 	tok := mintToken(t, bin, dir)
 	target, err := url.Parse(gw.url)
 	must(t, err, "parse %s", gw.url)
-	var proxyOrigin string
-	proxy := httptest.NewServer(&httputil.ReverseProxy{
+	proxy := httptest.NewUnstartedServer(nil)
+	proxyOrigin := "http://" + proxy.Listener.Addr().String() // proxy.URL once started
+	proxy.Config.Handler = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.Host = pr.In.Host
@@ -73,9 +74,9 @@ func TestMCPConformanceSuite(t *testing.T) {
 			}
 		},
 		FlushInterval: -1, // SSE answers go through as they are written
-	})
+	}
+	proxy.Start()
 	defer proxy.Close()
-	proxyOrigin = proxy.URL
 
 	suite := exec.CommandContext(ctx, node, filepath.Join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
 		"server", "--url", proxy.URL+"/mcp", "--suite", "all", "--expected-failures", "expected-failures.yml",
