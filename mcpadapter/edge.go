@@ -56,7 +56,7 @@ type rpcEdge struct {
 
 func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get(headerProtocolVersion); r.Method == http.MethodPost && v >= revisionHeaders &&
-		slices.Contains(mcp.SupportedProtocolVersions(), v) {
+		slices.Contains(supportedVersions, v) {
 		var refused bool
 		if r, refused = e.checkHeaders(w, r); refused {
 			return

@@ -49,6 +49,10 @@ import (
 // mirror their body into Mcp-Method, Mcp-Name and Mcp-Param-* headers.
 const revisionHeaders = "2026-07-28"
 
+// supportedVersions are the MCP revisions the SDK serves (its
+// SupportedProtocolVersions copies them on every call).
+var supportedVersions = mcp.SupportedProtocolVersions()
+
 // The headers the edge checks.
 const (
 	headerProtocolVersion = "Mcp-Protocol-Version"
