@@ -20,7 +20,9 @@
 #   through (SERVER_CPU, LOAD_CPU, SESSIONS, CONNS, THREADS, QUIET_MAX,
 #   MAX_FOREIGN). DURATION and WARMUP in whole seconds (wrk takes no
 #   fractions). Set MCP=0, REST=0, INPROC=0 or GROWTH=0 to leave a phase
-#   out.
+#   out. The MCP phase runs with REVISIONS=1 (bench/mcp.sh): the same
+#   proxied call and home read at 2026-07-28 and at 2025-11-25 (set
+#   REVISIONS=0 to leave those out).
 # Output: each phase's table, then the targets with their ratios, also in
 # $OUT/targets.txt; everything else under $OUT/{mcp,rest,inproc,growth}.
 set -euo pipefail
@@ -39,8 +41,8 @@ mkdir -p "$OUT"
 : >"$OUT/ratios.txt"
 
 if [ "$MCP" = 1 ]; then
-	log "MCP phase (bench/mcp.sh) into $OUT/mcp"
-	OUT="$OUT/mcp" "$ROOT/bench/mcp.sh"
+	log "MCP phase (bench/mcp.sh, REVISIONS=${REVISIONS:-1}) into $OUT/mcp"
+	OUT="$OUT/mcp" REVISIONS=${REVISIONS:-1} "$ROOT/bench/mcp.sh"
 	cat "$OUT/mcp/ratios.txt" >>"$OUT/ratios.txt"
 fi
 
@@ -123,6 +125,10 @@ target() {
 	target "mcp-relay/direct-x8" "-" "" "  bare go-sdk relay vs direct, 8 sessions"
 	target "mcp-proxied/relay-x1" "-" "" "  proxied /mcp vs bare relay, sequential"
 	target "mcp-proxied/relay-x8" "-" "" "  proxied /mcp vs bare relay, 8 sessions"
+	target "mcp-proxied-2026/2025-x1" "-" "" "  proxied /mcp at 2026-07-28 vs 2025-11-25, x1"
+	target "mcp-proxied-2026/2025-x8" "-" "" "  proxied /mcp at 2026-07-28 vs 2025-11-25, x8"
+	target "mcp-home-2026/2025-x1" "-" "" "  MCP home at 2026-07-28 vs 2025-11-25, x1"
+	target "mcp-home-2026/2025-x8" "-" "" "  MCP home at 2026-07-28 vs 2025-11-25, x8"
 	target "rest-query/bare" ">=" 0.4 "2 REST read from memory vs bare chi"
 	target "rest-mission/bare" ">=" 0.3 "2 GET /v8/missions/{id} vs bare chi"
 	target "rest-read/bare" ">=" 0.3 "2 GET /v8/traces/{id} vs bare chi"

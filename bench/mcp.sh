@@ -19,12 +19,23 @@
 #   barehome  praxec.query on bench/mcphome: a bare go-sdk server answering
 #             the same bytes (taken from praxa's POST /v8/praxec/query {}
 #             at start) as structuredContent plus text
-# The load driver is bench/mcpload (go-sdk client).
+#   praxa25, home25 (REVISIONS=1 or only)
+#             praxa's and home's calls with the client pinned to MCP
+#             2025-11-25 (initialize handshake, no per-request _meta, no
+#             Mcp-Method/Mcp-Name headers) instead of 2026-07-28: what a
+#             tools/call costs at 2026-07-28 against 2025-11-25, on the
+#             same server in the same run
+# The load driver is bench/mcpload (go-sdk client); every candidate but
+# praxa25 and home25 negotiates 2026-07-28.
 #
 # Usage: bench/mcp.sh            (from anywhere; builds from this checkout)
 # Environment (defaults): DURATION=5s WARMUP=1s RUNS=3 SESSIONS="1 8"
 #   SERVER_CPU=0 LOAD_CPU=1 OUT=<new dir under /tmp>
 #   QUIET_WAIT=20 QUIET_MAX=10 MAX_FOREIGN=30 RETRIES=1
+#   REVISIONS=0: 1 adds praxa25 and home25 and the ratios
+#   mcp-proxied-2026/2025-xN and mcp-home-2026/2025-xN (calls/s at
+#   2026-07-28 over calls/s at 2025-11-25: below 1, 2026-07-28 costs more);
+#   only measures praxa, praxa25, home and home25 alone.
 # Output: a table of medians (min-max), the ratios, also in $OUT/summary.txt,
 # and $OUT/ratios.txt (one "name value range" a line, read by bench/all.sh);
 # raw mcpload lines and server logs stay in $OUT.
@@ -43,6 +54,7 @@ QUIET_WAIT=${QUIET_WAIT:-20}
 QUIET_MAX=${QUIET_MAX:-10}
 MAX_FOREIGN=${MAX_FOREIGN:-30}
 RETRIES=${RETRIES:-1}
+REVISIONS=${REVISIONS:-0}
 OUT=${OUT:-$(mktemp -d /tmp/praxa-mcp.XXXXXX)}
 mkdir -p "$OUT"
 export QUIET_WAIT QUIET_MAX
@@ -109,18 +121,28 @@ PRAXA_TOKEN=$("$OUT/praxa" token --data-dir "$OUT/data" --ttl 2h)
 start mcphome -addr 127.0.0.1:0 -home-from "$URL_praxa"
 
 ECHO_ARGS='{"text":"hello from mcpload"}'
-CANDIDATES=(direct relay praxa home barehome)
+case $REVISIONS in
+0) CANDIDATES=(direct relay praxa home barehome) ;;
+1) CANDIDATES=(direct relay praxa praxa25 home home25 barehome) ;;
+only) CANDIDATES=(praxa praxa25 home home25) ;;
+*) echo "mcp.sh: REVISIONS=$REVISIONS: want 0, 1 or only" >&2; exit 1 ;;
+esac
+# has CANDIDATE: whether this run measures it.
+has() { [[ " ${CANDIDATES[*]} " == *" $1 "* ]]; }
 
-# target CANDIDATE: sets T_URL, T_TOOL, T_ARGS and T_PIDS (the server
-# processes the call goes through, whose CPU is reported).
+# target CANDIDATE: sets T_URL, T_TOOL, T_ARGS, T_PROTO (the MCP revision
+# the client pins) and T_PIDS (the server processes the call goes through,
+# whose CPU is reported).
 # shellcheck disable=SC2154 # URL_* and PID_* are set by start
 target() {
-	T_ARGS=$ECHO_ARGS T_TOOL=echo
+	T_ARGS=$ECHO_ARGS T_TOOL=echo T_PROTO=2026-07-28
 	case $1 in
 	direct) T_URL=$URL_mcpecho T_PIDS=("$PID_mcpecho") ;;
 	relay) T_URL=$URL_mcprelay T_PIDS=("$PID_mcprelay" "$PID_mcpecho") ;;
 	praxa) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PIDS=("$PID_praxa" "$PID_mcpecho") ;;
 	home) T_URL=$URL_praxa/mcp T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_praxa") ;;
+	praxa25) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PROTO=2025-11-25 T_PIDS=("$PID_praxa" "$PID_mcpecho") ;;
+	home25) T_URL=$URL_praxa/mcp T_TOOL=praxec.query T_ARGS='{}' T_PROTO=2025-11-25 T_PIDS=("$PID_praxa") ;;
 	barehome) T_URL=$URL_mcphome T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_mcphome") ;;
 	esac
 }
@@ -137,7 +159,7 @@ run() {
 	l0=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
 	before=$(cpu_ticks "${T_PIDS[@]}"); busy0=$(busy_ticks); t0=$(date +%s%N)
 	taskset -c "$LOAD_CPU" "$OUT/mcpload" -url "$T_URL" -tool "$T_TOOL" -args "$T_ARGS" -sessions "$n" \
-		-duration "$dur" -label "$cand" >"$file" 2>&1 || { cat "$file" >&2; echo "mcp.sh: mcpload failed for $cand" >&2; exit 1; }
+		-duration "$dur" -protocol "$T_PROTO" -label "$cand" >"$file" 2>&1 || { cat "$file" >&2; echo "mcp.sh: mcpload failed for $cand" >&2; exit 1; }
 	after=$(cpu_ticks "${T_PIDS[@]}"); busy1=$(busy_ticks); t1=$(date +%s%N)
 	times >"$OUT/.times"
 	l1=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
@@ -196,7 +218,7 @@ ratio() {
 {
 	echo "praxa MCP load harness, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, servers on CPU $SERVER_CPU, mcpload on CPU $LOAD_CPU"
 	echo "mcpload -duration $DURATION per run; $RUNS measured runs per candidate (interleaved), ${WARMUP} warm-up discarded"
-	echo "home body: $(col home 1 7 | head -n1) bytes from praxa, $(col barehome 1 7 | head -n1) bytes from mcphome"
+	has barehome && echo "home body: $(col home 1 7 | head -n1) bytes from praxa, $(col barehome 1 7 | head -n1) bytes from mcphome"
 	echo
 	printf '%-9s %-4s %-26s %-22s %-24s %-6s %-8s %s\n' candidate sess "calls/s median (min-max)" "p50 ms" "p99 ms" errors "srv CPU%" "foreign CPU% (max)"
 	for n in $SESSIONS; do
@@ -214,10 +236,16 @@ ratio() {
 	echo "srv CPU%: the servers the call goes through (relay and praxa: with mcpecho), % of one core over each mcpload run"
 	echo "ratios of calls/s medians:"
 	for n in $SESSIONS; do
-		ratio "mcp-proxied/direct-x$n" praxa direct "$n"
-		ratio "mcp-relay/direct-x$n" relay direct "$n"
-		ratio "mcp-proxied/relay-x$n" praxa relay "$n"
-		ratio "mcp-home/bare-home-x$n" home barehome "$n"
+		if has direct; then
+			ratio "mcp-proxied/direct-x$n" praxa direct "$n"
+			ratio "mcp-relay/direct-x$n" relay direct "$n"
+			ratio "mcp-proxied/relay-x$n" praxa relay "$n"
+			ratio "mcp-home/bare-home-x$n" home barehome "$n"
+		fi
+		if has praxa25; then
+			ratio "mcp-proxied-2026/2025-x$n" praxa praxa25 "$n"
+			ratio "mcp-home-2026/2025-x$n" home home25 "$n"
+		fi
 	done
 	echo
 	echo "raw outputs and server logs: $OUT"

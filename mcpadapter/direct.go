@@ -62,28 +62,33 @@ const (
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
-// addDirect registers the direct tools. A tool whose name is not a valid
-// MCP tool name, or is a contract tool's, is skipped with a log line.
-func addDirect(srv *mcp.Server, backend Backend, tools []DirectTool, log *slog.Logger) error {
-	prepared, err := prepareDirect(tools, log)
+// addDirect registers the direct tools and returns the x-mcp-header
+// bindings of those that have some. A tool whose name is not a valid MCP
+// tool name, or is a contract tool's, is skipped with a log line.
+func addDirect(srv *mcp.Server, backend Backend, tools []DirectTool, log *slog.Logger) (map[string][]paramBinding, error) {
+	prepared, params, err := prepareDirect(tools, log)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, t := range prepared {
 		srv.AddTool(t, directHandler(backend, t.Name))
 	}
-	return nil
+	return params, nil
 }
 
-// prepareDirect turns direct tools into the MCP tools a server registers.
-// A tool whose name is not a valid MCP tool name, is a contract tool's or
-// repeats another's is skipped with a log line; one whose input schema's
-// root is not an object schema is an error.
-func prepareDirect(tools []DirectTool, log *slog.Logger) ([]*mcp.Tool, error) {
+// prepareDirect turns direct tools into the MCP tools a server registers,
+// with the x-mcp-header bindings of those that have some. A tool whose
+// name is not a valid MCP tool name, is a contract tool's or repeats
+// another's is skipped with a log line, and so is one whose x-mcp-header
+// annotations the MCP specification forbids (clients must leave such a
+// tool out; the SDK's AddTool would panic on some); one whose input
+// schema's root is not an object schema is an error.
+func prepareDirect(tools []DirectTool, log *slog.Logger) ([]*mcp.Tool, map[string][]paramBinding, error) {
 	if log == nil {
 		log = slog.Default()
 	}
 	var out []*mcp.Tool
+	params := map[string][]paramBinding{}
 	seen := map[string]bool{}
 	for _, d := range tools {
 		if _, contract := contracts.Lookup(d.Name); contract || !toolNameRE.MatchString(d.Name) || seen[d.Name] {
@@ -99,7 +104,15 @@ func prepareDirect(tools []DirectTool, log *slog.Logger) ([]*mcp.Tool, error) {
 			Type any `json:"type"`
 		}
 		if json.Unmarshal(schema, &root) != nil || root.Type != "object" {
-			return nil, fmt.Errorf("mcpadapter: direct tool %s: the input schema's root is not an object schema", d.Name)
+			return nil, nil, fmt.Errorf("mcpadapter: direct tool %s: the input schema's root is not an object schema", d.Name)
+		}
+		bindings, err := paramBindings(schema)
+		if err != nil {
+			log.Warn("exposeDirectly: capability not listed as an MCP tool (invalid x-mcp-header)", "capability", d.Name, "error", err)
+			continue
+		}
+		if len(bindings) > 0 {
+			params[d.Name] = bindings
 		}
 		h := d.Hints
 		if h == nil {
@@ -111,7 +124,7 @@ func prepareDirect(tools []DirectTool, log *slog.Logger) ([]*mcp.Tool, error) {
 			Annotations: &mcp.ToolAnnotations{Title: title, ReadOnlyHint: h.ReadOnly, IdempotentHint: h.Idempotent,
 				DestructiveHint: &destructive, OpenWorldHint: &openWorld}})
 	}
-	return out, nil
+	return out, params, nil
 }
 
 // DirectSet holds the direct tools of MCP servers so that a configuration
@@ -129,9 +142,10 @@ func prepareDirect(tools []DirectTool, log *slog.Logger) ([]*mcp.Tool, error) {
 type DirectSet struct {
 	log *slog.Logger
 
-	mu      sync.Mutex
-	tools   []*mcp.Tool
-	servers []directServer
+	mu       sync.Mutex
+	tools    []*mcp.Tool
+	bindings map[string][]paramBinding // x-mcp-header bindings by tool name
+	servers  []directServer
 }
 
 // directServer is one server a DirectSet registers its tools on.
@@ -146,11 +160,18 @@ func NewDirectSet(tools []DirectTool, log *slog.Logger) (*DirectSet, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	prepared, err := prepareDirect(tools, log)
+	prepared, params, err := prepareDirect(tools, log)
 	if err != nil {
 		return nil, err
 	}
-	return &DirectSet{log: log, tools: prepared}, nil
+	return &DirectSet{log: log, tools: prepared, bindings: params}, nil
+}
+
+// params returns the x-mcp-header bindings of the set's tool named name.
+func (d *DirectSet) params(name string) []paramBinding {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.bindings[name]
 }
 
 // attach registers the set's tools on srv, whose calls go to backend, and
@@ -181,18 +202,18 @@ func (d *DirectSet) has(name string) bool {
 // object schema) changes nothing. Tools with unusable names are skipped
 // with a log line, as at start.
 func (d *DirectSet) Stage(tools []DirectTool) (apply func(), err error) {
-	prepared, err := prepareDirect(tools, d.log)
+	prepared, params, err := prepareDirect(tools, d.log)
 	if err != nil {
 		return nil, err
 	}
-	return func() { d.replace(prepared) }, nil
+	return func() { d.replace(prepared, params) }, nil
 }
 
 // replace registers the added and changed tools of next on every server
 // (AddTool replaces a tool of the same name) and removes the tools of the
 // current set that next lacks; a tool that did not change is left alone,
 // so a reload that changes none tells no session the list changed.
-func (d *DirectSet) replace(next []*mcp.Tool) {
+func (d *DirectSet) replace(next []*mcp.Tool, params map[string][]paramBinding) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	current := make(map[string][]byte, len(d.tools))
@@ -221,7 +242,7 @@ func (d *DirectSet) replace(next []*mcp.Tool) {
 			s.srv.RemoveTools(gone...)
 		}
 	}
-	d.tools = next
+	d.tools, d.bindings = next, params
 }
 
 // toolJSON is a tool's wire form, to tell a changed tool from the same.

@@ -47,9 +47,21 @@ const notHandled = "JSON RPC not handled"
 const maxPeek = 1 << 20
 
 // rpcEdge wraps the SDK's handler.
-type rpcEdge struct{ next http.Handler }
+type rpcEdge struct {
+	next http.Handler
+	// params returns the x-mcp-header bindings of the tool of that name
+	// (none for a tool the server does not register).
+	params func(name string) []paramBinding
+}
 
 func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if v := r.Header.Get(headerProtocolVersion); r.Method == http.MethodPost && v >= revisionHeaders &&
+		slices.Contains(supportedVersions, v) {
+		var refused bool
+		if r, refused = e.checkHeaders(w, r); refused {
+			return
+		}
+	}
 	ew := &edgeWriter{ResponseWriter: w, req: r}
 	if r.Body != nil {
 		ew.body = &teeBody{rc: r.Body}
@@ -61,6 +73,33 @@ func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithValue(r.Context(), refusalKey{}, &ew.refusal)
 	e.next.ServeHTTP(ew, r.WithContext(ctx))
 	ew.finish()
+}
+
+// checkHeaders checks the headers of a request at 2026-07-28 or later that
+// mirror its body, where the SDK does not (headers.go): a refusal is
+// answered here (refused true); otherwise the request goes on, with
+// Mcp-Name decoded when it came Base64-encoded.
+func (e rpcEdge) checkHeaders(w http.ResponseWriter, r *http.Request) (_ *http.Request, refused bool) {
+	name, mm := checkStandardHeaders(r.Header)
+	if mm == nil && e.params != nil && r.Header.Get(headerMethod) == "tools/call" {
+		if bindings := e.params(name); len(bindings) > 0 {
+			// A body the SDK would refuse as too large, or could not read,
+			// is left to it.
+			if body, whole, err := readBody(r, mcp.DefaultMaxRequestBodyBytes); err == nil && whole {
+				mm = checkParamHeaders(r.Header, body, name, bindings)
+			}
+		}
+	}
+	if mm != nil {
+		body, _, _ := readBody(r, maxPeek)
+		writeRPCError(w, http.StatusBadRequest, requestID(body), mm.rpcError())
+		return r, true
+	}
+	if vs := r.Header.Values(headerName); len(vs) == 1 && vs[0] != name {
+		r = r.Clone(r.Context())
+		r.Header.Set(headerName, name)
+	}
+	return r, false
 }
 
 // refusalKey carries, in a tool handler's context, where the handler

@@ -34,15 +34,16 @@ func NewHTTPHandler(backend *Local, opts *Options) (http.Handler, error) {
 	if o.Logger != nil {
 		o.Logger = slog.New(minLevel{Handler: o.Logger.Handler(), min: slog.LevelWarn})
 	}
-	srv, err := New(backend, &o)
+	srv, params, err := newServer(backend, &o)
 	if err != nil {
 		return nil, err
 	}
-	// The edge (edge.go) answers the SDK's text/plain refusals as JSON-RPC
-	// errors and a tools/call refused for want of a scope as a 403 scope
-	// challenge.
+	// The edge (edge.go) checks the headers that mirror the body where the
+	// SDK does not (headers.go), answers the SDK's text/plain refusals as
+	// JSON-RPC errors and a tools/call refused for want of a scope as a 403
+	// scope challenge.
 	return rpcEdge{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, Logger: o.Logger})}, nil
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: o.Logger}), params: params}, nil
 }
 
 // minLevel is a slog handler that drops records below min.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -77,6 +78,13 @@ const ReplayedMetaKey = "io.praxa/replayed"
 // them, and hands every call to backend. The backend validates: the SDK's
 // raw registration does none.
 func New(backend Backend, opts *Options) (*mcp.Server, error) {
+	srv, _, err := newServer(backend, opts)
+	return srv, err
+}
+
+// newServer is New; it returns too the x-mcp-header bindings of the
+// server's tools by name (the HTTP edge checks Mcp-Param-* with them).
+func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) []paramBinding, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -86,7 +94,7 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 	}
 	set, ok := contracts.LookupToolSet(o.ToolSet)
 	if !ok {
-		return nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.ToolSet)
+		return nil, nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.ToolSet)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: contracts.ServerName, Title: "Praxa gateway", Version: contracts.ServerVersion},
 		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.ToolListChanged},
@@ -95,19 +103,38 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 			Instructions: "Praxa puts governed tools behind one contract. Start with praxec.query and no arguments, " +
 				"then follow the links[] of each answer: copy a link's args verbatim as the next call."})
 	ask := newInputs(&o, backend) // input.go
+	params := map[string][]paramBinding{}
 	for t := range contracts.All() {
 		if !set.Contains(t.Name) {
 			continue
 		}
+		b, err := paramBindings(t.InputSchema)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mcpadapter: contract tool %s: %w", t.Name, err)
+		}
+		if len(b) > 0 {
+			params[t.Name] = b
+		}
 		srv.AddTool(tool(t), handler(backend, t.Name, ask))
 	}
+	lookup := func(name string) []paramBinding { return params[name] }
 	if o.DirectSet != nil {
 		o.DirectSet.attach(srv, backend)
-	} else if err := addDirect(srv, backend, o.Direct, o.Logger); err != nil {
-		return nil, err
+		lookup = func(name string) []paramBinding {
+			if b, ok := params[name]; ok {
+				return b
+			}
+			return o.DirectSet.params(name)
+		}
+	} else {
+		direct, err := addDirect(srv, backend, o.Direct, o.Logger)
+		if err != nil {
+			return nil, nil, err
+		}
+		maps.Copy(params, direct)
 	}
 	if err := addTaskMethods(srv, backend, ask); err != nil { // tasks.go
-		return nil, err
+		return nil, nil, err
 	}
 	srv.AddReceivingMiddleware(answerAsTask)
 	if o.Allowed != nil {
@@ -116,7 +143,7 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 	// Added last, so outermost: the trace is joined before anything runs,
 	// and the cache fields are stripped from the final result.
 	srv.AddReceivingMiddleware(stripCacheable, joinTrace(o.JoinTrace))
-	return srv, nil
+	return srv, lookup, nil
 }
 
 // narrowToolList filters tools/list answers to the tools the caller may use.

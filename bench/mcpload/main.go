@@ -4,7 +4,7 @@
 // loop, one call at a time, for a duration or a number of calls, and
 // prints one machine-readable line:
 //
-//	mcpload label=L tool=T sessions=N calls=C errors=E secs=S calls_per_s=R p50_ms=X p99_ms=Y text_bytes=B
+//	mcpload label=L tool=T sessions=N calls=C errors=E secs=S calls_per_s=R p50_ms=X p99_ms=Y text_bytes=B protocol=P
 //
 // text_bytes is the size of the first answer's text content. Sequential
 // load is -sessions 1. Everything is bounded: at most -duration (and
@@ -12,8 +12,11 @@
 //
 // Usage:
 //
-//	mcpload -url http://127.0.0.1:PORT/mcp -tool echo -args '{"text":"hi"}' [-sessions 8] [-duration 5s] [-warmup 1s]
+//	mcpload -url http://127.0.0.1:PORT/mcp -tool echo -args '{"text":"hi"}' [-sessions 8] [-duration 5s] [-warmup 1s] [-protocol 2025-11-25]
 //
+// -protocol pins the MCP revision every session negotiates (default
+// 2026-07-28, what Praxa's /mcp speaks; 2025-11-25 measures the same calls
+// at the previous revision, initialize handshake and no mirrored headers).
 // The bearer token, when the environment variable -token-env names
 // (PRAXA_TOKEN) is set, goes with every request. It exits 1 when a session
 // cannot be opened or when any call failed (the line is printed first).
@@ -47,6 +50,7 @@ type options struct {
 	count            int64
 	timeout          time.Duration
 	token            string
+	protocol         string
 }
 
 func main() {
@@ -62,6 +66,7 @@ func main() {
 	flag.Int64Var(&o.count, "count", 0, "stop after this many measured calls in all (0: no limit but -duration)")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "longest one call may take")
 	flag.StringVar(&tokenEnv, "token-env", "PRAXA_TOKEN", "environment variable holding the bearer token (unset or empty: none)")
+	flag.StringVar(&o.protocol, "protocol", benchmcp.ProtocolVersion, "MCP revision every session negotiates")
 	flag.Parse()
 	o.args = json.RawMessage(args)
 	if tokenEnv != "" {
@@ -94,8 +99,8 @@ func (r *result) line(o options) string {
 	if s := r.elapsed.Seconds(); s > 0 {
 		rate = float64(n) / s
 	}
-	return fmt.Sprintf("mcpload label=%s tool=%s sessions=%d calls=%d errors=%d secs=%.3f calls_per_s=%.1f p50_ms=%.3f p99_ms=%.3f text_bytes=%d",
-		o.label, o.tool, o.sessions, n, r.errors, r.elapsed.Seconds(), rate, ms(quantile(r.lat, 0.50)), ms(quantile(r.lat, 0.99)), r.textBytes)
+	return fmt.Sprintf("mcpload label=%s tool=%s sessions=%d calls=%d errors=%d secs=%.3f calls_per_s=%.1f p50_ms=%.3f p99_ms=%.3f text_bytes=%d protocol=%s",
+		o.label, o.tool, o.sessions, n, r.errors, r.elapsed.Seconds(), rate, ms(quantile(r.lat, 0.50)), ms(quantile(r.lat, 0.99)), r.textBytes, o.protocol)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -120,6 +125,9 @@ func run(ctx context.Context, o options) (*result, error) {
 	case !json.Valid(o.args) || len(o.args) == 0 || o.args[0] != '{':
 		return nil, fmt.Errorf("-args %q is not a JSON object", o.args)
 	}
+	if o.protocol == "" {
+		o.protocol = benchmcp.ProtocolVersion
+	}
 	sessions := make([]*mcp.ClientSession, o.sessions)
 	defer func() {
 		for _, cs := range sessions {
@@ -130,7 +138,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	}()
 	for i := range sessions {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		cs, err := benchmcp.Connect(cctx, "mcpload", o.url, benchmcp.Client(o.token))
+		cs, err := benchmcp.ConnectAt(cctx, "mcpload", o.url, benchmcp.Client(o.token), o.protocol)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("session %d: %w", i, err)

@@ -95,6 +95,27 @@ func TestRunCountsCalls(t *testing.T) {
 	}
 }
 
+// TestRunAtProtocol: -protocol pins the revision each session negotiates;
+// a revision the server does not speak is refused.
+func TestRunAtProtocol(t *testing.T) {
+	url, _, _ := echoServer(t, false)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		o := options{url: url, tool: "echo", args: json.RawMessage(`{"text":"hi"}`), sessions: 1, duration: 50 * time.Millisecond,
+			count: 3, timeout: 5 * time.Second, protocol: version}
+		r, err := run(context.Background(), o)
+		if err != nil {
+			t.Fatalf("%s: %v", version, err)
+		}
+		if line := r.line(o); !strings.HasSuffix(line, " protocol="+version) {
+			t.Errorf("line %q does not name protocol %s", line, version)
+		}
+	}
+	o := options{url: url, tool: "echo", args: json.RawMessage(`{}`), sessions: 1, duration: time.Second, timeout: time.Second, protocol: "1999-01-01"}
+	if _, err := run(context.Background(), o); err == nil {
+		t.Errorf("a session at protocol 1999-01-01 was opened")
+	}
+}
+
 func TestRunRefuses(t *testing.T) {
 	url, _, _ := echoServer(t, true)
 	base := options{url: url, tool: "echo", args: json.RawMessage(`{}`), sessions: 1, duration: time.Second, timeout: time.Second}

@@ -10,11 +10,16 @@ import (
 )
 
 // TestNodeClient drives `praxa serve --dev`'s /mcp with the official
-// TypeScript MCP client (conformance/node/drive.mjs): tools/list, then
-// deploy_pipeline to completed by copying links, every structuredContent
-// validated by that client against the tool's outputSchema. It needs node
+// TypeScript MCP clients (conformance/node/drive.mjs, one link-copying
+// agent): @modelcontextprotocol/sdk 1.x at 2025-11-25 and the 2.x split
+// client package @modelcontextprotocol/client at 2025-11-25 and at
+// 2026-07-28 (server/discover, per-request _meta, Mcp-Method and Mcp-Name
+// headers). Each lists the tools, searches, describes deploy_pipeline,
+// starts it and follows its links to completed, and recovers from a 422
+// by following its retry_with_key link; every structuredContent is
+// validated by the client against the tool's outputSchema. It needs node
 // and npm and runs only when PRAXA_NODE_TESTS is set (CI sets it); npm
-// installs the pinned client from the checked-in package-lock.json.
+// installs the pinned clients from the checked-in package-lock.json.
 func TestNodeClient(t *testing.T) {
 	if os.Getenv("PRAXA_NODE_TESTS") == "" {
 		t.Skip("set PRAXA_NODE_TESTS=1 to drive /mcp with the TypeScript client (needs node and npm)")
@@ -47,12 +52,20 @@ func TestNodeClient(t *testing.T) {
 	gw := startDevServe(t, bin, dir)
 	tok := mintToken(t, bin, dir)
 
-	drive := exec.CommandContext(ctx, node, "drive.mjs")
-	drive.Dir = work
-	drive.Env = childEnv("PRAXA_URL="+gw.url+"/mcp", "PRAXA_TOKEN="+tok)
-	out, err := drive.CombinedOutput()
-	t.Logf("node drive.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("node drive.mjs: %v\ngateway stderr:\n%s", err, gw.stderr())
+	for _, c := range []struct{ client, protocol string }{
+		{"sdk", "2025-11-25"},
+		{"client", "2025-11-25"},
+		{"client", "2026-07-28"},
+	} {
+		t.Run(c.client+"@"+c.protocol, func(t *testing.T) {
+			drive := exec.CommandContext(ctx, node, "drive.mjs")
+			drive.Dir = work
+			drive.Env = childEnv("PRAXA_URL="+gw.url+"/mcp", "PRAXA_TOKEN="+tok, "PRAXA_CLIENT="+c.client, "PRAXA_PROTOCOL="+c.protocol)
+			out, err := drive.CombinedOutput()
+			t.Logf("node drive.mjs:\n%s", out)
+			if err != nil {
+				t.Fatalf("node drive.mjs: %v\ngateway stderr:\n%s", err, gw.stderr())
+			}
+		})
 	}
 }

@@ -86,15 +86,22 @@ func Client(token string) *http.Client {
 // hc (http.DefaultClient when nil), without the standalone SSE stream,
 // and checks that it negotiated ProtocolVersion.
 func Connect(ctx context.Context, name, endpoint string, hc *http.Client) (*mcp.ClientSession, error) {
+	return ConnectAt(ctx, name, endpoint, hc, ProtocolVersion)
+}
+
+// ConnectAt is Connect with the client pinned to the MCP revision version
+// (2026-07-28: server/discover and per-request _meta; 2025-11-25 and
+// earlier: the initialize handshake), which the session must negotiate.
+func ConnectAt(ctx context.Context, name, endpoint string, hc *http.Client, version string) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc,
-		DisableStandaloneSSE: true}, nil)
+		DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", endpoint, err)
 	}
-	if v := cs.InitializeResult().ProtocolVersion; v != ProtocolVersion {
+	if v := cs.InitializeResult().ProtocolVersion; v != version {
 		cs.Close()
-		return nil, fmt.Errorf("%s negotiated protocol %s, want %s", endpoint, v, ProtocolVersion)
+		return nil, fmt.Errorf("%s negotiated protocol %s, want %s", endpoint, v, version)
 	}
 	return cs, nil
 }
