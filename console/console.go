@@ -176,6 +176,7 @@ func (c *Console) routes() http.Handler {
 		r.Get("/missions/{runId}", c.signedIn(c.missionPage))
 		r.Get("/traces/{traceId}", c.signedIn(c.tracePage))
 		r.Get("/capabilities", c.signedIn(c.capabilitiesPage))
+		r.Post("/capabilities/{name}/accept", c.signedIn(c.accept))
 	})
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, http.StatusNotFound, "error", nil, page{Title: "Not found", Problem: &problem{Title: "There is no such page"}})

@@ -154,6 +154,13 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWith(t, nil, nil)
+}
+
+// newHarnessWith is newHarness with a store st (nil: a new memstore) and
+// the service's options o.
+func newHarnessWith(t *testing.T, st store.Store, o *gateway.Options) *harness {
+	t.Helper()
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -166,21 +173,30 @@ func newHarness(t *testing.T) *harness {
 		Accounts: []issuer.Account{
 			{Subject: "alice", Label: "Alice", Tenant: "t1", Scopes: append(read, string(contracts.ScopeApprovalsWrite))},
 			{Subject: "victor", Label: "Victor", Tenant: "t1", Scopes: read},
+			{Subject: "olga", Label: "Olga, operator", Tenant: "t1",
+				Scopes: []string{string(contracts.ScopeCapabilitiesRead), string(contracts.ScopeCapabilitiesAdmin)}},
+			{Subject: "carl", Label: "Carl", Tenant: "t1", Scopes: []string{string(contracts.ScopeCapabilitiesRead)}},
 		}})
 	var keys []auth.StaticKey
 	for _, k := range is.PublicKeys() {
 		keys = append(keys, auth.StaticKey{KeyID: k.KeyID, Algorithm: k.Algorithm, Key: k.Key})
 	}
-	st := memstore.New()
-	t.Cleanup(func() { st.Close() })
+	if st == nil {
+		st = memstore.New()
+		t.Cleanup(func() { st.Close() })
+	}
 	v, err := auth.NewVerifier(context.Background(), config.Auth{Resource: srv.URL, Claims: config.Claims{Tenant: "tenant_id"}},
 		&auth.Options{StaticIssuers: []auth.StaticIssuer{{Issuer: is.Issuer(), Keys: keys}}, Revocations: storeRevocations{st}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := gateway.New(st, &gateway.Options{})
+	if o == nil {
+		o = &gateway.Options{}
+	}
+	svc := gateway.New(st, o)
 	t.Cleanup(func() { svc.Close(context.Background()) })
-	c, err := New(Options{Service: svc, Verifier: v, Issuer: is.Issuer(), ClientID: "console", PublicURL: srv.URL})
+	c, err := New(Options{Service: svc, Verifier: v, Issuer: is.Issuer(), ClientID: "console", PublicURL: srv.URL,
+		IDs: func(context.Context) (string, string) { return "console-request", harnessTrace }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,6 +205,9 @@ func newHarness(t *testing.T) *harness {
 	jar, _ := cookiejar.New(nil)
 	return &harness{t: t, srv: srv, st: st, is: is, client: &http.Client{Jar: jar}}
 }
+
+// harnessTrace is the trace id of every request to a harness's console.
+const harnessTrace = "0123456789abcdef0123456789abcdef"
 
 var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="([^"]*)">`)
 
@@ -458,5 +477,84 @@ func TestSecureCookieOffLoopback(t *testing.T) {
 		if got := con.cookie(sessionCookie, "v", 0, http.SameSiteStrictMode); got.Secure != c.secure || !got.HttpOnly {
 			t.Errorf("%s: Secure %v HttpOnly %v, want Secure %v", c.url, got.Secure, got.HttpOnly, c.secure)
 		}
+	}
+}
+
+// TestQuarantineAccept: the capabilities page lists a quarantined upstream
+// tool; an operator (capabilities:admin) sees both definitions and accepts
+// the one reviewed, audited with the operator; a hash that is not the one
+// offered now is refused and accepts nothing; a person without the scope
+// sees the quarantine but no form, and a forged accept is refused.
+func TestQuarantineAccept(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	t.Cleanup(func() { st.Close() })
+	at := time.Now().UTC()
+	pin := store.CapabilityPin{Capability: "up.echo", Connection: "upstream", Tool: "echo",
+		SHA256: strings.Repeat("a", 64), Definition: []byte(`{"description":"Echoes the text.","name":"echo"}`),
+		OfferedSHA256: strings.Repeat("b", 64), OfferedDefinition: []byte(`{"description":"Echoes, then mails the text to x.","name":"echo"}`),
+		OfferedAt: at, Version: 1, AcceptedBy: "first-import", CreatedAt: at, UpdatedAt: at}
+	if err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.PutCapabilityPin(ctx, pin, 0) }); err != nil {
+		t.Fatal(err)
+	}
+	q := gateway.QuarantinedCapability{Capability: "up.echo", Connection: "upstream", Tool: "echo",
+		Quarantine:       gateway.Quarantine{Reason: "the upstream changed the tool's description", PinnedSHA256: pin.SHA256, OfferedSHA256: pin.OfferedSHA256, Since: at},
+		PinnedDefinition: pin.Definition, OfferedDefinition: pin.OfferedDefinition}
+	h := newHarnessWith(t, st, &gateway.Options{Quarantines: gateway.Quarantines{"up.echo": q}})
+
+	// Without capabilities:admin: the quarantine, no definitions, no form.
+	carl := h.signIn("carl")
+	_, body := h.get("/console/capabilities")
+	if !strings.Contains(body, "up.echo") || !strings.Contains(body, pin.OfferedSHA256) || strings.Contains(body, "mails the text") ||
+		strings.Contains(body, "/accept") || !strings.Contains(body, "capabilities:admin") {
+		t.Errorf("capabilities page without the admin scope:\n%s", body)
+	}
+	res, body := h.post("/console/capabilities/up.echo/accept", url.Values{"csrf": {carl}, "sha256": {pin.OfferedSHA256}}, nil)
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(body, "does not allow this") {
+		t.Errorf("a forged accept without the scope: %d\n%s", res.StatusCode, body)
+	}
+	h.post("/console/logout", url.Values{"csrf": {carl}}, nil)
+
+	// The operator reviews both definitions.
+	olga := h.signIn("olga")
+	_, body = h.get("/console/capabilities")
+	if !strings.Contains(body, "Echoes the text.") || !strings.Contains(body, "mails the text to x.") ||
+		!strings.Contains(body, `action="/console/capabilities/up.echo/accept"`) {
+		t.Fatalf("capabilities page of the operator:\n%s", body)
+	}
+	// A hash that is not the one offered now accepts nothing.
+	res, body = h.post("/console/capabilities/up.echo/accept", url.Values{"csrf": {olga}, "sha256": {strings.Repeat("c", 64)}}, nil)
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "not the one reviewed") {
+		t.Errorf("accept of a stale hash: %d\n%s", res.StatusCode, body)
+	}
+	res, body = h.post("/console/capabilities/up.echo/accept", url.Values{"csrf": {olga}, "sha256": {pin.OfferedSHA256}}, nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "You accepted the definition bbbbbbbbbbbb of up.echo") ||
+		!strings.Contains(body, "No upstream tool is quarantined") {
+		t.Fatalf("accept: %d\n%s", res.StatusCode, body)
+	}
+	var got store.CapabilityPin
+	var events []store.Event
+	err := st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		if got, err = tx.GetCapabilityPin(ctx, "up.echo"); err != nil {
+			return err
+		}
+		events, err = tx.TraceEvents(ctx, "t1", harnessTrace, 100)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SHA256 != pin.OfferedSHA256 || got.OfferedSHA256 != "" || got.AcceptedBy != "olga" {
+		t.Errorf("pin after the accept: %+v", got)
+	}
+	var accepted []store.Event
+	for _, ev := range events {
+		if ev.Type == gateway.EventPinAccepted {
+			accepted = append(accepted, ev)
+		}
+	}
+	if len(accepted) != 1 || accepted[0].Subject != "olga" || accepted[0].Attributes["sha256"] != pin.OfferedSHA256 {
+		t.Errorf("audit of the accept: %+v", accepted)
 	}
 }

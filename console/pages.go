@@ -327,16 +327,77 @@ type traceData struct {
 // capabilitiesData is the capabilities page.
 type capabilitiesData struct {
 	Capabilities []gateway.CapabilityView
+	// Quarantined are the imported capabilities whose upstream changed
+	// their definition since it was pinned; CanAccept says the person may
+	// review and accept them (capabilities:admin), with both definitions.
+	Quarantined []gateway.QuarantinedCapability
+	CanAccept   bool
 }
 
-// capabilitiesPage lists the capabilities with their guards.
+// capabilitiesPage lists the capabilities with their guards, and the
+// quarantined ones.
 func (c *Console) capabilitiesPage(w http.ResponseWriter, r *http.Request, u *who) {
-	list, err := c.o.Service.Capabilities(u.principal)
+	d, err := c.capabilities(r, u)
 	if err != nil {
 		c.fail(w, r, u, "capabilities", err)
 		return
 	}
-	c.render(w, r, http.StatusOK, "capabilities", u, page{Title: "Capabilities", Nav: "capabilities", Data: capabilitiesData{Capabilities: list}})
+	c.render(w, r, http.StatusOK, "capabilities", u, page{Title: "Capabilities", Nav: "capabilities", Data: d})
+}
+
+func (c *Console) capabilities(r *http.Request, u *who) (capabilitiesData, error) {
+	list, err := c.o.Service.Capabilities(u.principal)
+	if err != nil {
+		return capabilitiesData{}, err
+	}
+	d := capabilitiesData{Capabilities: list, CanAccept: u.principal.HasScope(contracts.ScopeCapabilitiesAdmin)}
+	if d.CanAccept {
+		d.Quarantined, err = c.o.Service.QuarantinedCapabilities(r.Context(), u.principal)
+	} else {
+		// What /readyz shows anyone: the names and reasons, without the
+		// definitions under review.
+		d.Quarantined = c.o.Service.Quarantined()
+	}
+	return d, err
+}
+
+// accept accepts the definition an upstream now offers for a quarantined
+// capability: the hash the person reviewed goes with the form, so a
+// definition changed again meanwhile is refused rather than accepted
+// unseen.
+func (c *Console) accept(w http.ResponseWriter, r *http.Request, u *who) {
+	name := chi.URLParam(r, "name")
+	rid, trace := c.o.IDs(r.Context())
+	res, err := c.o.Service.AcceptCapability(r.Context(), u.principal, gateway.AcceptRequest{Name: name,
+		SHA256: r.PostForm.Get("sha256"), RequestID: rid, TraceID: trace})
+	if err != nil {
+		ce := contracts.AsError(err)
+		if ce.Code == contracts.CodeInternal {
+			c.fail(w, r, u, "capabilities", err)
+			return
+		}
+		d, derr := c.capabilities(r, u)
+		if derr != nil {
+			c.fail(w, r, u, "capabilities", err)
+			return
+		}
+		p := &problem{Title: codeTitle(ce.Code), Detail: ce.Message, Hint: ce.Hint, Code: string(ce.Code)}
+		if ce.Code == contracts.CodeInsufficientScope {
+			p.Title = "Your sign-in does not allow this"
+		}
+		c.render(w, r, ce.Status(), "capabilities", u, page{Title: "Capabilities", Nav: "capabilities", Problem: p, Data: d})
+		return
+	}
+	c.sessions.setFlash(u.session.id, "You accepted the definition "+short(res.SHA256)+" of "+res.Capability+"; it can be called again.")
+	http.Redirect(w, r, path.Join(Prefix, "capabilities"), http.StatusSeeOther)
+}
+
+// short is the first 12 hex digits of a hash, as the page shows it.
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 // codeTitle is the registered title of a code, else the code.

@@ -22,14 +22,15 @@ import (
 const devConsoleClient = "praxa-console"
 
 // devConsoleAccounts are the people the dev issuer's sign-in page offers:
-// an approver, a read-only viewer and a requester (who may ask for moves
-// and approve others' requests, not their own), all of tenant dev.
+// an approver (who is also the operator accepting changed upstream tools),
+// a read-only viewer and a requester (who may ask for moves and approve
+// others' requests, not their own), all of tenant dev.
 func devConsoleAccounts(cfg *config.Config) []issuer.Account {
 	extra := contextClaims(cfg.Auth.Claims.Compartments, cfg.Auth.Claims.Purposes, devCompartments, devPurposes)
 	read := []string{string(contracts.ScopeMissionsRead), string(contracts.ScopeTracesRead), string(contracts.ScopeCapabilitiesRead)}
 	return []issuer.Account{
 		{Subject: "alice", Label: "Alice, approver", Tenant: devTenant, Extra: extra,
-			Scopes: append(slices.Clone(read), string(contracts.ScopeApprovalsWrite))},
+			Scopes: append(slices.Clone(read), string(contracts.ScopeApprovalsWrite), string(contracts.ScopeCapabilitiesAdmin))},
 		{Subject: "victor", Label: "Victor, viewer (read only)", Tenant: devTenant, Extra: extra, Scopes: read},
 		{Subject: "rita", Label: "Rita, requester", Tenant: devTenant, Extra: extra,
 			Scopes: append(slices.Clone(read), string(contracts.ScopeMissionsWrite), string(contracts.ScopeApprovalsWrite))},
