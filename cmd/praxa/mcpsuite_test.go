@@ -40,20 +40,9 @@ func TestMCPConformanceSuite(t *testing.T) {
 	if err != nil {
 		t.Skip("no npm on PATH")
 	}
-	work := t.TempDir()
-	for _, f := range []string{"package.json", "package-lock.json", "expected-failures.yml"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "conformance", "mcp-suite", f))
-		must(t, err, "read conformance/mcp-suite/%s", f)
-		must(t, os.WriteFile(filepath.Join(work, f), b, 0o644), "write %s", f)
-	}
+	work := npmInstall(t, npm, filepath.Join("conformance", "mcp-suite"), "expected-failures.yml")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-	install.Dir = work
-	install.Env = os.Environ() // npm's own settings: registry, CA, cache (npm_config_cache)
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
-	}
 	node := suiteNode(t, work)
 
 	bin := buildPraxa(t)

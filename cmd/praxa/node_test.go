@@ -32,20 +32,9 @@ func TestNodeClient(t *testing.T) {
 	if err != nil {
 		t.Skip("no npm on PATH")
 	}
-	work := t.TempDir()
-	for _, f := range []string{"package.json", "package-lock.json", "drive.mjs"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "conformance", "node", f))
-		must(t, err, "read conformance/node/%s", f)
-		must(t, os.WriteFile(filepath.Join(work, f), b, 0o644), "write %s", f)
-	}
+	work := npmInstall(t, npm, filepath.Join("conformance", "node"), "drive.mjs")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-	install.Dir = work
-	install.Env = os.Environ() // npm's own settings: registry, CA, cache (npm_config_cache)
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
-	}
 
 	bin := buildPraxa(t)
 	dir := t.TempDir()
@@ -68,4 +57,26 @@ func TestNodeClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// npmInstall copies package.json, package-lock.json and the other files of
+// dir (a folder of the repository) to a new folder and installs the pinned
+// packages there with npm ci, as CI does; it returns the folder.
+func npmInstall(t *testing.T, npm, dir string, files ...string) string {
+	t.Helper()
+	work := t.TempDir()
+	for _, f := range append([]string{"package.json", "package-lock.json"}, files...) {
+		b, err := os.ReadFile(filepath.Join("..", "..", dir, f))
+		must(t, err, "read %s/%s", dir, f)
+		must(t, os.WriteFile(filepath.Join(work, f), b, 0o644), "write %s", f)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	install := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+	install.Dir = work
+	install.Env = os.Environ() // npm's own settings: registry, CA, cache (npm_config_cache)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
+	}
+	return work
 }
