@@ -215,17 +215,8 @@ var hiddenRE = regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="
 // session's CSRF token.
 func (h *harness) signIn(subject string) string {
 	h.t.Helper()
-	res, err := h.client.Get(h.srv.URL + "/console/login?next=/console/capabilities")
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	page, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	form := url.Values{"account": {subject}}
-	for _, m := range hiddenRE.FindAllStringSubmatch(string(page), -1) {
-		form.Set(m[1], htmlUnescape(m[2]))
-	}
-	res, err = h.client.PostForm(res.Request.URL.String(), form)
+	action, form := h.accountForm("/console/login?next=/console/capabilities", subject)
+	res, err := h.client.PostForm(action, form)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -235,6 +226,24 @@ func (h *harness) signIn(subject string) string {
 		h.t.Fatalf("sign-in as %s: %d %s", subject, res.StatusCode, body)
 	}
 	return h.csrf()
+}
+
+// accountForm opens login (a console path that starts a sign-in), follows
+// it to the dev issuer's sign-in page and returns that page's address and
+// its form, filled to sign in as subject.
+func (h *harness) accountForm(login, subject string) (string, url.Values) {
+	h.t.Helper()
+	res, err := h.client.Get(h.srv.URL + login)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	form := url.Values{"account": {subject}}
+	for _, m := range hiddenRE.FindAllStringSubmatch(string(page), -1) {
+		form.Set(m[1], htmlUnescape(m[2]))
+	}
+	return res.Request.URL.String(), form
 }
 
 func htmlUnescape(s string) string {
@@ -327,19 +336,10 @@ func TestSignIn(t *testing.T) {
 // hop and returns the Set-Cookie header of the callback.
 func (h *harness) rawCallbackCookies(subject string) string {
 	h.t.Helper()
-	res, err := h.client.Get(h.srv.URL + "/console/login")
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	page, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	form := url.Values{"account": {subject}}
-	for _, m := range hiddenRE.FindAllStringSubmatch(string(page), -1) {
-		form.Set(m[1], htmlUnescape(m[2]))
-	}
+	action, form := h.accountForm("/console/login", subject)
 	noFollow := *h.client
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	res, err = noFollow.PostForm(res.Request.URL.String(), form)
+	res, err := noFollow.PostForm(action, form)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -24,23 +25,43 @@ func runCommand(t *testing.T, args ...string) (code int, stdout, stderr string) 
 	return code, out.String(), errb.String()
 }
 
-// TestConformanceCommandDev runs praxa conformance against praxa serve --dev
-// in process, with the dev issuer's key, and records the run.
-func TestConformanceCommandDev(t *testing.T) {
+// startDevInProcess starts praxa serve --dev in process on a loopback port
+// and a new data directory, every tool set on, closed when the test ends
+// (a close error fails it). It returns the gateway, its data directory and
+// what serve printed (the ready token among it).
+func startDevInProcess(t *testing.T) (*app, string, *bytes.Buffer) {
+	t.Helper()
 	dataDir := t.TempDir()
-	var serveLog bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &serveLog, stderr: &serveLog, getenv: func(string) string { return "" }}
+	serveLog := new(bytes.Buffer)
+	env := &environment{stdin: strings.NewReader(""), stdout: serveLog, stderr: serveLog, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	app, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, dev: true, tools: contracts.SetAll})
+	t.Cleanup(cancel)
+	a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, dev: true, tools: contracts.SetAll})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := app.close(); err != nil {
+		if err := a.close(); err != nil {
 			t.Errorf("close: %v", err)
 		}
 	})
+	return a, dataDir, serveLog
+}
+
+// devToken is the ready token serve --dev printed in serveLog.
+func devToken(t *testing.T, serveLog *bytes.Buffer) string {
+	t.Helper()
+	printed := regexp.MustCompile(`export PRAXA_TOKEN=(\S+)`).FindStringSubmatch(serveLog.String())
+	if printed == nil {
+		t.Fatalf("serve --dev printed no token:\n%s", serveLog.String())
+	}
+	return printed[1]
+}
+
+// TestConformanceCommandDev runs praxa conformance against praxa serve --dev
+// in process, with the dev issuer's key, and records the run.
+func TestConformanceCommandDev(t *testing.T) {
+	app, dataDir, _ := startDevInProcess(t)
 
 	// Without --dev-data-dir the suite signs with an issuer of its own,
 	// which a --dev gateway does not trust: the failure names the flag.

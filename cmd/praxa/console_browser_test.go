@@ -39,16 +39,7 @@ func newConsoleHarness(t *testing.T) *consoleHarness {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skipf("the console's browser test needs Debian's chromium at %s (apt-get install -y chromium; .ci/run installs it): %v", chromiumPath, err)
 	}
-	dataDir := t.TempDir()
-	var serveLog bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &serveLog, stderr: &serveLog, getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, dev: true, tools: contracts.SetAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.close() })
+	a, dataDir, _ := startDevInProcess(t)
 	info, err := readDevIssuer(dataDir)
 	if err != nil {
 		t.Fatal(err)

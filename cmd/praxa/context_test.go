@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/praxa/praxa/contracts"
 )
 
 // jwtClaims decodes the payload of a token (no verification: the gateway
@@ -51,25 +46,9 @@ func strList(v any) []string {
 // files (idempotently), praxa token --compartments/--purposes mints tokens
 // the context tools accept, and the four tools answer over REST.
 func TestContextCommandsDev(t *testing.T) {
-	dataDir := t.TempDir()
-	var serveLog bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &serveLog, stderr: &serveLog, getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	app, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, dev: true, tools: contracts.SetAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := app.close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	printed := regexp.MustCompile(`export PRAXA_TOKEN=(\S+)`).FindStringSubmatch(serveLog.String())
-	if printed == nil {
-		t.Fatalf("serve --dev printed no token:\n%s", serveLog.String())
-	}
-	claims := jwtClaims(t, printed[1])
+	app, dataDir, serveLog := startDevInProcess(t)
+	printed := devToken(t, serveLog)
+	claims := jwtClaims(t, printed)
 	if !slices.Equal(strList(claims["compartments"]), devCompartments) || !slices.Equal(strList(claims["purposes"]), devPurposes) {
 		t.Errorf("the printed token's claims: %v", claims)
 	}
@@ -135,7 +114,7 @@ func TestContextCommandsDev(t *testing.T) {
 	if status, m := call(plain, http.MethodPost, "/v8/memory/query", `{"compartment":"payments","purpose":"incident-review","query":""}`); status != 403 || m["code"] != "compartment-forbidden" {
 		t.Errorf("memory query without claims: %d %v", status, m)
 	}
-	if status, m := call(printed[1], http.MethodGet, "/v8/context-twin/goals?compartment=payments&purpose=incident-review", ""); status != 200 || len(m["goals"].([]any)) != 3 {
+	if status, m := call(printed, http.MethodGet, "/v8/context-twin/goals?compartment=payments&purpose=incident-review", ""); status != 200 || len(m["goals"].([]any)) != 3 {
 		t.Errorf("goals with the printed token: %d %v", status, m)
 	}
 	if status, m := call(tok, http.MethodGet, "/v8/skills/deploy-checklist?version=1.1.0", ""); status != 200 || m["evidenceState"] != "validated" {

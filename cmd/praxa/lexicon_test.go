@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -26,21 +25,9 @@ import (
 // resolves, each audited as lexicon.defined by the operator; praxa lexicon
 // list shows the merged lexicon.
 func TestLexiconCommand(t *testing.T) {
-	dataDir := t.TempDir()
-	var serveLog bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &serveLog, stderr: &serveLog, getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	app, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, dev: true, tools: contracts.SetAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { app.close() })
-	printed := regexp.MustCompile(`export PRAXA_TOKEN=(\S+)`).FindStringSubmatch(serveLog.String())
-	if printed == nil {
-		t.Fatalf("serve --dev printed no token:\n%s", serveLog.String())
-	}
-	tok := printed[1]
+	app, dataDir, serveLog := startDevInProcess(t)
+	tok := devToken(t, serveLog)
+	ctx := context.Background()
 	query := func(body map[string]any) map[string]any {
 		t.Helper()
 		status, b := post(t, app.url+"/v8/praxec/query", tok, body)
