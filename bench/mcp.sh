@@ -12,6 +12,10 @@
 #             HTTP): the floor of a proxied call
 #   relay     echo on bench/mcprelay: a go-sdk server whose echo calls
 #             mcpecho's through one client session held open
+#   rawrelay  echo on bench/mcprelay -raw: the same go-sdk server calling
+#             mcpecho with one hand-written HTTP POST per call, no
+#             client session: the ceiling of any relay built on go-sdk's
+#             server, with no authentication, validation or record
 #   praxa     up.echo on praxa serve --dev's /mcp, bearer token: mcpecho's
 #             echo imported from an mcp connection (proxy.import,
 #             exposeDirectly), default durable SQLite store
@@ -80,20 +84,25 @@ trap cleanup EXIT
 
 # start NAME ARGS...: starts $OUT/NAME pinned to SERVER_CPU; sets PID_NAME
 # and URL_NAME.
-start() {
-	local name=$1
-	shift
-	taskset -c "$SERVER_CPU" "$OUT/$name" "$@" 2>"$OUT/$name.log" &
+start() { start_as "$1" "$@"; }
+
+# start_as NAME BIN ARGS...: start, for a second server of the program
+# $OUT/BIN, named NAME.
+start_as() {
+	local name=$1 bin=$2
+	shift 2
+	taskset -c "$SERVER_CPU" "$OUT/$bin" "$@" 2>"$OUT/$name.log" &
 	PIDS+=($!)
 	printf -v "PID_$name" '%s' "$!"
 	local url
-	url=$(wait_url "$OUT/$name.log" "$name")
+	url=$(wait_url "$OUT/$name.log" "$bin")
 	printf -v "URL_$name" '%s' "$url"
 }
 
 start mcpecho -addr 127.0.0.1:0
 # shellcheck disable=SC2154 # set by start
 start mcprelay -addr 127.0.0.1:0 -upstream "$URL_mcpecho"
+start_as rawrelay mcprelay -addr 127.0.0.1:0 -upstream "$URL_mcpecho" -raw
 
 # One token sends all the traffic: lift the per-principal rate limit. The
 # upstream's echo becomes the capability up.echo, listed as an MCP tool of
@@ -122,8 +131,8 @@ start mcphome -addr 127.0.0.1:0 -home-from "$URL_praxa"
 
 ECHO_ARGS='{"text":"hello from mcpload"}'
 case $REVISIONS in
-0) CANDIDATES=(direct relay praxa home barehome) ;;
-1) CANDIDATES=(direct relay praxa praxa25 home home25 barehome) ;;
+0) CANDIDATES=(direct relay rawrelay praxa home barehome) ;;
+1) CANDIDATES=(direct relay rawrelay praxa praxa25 home home25 barehome) ;;
 only) CANDIDATES=(praxa praxa25 home home25) ;;
 *) echo "mcp.sh: REVISIONS=$REVISIONS: want 0, 1 or only" >&2; exit 1 ;;
 esac
@@ -139,6 +148,7 @@ target() {
 	case $1 in
 	direct) T_URL=$URL_mcpecho T_PIDS=("$PID_mcpecho") ;;
 	relay) T_URL=$URL_mcprelay T_PIDS=("$PID_mcprelay" "$PID_mcpecho") ;;
+	rawrelay) T_URL=$URL_rawrelay T_PIDS=("$PID_rawrelay" "$PID_mcpecho") ;;
 	praxa) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PIDS=("$PID_praxa" "$PID_mcpecho") ;;
 	home) T_URL=$URL_praxa/mcp T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_praxa") ;;
 	praxa25) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PROTO=2025-11-25 T_PIDS=("$PID_praxa" "$PID_mcpecho") ;;
@@ -178,7 +188,7 @@ run() {
 		print v["calls_per_s"], v["p50_ms"], v["p99_ms"], v["errors"], cpu, foreign, v["text_bytes"] }' "$file"
 }
 
-log "servers: mcpecho $URL_mcpecho, mcprelay $URL_mcprelay, praxa $URL_praxa, mcphome $URL_mcphome"
+log "servers: mcpecho $URL_mcpecho, mcprelay $URL_mcprelay, raw $URL_rawrelay, praxa $URL_praxa, mcphome $URL_mcphome"
 log "warm-up: one ${WARMUP} run per candidate and session count, discarded"
 for cand in "${CANDIDATES[@]}"; do
 	for n in $SESSIONS; do QUIET_WAIT=0 run "$cand" "$n" "$WARMUP" warmup >/dev/null; done
@@ -239,6 +249,7 @@ ratio() {
 		if has direct; then
 			ratio "mcp-proxied/direct-x$n" praxa direct "$n"
 			ratio "mcp-relay/direct-x$n" relay direct "$n"
+			ratio "mcp-rawrelay/direct-x$n" rawrelay direct "$n"
 			ratio "mcp-proxied/relay-x$n" praxa relay "$n"
 			ratio "mcp-home/bare-home-x$n" home barehome "$n"
 		fi

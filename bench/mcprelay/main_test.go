@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -43,10 +44,35 @@ func upstream() *mcp.Server {
 }
 
 func TestRelayForwardsCalls(t *testing.T) {
+	for _, raw := range []bool{false, true} {
+		t.Run(fmt.Sprintf("raw=%v", raw), func(t *testing.T) { testRelayForwardsCalls(t, raw) })
+	}
+}
+
+func testRelayForwardsCalls(t *testing.T, raw bool) {
 	ctx := context.Background()
-	relay, err := newRelay(ctx, serve(t, upstream()), "echo")
+	hs := httptest.NewServer(benchmcp.Handler(upstream()))
+	t.Cleanup(hs.Close)
+	rec := &recorder{next: http.DefaultTransport}
+	hc := &http.Client{Transport: rec}
+	up, err := benchmcp.Connect(ctx, "test", hs.URL, hc)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	var rc *rawCaller
+	if raw {
+		if rc, err = newRawCaller(ctx, up, rec, hc, hs.URL, "echo", map[string]any{"text": "first"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	relay, err := newRelay(ctx, up, rc, "echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw {
+		// Nothing but the raw caller may reach the upstream from here on.
+		up.Close()
 	}
 	cs := serve(t, relay)
 	tools, err := cs.ListTools(ctx, nil)
@@ -56,7 +82,7 @@ func TestRelayForwardsCalls(t *testing.T) {
 	if len(tools.Tools) != 1 || tools.Tools[0].Name != "echo" || tools.Tools[0].Description != "Echo it." {
 		t.Fatalf("tools/list: %+v", tools.Tools)
 	}
-	// Concurrent calls share the one upstream session.
+	// Concurrent calls share the one upstream session (or the raw caller).
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -75,7 +101,7 @@ func TestRelayForwardsCalls(t *testing.T) {
 }
 
 func TestRelayNeedsTheTool(t *testing.T) {
-	_, err := newRelay(context.Background(), serve(t, upstream()), "missing")
+	_, err := newRelay(context.Background(), serve(t, upstream()), nil, "missing")
 	if err == nil || !strings.Contains(err.Error(), `no tool "missing"`) {
 		t.Fatalf("err %v", err)
 	}
