@@ -125,6 +125,8 @@ target() {
 	target "mcp-relay/direct-x8" "-" "" "  bare go-sdk relay vs direct, 8 sessions"
 	target "mcp-rawrelay/direct-x1" "-" "" "  go-sdk server, raw upstream POST vs direct, sequential"
 	target "mcp-rawrelay/direct-x8" "-" "" "  go-sdk server, raw upstream POST vs direct, 8 sessions"
+	target "mcp-proxied-tmpfs/direct-x1" "-" "" "  proxied /mcp, data on tmpfs, vs direct, sequential"
+	target "mcp-proxied-tmpfs/direct-x8" "-" "" "  proxied /mcp, data on tmpfs, vs direct, 8 sessions"
 	target "mcp-proxied/relay-x1" "-" "" "  proxied /mcp vs bare relay, sequential"
 	target "mcp-proxied/relay-x8" "-" "" "  proxied /mcp vs bare relay, 8 sessions"
 	target "mcp-proxied-2026/2025-x1" "-" "" "  proxied /mcp at 2026-07-28 vs 2025-11-25, x1"

@@ -19,6 +19,9 @@
 #   praxa     up.echo on praxa serve --dev's /mcp, bearer token: mcpecho's
 #             echo imported from an mcp connection (proxy.import,
 #             exposeDirectly), default durable SQLite store
+#   praxatmpfs
+#             up.echo on a second praxa, its data on tmpfs: the proxied
+#             call without the cost of its audit event's fsync
 #   home      praxec.query {} on the same praxa's /mcp
 #   barehome  praxec.query on bench/mcphome: a bare go-sdk server answering
 #             the same bytes (taken from praxa's POST /v8/praxec/query {}
@@ -79,6 +82,8 @@ PIDS=()
 cleanup() {
 	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 	for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+	[ -n "${TMPFS_DIR:-}" ] && rm -rf "$TMPFS_DIR"
+	return 0
 }
 trap cleanup EXIT
 
@@ -124,6 +129,12 @@ proxy:
 YAML
 "$OUT/praxa" config validate "$OUT/praxec.yaml" >/dev/null
 start praxa serve --dev --addr 127.0.0.1:0 --data-dir "$OUT/data" --config "$OUT/praxec.yaml"
+# The same gateway with its data on tmpfs: what the audit event's fsync
+# costs a proxied call.
+TMPFS_DIR=$(mktemp -d /dev/shm/praxa-mcp.XXXXXX)
+start_as praxatmpfs praxa serve --dev --addr 127.0.0.1:0 --data-dir "$TMPFS_DIR/data" --config "$OUT/praxec.yaml"
+export PRAXA_TOKEN_TMPFS
+PRAXA_TOKEN_TMPFS=$("$OUT/praxa" token --data-dir "$TMPFS_DIR/data" --ttl 2h)
 export PRAXA_TOKEN
 PRAXA_TOKEN=$("$OUT/praxa" token --data-dir "$OUT/data" --ttl 2h)
 # shellcheck disable=SC2154 # set by start
@@ -131,8 +142,8 @@ start mcphome -addr 127.0.0.1:0 -home-from "$URL_praxa"
 
 ECHO_ARGS='{"text":"hello from mcpload"}'
 case $REVISIONS in
-0) CANDIDATES=(direct relay rawrelay praxa home barehome) ;;
-1) CANDIDATES=(direct relay rawrelay praxa praxa25 home home25 barehome) ;;
+0) CANDIDATES=(direct relay rawrelay praxa praxatmpfs home barehome) ;;
+1) CANDIDATES=(direct relay rawrelay praxa praxatmpfs praxa25 home home25 barehome) ;;
 only) CANDIDATES=(praxa praxa25 home home25) ;;
 *) echo "mcp.sh: REVISIONS=$REVISIONS: want 0, 1 or only" >&2; exit 1 ;;
 esac
@@ -144,12 +155,13 @@ has() { [[ " ${CANDIDATES[*]} " == *" $1 "* ]]; }
 # whose CPU is reported).
 # shellcheck disable=SC2154 # URL_* and PID_* are set by start
 target() {
-	T_ARGS=$ECHO_ARGS T_TOOL=echo T_PROTO=2026-07-28
+	T_ARGS=$ECHO_ARGS T_TOOL=echo T_PROTO=2026-07-28 T_TOKEN_ENV=PRAXA_TOKEN
 	case $1 in
 	direct) T_URL=$URL_mcpecho T_PIDS=("$PID_mcpecho") ;;
 	relay) T_URL=$URL_mcprelay T_PIDS=("$PID_mcprelay" "$PID_mcpecho") ;;
 	rawrelay) T_URL=$URL_rawrelay T_PIDS=("$PID_rawrelay" "$PID_mcpecho") ;;
 	praxa) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PIDS=("$PID_praxa" "$PID_mcpecho") ;;
+	praxatmpfs) T_URL=$URL_praxatmpfs/mcp T_TOOL=up.echo T_TOKEN_ENV=PRAXA_TOKEN_TMPFS T_PIDS=("$PID_praxatmpfs" "$PID_mcpecho") ;;
 	home) T_URL=$URL_praxa/mcp T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_praxa") ;;
 	praxa25) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PROTO=2025-11-25 T_PIDS=("$PID_praxa" "$PID_mcpecho") ;;
 	home25) T_URL=$URL_praxa/mcp T_TOOL=praxec.query T_ARGS='{}' T_PROTO=2025-11-25 T_PIDS=("$PID_praxa") ;;
@@ -169,7 +181,7 @@ run() {
 	l0=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
 	before=$(cpu_ticks "${T_PIDS[@]}"); busy0=$(busy_ticks); t0=$(date +%s%N)
 	taskset -c "$LOAD_CPU" "$OUT/mcpload" -url "$T_URL" -tool "$T_TOOL" -args "$T_ARGS" -sessions "$n" \
-		-duration "$dur" -protocol "$T_PROTO" -label "$cand" >"$file" 2>&1 || { cat "$file" >&2; echo "mcp.sh: mcpload failed for $cand" >&2; exit 1; }
+		-duration "$dur" -protocol "$T_PROTO" -token-env "$T_TOKEN_ENV" -label "$cand" >"$file" 2>&1 || { cat "$file" >&2; echo "mcp.sh: mcpload failed for $cand" >&2; exit 1; }
 	after=$(cpu_ticks "${T_PIDS[@]}"); busy1=$(busy_ticks); t1=$(date +%s%N)
 	times >"$OUT/.times"
 	l1=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
@@ -188,7 +200,7 @@ run() {
 		print v["calls_per_s"], v["p50_ms"], v["p99_ms"], v["errors"], cpu, foreign, v["text_bytes"] }' "$file"
 }
 
-log "servers: mcpecho $URL_mcpecho, mcprelay $URL_mcprelay, raw $URL_rawrelay, praxa $URL_praxa, mcphome $URL_mcphome"
+log "servers: mcpecho $URL_mcpecho, mcprelay $URL_mcprelay, raw $URL_rawrelay, praxa $URL_praxa (tmpfs: $URL_praxatmpfs), mcphome $URL_mcphome"
 log "warm-up: one ${WARMUP} run per candidate and session count, discarded"
 for cand in "${CANDIDATES[@]}"; do
 	for n in $SESSIONS; do QUIET_WAIT=0 run "$cand" "$n" "$WARMUP" warmup >/dev/null; done
@@ -251,6 +263,7 @@ ratio() {
 			ratio "mcp-relay/direct-x$n" relay direct "$n"
 			ratio "mcp-rawrelay/direct-x$n" rawrelay direct "$n"
 			ratio "mcp-proxied/relay-x$n" praxa relay "$n"
+			ratio "mcp-proxied-tmpfs/direct-x$n" praxatmpfs direct "$n"
 			ratio "mcp-home/bare-home-x$n" home barehome "$n"
 		fi
 		if has praxa25; then
