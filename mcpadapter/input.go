@@ -152,7 +152,7 @@ func (in *inputs) retry(ctx context.Context, req *mcp.CallToolRequest, c signalC
 		// Still pending, a client that declared Tasks gets a task to wait
 		// on; the approval is never offered twice in one call.
 		o := in.local.Call(ctx, contracts.ToolGetMission, mustJSON(map[string]any{"runId": c.RunID}))
-		if offerTask(ctx, req, contracts.ToolSignalMission, o) { // tasks.go
+		if offerTask(ctx, in.local, req, contracts.ToolSignalMission, o) { // tasks.go
 			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil, true
 		}
 		return Result(o), nil, true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -67,6 +68,12 @@ type Options struct {
 	// (praxa serve: httpapi.JoinTrace). The audit events of the request's
 	// calls carry that trace whether it is set or not.
 	JoinTrace func(ctx context.Context, trace string) bool
+	// CallTimeout, when positive, bounds each tools/call as
+	// server.limits.requestTimeout bounds a /v8 request (praxa serve sets
+	// it for /mcp): a move still running when it passes goes on, and the
+	// call answers 504 outcome-unknown, or a task to a client that
+	// declared the Tasks extension (tasks.go). Zero: calls are not bounded.
+	CallTimeout time.Duration
 }
 
 // ReplayedMetaKey marks, in a result's _meta, an answer replayed for an
@@ -136,6 +143,9 @@ func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) [
 	if err := addTaskMethods(srv, backend, ask); err != nil { // tasks.go
 		return nil, nil, err
 	}
+	if o.CallTimeout > 0 {
+		srv.AddReceivingMiddleware(boundCalls(o.CallTimeout)) // innermost: the call's own deadline
+	}
 	srv.AddReceivingMiddleware(answerAsTask)
 	if o.Allowed != nil {
 		srv.AddReceivingMiddleware(narrowToolList(o.Allowed))
@@ -144,6 +154,20 @@ func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) [
 	// and the cache fields are stripped from the final result.
 	srv.AddReceivingMiddleware(stripCacheable, joinTrace(o.JoinTrace))
 	return srv, lookup, nil
+}
+
+// boundCalls gives every tools/call a deadline d from its start.
+func boundCalls(d time.Duration) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				return next(ctx, method, req)
+			}
+			ctx, cancel := context.WithTimeout(ctx, d)
+			defer cancel()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // narrowToolList filters tools/list answers to the tools the caller may use.
@@ -197,7 +221,7 @@ func handler(backend Backend, name string, ask *inputs) mcp.ToolHandler {
 				return res, nil
 			}
 		}
-		if offerTask(ctx, req, name, o) { // tasks.go: answerAsTask answers
+		if offerTask(ctx, backend, req, name, o) { // tasks.go: answerAsTask answers
 			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 		}
 		res := Result(o)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -11,18 +12,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
 )
 
 // This file maps missions onto the MCP Tasks extension
 // (io.modelcontextprotocol/tasks, 2026-07-28): a tools/call that starts or
 // moves a mission which is left parked (a human approval pending, a
-// sub-workflow waited for) answers, to a client that declared the
-// extension on the request, a CreateTaskResult whose taskId is the
-// mission's runId; tasks/get, tasks/update and tasks/cancel are the
+// sub-workflow waited for), or whose move outlives the call's deadline
+// (Options.CallTimeout; gateway/outlive.go), answers, to a client that
+// declared the extension on the request, a CreateTaskResult whose taskId
+// is the mission's runId; tasks/get, tasks/update and tasks/cancel are the
 // mission's read, an acknowledgement, and its cancel, each a call of the
 // aura_* tool through the backend, so the same scopes, tenancy,
 // idempotency and audit apply as over REST. Any replica answers: the task
-// is the mission, in the store.
+// is the mission, in the store, and a move in flight is its lease there
+// (the read's moving member, or a start still running).
 
 // TasksExtension is the identifier of the MCP Tasks extension.
 const TasksExtension = "io.modelcontextprotocol/tasks"
@@ -49,8 +53,9 @@ const (
 const metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 
 // taskTools are the tools whose call may answer as a task: they start or
-// move a mission and name it by runId.
-var taskTools = map[string]bool{contracts.ToolCreateMission: true, contracts.ToolSignalMission: true}
+// move a mission (praxec.command names it by workflowId; its task is
+// still the run, see praxecTaskID).
+var taskTools = map[string]bool{contracts.ToolCreateMission: true, contracts.ToolSignalMission: true, contracts.ToolPraxecCommand: true}
 
 // Task is the extension's Task, with the fields of its status inlined
 // (DetailedTask): CreateTaskResult (resultType task) and the answer of
@@ -87,6 +92,7 @@ type TaskAck struct {
 type missionView struct {
 	RunID    string `json:"runId"`
 	Workflow struct {
+		ID           string `json:"id"`
 		DefinitionID string `json:"definitionId"`
 		State        string `json:"state"`
 		Version      int64  `json:"version"`
@@ -100,7 +106,12 @@ type missionView struct {
 		Queue      string `json:"queue"`
 	} `json:"approval"`
 	Waiting json.RawMessage `json:"waiting"`
-	Links   []struct {
+	Moving  *struct {
+		Transition string `json:"transition"`
+		Version    int64  `json:"version"`
+		Since      string `json:"since"`
+	} `json:"moving"`
+	Links []struct {
 		Rel         string          `json:"rel"`
 		Method      string          `json:"method"`
 		InputSchema json.RawMessage `json:"inputSchema"`
@@ -108,9 +119,10 @@ type missionView struct {
 }
 
 // parked reports whether a mission answer leaves a move unfinished: an
-// approval pending or a sub-workflow waited for.
+// approval pending, a sub-workflow waited for, or (on a read) a move a
+// request still runs.
 func (m missionView) parked() bool {
-	return m.Result.Status == "pending_approval" || len(m.Waiting) > 0 && string(m.Waiting) != "null"
+	return m.Result.Status == "pending_approval" || len(m.Waiting) > 0 && string(m.Waiting) != "null" || m.Moving != nil
 }
 
 // taskInputKey is the inputRequests key of an approval's page in a task.
@@ -130,7 +142,12 @@ func taskOf(body json.RawMessage, now time.Time) (*Task, error) {
 		t.Status, t.StatusMessage = taskCancelled, "the mission was cancelled"
 	case m.parked():
 		t.Status = taskWorking
-		if m.Approval != nil {
+		if m.Moving != nil {
+			// A move in flight comes first: an approval's own move runs
+			// while the approval still shows.
+			t.StatusMessage = "the move " + m.Moving.Transition + " from version " + strconv.FormatInt(m.Moving.Version, 10) +
+				" is running (since " + m.Moving.Since + ")"
+		} else if m.Approval != nil {
 			t.StatusMessage = "waiting for approval " + m.Approval.ID + " of " + m.Approval.Transition
 			if m.Approval.Queue != "" {
 				t.StatusMessage += " on queue " + m.Approval.Queue
@@ -167,26 +184,70 @@ type taskSlotKey struct{}
 
 // offerTask leaves the task of a mission answer for answerAsTask when the
 // call may answer as a task: a tool that starts or moves a mission, whose
-// answer leaves it parked, for a client that declared the extension.
-func offerTask(ctx context.Context, req *mcp.CallToolRequest, tool string, o Outcome) bool {
-	if o.Err != nil || !taskTools[tool] || !declaresTasks(req.ClientCapabilities()) {
+// answer leaves it parked or whose move outlived the request (still
+// running), for a client that declared the extension.
+func offerTask(ctx context.Context, backend Backend, req *mcp.CallToolRequest, tool string, o Outcome) bool {
+	if !taskTools[tool] || !declaresTasks(req.ClientCapabilities()) {
 		return false
 	}
 	slot, ok := ctx.Value(taskSlotKey{}).(*atomic.Pointer[Task])
 	if !ok {
 		return false
 	}
+	if o.Err != nil {
+		// A move that outlived its request (gateway/outlive.go) is the
+		// run's task while it runs: tasks/get reads its lease.
+		var mr *gateway.MoveRunning
+		if !errors.As(o.Err, &mr) || mr.RunID == "" {
+			return false
+		}
+		ts := time.Now().UTC().Format(time.RFC3339)
+		slot.Store(&Task{ResultType: "task", TaskID: mr.RunID, Status: taskWorking, CreatedAt: ts, LastUpdatedAt: ts,
+			PollIntervalMs: TaskPollInterval.Milliseconds(),
+			StatusMessage:  "the move " + mr.Move + " of run " + mr.RunID + " is still running after the request's deadline; it goes on"})
+		return true
+	}
 	var m missionView
-	if json.Unmarshal(o.Body, &m) != nil || m.RunID == "" || !m.parked() {
+	if json.Unmarshal(o.Body, &m) != nil || !m.parked() {
+		return false
+	}
+	id := m.RunID
+	if tool == contracts.ToolPraxecCommand {
+		id = praxecTaskID(ctx, backend, m)
+	}
+	if id == "" {
 		return false
 	}
 	t, err := taskOf(o.Body, time.Now())
 	if err != nil {
 		return false
 	}
-	t.ResultType = "task"
+	t.ResultType, t.TaskID = "task", id
 	slot.Store(t)
 	return true
+}
+
+// praxecTaskID is the task id of a parked praxec.command answer, which
+// names its run by workflowId: the runId, which tasks/get reads with
+// aura_get_mission. A run started without a runId has the workflow's id
+// as its runId; the read (as the caller, audited) checks that the
+// workflowId is the run's and that the caller may read it, as tasks/get
+// will. A run started with a runId of its own is not found so, and gets
+// no task ("" : today's answer).
+func praxecTaskID(ctx context.Context, backend Backend, m missionView) string {
+	if m.Workflow.ID == "" {
+		return ""
+	}
+	body, err := json.Marshal(map[string]any{"runId": m.Workflow.ID})
+	if err != nil {
+		return ""
+	}
+	o := backend.Call(ctx, contracts.ToolGetMission, body)
+	var read missionView
+	if o.Err != nil || json.Unmarshal(o.Body, &read) != nil || read.Workflow.ID != m.Workflow.ID {
+		return ""
+	}
+	return read.RunID
 }
 
 // answerAsTask is the receiving middleware that answers a tools/call as
@@ -213,6 +274,13 @@ func addTaskMethods(srv *mcp.Server, backend Backend, ask *inputs) error {
 			return nil, err
 		}
 		body, err := taskCall(ctx, backend, contracts.ToolGetMission, map[string]any{"runId": p.TaskID})
+		if starting := startingRun(err); starting != nil {
+			// The run's start still runs (its first move outlived the
+			// tools/call): the task works.
+			ts := time.Now().UTC().Format(time.RFC3339)
+			return &Task{ResultType: "complete", TaskID: p.TaskID, Status: taskWorking, StatusMessage: starting.Error.Message,
+				CreatedAt: ts, LastUpdatedAt: ts, PollIntervalMs: TaskPollInterval.Milliseconds()}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -326,4 +394,18 @@ func taskCall(ctx context.Context, backend Backend, tool string, args map[string
 		msg = "internal error"
 	}
 	return nil, &jsonrpc.Error{Code: RPCTaskRefused, Message: msg, Data: data}
+}
+
+// startingRun is the refusal of a read of a run whose start still runs
+// (gateway: idempotency-request-in-progress), nil for any other answer.
+func startingRun(err error) *contracts.ErrorEnvelope {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != RPCTaskRefused {
+		return nil
+	}
+	var env contracts.ErrorEnvelope
+	if json.Unmarshal(rpc.Data, &env) != nil || env.Error.Code != contracts.CodeIdempotencyInProgress {
+		return nil
+	}
+	return &env
 }
