@@ -2,9 +2,14 @@ package mcpadapter
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -285,14 +290,41 @@ func addTaskMethods(srv *mcp.Server, backend Backend, ask *inputs) error {
 			return nil, err
 		}
 		t, err := taskOf(body, time.Now())
-		if err != nil || t.Status != taskWorking {
-			return t, err
+		if err != nil {
+			return nil, err
+		}
+		var m missionView
+		if json.Unmarshal(body, &m) != nil {
+			return t, nil
+		}
+		caps := taskCapabilities(ss, p)
+		if t.Status == taskCompleted {
+			// A mission whose next move needs what only the user gives
+			// asks for it (one form per such move); tasks/update fires it.
+			if moves := askedMoves(caps, m); len(moves) > 0 {
+				reqs := mcp.InputRequestMap{}
+				var names []string
+				for k, mv := range moves {
+					reqs[k] = askForm(m.RunID, mv.signal, mv.asked, mv.schema)
+					names = append(names, mv.signal)
+				}
+				b, err := json.Marshal(reqs)
+				if err != nil {
+					return nil, err
+				}
+				slices.Sort(names)
+				t.Status, t.InputRequests, t.Result = taskInputRequired, b, nil
+				t.StatusMessage = "the next move (" + strings.Join(names, ", ") + ") needs input from the user"
+			}
+			return t, nil
+		}
+		if t.Status != taskWorking {
+			return t, nil
 		}
 		// An approval the host's user may grant (input.go) is the task's
 		// one input request: its page, keyed by the approval, unique over
 		// the task's life.
-		var m missionView
-		if json.Unmarshal(body, &m) == nil && ask.offersPage(taskCapabilities(ss, p), m) {
+		if ask.offersPage(caps, m) {
 			reqs, err := json.Marshal(mcp.InputRequestMap{taskInputKey(m.Approval.ID): ask.approvalPage(m)})
 			if err != nil {
 				return nil, err
@@ -305,14 +337,45 @@ func addTaskMethods(srv *mcp.Server, backend Backend, ask *inputs) error {
 		if err := checkTaskRequest(ss, p); err != nil {
 			return nil, err
 		}
-		// The only inputRequests a task carries are approval pages, which
-		// the person answers on the page itself: a response to one is
-		// acknowledged and changes nothing (the approval decides), and a
-		// response to any other key is not outstanding, which the
-		// extension says to ignore. No signal is fired from here. The read
-		// checks that the task exists and is the caller's.
-		if _, err := taskCall(ctx, backend, contracts.ToolGetMission, map[string]any{"runId": p.TaskID}); err != nil {
+		// The read checks that the task exists and is the caller's, and
+		// says which input requests are outstanding now. A response to an
+		// approval page changes nothing (the person decides on the page);
+		// a response to a key that is not outstanding (another version's,
+		// a move already made) is ignored, as the extension says. An
+		// accepted form of a move fires it (at most one per update: the
+		// others left the same version).
+		body, err := taskCall(ctx, backend, contracts.ToolGetMission, map[string]any{"runId": p.TaskID})
+		if err != nil {
 			return nil, err
+		}
+		var m missionView
+		if json.Unmarshal(body, &m) != nil {
+			return &TaskAck{ResultType: "complete"}, nil
+		}
+		moves := askedMoves(taskCapabilities(ss, p), m)
+		for _, k := range slices.Sorted(maps.Keys(p.InputResponses)) {
+			mv, ok := moves[k]
+			if !ok {
+				continue
+			}
+			var answer mcp.ElicitResult
+			if json.Unmarshal(p.InputResponses[k], &answer) != nil || answer.Action != "accept" {
+				continue // declined or cancelled: the move waits for the agent or another answer
+			}
+			args := map[string]any{}
+			for _, a := range mv.asked {
+				if v, ok := answer.Content[a]; ok {
+					args[a] = v
+				}
+			}
+			// One key per task and input request (the request key names
+			// the version), so a retried update replays the first one's
+			// answer instead of moving twice.
+			if _, err := taskCall(ctx, backend, contracts.ToolSignalMission, map[string]any{"runId": m.RunID, "signal": mv.signal,
+				"expectedVersion": m.Workflow.Version, "arguments": args, "idempotencyKey": updateKey(m.RunID, k)}); err != nil {
+				return nil, err
+			}
+			break
 		}
 		return &TaskAck{ResultType: "complete"}, nil
 	}
@@ -333,6 +396,58 @@ func addTaskMethods(srv *mcp.Server, backend Backend, ask *inputs) error {
 		mcp.AddReceivingCustomMethod(srv, "tasks/get", get),
 		mcp.AddReceivingCustomMethod(srv, "tasks/update", update),
 		mcp.AddReceivingCustomMethod(srv, "tasks/cancel", cancel))
+}
+
+// askedMove is a legal move of a mission every required argument of which
+// the user gives (AskKeyword: user): a task asks for them and
+// tasks/update fires it.
+type askedMove struct {
+	signal string
+	asked  []string
+	schema map[string]any
+}
+
+// askedMoves are the moves of a mission waiting for action that a task
+// asks the user for, by inputRequests key (moveInputKey), when the client
+// declares form elicitation. A move that also needs arguments the agent
+// gives is not among them: the agent makes it (and its tools/call asks the
+// user for the rest, input.go).
+func askedMoves(caps *mcp.ClientCapabilities, m missionView) map[string]askedMove {
+	if caps == nil || caps.Elicitation == nil || caps.Elicitation.Form == nil || m.Result.Status != "waiting_for_action" {
+		return nil
+	}
+	moves := map[string]askedMove{}
+	for _, l := range m.Links {
+		if l.Method != contracts.ToolSignalMission {
+			continue
+		}
+		var s struct {
+			Required []string `json:"required"`
+		}
+		if json.Unmarshal(l.InputSchema, &s) != nil {
+			continue
+		}
+		asked, schema := askedArguments(m, l.Rel, nil) // input.go
+		if len(asked) == 0 || len(asked) != len(s.Required) {
+			continue
+		}
+		moves[moveInputKey(l.Rel, m.Workflow.Version)] = askedMove{signal: l.Rel, asked: asked, schema: schema}
+	}
+	return moves
+}
+
+// moveInputKey is the inputRequests key of a move's form: the move and the
+// version it leaves from, so an answer meant for one version never fires
+// the move from another.
+func moveInputKey(signal string, version int64) string {
+	return "move:" + signal + "@" + strconv.FormatInt(version, 10)
+}
+
+// updateKey is the idempotency key of the move a tasks/update fires for
+// the task's input request inputKey: stable, so a retried update replays.
+func updateKey(runID, inputKey string) string {
+	sum := sha256.Sum256([]byte(runID + "\x00" + inputKey))
+	return "mcp-tasks-update." + hex.EncodeToString(sum[:16])
 }
 
 // checkTaskRequest refuses a tasks/* request of a client that did not
