@@ -68,11 +68,12 @@ type Options struct {
 	// (praxa serve: httpapi.JoinTrace). The audit events of the request's
 	// calls carry that trace whether it is set or not.
 	JoinTrace func(ctx context.Context, trace string) bool
-	// CallTimeout, when positive, bounds each tools/call as
-	// server.limits.requestTimeout bounds a /v8 request (praxa serve sets
-	// it for /mcp): a move still running when it passes goes on, and the
-	// call answers 504 outcome-unknown, or a task to a client that
-	// declared the Tasks extension (tasks.go). Zero: calls are not bounded.
+	// CallTimeout, when positive, bounds each tools/call of a contract
+	// tool as server.limits.requestTimeout bounds its /v8 route (praxa
+	// serve sets it for /mcp): a move still running when it passes goes
+	// on, and the call answers 504 outcome-unknown, or a task to a client
+	// that declared the Tasks extension (tasks.go). Direct tools are not
+	// bounded. Zero: no call is bounded.
 	CallTimeout time.Duration
 }
 
@@ -156,11 +157,18 @@ func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) [
 	return srv, lookup, nil
 }
 
-// boundCalls gives every tools/call a deadline d from its start.
+// boundCalls gives every tools/call of a contract tool a deadline d from
+// its start, as /v8 bounds the same tools' routes. Direct tools (which
+// have no route) are not bounded: their light path has no lease to
+// outlive the call under, so a deadline would cut the executor off.
 func boundCalls(d time.Duration) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "tools/call" {
+			call, ok := req.(*mcp.CallToolRequest)
+			if method != "tools/call" || !ok || call.Params == nil {
+				return next(ctx, method, req)
+			}
+			if _, contract := contracts.Lookup(call.Params.Name); !contract {
 				return next(ctx, method, req)
 			}
 			ctx, cancel := context.WithTimeout(ctx, d)
