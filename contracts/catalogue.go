@@ -210,6 +210,9 @@ func buildCatalogue() []Tool {
 			RequiredScope: ScopeMissionsRead, Idempotency: IdempotencySafeRead,
 			Annotations:  Annotations{ReadOnlyHint: true, IdempotentHint: true},
 			PathArgument: "runId", SuccessStatus: 200,
+			// A run whose start still runs (it calls outside the gateway) is
+			// read as in progress, not missing.
+			Errors: []Code{CodeIdempotencyInProgress},
 		},
 		{
 			Name:  ToolSignalMission,
