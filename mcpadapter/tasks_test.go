@@ -404,10 +404,23 @@ func TestTasksUpdateFiresTheMove(t *testing.T) {
 		t.Fatalf("a response not outstanding moved the mission: %s", got.raw)
 	}
 
-	// The accepted form fires the move; a retried update does not move again.
+	// The accepted form fires the move, audited as aura_signal_mission in
+	// the update's trace; a retried update does not move again.
 	accepted := map[string]string{key: `{"action":"accept","content":{"version":"2.0.0"}}`}
+	trace := ids.Trace()
+	if _, err := mcp.CallCustomMethod[*mcpadapter.TaskParams, *mcpadapter.TaskAck](ctx, cs, "tasks/update", &mcpadapter.TaskParams{
+		ParamsBase: mcp.ParamsBase{Meta: mcp.Meta{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"}}, TaskID: run,
+		InputResponses: map[string]json.RawMessage{key: json.RawMessage(accepted[key])}}); err != nil {
+		t.Fatalf("tasks/update: %v", err)
+	}
 	update(accepted)
-	update(accepted)
+	signalled := false
+	for _, e := range h.g.Events(t, tenantA, trace) {
+		signalled = signalled || e.Tool == contracts.ToolSignalMission && e.Outcome == "allowed" && e.RunID == run
+	}
+	if !signalled {
+		t.Errorf("no aura_signal_mission event of run %s in the update's trace: %+v", run, h.g.Events(t, tenantA, trace))
+	}
 	got := call(t, cs, contracts.ToolGetMission, map[string]any{"runId": run})
 	ctxv, _ := got.body["context"].(map[string]any)
 	if got.str("workflow.state") != "awaiting_approval" || ctxv["version"] != "2.0.0" || version(got) != v+1 {
