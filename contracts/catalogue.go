@@ -84,7 +84,19 @@ func missionOut() schema {
 		"links":    linksOut(),
 		"chain":    outArray(outObject()).desc("Deterministic transitions that fired on their own during this call."),
 		"waiting":  waitingOut(),
+		"moving":   movingOut(),
 	})
+}
+
+// movingOut is the moving member of a mission read while a request runs a
+// move on its current version (one that calls outside the gateway).
+func movingOut() schema {
+	return record([]string{"transition", "version", "since", "deadline"}, map[string]schema{
+		"transition": outString().desc("The move in flight."),
+		"version":    outInteger().desc("The version it leaves from."),
+		"since":      outString().desc("When its first outside call began, RFC 3339."),
+		"deadline":   outString().desc("When its lease runs out, RFC 3339; a move still running past it is resolved as outcome-unknown."),
+	}).desc("Present on a read while a move runs on the mission's current version; every other move on that version waits for it.")
 }
 
 // waitingOut is the waiting member of a mission whose move is parked on a
@@ -198,6 +210,9 @@ func buildCatalogue() []Tool {
 			RequiredScope: ScopeMissionsRead, Idempotency: IdempotencySafeRead,
 			Annotations:  Annotations{ReadOnlyHint: true, IdempotentHint: true},
 			PathArgument: "runId", SuccessStatus: 200,
+			// A run whose start still runs (it calls outside the gateway) is
+			// read as in progress, not missing.
+			Errors: []Code{CodeIdempotencyInProgress},
 		},
 		{
 			Name:  ToolSignalMission,

@@ -54,6 +54,9 @@ type Projection struct {
 	Approval *ApprovalRef     `json:"approval,omitempty"`
 	// Waiting names the sub-workflow a parked move waits for.
 	Waiting *WaitingRef `json:"waiting,omitempty"`
+	// Moving names the move a request runs on the current version (a
+	// read's answer only; inflight.go).
+	Moving *MovingRef `json:"moving,omitempty"`
 }
 
 // ApprovalRef names the approval a mission waits for.
@@ -522,7 +525,11 @@ func (s *Service) praxecGet(ctx context.Context, tx store.ReadTx, e *env) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.project(in, statusWaiting, stylePraxec, nil), nil
+	p := s.project(in, statusWaiting, stylePraxec, nil)
+	if p.Moving, err = s.movingRef(ctx, tx, in); err != nil { // inflight.go
+		return nil, err
+	}
+	return p, nil
 }
 
 // Explanation is the answer of praxec.query explain.
@@ -625,11 +632,26 @@ func (s *Service) candidates(text string) []Candidate {
 
 // getMission serves aura_get_mission.
 func (s *Service) getMission(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	in, _, err := s.loadMission(ctx, tx, e.principal.Tenant, true, stringArg(e.args, "runId"))
+	runID := stringArg(e.args, "runId")
+	in, _, err := s.loadMission(ctx, tx, e.principal.Tenant, true, runID)
+	if ce := (*contracts.Error)(nil); errors.As(err, &ce) && ce.Code == contracts.CodeNotFound {
+		// A run whose start still runs is starting, not missing (inflight.go).
+		starting, serr := s.startRunning(ctx, tx, e.principal.Tenant, runID)
+		if serr != nil {
+			return nil, serr
+		}
+		if starting != nil {
+			return nil, starting
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	return s.project(in, statusWaiting, styleAura, nil), nil
+	p := s.project(in, statusWaiting, styleAura, nil)
+	if p.Moving, err = s.movingRef(ctx, tx, in); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // signalMission serves aura_signal_mission.

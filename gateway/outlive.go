@@ -16,7 +16,9 @@ import (
 // under its lease and its own timeouts (each executor's timeout, all of
 // them held to the lease TTL at load), records its outcome as it would
 // have, and the request answers 504 outcome-unknown with the ways to read
-// the outcome back. Close waits for such moves.
+// the outcome back; its cause (MoveRunning, inflight.go) names the run and
+// the move, for an edge that answers otherwise (an MCP task). Close waits
+// for such moves.
 
 // detached tracks the moves that outlived their request.
 type detached struct {
@@ -37,7 +39,9 @@ func (s *Service) outlive(ctx context.Context, e *env, run func(context.Context)
 	case res := <-done:
 		return res
 	case <-ctx.Done():
-		return &Result{Err: stillRunning(e)}
+		ce := stillRunning(e)
+		ce.Cause = s.runningMove(ctx, e) // inflight.go
+		return &Result{Err: ce}
 	}
 }
 

@@ -66,6 +66,9 @@ type harnessOptions struct {
 	requestLines bool
 	// edit changes the configuration before the gateway starts.
 	edit func(*config.Config)
+	// configFile is the configuration file to start from (empty: the
+	// embedded examples).
+	configFile string
 }
 
 // newHarness starts a gateway (gatewaytest.New) over the embedded
@@ -76,7 +79,7 @@ func newHarness(t testing.TB, o *harnessOptions) *harness {
 	if o == nil {
 		o = &harnessOptions{}
 	}
-	opts := &gatewaytest.Options{ToolSet: o.toolSet, Edit: o.edit}
+	opts := &gatewaytest.Options{ToolSet: o.toolSet, Edit: o.edit, ConfigFile: o.configFile}
 	if o.quiet {
 		opts.LogLevel = slog.LevelError
 	}

@@ -152,7 +152,7 @@ func (in *inputs) retry(ctx context.Context, req *mcp.CallToolRequest, c signalC
 		// Still pending, a client that declared Tasks gets a task to wait
 		// on; the approval is never offered twice in one call.
 		o := in.local.Call(ctx, contracts.ToolGetMission, mustJSON(map[string]any{"runId": c.RunID}))
-		if offerTask(ctx, req, contracts.ToolSignalMission, o) { // tasks.go
+		if offerTask(ctx, in.local, req, contracts.ToolSignalMission, o) { // tasks.go
 			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil, true
 		}
 		return Result(o), nil, true
@@ -202,6 +202,15 @@ func (in *inputs) askArguments(c signalCall, bind RequestState, asked []string, 
 	if err != nil {
 		return Result(Outcome{Err: &contracts.Error{Code: contracts.CodeInternal, Message: "internal error", Cause: err}})
 	}
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{inputKeyArguments: askForm(c.RunID, c.Signal, asked, schema)},
+		RequestState:  state,
+	}
+}
+
+// askForm is the form elicitation of the asked arguments of a move: their
+// properties of the transition's input schema, without AskKeyword.
+func askForm(runID, signal string, asked []string, schema map[string]any) *mcp.ElicitParams {
 	props := map[string]any{}
 	for _, k := range asked {
 		prop, _ := schema[k].(map[string]any)
@@ -213,12 +222,9 @@ func (in *inputs) askArguments(c signalCall, bind RequestState, asked []string, 
 		}
 		props[k] = clean
 	}
-	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{inputKeyArguments: &mcp.ElicitParams{Mode: "form",
-			Message:         "The move " + c.Signal + " of mission " + c.RunID + " needs " + strings.Join(asked, ", ") + " from you.",
-			RequestedSchema: map[string]any{"type": "object", "properties": props, "required": asked}}},
-		RequestState: state,
-	}
+	return &mcp.ElicitParams{Mode: "form",
+		Message:         "The move " + signal + " of mission " + runID + " needs " + strings.Join(asked, ", ") + " from you.",
+		RequestedSchema: map[string]any{"type": "object", "properties": props, "required": asked}}
 }
 
 // after runs on the service's answer to an aura_signal_mission call: an

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -67,6 +68,13 @@ type Options struct {
 	// (praxa serve: httpapi.JoinTrace). The audit events of the request's
 	// calls carry that trace whether it is set or not.
 	JoinTrace func(ctx context.Context, trace string) bool
+	// CallTimeout, when positive, bounds each tools/call of a contract
+	// tool as server.limits.requestTimeout bounds its /v8 route (praxa
+	// serve sets it for /mcp): a move still running when it passes goes
+	// on, and the call answers 504 outcome-unknown, or a task to a client
+	// that declared the Tasks extension (tasks.go). Direct tools are not
+	// bounded. Zero: no call is bounded.
+	CallTimeout time.Duration
 }
 
 // ReplayedMetaKey marks, in a result's _meta, an answer replayed for an
@@ -136,6 +144,9 @@ func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) [
 	if err := addTaskMethods(srv, backend, ask); err != nil { // tasks.go
 		return nil, nil, err
 	}
+	if o.CallTimeout > 0 {
+		srv.AddReceivingMiddleware(boundCalls(o.CallTimeout)) // innermost: the call's own deadline
+	}
 	srv.AddReceivingMiddleware(answerAsTask)
 	if o.Allowed != nil {
 		srv.AddReceivingMiddleware(narrowToolList(o.Allowed))
@@ -144,6 +155,27 @@ func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) [
 	// and the cache fields are stripped from the final result.
 	srv.AddReceivingMiddleware(stripCacheable, joinTrace(o.JoinTrace))
 	return srv, lookup, nil
+}
+
+// boundCalls gives every tools/call of a contract tool a deadline d from
+// its start, as /v8 bounds the same tools' routes. Direct tools (which
+// have no route) are not bounded: their light path has no lease to
+// outlive the call under, so a deadline would cut the executor off.
+func boundCalls(d time.Duration) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			call, ok := req.(*mcp.CallToolRequest)
+			if method != "tools/call" || !ok || call.Params == nil {
+				return next(ctx, method, req)
+			}
+			if _, contract := contracts.Lookup(call.Params.Name); !contract {
+				return next(ctx, method, req)
+			}
+			ctx, cancel := context.WithTimeout(ctx, d)
+			defer cancel()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // narrowToolList filters tools/list answers to the tools the caller may use.
@@ -197,7 +229,7 @@ func handler(backend Backend, name string, ask *inputs) mcp.ToolHandler {
 				return res, nil
 			}
 		}
-		if offerTask(ctx, req, name, o) { // tasks.go: answerAsTask answers
+		if offerTask(ctx, backend, req, name, o) { // tasks.go: answerAsTask answers
 			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 		}
 		res := Result(o)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -345,4 +346,104 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestTasksUpdateFiresTheMove: a mission whose next move needs what only
+// the user gives (x-praxa-ask: user on every required argument) is a task
+// input_required with a form per such move, to a client that declares
+// form elicitation; tasks/update with the accepted form fires the move
+// through aura_signal_mission, once however often the update is retried;
+// responses to keys that are not outstanding change nothing.
+func TestTasksUpdateFiresTheMove(t *testing.T) {
+	h := newHarness(t, &harnessOptions{edit: askingRelease(false)})
+	tok := h.token(t, nil, nil)
+	cs, _ := h.tasksClient(t, tok, true, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}})
+	ctx := context.Background()
+	run, v := startRelease(t, cs)
+
+	task := getTask(t, cs, run)
+	key := fmt.Sprintf("move:request_release@%d", v)
+	var reqs map[string]struct {
+		Method string `json:"method"`
+		Params struct {
+			Mode            string `json:"mode"`
+			Message         string `json:"message"`
+			RequestedSchema struct {
+				Required   []string                  `json:"required"`
+				Properties map[string]map[string]any `json:"properties"`
+			} `json:"requestedSchema"`
+		} `json:"params"`
+	}
+	if task.Status != "input_required" || json.Unmarshal(task.InputRequests, &reqs) != nil {
+		t.Fatalf("tasks/get of a mission whose next move asks the user: %+v (%s)", task, task.InputRequests)
+	}
+	form, ok := reqs[key]
+	if !ok || form.Method != "elicitation/create" || form.Params.Mode != "form" || len(form.Params.RequestedSchema.Required) != 1 ||
+		form.Params.RequestedSchema.Required[0] != "version" || form.Params.RequestedSchema.Properties["version"][mcpadapter.AskKeyword] != nil {
+		t.Fatalf("inputRequests %s, want the form of %s asking for version", task.InputRequests, key)
+	}
+
+	// A response to a key that is not outstanding, and a declined form,
+	// change nothing.
+	update := func(responses map[string]string) {
+		t.Helper()
+		raw := map[string]json.RawMessage{}
+		for k, v := range responses {
+			raw[k] = json.RawMessage(v)
+		}
+		if _, err := mcp.CallCustomMethod[*mcpadapter.TaskParams, *mcpadapter.TaskAck](ctx, cs, "tasks/update",
+			&mcpadapter.TaskParams{TaskID: run, InputResponses: raw}); err != nil {
+			t.Fatalf("tasks/update: %v", err)
+		}
+	}
+	update(map[string]string{"move:request_release@99": `{"action":"accept","content":{"version":"9.9.9"}}`, key: `{"action":"decline"}`})
+	if got := call(t, cs, contracts.ToolGetMission, map[string]any{"runId": run}); version(got) != v {
+		t.Fatalf("a response not outstanding moved the mission: %s", got.raw)
+	}
+
+	// The accepted form fires the move, audited as aura_signal_mission in
+	// the update's trace; a retried update does not move again.
+	accepted := map[string]string{key: `{"action":"accept","content":{"version":"2.0.0"}}`}
+	trace := ids.Trace()
+	if _, err := mcp.CallCustomMethod[*mcpadapter.TaskParams, *mcpadapter.TaskAck](ctx, cs, "tasks/update", &mcpadapter.TaskParams{
+		ParamsBase: mcp.ParamsBase{Meta: mcp.Meta{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"}}, TaskID: run,
+		InputResponses: map[string]json.RawMessage{key: json.RawMessage(accepted[key])}}); err != nil {
+		t.Fatalf("tasks/update: %v", err)
+	}
+	update(accepted)
+	signalled := false
+	for _, e := range h.g.Events(t, tenantA, trace) {
+		signalled = signalled || e.Tool == contracts.ToolSignalMission && e.Outcome == "allowed" && e.RunID == run
+	}
+	if !signalled {
+		t.Errorf("no aura_signal_mission event of run %s in the update's trace: %+v", run, h.g.Events(t, tenantA, trace))
+	}
+	got := call(t, cs, contracts.ToolGetMission, map[string]any{"runId": run})
+	ctxv, _ := got.body["context"].(map[string]any)
+	if got.str("workflow.state") != "awaiting_approval" || ctxv["version"] != "2.0.0" || version(got) != v+1 {
+		t.Errorf("after tasks/update: %s, want awaiting_approval at version %d with version 2.0.0", got.raw, v+1)
+	}
+	// Nothing is asked of the user now: the task is the mission, completed.
+	if done := getTask(t, cs, run); done.Status != "completed" || done.InputRequests != nil {
+		t.Errorf("tasks/get after the move: %+v", done)
+	}
+
+	// A client that does not declare form elicitation is not asked.
+	run2, _ := startRelease(t, cs)
+	plain, _ := h.tasksClient(t, tok, true, nil)
+	if got := getTask(t, plain, run2); got.Status != "completed" || got.InputRequests != nil {
+		t.Errorf("tasks/get without form elicitation: %+v", got)
+	}
+	// A token without missions:write cannot fire the move through tasks/update.
+	ro, _ := h.tasksClient(t, h.token(t, scopesWithout(contracts.ScopeMissionsWrite), nil), true, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil }})
+	var rpcErr *jsonrpc.Error
+	_, err := mcp.CallCustomMethod[*mcpadapter.TaskParams, *mcpadapter.TaskAck](ctx, ro, "tasks/update", &mcpadapter.TaskParams{TaskID: run2,
+		InputResponses: map[string]json.RawMessage{"move:request_release@1": json.RawMessage(`{"action":"accept","content":{"version":"1.0.0"}}`)}})
+	if !errors.As(err, &rpcErr) || rpcErr.Code != mcpadapter.RPCTaskRefused || !strings.Contains(string(rpcErr.Data), string(contracts.CodeInsufficientScope)) {
+		t.Errorf("tasks/update without missions:write: %v, want %d with the insufficient-scope envelope", err, mcpadapter.RPCTaskRefused)
+	}
 }

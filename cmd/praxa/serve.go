@@ -297,7 +297,8 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		return fail(err)
 	}
 	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct, JoinTrace: httpapi.JoinTrace,
-		RequestState: states, PublicURL: cfg.Server.PublicURL}
+		RequestState: states, PublicURL: cfg.Server.PublicURL,
+		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout)}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: f.tools,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		mcpOpts)

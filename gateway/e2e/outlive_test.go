@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 )
 
 // TestMoveOutlivesItsRequest: an executor that runs longer than the
@@ -76,5 +79,98 @@ proxy:
 	}
 	if b, _ := os.ReadFile(marker); strings.Count(string(b), "ran") != 1 {
 		t.Errorf("the command ran %d times, want 1", strings.Count(string(b), "ran"))
+	}
+}
+
+// TestOutlivedMoveReadOnAnotherReplica: while a start or a move that
+// outlived its request runs on one replica, another replica's read of the
+// run says so from the store's leases (the start: 409 in progress; the
+// move: moving on the mission), and once it ends, the read shows its
+// outcome. On two replicas of one SQLite file and, with
+// PRAXA_TEST_PG_DSN, of one PostgreSQL database.
+func TestOutlivedMoveReadOnAnotherReplica(t *testing.T) {
+	for _, driver := range []string{"sqlite", "postgres"} {
+		t.Run(driver, func(t *testing.T) {
+			var dsn string
+			if driver == "postgres" {
+				dsn = pgtest.Schema(t)
+			}
+			dir := t.TempDir()
+			gate := filepath.Join(dir, "gate")
+			cfg := fmt.Sprintf(`server:
+  limits:
+    requestTimeout: 500ms
+connections:
+  shell:
+    kind: cli
+    command: /bin/sh
+proxy:
+  expose:
+    - name: slow.deploy
+      description: Deploy, slowly.
+      executor:
+        kind: cli
+        connection: shell
+        args: ["-c", 'for i in $(seq 400); do test -f %s || exit 0; sleep 0.05; done; exit 1']
+        timeoutMs: 20000
+`, gate)
+			cfgPath := filepath.Join(dir, "praxec.yaml")
+			if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ti := newIssuer(t)
+			opts := func(dbPath string) *gatewaytest.Options {
+				return &gatewaytest.Options{Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url}, ConfigFile: cfgPath,
+					StoreDSN: dsn, DBPath: dbPath, Edit: func(cfg *config.Config) { cfg.Auth.Resource = resource }}
+			}
+			g1 := gatewaytest.New(t, opts(""))
+			w1, w2 := wrap(g1), wrap(gatewaytest.New(t, opts(g1.DBPath)))
+			tok := ti.token(t, tenantA, userA)
+			hold := func() {
+				if err := os.WriteFile(gate, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			release := func() { os.Remove(gate) }
+			t.Cleanup(release)
+			// settled reads the run on replica 2 until nothing runs on it.
+			settled := func(run string) map[string]any {
+				for range 400 {
+					if r := w2.getMission(t, tok, run); r.Status == http.StatusOK {
+						if m := r.object(t); m["moving"] == nil {
+							return m
+						}
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+				t.Fatalf("run %s still moving", run)
+				return nil
+			}
+
+			run := "slow-" + randomHex(8)
+			hold()
+			wantProblem(t, w1.createMission(t, tok, newKey(), map[string]any{"goal": "deploy", "definitionId": "proxy_default", "runId": run,
+				"input": map[string]any{"capability": "slow.deploy"}}), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+			p := wantProblem(t, w2.getMission(t, tok, run), http.StatusConflict, contracts.CodeIdempotencyInProgress)
+			if !strings.Contains(p.Detail, "still starting") {
+				t.Errorf("the read of a starting run: %+v", p)
+			}
+			release()
+			v := num(t, settled(run), "workflow.version")
+
+			hold()
+			wantProblem(t, w1.signal(t, tok, newKey(), run, map[string]any{"signal": "slow.deploy", "expectedVersion": v}),
+				http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+			r := w2.getMission(t, tok, run)
+			wantStatus(t, r, http.StatusOK)
+			validateOutput(t, contracts.ToolGetMission, r)
+			if got := str(t, r.object(t), "moving.transition"); got != "slow.deploy" {
+				t.Errorf("replica 2 reads %s while the move runs", r.Body)
+			}
+			release()
+			if v2 := num(t, settled(run), "workflow.version"); v2 <= v {
+				t.Errorf("the move ended at version %d, want past %d", v2, v)
+			}
+		})
 	}
 }

@@ -388,7 +388,8 @@ func New(t testing.TB, opts *Options) *Gateway {
 		t.Fatal(err)
 	}
 	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct, JoinTrace: httpapi.JoinTrace,
-		RequestState: states, PublicURL: cfg.Server.PublicURL}
+		RequestState: states, PublicURL: cfg.Server.PublicURL,
+		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout)}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		mcpOpts)
