@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,6 +139,55 @@ func TestBatchOfOne(t *testing.T) {
 			}
 			if n := len(ev); want != (n == 1) || n > 1 {
 				t.Errorf("events of %s: %d", id, n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWriterAfterFailedCommit makes the writer's COMMIT fail (a deferred
+// foreign key left unsatisfied) and checks that the failure is the
+// Update's answer, that nothing of the transaction persists, and that the
+// writer's connection, on which the transaction was left open, serves the
+// next Update.
+func TestWriterAfterFailedCommit(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	exec := func(query string) func(context.Context, store.Tx) error {
+		return func(ctx context.Context, tx store.Tx) error {
+			_, err := tx.(*txn).Exec(ctx, query)
+			return err
+		}
+	}
+	if err := s.Update(ctx, exec(`CREATE TABLE parent (id INTEGER PRIMARY KEY);
+		CREATE TABLE child (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`)); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.InsertIntent(ctx, store.Intent{ID: "int_lost", Tenant: "a", CreatedAt: time.Unix(1, 0)}); err != nil {
+			return err
+		}
+		return exec(`INSERT INTO child (parent) VALUES (1)`)(ctx, tx)
+	})
+	if err == nil || !strings.Contains(err.Error(), "commit") {
+		t.Fatalf("Update whose COMMIT fails = %v, want the commit's error", err)
+	}
+	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertIntent(ctx, store.Intent{ID: "int_kept", Tenant: "a", CreatedAt: time.Unix(1, 0)})
+	}); err != nil {
+		t.Fatalf("Update after the failed commit = %v", err)
+	}
+	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		for id, want := range map[string]bool{"int_lost": false, "int_kept": true} {
+			if _, err := tx.GetIntent(ctx, "a", id); want != (err == nil) {
+				t.Errorf("intent %s: %v", id, err)
 			}
 		}
 		return nil
