@@ -25,7 +25,12 @@ type txn struct {
 	sqltx.Tx
 	c *conn
 	// read marks a read transaction (Store.View), which checks its
-	// caller's context before each statement.
+	// caller's context before each statement. The writer's jobs do not:
+	// once the writer has started a job it decides the job's outcome
+	// (Update waits for it even when the caller's context ends). Neither
+	// passes the context to the driver, which would start a goroutine per
+	// statement to interrupt it, each one more runnable goroutine on a
+	// core the writer already saturates.
 	read bool
 }
 
