@@ -3,12 +3,13 @@
 // acknowledged mutation survives a power cut.
 //
 // Durability costs one fsync per commit, so concurrent Updates are grouped:
-// a single writer goroutine takes every Update waiting at that moment, runs
-// each in its own savepoint inside one transaction, and commits them with
-// one fsync. A function that fails rolls back to its savepoint only (a
-// batch of one runs without a savepoint and rolls back whole). Reads
-// go to a separate pool of read-only connections and never wait for the
-// writer.
+// a single writer goroutine, on a connection of its own, takes every Update
+// waiting at that moment (once the goroutines ready to run have queued
+// theirs), runs each in its own savepoint inside one transaction, and
+// commits them with one fsync. A function that fails rolls back to its
+// savepoint only (a batch of one runs without a savepoint and rolls back
+// whole). Reads go to a separate pool of read-only connections and never
+// wait for the writer.
 //
 // Several processes may open the same file; SQLite's locks serialize their
 // writers. Schema migrations are embedded and run at Open.
