@@ -92,6 +92,93 @@ func TestMigrateIntentsByID(t *testing.T) {
 	}
 }
 
+// TestMigrateEventsSeq applies the migrations before 0017 to a file,
+// appends events to the table whose seq was AUTOINCREMENT, then opens the
+// store: migration 0017 rebuilds the table without AUTOINCREMENT (no row
+// of sqlite_sequence is read or written by an append), with the events,
+// their seq and the three indexes kept, and the next append takes the
+// next seq.
+func TestMigrateEventsSeq(t *testing.T) {
+	ctx := context.Background()
+	path, db := migratedBefore(ctx, t, "0017")
+	for i, ev := range []struct{ trace, workflow, callTrace string }{{"tr_1", "", ""}, {"tr_1", "wf_1", ""}, {"tr_2", "", "tr_1"}} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO events (tenant, trace_id, type, at, subject, client_id, operation, tool,
+			run_id, workflow_id, outcome, code, request_id, attributes, call_trace_id)
+			VALUES ('a', ?, 'x', ?, '', '', '', '', '', ?, 'allowed', '', '', '{}', ?)`, ev.trace, int64(i+1), ev.workflow, ev.callTrace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	var table string
+	if err := s.reader.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'events'`).Scan(&table); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToUpper(table), "AUTOINCREMENT") {
+		t.Errorf("events after 0017: %s; want no AUTOINCREMENT", table)
+	}
+	var indexes []string
+	rows, err := s.reader.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		indexes = append(indexes, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"events_call_trace", "events_trace", "events_workflow"}; !slices.Equal(indexes, want) {
+		t.Errorf("indexes on events after 0017 = %q, want %q", indexes, want)
+	}
+	if err := s.AppendEvents(ctx, []store.Event{{Tenant: "a", TraceID: "tr_1", Type: "y", At: time.Unix(0, 4), Outcome: "allowed"}}); err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.TraceEvents(ctx, "a", "tr_1", 10)
+		if err != nil {
+			return err
+		}
+		var seqs []int64
+		for _, e := range got {
+			seqs = append(seqs, e.Seq)
+		}
+		// tr_1's own two, the one naming it as its call trace, the new one.
+		if want := []int64{1, 2, 3, 4}; !slices.Equal(seqs, want) {
+			t.Errorf("seq of tr_1's events after 0017 = %v, want %v", seqs, want)
+		}
+		wf, err := tx.MissionEvents(ctx, "a", "wf_1", 10)
+		if err != nil {
+			return err
+		}
+		if len(wf) != 1 || wf[0].Seq != 2 {
+			t.Errorf("events of wf_1 after 0017 = %+v, want the one of seq 2", wf)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_sequence WHERE name = 'events'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("sqlite_sequence keeps %d rows for events after 0017", n)
+	}
+}
+
 // migratedBefore applies the migrations older than version to a new file,
 // recording them as applied, and returns the file's path and an open
 // handle on it: the store as a gateway of that age left it, for a test to

@@ -19,28 +19,25 @@ var dialect = &sqltx.Dialect{
 }
 
 // txn implements store.Tx on one SQLite transaction: the queries are
-// sqltx's, run through the pool's statement cache (stmts.go).
+// sqltx's, run as statements prepared on the transaction's connection
+// (conn, stmts.go).
 type txn struct {
 	sqltx.Tx
-	q     *sql.Tx
-	stmts *stmtCache
-	// rc is the read connection of a read transaction (Store.View), which
-	// runs its statements instead of q and stmts.
-	rc *readConn
-	// detached runs the statements without the caller's context: the
-	// writer's batch (see Store.commit). Once the writer has started a
-	// job, it decides the job's outcome (Update waits for it even when
-	// the caller's context ends), so nothing would use a cancellation;
-	// and a context that can end makes the driver start a goroutine per
-	// statement to interrupt it, five per mutation, each one more
-	// runnable goroutine on a core the writer already saturates.
-	detached bool
+	c *conn
+	// read marks a read transaction (Store.View), which checks its
+	// caller's context before each statement. The writer's jobs do not:
+	// once the writer has started a job it decides the job's outcome
+	// (Update waits for it even when the caller's context ends). Neither
+	// passes the context to the driver, which would start a goroutine per
+	// statement to interrupt it, each one more runnable goroutine on a
+	// core the writer already saturates.
+	read bool
 }
 
 var _ store.Tx = (*txn)(nil)
 
-func newTxn(q *sql.Tx, stmts *stmtCache) *txn {
-	t := &txn{q: q, stmts: stmts}
+func newTxn(c *conn, read bool) *txn {
+	t := &txn{c: c, read: read}
 	t.Tx = sqltx.Tx{Conn: t, Dialect: dialect}
 	return t
 }
