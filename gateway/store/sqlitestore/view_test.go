@@ -12,7 +12,7 @@ import (
 )
 
 // TestViewReadConnections checks the read path's own connections
-// (readConn): a View is one transaction, whose reads see the store as of
+// (conn): a View is one transaction, whose reads see the store as of
 // its first read even when a commit lands between two of them; a read
 // whose caller has gone stops before its next statement; and a connection
 // comes back from either in a state the next read can use.
