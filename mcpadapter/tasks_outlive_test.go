@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -25,23 +26,7 @@ func slowGateway(t *testing.T) (h *harness, gate, marker string) {
 	t.Helper()
 	dir := t.TempDir()
 	gate, marker = filepath.Join(dir, "gate"), filepath.Join(dir, "ran")
-	cfg := fmt.Sprintf(`server:
-  limits:
-    requestTimeout: 500ms
-connections:
-  shell:
-    kind: cli
-    command: /bin/sh
-proxy:
-  expose:
-    - name: slow.deploy
-      description: Deploy, slowly.
-      executor:
-        kind: cli
-        connection: shell
-        args: ["-c", 'echo ran >> %s; for i in $(seq 400); do test -f %s || exit 0; sleep 0.05; done; exit 1']
-        timeoutMs: 20000
-`, marker, gate)
+	cfg := gatewaytest.SlowDeployConfig(fmt.Sprintf(`echo ran >> %s; for i in $(seq 400); do test -f %s || exit 0; sleep 0.05; done; exit 1`, marker, gate))
 	path := filepath.Join(dir, "praxec.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

@@ -26,23 +26,7 @@ func TestMoveOutlivesItsRequest(t *testing.T) {
 	release := filepath.Join(t.TempDir(), "release")
 	// The command waits for the test to create the release file (the
 	// request has answered by then), bounded by its own 20s timeout.
-	cfg := fmt.Sprintf(`server:
-  limits:
-    requestTimeout: 500ms
-connections:
-  shell:
-    kind: cli
-    command: /bin/sh
-proxy:
-  expose:
-    - name: slow.deploy
-      description: Deploy, slowly.
-      executor:
-        kind: cli
-        connection: shell
-        args: ["-c", 'echo ran >> %s; for i in $(seq 200); do test -f %s && exit 0; sleep 0.1; done; exit 1']
-        timeoutMs: 20000
-`, marker, release)
+	cfg := gatewaytest.SlowDeployConfig(fmt.Sprintf(`echo ran >> %s; for i in $(seq 200); do test -f %s && exit 0; sleep 0.1; done; exit 1`, marker, release))
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -97,23 +81,7 @@ func TestOutlivedMoveReadOnAnotherReplica(t *testing.T) {
 			}
 			dir := t.TempDir()
 			gate := filepath.Join(dir, "gate")
-			cfg := fmt.Sprintf(`server:
-  limits:
-    requestTimeout: 500ms
-connections:
-  shell:
-    kind: cli
-    command: /bin/sh
-proxy:
-  expose:
-    - name: slow.deploy
-      description: Deploy, slowly.
-      executor:
-        kind: cli
-        connection: shell
-        args: ["-c", 'for i in $(seq 400); do test -f %s || exit 0; sleep 0.05; done; exit 1']
-        timeoutMs: 20000
-`, gate)
+			cfg := gatewaytest.SlowDeployConfig(fmt.Sprintf(`for i in $(seq 400); do test -f %s || exit 0; sleep 0.05; done; exit 1`, gate))
 			cfgPath := filepath.Join(dir, "praxec.yaml")
 			if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 				t.Fatal(err)
