@@ -78,40 +78,22 @@ func (t *txn) GetMissionByRunID(ctx context.Context, tenant, runID string) (stor
 // update time (in unix nanoseconds, 0 for the zero time), then id.
 func (t *txn) IdleMissions(ctx context.Context, definitionID string, before time.Time, after store.MissionCursor, limit int) ([]store.Mission, error) {
 	upper, fromNanos := nanos(before), nanos(after.UpdatedAt)
-	var out []store.Mission
-	add := func(id string) {
-		m, _ := t.mission(id) // the staged version wins
+	return t.selectMissions(func(m store.Mission) bool {
 		u := nanos(m.UpdatedAt)
-		if m.DefinitionID != definitionID || m.Status != "active" || u >= upper ||
-			cmp.Or(cmp.Compare(u, fromNanos), cmp.Compare(m.ID, after.ID)) <= 0 {
-			return
-		}
-		out = append(out, copyMission(m))
-	}
-	for id := range t.missions {
-		add(id)
-	}
-	for id := range t.db.missions {
-		if _, staged := t.missions[id]; !staged {
-			add(id)
-		}
-	}
-	slices.SortFunc(out, func(a, b store.Mission) int {
+		return m.DefinitionID == definitionID && m.Status == "active" && u < upper &&
+			cmp.Or(cmp.Compare(u, fromNanos), cmp.Compare(m.ID, after.ID)) > 0
+	}, func(a, b store.Mission) int {
 		return cmp.Or(cmp.Compare(nanos(a.UpdatedAt), nanos(b.UpdatedAt)), cmp.Compare(a.ID, b.ID))
-	})
-	if limit >= 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	}, limit), nil
 }
 
-// ExpiredWaits implements store.ReadTx, in the SQL drivers' order.
-func (t *txn) ExpiredWaits(ctx context.Context, now time.Time, limit int) ([]store.Mission, error) {
-	upper := nanos(now)
+// selectMissions returns copies of the missions keep accepts, the staged
+// version of each winning over the committed one, sorted by order and cut
+// to limit (negative: no limit).
+func (t *txn) selectMissions(keep func(store.Mission) bool, order func(a, b store.Mission) int, limit int) []store.Mission {
 	var out []store.Mission
 	add := func(id string) {
-		m, _ := t.mission(id)
-		if w := nanos(m.WaitDeadline); w > 0 && w < upper && m.Status == "active" {
+		if m, _ := t.mission(id); keep(m) {
 			out = append(out, copyMission(m))
 		}
 	}
@@ -123,13 +105,22 @@ func (t *txn) ExpiredWaits(ctx context.Context, now time.Time, limit int) ([]sto
 			add(id)
 		}
 	}
-	slices.SortFunc(out, func(a, b store.Mission) int {
-		return cmp.Or(cmp.Compare(nanos(a.WaitDeadline), nanos(b.WaitDeadline)), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortFunc(out, order)
 	if limit >= 0 && len(out) > limit {
 		out = out[:limit]
 	}
-	return out, nil
+	return out
+}
+
+// ExpiredWaits implements store.ReadTx, in the SQL drivers' order.
+func (t *txn) ExpiredWaits(ctx context.Context, now time.Time, limit int) ([]store.Mission, error) {
+	upper := nanos(now)
+	return t.selectMissions(func(m store.Mission) bool {
+		w := nanos(m.WaitDeadline)
+		return w > 0 && w < upper && m.Status == "active"
+	}, func(a, b store.Mission) int {
+		return cmp.Or(cmp.Compare(nanos(a.WaitDeadline), nanos(b.WaitDeadline)), cmp.Compare(a.ID, b.ID))
+	}, limit), nil
 }
 
 // InsertMission implements store.Tx.
@@ -286,30 +277,12 @@ func (t *txn) ListApprovals(ctx context.Context, tenant, status string, limit in
 // ListMissions implements store.ReadTx, in the SQL drivers' order: newest
 // update first (in unix nanoseconds), then id descending.
 func (t *txn) ListMissions(ctx context.Context, tenant string, f store.MissionFilter, limit int) ([]store.Mission, error) {
-	var out []store.Mission
-	add := func(id string) {
-		m, _ := t.mission(id) // the staged version wins
-		if m.Tenant != tenant || (f.DefinitionID != "" && m.DefinitionID != f.DefinitionID) ||
-			(f.State != "" && m.State != f.State) || (f.Status != "" && m.Status != f.Status) {
-			return
-		}
-		out = append(out, copyMission(m))
-	}
-	for id := range t.missions {
-		add(id)
-	}
-	for id := range t.db.missions {
-		if _, staged := t.missions[id]; !staged {
-			add(id)
-		}
-	}
-	slices.SortFunc(out, func(a, b store.Mission) int {
+	return t.selectMissions(func(m store.Mission) bool {
+		return m.Tenant == tenant && (f.DefinitionID == "" || m.DefinitionID == f.DefinitionID) &&
+			(f.State == "" || m.State == f.State) && (f.Status == "" || m.Status == f.Status)
+	}, func(a, b store.Mission) int {
 		return cmp.Or(cmp.Compare(nanos(b.UpdatedAt), nanos(a.UpdatedAt)), cmp.Compare(b.ID, a.ID))
-	})
-	if limit >= 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	}, limit), nil
 }
 
 // MissionEvents implements store.ReadTx: the committed events (every
