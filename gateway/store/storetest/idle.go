@@ -42,21 +42,14 @@ func testIdleMissions(t *testing.T, o Opener) {
 		return nil
 	})
 	before := epoch.Add(30 * time.Minute)
-	ids := func(ms []store.Mission) []string {
-		out := []string{}
-		for _, m := range ms {
-			out = append(out, m.Tenant+"/"+m.ID)
-		}
-		return out
-	}
 	want := []string{"a/wf_0", "b/wf_1", "a/wf_3", "b/wf_2"}
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.IdleMissions(ctx, "proxy_default", before, store.MissionCursor{}, 10)
 		if err != nil {
 			t.Fatalf("IdleMissions: %v", err)
 		}
-		if !slices.Equal(ids(got), want) {
-			t.Errorf("IdleMissions = %v, want %v", ids(got), want)
+		if !slices.Equal(tenantIDs(got), want) {
+			t.Errorf("IdleMissions = %v, want %v", tenantIDs(got), want)
 		}
 		if len(got) > 0 && (got[0].State != "running" || got[0].Version != 1 || string(got[0].Doc) != `{"context":{}}` || !got[0].UpdatedAt.Equal(epoch)) {
 			t.Errorf("first idle mission = %+v", got[0])
@@ -69,7 +62,7 @@ func testIdleMissions(t *testing.T, o Opener) {
 			if err != nil {
 				t.Fatalf("IdleMissions page: %v", err)
 			}
-			paged = append(paged, ids(page)...)
+			paged = append(paged, tenantIDs(page)...)
 			if len(page) < 2 {
 				break
 			}
@@ -80,10 +73,10 @@ func testIdleMissions(t *testing.T, o Opener) {
 			t.Errorf("paged = %v, want %v", paged, want)
 		}
 		if got, _ := tx.IdleMissions(ctx, "proxy_default", epoch, store.MissionCursor{}, 10); len(got) != 0 {
-			t.Errorf("none changed before epoch: %v", ids(got))
+			t.Errorf("none changed before epoch: %v", tenantIDs(got))
 		}
-		if got, _ := tx.IdleMissions(ctx, "deploy", before, store.MissionCursor{}, 10); !slices.Equal(ids(got), []string{"a/wf_other"}) {
-			t.Errorf("IdleMissions(deploy) = %v", ids(got))
+		if got, _ := tx.IdleMissions(ctx, "deploy", before, store.MissionCursor{}, 10); !slices.Equal(tenantIDs(got), []string{"a/wf_other"}) {
+			t.Errorf("IdleMissions(deploy) = %v", tenantIDs(got))
 		}
 		return nil
 	})
@@ -114,8 +107,8 @@ func testIdleMissions(t *testing.T, o Opener) {
 		if err != nil {
 			return err
 		}
-		if want := []string{"b/wf_2", "b/wf_1", "a/wf_3", "c/wf_new"}; !slices.Equal(ids(got), want) {
-			t.Errorf("in the writing transaction: IdleMissions = %v, want %v", ids(got), want)
+		if want := []string{"b/wf_2", "b/wf_1", "a/wf_3", "c/wf_new"}; !slices.Equal(tenantIDs(got), want) {
+			t.Errorf("in the writing transaction: IdleMissions = %v, want %v", tenantIDs(got), want)
 		}
 		return nil
 	})
@@ -124,8 +117,8 @@ func testIdleMissions(t *testing.T, o Opener) {
 		if err != nil {
 			t.Fatalf("IdleMissions: %v", err)
 		}
-		if want := []string{"b/wf_2", "b/wf_1", "a/wf_3", "c/wf_new"}; !slices.Equal(ids(got), want) {
-			t.Errorf("after the commit: IdleMissions = %v, want %v", ids(got), want)
+		if want := []string{"b/wf_2", "b/wf_1", "a/wf_3", "c/wf_new"}; !slices.Equal(tenantIDs(got), want) {
+			t.Errorf("after the commit: IdleMissions = %v, want %v", tenantIDs(got), want)
 		}
 		if got, _ := tx.IdleMissions(ctx, "proxy_default", before, store.MissionCursor{}, 1); len(got) != 1 {
 			t.Errorf("limit 1: %d missions", len(got))
@@ -175,4 +168,13 @@ func testIdleMissionsMany(t *testing.T, o Opener) {
 		}
 		return nil
 	})
+}
+
+// tenantIDs names each mission of ms as tenant/id, in order.
+func tenantIDs(ms []store.Mission) []string {
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, m.Tenant+"/"+m.ID)
+	}
+	return out
 }

@@ -50,27 +50,20 @@ func testExpiredWaits(t *testing.T, o Opener) {
 		m.WaitDeadline, m.Version = time.Time{}, m.Version+1
 		return tx.UpdateMission(ctx, m, m.Version-1)
 	})
-	ids := func(ms []store.Mission) []string {
-		out := []string{}
-		for _, m := range ms {
-			out = append(out, m.Tenant+"/"+m.ID)
-		}
-		return out
-	}
 	now := epoch.Add(30 * time.Minute)
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.ExpiredWaits(ctx, now, 10)
 		if err != nil {
 			t.Fatalf("ExpiredWaits: %v", err)
 		}
-		if want := []string{"a/wf_0", "b/wf_1", "a/wf_2"}; !slices.Equal(ids(got), want) {
-			t.Errorf("ExpiredWaits = %v, want %v", ids(got), want)
+		if want := []string{"a/wf_0", "b/wf_1", "a/wf_2"}; !slices.Equal(tenantIDs(got), want) {
+			t.Errorf("ExpiredWaits = %v, want %v", tenantIDs(got), want)
 		}
 		if len(got) > 0 && !got[0].WaitDeadline.Equal(epoch.Add(time.Minute)) {
 			t.Errorf("listed WaitDeadline = %v", got[0].WaitDeadline)
 		}
 		if got, _ := tx.ExpiredWaits(ctx, now, 1); len(got) != 1 {
-			t.Errorf("ExpiredWaits limit 1 = %v", ids(got))
+			t.Errorf("ExpiredWaits limit 1 = %v", tenantIDs(got))
 		}
 		m, err := tx.GetMission(ctx, "b", "wf_cleared")
 		if err != nil || !m.WaitDeadline.IsZero() {
@@ -89,8 +82,8 @@ func testExpiredWaits(t *testing.T, o Opener) {
 	})
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, _ := tx.ExpiredWaits(ctx, now, 10)
-		if want := []string{"a/wf_0", "b/wf_1", "a/wf_2", "a/wf_later"}; !slices.Equal(ids(got), want) {
-			t.Errorf("after moving a deadline: ExpiredWaits = %v, want %v", ids(got), want)
+		if want := []string{"a/wf_0", "b/wf_1", "a/wf_2", "a/wf_later"}; !slices.Equal(tenantIDs(got), want) {
+			t.Errorf("after moving a deadline: ExpiredWaits = %v, want %v", tenantIDs(got), want)
 		}
 		return nil
 	})
