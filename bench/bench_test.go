@@ -262,12 +262,14 @@ func benchReadTrace(b *testing.B, st store.Store) {
 	}
 	before := g.verifier.CacheStats()
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		if r := get(); r.Code != http.StatusOK {
 			b.Fatalf("GET %s: %d %s", path, r.Code, r.Body)
 		}
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	if after := g.verifier.CacheStats(); after.Misses != before.Misses {
 		b.Errorf("token cache misses during the loop: %d", after.Misses-before.Misses)
 	}

@@ -2,7 +2,9 @@ package sqlitestore_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,4 +35,77 @@ func BenchmarkAppendEvents(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkView is one store read as GET /v8/missions/{id} and GET
+// /v8/traces/{id} run it (Store.View around one statement), on a file
+// holding one mission and one trace of three events: what a read costs in
+// the driver alone, without HTTP, JSON or audit.
+func BenchmarkView(b *testing.B) {
+	ctx := context.Background()
+	s, err := sqlitestore.Open(ctx, filepath.Join(b.TempDir(), "praxa.db"), &sqlitestore.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Now()
+	const trace = "0123456789abcdef0123456789abcdef"
+	m := store.Mission{Tenant: "dev", ID: "wf_bench", RunID: "wf_bench", DefinitionID: "proxy_default", DefinitionVersion: 1,
+		State: "running", Version: 2, Status: "active",
+		Doc:       []byte(`{"context":{"lastRun":{"capability":"bench.noop","ok":true,"output":{}}},"input":{"capability":"bench.noop"},"evidence":null}`),
+		CreatedAt: at, UpdatedAt: at}
+	events := make([]store.Event, 3)
+	for i := range events {
+		events[i] = store.Event{Tenant: "dev", TraceID: trace, Type: "request.allowed", At: at.Add(time.Duration(i)),
+			Subject: "dev-agent", ClientID: "dev", Operation: "startMission", Tool: "aura_start_mission", Outcome: "allowed",
+			RequestID: "req-0123456789", Attributes: map[string]any{"status": 200}}
+	}
+	if err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.InsertMission(ctx, m); err != nil {
+			return err
+		}
+		return tx.AppendEvents(ctx, events)
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("mission", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu0 := processCPU()
+		for b.Loop() {
+			if err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+				_, err := tx.GetMissionByRunID(ctx, "dev", "wf_bench")
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	})
+	b.Run("trace", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu0 := processCPU()
+		for b.Loop() {
+			if err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+				evs, err := tx.TraceEvents(ctx, "dev", trace, 1000)
+				if err == nil && len(evs) != len(events) {
+					err = fmt.Errorf("%d events, want %d", len(evs), len(events))
+				}
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	})
+}
+
+// processCPU is the CPU time (user and system) the benchmark process has
+// used so far, in nanoseconds: on a shared machine, what an op costs the
+// machine, which ns/op is not (as bench.processCPU).
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
