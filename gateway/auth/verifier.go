@@ -475,7 +475,7 @@ func (v *Verifier) verify(ctx context.Context, raw string) (*Principal, error) {
 	now := v.now()
 	var hash [32]byte
 	if v.cache != nil {
-		hash = sha256.Sum256([]byte(raw))
+		hash = tokenHash(raw)
 		if e := v.cache.peekKeys(hash); e != nil {
 			e.refreshIfStale(ctx) // so a cached token cannot outlive its key's removal
 		}
@@ -527,6 +527,18 @@ func (v *Verifier) verify(ctx context.Context, raw string) (*Principal, error) {
 		return p.Clone(), nil
 	}
 	return p, nil
+}
+
+// tokenHash is the SHA-256 of raw, the token cache's key. A token of up to
+// 4 KiB is hashed from a copy on the stack: sha256.Sum256([]byte(raw))
+// copied every request's token to the heap.
+func tokenHash(raw string) [32]byte {
+	var buf [4 << 10]byte
+	if len(raw) <= len(buf) {
+		n := copy(buf[:], raw)
+		return sha256.Sum256(buf[:n])
+	}
+	return sha256.Sum256([]byte(raw))
 }
 
 // classify turns a go-oidc failure into a refusal. go-oidc flattens its
