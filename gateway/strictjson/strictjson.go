@@ -49,6 +49,12 @@ func DecodeWith(data []byte, l Limits) (any, error) {
 	if l.MaxElements <= 0 {
 		l.MaxElements = DefaultMaxElements
 	}
+	if emptyObject(data) {
+		// The empty object, the body of most reads: what the decoder
+		// below answers for it (one value at depth one, within any
+		// limits), without a decoder's allocations.
+		return map[string]any{}, nil
+	}
 	if !utf8.Valid(data) {
 		return nil, malformed("the body is not valid UTF-8", -1)
 	}
@@ -84,6 +90,30 @@ func DecodeObjectWith(data []byte, l Limits) (map[string]any, error) {
 			Fields: []contracts.FieldError{{Pointer: "", Keyword: "type", Detail: "must be of type object"}}}
 	}
 	return m, nil
+}
+
+// emptyObject reports whether data is an empty JSON object: { and },
+// with nothing but JSON whitespace around and between them.
+func emptyObject(data []byte) bool {
+	i := skipSpace(data, 0)
+	if i == len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i == len(data) || data[i] != '}' {
+		return false
+	}
+	return skipSpace(data, i+1) == len(data)
+}
+
+// skipSpace returns the index of the first byte of data at or after i that
+// is not JSON whitespace (RFC 8259: space, tab, line feed, carriage
+// return), or len(data).
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 type decoder struct {

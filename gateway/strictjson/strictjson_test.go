@@ -33,6 +33,13 @@ func TestDecode(t *testing.T) {
 		{"lone low surrogate", `{"a":"\udc00x"}`, contracts.CodeMalformedJSON},
 		{"high then non-low", `{"a":"\ud800\u0041"}`, contracts.CodeMalformedJSON},
 		{"empty", ``, contracts.CodeMalformedJSON},
+		{"empty object", `{}`, ""},
+		{"empty object in whitespace", " \t\r\n{ \n\t}\r\n ", ""},
+		{"empty object then brace", `{}}`, contracts.CodeMalformedJSON},
+		{"empty object then value", `{} 1`, contracts.CodeMalformedJSON},
+		{"empty object unclosed", ` { `, contracts.CodeMalformedJSON},
+		{"empty object, foreign space", "{\u00a0}", contracts.CodeMalformedJSON},
+		{"empty object, vertical tab", "{\v}", contracts.CodeMalformedJSON},
 		{"single quote", `{'a':1}`, contracts.CodeMalformedJSON},
 	}
 	for _, tt := range tests {
@@ -49,6 +56,20 @@ func TestDecode(t *testing.T) {
 				t.Fatalf("Decode = %v, want code %s", err, tt.code)
 			}
 		})
+	}
+}
+
+// TestDecodeEmptyObject: the empty object decodes to an empty map of its
+// own, which the caller may fill, at the smallest limits.
+func TestDecodeEmptyObject(t *testing.T) {
+	a, err := strictjson.DecodeObjectWith([]byte(` { } `), strictjson.Limits{MaxDepth: 1, MaxElements: 1})
+	if err != nil || a == nil || len(a) != 0 {
+		t.Fatalf("DecodeObjectWith({ }) = %#v, %v; want an empty map", a, err)
+	}
+	a["x"] = 1
+	b, err := strictjson.DecodeObject([]byte(`{}`), 0)
+	if err != nil || b == nil || len(b) != 0 {
+		t.Fatalf("a second DecodeObject({}) = %#v, %v; want an empty map of its own", b, err)
 	}
 }
 

@@ -43,6 +43,7 @@ func Run(t *testing.T, factory Factory) {
 		{"UpdatePanic", testUpdatePanic},
 		{"EventsCausalOrder", testEventsCausalOrder},
 		{"EventsBatchOrder", testEventsBatchOrder},
+		{"EventsBatchColumns", testEventsBatchColumns},
 		{"EventsCallTrace", testEventsCallTrace},
 		{"Revocations", testRevocations},
 		{"Durable", testDurable},
@@ -441,6 +442,61 @@ func testEventsBatchOrder(t *testing.T, o Opener) {
 			}
 			if i > 0 && e.Seq <= got[i-1].Seq {
 				t.Fatalf("seq not increasing at %d: %d after %d", i, e.Seq, got[i-1].Seq)
+			}
+		}
+		return nil
+	})
+}
+
+// testEventsBatchColumns appends one batch holding runs of one caller's
+// events (the audit trail's reads: every column alike but the trace, the
+// time, the request and the attributes, which a driver may bind once per
+// statement) between events that differ, and reads every column of every
+// event back as appended.
+func testEventsBatchColumns(t *testing.T, o Opener) {
+	s := o.Open(t)
+	const n = 77
+	var batch []store.Event
+	for i := range n {
+		e := store.Event{Tenant: "a", TraceID: fmt.Sprintf("trace-%02d", i), Type: "request.allowed",
+			At: epoch.Add(time.Duration(i) * time.Millisecond), Subject: "agent", ClientID: "cli", Operation: "getMission",
+			Tool: "aura_get_mission", Outcome: "allowed", RequestID: fmt.Sprintf("req-%02d", i),
+			Attributes: map[string]any{"i": float64(i), "note": "\"quoted\" \\ é\n"}, CallTraceID: "call-batch"}
+		switch {
+		case i == 3:
+			e.Attributes = nil
+		case i >= 40 && i < 48 && i%2 == 0:
+			e.Subject = "other-agent"
+		case i >= 48:
+			e.Type, e.Outcome, e.Code, e.RunID, e.WorkflowID = "request.refused", "refused", "forbidden", "run-1", "wf-1"
+		}
+		batch = append(batch, e)
+	}
+	if err := s.AppendEvents(context.Background(), batch); err != nil {
+		t.Fatalf("AppendEvents: %v", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.TraceEvents(ctx, "a", "call-batch", 1000)
+		if err != nil {
+			t.Fatalf("TraceEvents: %v", err)
+		}
+		if len(got) != n {
+			t.Fatalf("read %d events of %d", len(got), n)
+		}
+		for i, e := range got {
+			if i > 0 && e.Seq <= got[i-1].Seq {
+				t.Fatalf("seq not increasing at %d: %d after %d", i, e.Seq, got[i-1].Seq)
+			}
+			want := batch[i]
+			if !e.At.Equal(want.At) {
+				t.Fatalf("event %d at %v, want %v", i, e.At, want.At)
+			}
+			e.Seq, e.At, want.At = 0, time.Time{}, time.Time{}
+			if want.Attributes == nil && len(e.Attributes) == 0 {
+				e.Attributes = nil
+			}
+			if !reflect.DeepEqual(e, want) {
+				t.Fatalf("event %d\n got %+v\nwant %+v", i, e, want)
 			}
 		}
 		return nil

@@ -58,13 +58,7 @@ func (t *Tx) GetIntent(ctx context.Context, tenant, id string) (store.Intent, er
 // VALUES, so seq keeps the order of events.
 func (t *Tx) AppendEvents(ctx context.Context, events []store.Event) error {
 	for len(events) > 0 {
-		n := 1
-		for _, size := range eventChunks {
-			if len(events) >= size {
-				n = size
-				break
-			}
-		}
+		n := EventChunk(len(events))
 		args := make([]any, 0, n*eventColumns)
 		for _, e := range events[:n] {
 			attrs, err := json.Marshal(e.Attributes)
@@ -88,6 +82,17 @@ const eventColumns = 15
 // eventChunks are the numbers of rows one INSERT of AppendEvents carries,
 // largest first; 1 ends the list. Few sizes keep few statements prepared.
 var eventChunks = []int{32, 8, 1}
+
+// EventChunk is how many of n events AppendEvents inserts with its next
+// statement: the largest of eventChunks no greater than n.
+func EventChunk(n int) int {
+	for _, size := range eventChunks {
+		if n >= size {
+			return size
+		}
+	}
+	return 1
+}
 
 // eventInserts holds the INSERT of each size of eventChunks.
 var eventInserts = func() map[int]string {
