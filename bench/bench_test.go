@@ -45,7 +45,6 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -198,7 +197,7 @@ func BenchmarkSubmitIntent(b *testing.B) {
 			b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := processCPU()
+			cpu0 := gatewaytest.ProcessCPU()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					rec := g.post(fmt.Sprintf("%s-%010d", prefix, n.Add(1)))
@@ -208,22 +207,9 @@ func BenchmarkSubmitIntent(b *testing.B) {
 					}
 				}
 			})
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(gatewaytest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// processCPU is the CPU time (user and system) the benchmark process has
-// used so far, in nanoseconds. Its difference over a loop divided by b.N
-// (the cpu-ns/op metric) says what an operation costs the machine, which
-// ns/op does not on a shared machine: wall time grows when another process
-// takes the core, CPU time barely does.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkReadTrace reads one intent's trace (authenticated GET
@@ -262,14 +248,14 @@ func benchReadTrace(b *testing.B, st store.Store) {
 	}
 	before := g.verifier.CacheStats()
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := gatewaytest.ProcessCPU()
 	for b.Loop() {
 		if r := get(); r.Code != http.StatusOK {
 			b.Fatalf("GET %s: %d %s", path, r.Code, r.Body)
 		}
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(gatewaytest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	if after := g.verifier.CacheStats(); after.Misses != before.Misses {
 		b.Errorf("token cache misses during the loop: %d", after.Misses-before.Misses)
 	}

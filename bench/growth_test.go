@@ -113,18 +113,18 @@ func BenchmarkStoreGrowth(b *testing.B) {
 			}
 			get("/v8/missions/" + seed.RunID) // warm the verifier
 			b.Run("mission", func(b *testing.B) {
-				cpu0 := processCPU()
+				cpu0 := gatewaytest.ProcessCPU()
 				for b.Loop() {
 					get("/v8/missions/" + genRunID(rng.IntN(seed.N-1)+1))
 				}
-				b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(gatewaytest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 			b.Run("trace", func(b *testing.B) {
-				cpu0 := processCPU()
+				cpu0 := gatewaytest.ProcessCPU()
 				for b.Loop() {
 					get("/v8/traces/" + genTraceID(rng.IntN(seed.N-1)+1))
 				}
-				b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(gatewaytest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 			b.Run("proxied", func(b *testing.B) {
 				cs := connectMCP(b, g.URL+"/mcp", tok)

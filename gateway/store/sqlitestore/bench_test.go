@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
@@ -70,7 +70,7 @@ func BenchmarkView(b *testing.B) {
 	}
 	b.Run("mission", func(b *testing.B) {
 		b.ReportAllocs()
-		cpu0 := processCPU()
+		cpu0 := gatewaytest.ProcessCPU()
 		for b.Loop() {
 			if err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 				_, err := tx.GetMissionByRunID(ctx, "dev", "wf_bench")
@@ -79,11 +79,11 @@ func BenchmarkView(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(gatewaytest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("trace", func(b *testing.B) {
 		b.ReportAllocs()
-		cpu0 := processCPU()
+		cpu0 := gatewaytest.ProcessCPU()
 		for b.Loop() {
 			if err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 				evs, err := tx.TraceEvents(ctx, "dev", trace, 1000)
@@ -95,17 +95,6 @@ func BenchmarkView(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(gatewaytest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	})
-}
-
-// processCPU is the CPU time (user and system) the benchmark process has
-// used so far, in nanoseconds: on a shared machine, what an op costs the
-// machine, which ns/op is not (as bench.processCPU).
-func processCPU() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
