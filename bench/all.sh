@@ -138,6 +138,8 @@ target() {
 	target "rest-read/bare" ">=" 0.3 "2 GET /v8/traces/{id} vs bare chi"
 	target "mcp-home/bare-home-x1" ">=" 0.9 "2 MCP home vs bare go-sdk, sequential"
 	target "mcp-home/bare-home-x8" ">=" 0.9 "2 MCP home vs bare go-sdk, 8 sessions"
+	target "mcp-home/bare-home-2p-x1" "-" "" "  MCP home vs bare go-sdk at 2 Ps, sequential"
+	target "mcp-home/bare-home-2p-x8" "-" "" "  MCP home vs bare go-sdk at 2 Ps, 8 sessions"
 	target "rest-query-p99/bare-p99" "<=" 10 "3 p99 read from memory / bare chi p99"
 	target "rest-mission-p99/bare-p99" "<=" 10 "3 p99 GET mission / bare chi p99"
 	target "rest-read-p99/bare-p99" "<=" 10 "3 p99 GET trace / bare chi p99"

@@ -26,6 +26,11 @@
 #   barehome  praxec.query on bench/mcphome: a bare go-sdk server answering
 #             the same bytes (taken from praxa's POST /v8/praxec/query {}
 #             at start) as structuredContent plus text
+#   barehome2p
+#             the same bare server run with GOMAXPROCS=2, the Ps praxa
+#             serve runs with on one pinned core (cmd/praxa's minProcs;
+#             the bare server, pinned, gets 1): the home read compared at
+#             equal Ps, printed beside the ratio to barehome
 #   praxa25, home25 (REVISIONS=1 or only)
 #             praxa's and home's calls with the client pinned to MCP
 #             2025-11-25 (initialize handshake, no per-request _meta, no
@@ -139,11 +144,13 @@ export PRAXA_TOKEN
 PRAXA_TOKEN=$("$OUT/praxa" token --data-dir "$OUT/data" --ttl 2h)
 # shellcheck disable=SC2154 # set by start
 start mcphome -addr 127.0.0.1:0 -home-from "$URL_praxa"
+# The same bare server with the Ps praxa serve gives itself on one core.
+GOMAXPROCS=2 start_as mcphome2p mcphome -addr 127.0.0.1:0 -home-from "$URL_praxa"
 
 ECHO_ARGS='{"text":"hello from mcpload"}'
 case $REVISIONS in
-0) CANDIDATES=(direct relay rawrelay praxa praxatmpfs home barehome) ;;
-1) CANDIDATES=(direct relay rawrelay praxa praxatmpfs praxa25 home home25 barehome) ;;
+0) CANDIDATES=(direct relay rawrelay praxa praxatmpfs home barehome barehome2p) ;;
+1) CANDIDATES=(direct relay rawrelay praxa praxatmpfs praxa25 home home25 barehome barehome2p) ;;
 only) CANDIDATES=(praxa praxa25 home home25) ;;
 *) echo "mcp.sh: REVISIONS=$REVISIONS: want 0, 1 or only" >&2; exit 1 ;;
 esac
@@ -166,6 +173,7 @@ target() {
 	praxa25) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PROTO=2025-11-25 T_PIDS=("$PID_praxa" "$PID_mcpecho") ;;
 	home25) T_URL=$URL_praxa/mcp T_TOOL=praxec.query T_ARGS='{}' T_PROTO=2025-11-25 T_PIDS=("$PID_praxa") ;;
 	barehome) T_URL=$URL_mcphome T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_mcphome") ;;
+	barehome2p) T_URL=$URL_mcphome2p T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_mcphome2p") ;;
 	esac
 }
 
@@ -200,7 +208,7 @@ run() {
 		print v["calls_per_s"], v["p50_ms"], v["p99_ms"], v["errors"], cpu, foreign, v["text_bytes"] }' "$file"
 }
 
-log "servers: mcpecho $URL_mcpecho, mcprelay $URL_mcprelay, raw $URL_rawrelay, praxa $URL_praxa (tmpfs: $URL_praxatmpfs), mcphome $URL_mcphome"
+log "servers: mcpecho $URL_mcpecho, mcprelay $URL_mcprelay, raw $URL_rawrelay, praxa $URL_praxa (tmpfs: $URL_praxatmpfs), mcphome $URL_mcphome (GOMAXPROCS=2: $URL_mcphome2p)"
 log "warm-up: one ${WARMUP} run per candidate and session count, discarded"
 for cand in "${CANDIDATES[@]}"; do
 	for n in $SESSIONS; do QUIET_WAIT=0 run "$cand" "$n" "$WARMUP" warmup >/dev/null; done
@@ -265,6 +273,7 @@ ratio() {
 			ratio "mcp-proxied/relay-x$n" praxa relay "$n"
 			ratio "mcp-proxied-tmpfs/direct-x$n" praxatmpfs direct "$n"
 			ratio "mcp-home/bare-home-x$n" home barehome "$n"
+			ratio "mcp-home/bare-home-2p-x$n" home barehome2p "$n"
 		fi
 		if has praxa25; then
 			ratio "mcp-proxied-2026/2025-x$n" praxa praxa25 "$n"
