@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -38,11 +37,11 @@ func (t *txn) AppendEvents(ctx context.Context, events []store.Event) error {
 		args = append(args, e.Tenant, e.Type, e.Subject, e.ClientID, e.Operation, e.Tool, e.RunID, e.WorkflowID,
 			e.Outcome, e.Code, e.CallTraceID)
 		for i := range chunk {
-			attrs, err := json.Marshal(chunk[i].Attributes)
+			attrs, err := sqltx.EventAttributes(chunk[i].Attributes)
 			if err != nil {
 				return fmt.Errorf("sqlitestore: event attributes: %w", err)
 			}
-			args = append(args, chunk[i].TraceID, sqlrow.Nanos(chunk[i].At), chunk[i].RequestID, string(attrs))
+			args = append(args, chunk[i].TraceID, sqlrow.Nanos(chunk[i].At), chunk[i].RequestID, attrs)
 		}
 		if _, err := t.exec(ctx, sharedEventInserts[n], args...); err != nil {
 			return fmt.Errorf("sqlitestore: append event: %w", err)

@@ -61,12 +61,12 @@ func (t *Tx) AppendEvents(ctx context.Context, events []store.Event) error {
 		n := EventChunk(len(events))
 		args := make([]any, 0, n*eventColumns)
 		for _, e := range events[:n] {
-			attrs, err := json.Marshal(e.Attributes)
+			attrs, err := EventAttributes(e.Attributes)
 			if err != nil {
 				return t.wrap("event attributes", err)
 			}
 			args = append(args, e.Tenant, e.TraceID, e.Type, sqlrow.Nanos(e.At), e.Subject, e.ClientID, e.Operation, e.Tool,
-				e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, string(attrs), e.CallTraceID)
+				e.RunID, e.WorkflowID, e.Outcome, e.Code, e.RequestID, attrs, e.CallTraceID)
 		}
 		if err := t.put(ctx, "append event", eventInserts[n], args...); err != nil {
 			return err
@@ -74,6 +74,13 @@ func (t *Tx) AppendEvents(ctx context.Context, events []store.Event) error {
 		events = events[n:]
 	}
 	return nil
+}
+
+// EventAttributes is an event's attributes as the attributes column stores
+// them: their JSON, as text.
+func EventAttributes(attrs map[string]any) (string, error) {
+	b, err := json.Marshal(attrs)
+	return string(b), err
 }
 
 // eventColumns is the number of columns AppendEvents writes.
