@@ -52,6 +52,59 @@ quiet_wait() {
 	done
 }
 
+# --- the host's speed ---------------------------------------------------------
+# The machines are virtual and shared: for tens of seconds at a time the
+# host gives the server's core fewer cycles per second of CPU time, with no
+# steal time reported (BENCHMARKS.md, "The host's slow periods"), and every
+# server on that core spends more CPU per request. bench/hostprobe, pinned
+# to the server's core, samples the rate at which it runs a fixed chain of
+# multiply-adds in its own CPU time; a run is compared with the fastest
+# rate the probe has seen (its 90th percentile): HOST_MIN (default 0.85) of
+# it or more counts as the host at speed.
+
+# host_probe_start BIN FILE: starts the probe BIN pinned to SERVER_CPU,
+# writing its samples to FILE; sets HOST_FILE and PID_hostprobe (the
+# caller adds it to the processes it stops).
+host_probe_start() {
+	HOST_FILE=$2
+	taskset -c "$SERVER_CPU" "$1" >"$HOST_FILE" 2>"$HOST_FILE.log" &
+	PID_hostprobe=$!
+}
+
+# host_now: the current time in milliseconds, as the probe stamps samples.
+host_now() { date +%s%3N; }
+
+# host_speed FROM_MS TO_MS: the probe's median rate between the two times
+# over its 90th percentile of all samples so far, two decimals; 1.00 when
+# there are no samples (no probe).
+host_speed() {
+	local file=${HOST_FILE:-/dev/null} ref med
+	ref=$(awk '{print $2}' "$file" | sort -g | awk '{a[NR] = $1} END { i = int(0.9 * NR); if (i < 1) i = 1; if (NR) print a[i] }')
+	med=$(awk -v from="$1" -v to="$2" '$1 >= from && $1 <= to {print $2}' "$file" | median)
+	awk -v r="${ref:-0}" -v m="${med:-0}" 'BEGIN { if (r > 0 && m > 0) printf "%.2f\n", m / r; else print "1.00" }'
+}
+
+# host_ok SPEED: whether a run at SPEED (host_speed) had the host at speed.
+host_ok() { awk -v s="$1" -v min="${HOST_MIN:-0.85}" 'BEGIN { exit !(s >= min) }'; }
+
+# host_wait: before a run, waits (at most HOST_WAIT seconds, default 60; 0
+# does not wait) until the last two seconds had the host at speed, then
+# returns; after HOST_WAIT it measures anyway (the run records its speed).
+host_wait() {
+	[ -n "${HOST_FILE:-}" ] && [ "${HOST_WAIT:-60}" -gt 0 ] || return 0
+	local waited=0 now
+	while :; do
+		now=$(host_now)
+		host_ok "$(host_speed $((now - 2000)) "$now")" && return 0
+		if [ "$waited" -ge "${HOST_WAIT:-60}" ]; then
+			log "the host stayed slow for ${HOST_WAIT:-60}s (speed $(host_speed $((now - 2000)) "$now")): measuring anyway"
+			return 0
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+}
+
 # median, minmax: of the numbers on stdin, one a line.
 median() { sort -g | awk '{a[NR] = $1} END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 minmax() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {print lo "-" hi}'; }

@@ -22,7 +22,8 @@
 # Usage: bench/load.sh            (from anywhere; builds from this checkout)
 # Environment (defaults): DURATION=10s WARMUP=3s RUNS=3 THREADS=2 CONNS=64
 #   SERVER_CPU=0 LOAD_CPU=1 TMPFS=0 OUT=<new dir under /tmp, on disk>
-#   QUIET_WAIT=300 QUIET_MAX=10 MAX_FOREIGN=30 RETRIES=2 (see "measuring")
+#   QUIET_WAIT=300 QUIET_MAX=10 MAX_FOREIGN=30 RETRIES=2 HOST_WAIT=60
+#   HOST_MIN=0.85 (see "measuring")
 #   PPROF=0: with PPROF=1 each praxa serve also serves net/http/pprof (CPU,
 #   block, mutex, trace) on a loopback port of its own (PRAXA_PPROF_ADDR,
 #   cmd/praxa/pprof.go); the addresses are printed at start and logged in
@@ -63,7 +64,8 @@ if [ "$(nproc)" -lt 2 ]; then
 fi
 
 log "building praxa and barechi from $ROOT into $OUT"
-(cd "$ROOT" && go build -o "$OUT/praxa" ./cmd/praxa && go build -o "$OUT/barechi" ./bench/barechi)
+(cd "$ROOT" && go build -o "$OUT/praxa" ./cmd/praxa && go build -o "$OUT/barechi" ./bench/barechi &&
+	go build -o "$OUT/hostprobe" ./bench/hostprobe)
 
 # One token sends all the traffic: lift the per-principal rate limit. The
 # noop capability starts the mission the mission candidate reads.
@@ -105,6 +107,9 @@ start_praxa() {
 		log "$name: pprof on http://$(sed -n 's/.*"msg":"pprof listening","addr":"\([^"]*\)".*/\1/p' "$OUT/$name.log" | head -n1)/debug/pprof/"
 	fi
 }
+
+host_probe_start "$OUT/hostprobe" "$OUT/hostprobe.txt"
+PIDS+=("$PID_hostprobe")
 
 taskset -c "$SERVER_CPU" "$OUT/barechi" -addr 127.0.0.1:0 2>"$OUT/barechi.log" &
 PIDS+=($!)
@@ -151,7 +156,11 @@ if [ "$TMPFS" = 1 ]; then CANDIDATES+=(post-tmpfs); fi
 # The machine is shared: other work on either core skews every figure. Each
 # run waits (at most QUIET_WAIT seconds) for a second in which both cores are
 # nearly idle, and records how much CPU went to processes other than the
-# server and wrk while it ran ("foreign", in % of one core).
+# server and wrk while it ran ("foreign", in % of one core). It also waits
+# (at most HOST_WAIT seconds) for the host to give the server's core its
+# usual speed, and records that speed over the run (lib.sh's host_speed;
+# below HOST_MIN, default 0.85, the run is run again like one with too much
+# foreign CPU).
 QUIET_WAIT=${QUIET_WAIT:-300}
 QUIET_MAX=${QUIET_MAX:-10} # busy % of both cores together that counts as quiet
 MAX_FOREIGN=${MAX_FOREIGN:-30} # a run with more foreign CPU is run again ...
@@ -164,8 +173,9 @@ to_ms() { # wrk latency ("812.00us", "1.23ms", "2.01s") -> milliseconds
 }
 
 # run CANDIDATE DURATION TAG: one wrk run; prints
-# "rps p50ms p99ms failed server-cpu% foreign-cpu% steal%", failed being non-2xx
-# answers plus socket errors.
+# "rps p50ms p99ms failed server-cpu% foreign-cpu% steal% host-speed", failed
+# being non-2xx answers plus socket errors, host-speed lib.sh's host_speed
+# over the run.
 run() {
 	local cand=$1 dur=$2 tag=$3 url script="" pid token=$PRAXA_TOKEN
 	case $cand in
@@ -180,6 +190,9 @@ run() {
 	[ -n "$script" ] && args+=(-s "$script")
 	local file="$OUT/wrk-$cand-$tag.txt" before after busy0 busy1 steal0 steal1 wrk0 wrk1
 	quiet_wait
+	host_wait
+	local h0 h1
+	h0=$(host_now)
 	times >"$OUT/.times" # in this shell: a pipeline would run it in a subshell
 	wrk0=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
 	before=$(cpu_ticks "$pid"); busy0=$(busy_ticks); steal0=$(steal_ticks)
@@ -187,6 +200,7 @@ run() {
 		taskset -c "$LOAD_CPU" wrk "${args[@]}" "$url" >"$file" 2>&1 ||
 		{ echo "load.sh: wrk failed (whole seconds only in DURATION and WARMUP), see $file" >&2; cat "$file" >&2; exit 1; }
 	after=$(cpu_ticks "$pid"); busy1=$(busy_ticks); steal1=$(steal_ticks)
+	h1=$(host_now)
 	times >"$OUT/.times"
 	wrk1=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
 	local rps p50 p99 bad secs
@@ -209,12 +223,12 @@ run() {
 		'BEGIN { f = 100 * t / hz / s - srv - w; if (f < 0) f = 0; printf "%.0f", f }')
 	steal=$(awk -v t="$((steal1 - steal0))" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.0f", 100 * t / hz / s }')
 	[ -n "$rps" ] || { echo "load.sh: wrk failed, see $file" >&2; cat "$file" >&2; exit 1; }
-	echo "$rps $p50 $p99 ${bad:-0} $cpu $foreign $steal"
+	echo "$rps $p50 $p99 ${bad:-0} $cpu $foreign $steal $(host_speed "$h0" "$h1")"
 }
 
 log "servers: bare $URL_bare, praxa $URL_disk${URL_tmpfs:+, praxa on tmpfs $URL_tmpfs}; trace $TRACE, mission $RUN"
 log "warm-up: one ${WARMUP} run per candidate, discarded"
-for cand in "${CANDIDATES[@]}"; do run "$cand" "$WARMUP" warmup >/dev/null; done
+for cand in "${CANDIDATES[@]}"; do HOST_WAIT=0 run "$cand" "$WARMUP" warmup >/dev/null; done
 
 declare -A RES
 for r in $(seq 1 "$RUNS"); do
@@ -222,10 +236,11 @@ for r in $(seq 1 "$RUNS"); do
 		for attempt in $(seq 0 "$RETRIES"); do
 			RES[$cand,$r]=$(run "$cand" "$DURATION" "run$r-$attempt")
 			foreign=$(echo "${RES[$cand,$r]}" | awk '{print $6}')
-			[ "$foreign" -le "$MAX_FOREIGN" ] && break
-			log "run $r $cand: foreign CPU ${foreign}% > ${MAX_FOREIGN}%$([ "$attempt" -lt "$RETRIES" ] && echo ': run again' || echo ': kept anyway')"
+			speed=$(echo "${RES[$cand,$r]}" | awk '{print $8}')
+			[ "$foreign" -le "$MAX_FOREIGN" ] && host_ok "$speed" && break
+			log "run $r $cand: foreign CPU ${foreign}% (at most ${MAX_FOREIGN}%), host speed $speed (at least ${HOST_MIN:-0.85})$([ "$attempt" -lt "$RETRIES" ] && echo ': run again' || echo ': kept anyway')"
 		done
-		log "run $r $cand: $(echo "${RES[$cand,$r]}" | awk '{printf "%s req/s, p50 %s ms, p99 %s ms, failed %s, server CPU %s%%, foreign CPU %s%%, steal %s%%", $1, $2, $3, $4, $5, $6, $7}')"
+		log "run $r $cand: $(echo "${RES[$cand,$r]}" | awk '{printf "%s req/s, p50 %s ms, p99 %s ms, failed %s, server CPU %s%%, foreign CPU %s%%, steal %s%%, host speed %s", $1, $2, $3, $4, $5, $6, $7, $8}')"
 	done
 done
 
@@ -252,7 +267,7 @@ tail_ratio() {
 	a=$(col "$2" "$3" | median)
 	b=$(col "$4" "$5" | median)
 	per=$(for r in $(seq 1 "$RUNS"); do
-		echo "${RES[$2,$r]} ${RES[$4,$r]}" | awk -v fa="$3" -v fb="$(($5 + 7))" '{printf "%.3f\n", $fa / $fb}'
+		echo "${RES[$2,$r]} ${RES[$4,$r]}" | awk -v fa="$3" -v fb="$(($5 + 8))" '{printf "%.3f\n", $fa / $fb}'
 	done | minmax)
 	awk -v a="$a" -v b="$b" -v per="$per" -v n="$1" 'BEGIN { printf "%-22s %.3f  (per-round %s)\n", n, a / b, per }'
 	awk -v a="$a" -v b="$b" -v per="$per" -v n="$1" 'BEGIN { printf "rest-%s %.3f %s\n", n, a / b, per }' >>"$OUT/ratios.txt"
@@ -263,15 +278,16 @@ tail_ratio() {
 	echo "praxa load harness, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, server on CPU $SERVER_CPU, wrk on CPU $LOAD_CPU"
 	echo "wrk -t$THREADS -c$CONNS -d$DURATION --latency; $RUNS measured runs per candidate (interleaved), ${WARMUP} warm-up discarded"
 	echo
-	printf '%-11s %-30s %-22s %-24s %-7s %-8s %s\n' candidate "req/s median (min-max)" "p50 ms" "p99 ms" failed "srv CPU%" "foreign CPU% (max)"
+	printf '%-11s %-30s %-22s %-24s %-7s %-8s %-19s %s\n' candidate "req/s median (min-max)" "p50 ms" "p99 ms" failed "srv CPU%" "foreign CPU% (max)" "host speed (min)"
 	for cand in "${CANDIDATES[@]}"; do
-		printf '%-11s %-30s %-22s %-24s %-7s %-8s %s\n' "$cand" \
+		printf '%-11s %-30s %-22s %-24s %-7s %-8s %-19s %s\n' "$cand" \
 			"$(col "$cand" 1 | median) ($(col "$cand" 1 | minmax))" \
 			"$(col "$cand" 2 | median) ($(col "$cand" 2 | minmax))" \
 			"$(col "$cand" 3 | median) ($(col "$cand" 3 | minmax))" \
 			"$(col "$cand" 4 | awk '{s += $1} END {print s}')" \
 			"$(col "$cand" 5 | median)" \
-			"$(col "$cand" 6 | sort -g | tail -n1)"
+			"$(col "$cand" 6 | sort -g | tail -n1)" \
+			"$(col "$cand" 8 | sort -g | head -n1)"
 	done
 	echo
 	echo "ratios of req/s medians:"

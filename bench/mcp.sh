@@ -26,11 +26,6 @@
 #   barehome  praxec.query on bench/mcphome: a bare go-sdk server answering
 #             the same bytes (taken from praxa's POST /v8/praxec/query {}
 #             at start) as structuredContent plus text
-#   barehome2p
-#             the same bare server run with GOMAXPROCS=2, the Ps praxa
-#             serve runs with on one pinned core (cmd/praxa's minProcs;
-#             the bare server, pinned, gets 1): the home read compared at
-#             equal Ps, printed beside the ratio to barehome
 #   praxa25, home25 (REVISIONS=1 or only)
 #             praxa's and home's calls with the client pinned to MCP
 #             2025-11-25 (initialize handshake, no per-request _meta, no
@@ -43,7 +38,9 @@
 # Usage: bench/mcp.sh            (from anywhere; builds from this checkout)
 # Environment (defaults): DURATION=5s WARMUP=1s RUNS=3 SESSIONS="1 8"
 #   SERVER_CPU=0 LOAD_CPU=1 OUT=<new dir under /tmp>
-#   QUIET_WAIT=20 QUIET_MAX=10 MAX_FOREIGN=30 RETRIES=1
+#   QUIET_WAIT=20 QUIET_MAX=10 MAX_FOREIGN=30 RETRIES=1 HOST_WAIT=60
+#   HOST_MIN=0.85 (bench/lib.sh: the host's speed; a run below it is run
+#   again, like one with more foreign CPU than MAX_FOREIGN)
 #   REVISIONS=0: 1 adds praxa25 and home25 and the ratios
 #   mcp-proxied-2026/2025-xN and mcp-home-2026/2025-xN (calls/s at
 #   2026-07-28 over calls/s at 2025-11-25: below 1, 2026-07-28 costs more);
@@ -80,7 +77,7 @@ if [ "$(nproc)" -lt 2 ]; then
 fi
 
 log "building praxa and the MCP baselines from $ROOT into $OUT"
-(cd "$ROOT" && go build -o "$OUT/" ./cmd/praxa ./bench/mcpecho ./bench/mcprelay ./bench/mcphome ./bench/mcpload)
+(cd "$ROOT" && go build -o "$OUT/" ./cmd/praxa ./bench/mcpecho ./bench/mcprelay ./bench/mcphome ./bench/mcpload ./bench/hostprobe)
 
 # --- servers ---------------------------------------------------------------
 PIDS=()
@@ -109,6 +106,8 @@ start_as() {
 	printf -v "URL_$name" '%s' "$url"
 }
 
+host_probe_start "$OUT/hostprobe" "$OUT/hostprobe.txt"
+PIDS+=("$PID_hostprobe")
 start mcpecho -addr 127.0.0.1:0
 # shellcheck disable=SC2154 # set by start
 start mcprelay -addr 127.0.0.1:0 -upstream "$URL_mcpecho"
@@ -144,13 +143,11 @@ export PRAXA_TOKEN
 PRAXA_TOKEN=$("$OUT/praxa" token --data-dir "$OUT/data" --ttl 2h)
 # shellcheck disable=SC2154 # set by start
 start mcphome -addr 127.0.0.1:0 -home-from "$URL_praxa"
-# The same bare server with the Ps praxa serve gives itself on one core.
-GOMAXPROCS=2 start_as mcphome2p mcphome -addr 127.0.0.1:0 -home-from "$URL_praxa"
 
 ECHO_ARGS='{"text":"hello from mcpload"}'
 case $REVISIONS in
-0) CANDIDATES=(direct relay rawrelay praxa praxatmpfs home barehome barehome2p) ;;
-1) CANDIDATES=(direct relay rawrelay praxa praxatmpfs praxa25 home home25 barehome barehome2p) ;;
+0) CANDIDATES=(direct relay rawrelay praxa praxatmpfs home barehome) ;;
+1) CANDIDATES=(direct relay rawrelay praxa praxatmpfs praxa25 home home25 barehome) ;;
 only) CANDIDATES=(praxa praxa25 home home25) ;;
 *) echo "mcp.sh: REVISIONS=$REVISIONS: want 0, 1 or only" >&2; exit 1 ;;
 esac
@@ -173,24 +170,29 @@ target() {
 	praxa25) T_URL=$URL_praxa/mcp T_TOOL=up.echo T_PROTO=2025-11-25 T_PIDS=("$PID_praxa" "$PID_mcpecho") ;;
 	home25) T_URL=$URL_praxa/mcp T_TOOL=praxec.query T_ARGS='{}' T_PROTO=2025-11-25 T_PIDS=("$PID_praxa") ;;
 	barehome) T_URL=$URL_mcphome T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_mcphome") ;;
-	barehome2p) T_URL=$URL_mcphome2p T_TOOL=praxec.query T_ARGS='{}' T_PIDS=("$PID_mcphome2p") ;;
 	esac
 }
 
 # run CANDIDATE SESSIONS DURATION TAG: one mcpload run; prints "calls/s
-# p50ms p99ms errors server-cpu% foreign-cpu% text-bytes".
+# p50ms p99ms errors server-cpu% foreign-cpu% text-bytes host-speed" (lib.sh's
+# host_speed over the run; it waits for the host to be at speed first, as
+# for quiet).
 run() {
 	local cand=$1 n=$2 dur=$3 tag=$4
 	target "$cand"
 	local file="$OUT/mcpload-$cand-s$n-$tag.txt" hz secs before after busy0 busy1 l0 l1 t0 t1
 	hz=$(getconf CLK_TCK)
 	quiet_wait
+	host_wait
+	local h0 h1
+	h0=$(host_now)
 	times >"$OUT/.times"
 	l0=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
 	before=$(cpu_ticks "${T_PIDS[@]}"); busy0=$(busy_ticks); t0=$(date +%s%N)
 	taskset -c "$LOAD_CPU" "$OUT/mcpload" -url "$T_URL" -tool "$T_TOOL" -args "$T_ARGS" -sessions "$n" \
 		-duration "$dur" -protocol "$T_PROTO" -token-env "$T_TOKEN_ENV" -label "$cand" >"$file" 2>&1 || { cat "$file" >&2; echo "mcp.sh: mcpload failed for $cand" >&2; exit 1; }
 	after=$(cpu_ticks "${T_PIDS[@]}"); busy1=$(busy_ticks); t1=$(date +%s%N)
+	h1=$(host_now)
 	times >"$OUT/.times"
 	l1=$(awk 'NR == 2 {print $1 " " $2}' "$OUT/.times")
 	# CPU shares are of the whole mcpload run (start, connect, first call
@@ -203,15 +205,15 @@ run() {
 		NR == 1 {a = sec($1) + sec($2)} NR == 2 {b = sec($1) + sec($2)} END {printf "%.0f", 100 * (b - a) / s}')
 	foreign=$(awk -v t="$((busy1 - busy0))" -v hz="$hz" -v s="$secs" -v srv="$cpu" -v l="$loadcpu" \
 		'BEGIN { f = 100 * t / hz / s - srv - l; if (f < 0) f = 0; printf "%.0f", f }')
-	awk -v cpu="$cpu" -v foreign="$foreign" '/^mcpload / {
+	awk -v cpu="$cpu" -v foreign="$foreign" -v speed="$(host_speed "$h0" "$h1")" '/^mcpload / {
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		print v["calls_per_s"], v["p50_ms"], v["p99_ms"], v["errors"], cpu, foreign, v["text_bytes"] }' "$file"
+		print v["calls_per_s"], v["p50_ms"], v["p99_ms"], v["errors"], cpu, foreign, v["text_bytes"], speed }' "$file"
 }
 
-log "servers: mcpecho $URL_mcpecho, mcprelay $URL_mcprelay, raw $URL_rawrelay, praxa $URL_praxa (tmpfs: $URL_praxatmpfs), mcphome $URL_mcphome (GOMAXPROCS=2: $URL_mcphome2p)"
+log "servers: mcpecho $URL_mcpecho, mcprelay $URL_mcprelay, raw $URL_rawrelay, praxa $URL_praxa (tmpfs: $URL_praxatmpfs), mcphome $URL_mcphome"
 log "warm-up: one ${WARMUP} run per candidate and session count, discarded"
 for cand in "${CANDIDATES[@]}"; do
-	for n in $SESSIONS; do QUIET_WAIT=0 run "$cand" "$n" "$WARMUP" warmup >/dev/null; done
+	for n in $SESSIONS; do QUIET_WAIT=0 HOST_WAIT=0 run "$cand" "$n" "$WARMUP" warmup >/dev/null; done
 done
 
 declare -A RES
@@ -221,10 +223,11 @@ for r in $(seq 1 "$RUNS"); do
 			for attempt in $(seq 0 "$RETRIES"); do
 				RES[$cand,$n,$r]=$(run "$cand" "$n" "$DURATION" "run$r-$attempt")
 				foreign=$(echo "${RES[$cand,$n,$r]}" | awk '{print $6}')
-				[ "$foreign" -le "$MAX_FOREIGN" ] && break
-				log "run $r $cand x$n: foreign CPU ${foreign}% > ${MAX_FOREIGN}%$([ "$attempt" -lt "$RETRIES" ] && echo ': run again' || echo ': kept anyway')"
+				speed=$(echo "${RES[$cand,$n,$r]}" | awk '{print $8}')
+				[ "$foreign" -le "$MAX_FOREIGN" ] && host_ok "$speed" && break
+				log "run $r $cand x$n: foreign CPU ${foreign}% (at most ${MAX_FOREIGN}%), host speed $speed (at least ${HOST_MIN:-0.85})$([ "$attempt" -lt "$RETRIES" ] && echo ': run again' || echo ': kept anyway')"
 			done
-			log "run $r $cand x$n: $(echo "${RES[$cand,$n,$r]}" | awk '{printf "%s calls/s, p50 %s ms, p99 %s ms, errors %s, server CPU %s%%, foreign CPU %s%%", $1, $2, $3, $4, $5, $6}')"
+			log "run $r $cand x$n: $(echo "${RES[$cand,$n,$r]}" | awk '{printf "%s calls/s, p50 %s ms, p99 %s ms, errors %s, server CPU %s%%, foreign CPU %s%%, host speed %s", $1, $2, $3, $4, $5, $6, $8}')"
 		done
 	done
 done
@@ -238,7 +241,7 @@ ratio() {
 	a=$(col "$2" "$4" 1 | median)
 	b=$(col "$3" "$4" 1 | median)
 	per=$(for r in $(seq 1 "$RUNS"); do
-		echo "${RES[$2,$4,$r]} ${RES[$3,$4,$r]}" | awk '{printf "%.3f\n", $1 / $8}'
+		echo "${RES[$2,$4,$r]} ${RES[$3,$4,$r]}" | awk '{printf "%.3f\n", $1 / $9}'
 	done | minmax)
 	awk -v a="$a" -v b="$b" -v name="$name" -v per="$per" 'BEGIN { printf "%-36s %.3f  (per-round %s)\n", name, a / b, per }'
 	awk -v a="$a" -v b="$b" -v name="$name" -v per="$per" 'BEGIN { printf "%s %.3f %s\n", name, a / b, per }' >>"$OUT/ratios.txt"
@@ -250,16 +253,17 @@ ratio() {
 	echo "mcpload -duration $DURATION per run; $RUNS measured runs per candidate (interleaved), ${WARMUP} warm-up discarded"
 	has barehome && echo "home body: $(col home 1 7 | head -n1) bytes from praxa, $(col barehome 1 7 | head -n1) bytes from mcphome"
 	echo
-	printf '%-9s %-4s %-26s %-22s %-24s %-6s %-8s %s\n' candidate sess "calls/s median (min-max)" "p50 ms" "p99 ms" errors "srv CPU%" "foreign CPU% (max)"
+	printf '%-9s %-4s %-26s %-22s %-24s %-6s %-8s %-19s %s\n' candidate sess "calls/s median (min-max)" "p50 ms" "p99 ms" errors "srv CPU%" "foreign CPU% (max)" "host speed (min)"
 	for n in $SESSIONS; do
 		for cand in "${CANDIDATES[@]}"; do
-			printf '%-9s %-4s %-26s %-22s %-24s %-6s %-8s %s\n' "$cand" "$n" \
+			printf '%-9s %-4s %-26s %-22s %-24s %-6s %-8s %-19s %s\n' "$cand" "$n" \
 				"$(col "$cand" "$n" 1 | median) ($(col "$cand" "$n" 1 | minmax))" \
 				"$(col "$cand" "$n" 2 | median) ($(col "$cand" "$n" 2 | minmax))" \
 				"$(col "$cand" "$n" 3 | median) ($(col "$cand" "$n" 3 | minmax))" \
 				"$(col "$cand" "$n" 4 | awk '{s += $1} END {print s}')" \
 				"$(col "$cand" "$n" 5 | median)" \
-				"$(col "$cand" "$n" 6 | sort -g | tail -n1)"
+				"$(col "$cand" "$n" 6 | sort -g | tail -n1)" \
+				"$(col "$cand" "$n" 8 | sort -g | head -n1)"
 		done
 	done
 	echo
@@ -273,7 +277,6 @@ ratio() {
 			ratio "mcp-proxied/relay-x$n" praxa relay "$n"
 			ratio "mcp-proxied-tmpfs/direct-x$n" praxatmpfs direct "$n"
 			ratio "mcp-home/bare-home-x$n" home barehome "$n"
-			ratio "mcp-home/bare-home-2p-x$n" home barehome2p "$n"
 		fi
 		if has praxa25; then
 			ratio "mcp-proxied-2026/2025-x$n" praxa praxa25 "$n"
