@@ -130,7 +130,6 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stderr, "praxa serve: unknown tool set %q (known: %s)\n", f.tools, setNames())
 		return errUsage
 	}
-	ensureProcs()     // procs.go
 	ensureGCPercent() // gc.go
 	app, err := startGateway(ctx, env, f)
 	if err != nil {
