@@ -2,9 +2,10 @@
 // (stateless streamable HTTP, the transport options of Praxa's /mcp) whose
 // one tool answers exactly the bytes of Praxa's praxec.query {} home
 // answer, the way mcpadapter.Result carries a body: as structuredContent
-// and as the same JSON in one text content. Praxa's /mcp praxec.query is
-// compared with it: the gap is the gateway's own cost, the rest is the
-// SDK's for a result of that size.
+// and as the same JSON in one text content, under the tool's declaration
+// in the contract (name, description, input and output schema). Praxa's
+// /mcp praxec.query is compared with it: the gap is the gateway's own
+// cost, the rest is the SDK's for that tool and a result of that size.
 //
 // Usage:
 //
@@ -36,6 +37,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/bench/internal/benchmcp"
+	"github.com/praxa/praxa/contracts"
 )
 
 func main() {
@@ -91,11 +93,24 @@ func newServer(body []byte, tool string) (*mcp.Server, error) {
 	raw := json.RawMessage(body)
 	text := string(body)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcphome", Version: "0"}, nil)
-	srv.AddTool(&mcp.Tool{Name: tool, Description: "Answer the recorded home body.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	srv.AddTool(declaration(tool),
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{StructuredContent: raw, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 		})
 	return srv, nil
+}
+
+// declaration is the tool mcphome registers: a tool of the contract keeps
+// its name, description and schemas, as Praxa's /mcp registers it, because
+// go-sdk does work in proportion to a tool's input schema on every call
+// (its Mcp-Param header check marshals and decodes the whole schema again);
+// any other name gets the smallest object schema.
+func declaration(name string) *mcp.Tool {
+	if t, ok := contracts.Lookup(name); ok {
+		return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+			InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
+	}
+	return &mcp.Tool{Name: name, Description: "Answer the recorded home body.", InputSchema: json.RawMessage(`{"type":"object"}`)}
 }
 
 // homeREST answers the body of POST base/v8/praxec/query {}.
