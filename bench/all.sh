@@ -88,12 +88,32 @@ if [ "$GROWTH" = 1 ]; then
 	keep=${GROWTH_DIR:+1}
 	GROWTH_DIR=${GROWTH_DIR:-$OUT/growth}
 	mkdir -p "$GROWTH_DIR"
-	(cd "$ROOT" && go test -c -o "$OUT/growth/bench.test" ./bench)
-	(cd "$ROOT/bench" && PRAXA_GROWTH_DIR="$GROWTH_DIR" taskset -c "${SERVER_CPU:-0}" \
-		"$OUT/growth/bench.test" -test.run='^$' -test.bench='BenchmarkStoreGrowth' -test.benchtime=2s \
-		-test.count="$RUNS" -test.cpu=1 >"$OUT/growth/bench.txt" 2>&1) || { cat "$OUT/growth/bench.txt" >&2; exit 1; }
+	(cd "$ROOT" && go test -c -o "$OUT/growth/bench.test" ./bench && go build -o "$OUT/growth/hostprobe" ./bench/hostprobe)
+	# RUNS rounds of every size, one after the other, so that each round's
+	# sizes run back to back (go test's -count would run one size's rounds
+	# in a row, and a slow period of the host could fall on one size
+	# only); a round with the host slow is run again (RETRIES).
+	host_probe_start "$OUT/growth/hostprobe" "$OUT/growth/hostprobe.txt"
+	trap 'kill "$PID_hostprobe" 2>/dev/null || true' EXIT
+	: >"$OUT/growth/bench.txt"
+	for r in $(seq 1 "$RUNS"); do
+		for attempt in $(seq 0 "$RETRIES"); do
+			host_wait
+			h0=$(host_now)
+			(cd "$ROOT/bench" && PRAXA_GROWTH_DIR="$GROWTH_DIR" taskset -c "${SERVER_CPU:-0}" \
+				"$OUT/growth/bench.test" -test.run='^$' -test.bench='BenchmarkStoreGrowth' -test.benchtime=2s \
+				-test.count=1 -test.cpu=1 >"$OUT/growth/round$r-$attempt.txt" 2>&1) ||
+				{ cat "$OUT/growth/round$r-$attempt.txt" >&2; exit 1; }
+			speed=$(host_speed "$h0" "$(host_now)")
+			host_ok "$speed" && break
+			log "growth round $r: host speed $speed (at least ${HOST_MIN:-0.85})$([ "$attempt" -lt "$RETRIES" ] && echo ': run again' || echo ': kept anyway')"
+		done
+		log "growth round $r: host speed $speed"
+		grep '^Benchmark' "$OUT/growth/round$r-$attempt.txt" >>"$OUT/growth/bench.txt"
+	done
+	kill "$PID_hostprobe" 2>/dev/null || true
 	echo
-	echo "store growth, one request at a time in process, pinned to CPU ${SERVER_CPU:-0} (go test -bench, count $RUNS):"
+	echo "store growth, one request at a time in process, pinned to CPU ${SERVER_CPU:-0} (go test -bench, $RUNS rounds):"
 	grep '^Benchmark' "$OUT/growth/bench.txt" || true
 	for what in mission trace proxied; do
 		bench_ratio "growth-$what-1M/10k" "$OUT/growth/bench.txt" \
