@@ -19,8 +19,8 @@
 #   OUT=<new dir under /tmp>; every variable of mcp.sh and load.sh passes
 #   through (SERVER_CPU, LOAD_CPU, SESSIONS, CONNS, THREADS, QUIET_MAX,
 #   MAX_FOREIGN, HOST_MIN, HOST_WAIT: a run with the host slow or too much
-#   foreign CPU is run again once). DURATION and WARMUP in whole seconds (wrk takes no
-#   fractions). Set MCP=0, REST=0, INPROC=0 or GROWTH=0 to leave a phase
+#   foreign CPU is run again once). DURATION and WARMUP in whole seconds
+#   (wrk takes no fractions). Set MCP=0, REST=0, INPROC=0 or GROWTH=0 to leave a phase
 #   out. The MCP phase runs with REVISIONS=1 (bench/mcp.sh): the same
 #   proxied call and home read at 2026-07-28 and at 2025-11-25 (set
 #   REVISIONS=0 to leave those out).

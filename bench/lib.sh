@@ -58,10 +58,10 @@ quiet_wait() {
 # host gives the server's core fewer cycles per second of CPU time, with no
 # steal time reported (BENCHMARKS.md, "The host's slow periods"), and every
 # server on that core spends more CPU per request. bench/hostprobe, pinned
-# to the server's core, samples the rate at which it runs a fixed chain of
-# multiply-adds in its own CPU time; a run is compared with the fastest
-# rate the probe has seen (its 90th percentile): HOST_MIN (default 0.85) of
-# it or more counts as the host at speed.
+# to the server's core, samples the rate at which it runs a tight loop in
+# its own CPU time; a run is compared with the fastest rate the probe has
+# seen (its 90th percentile): HOST_MIN (default 0.85) of it or more counts
+# as the host at speed.
 
 # host_probe_start BIN FILE: starts the probe BIN pinned to SERVER_CPU,
 # writing its samples to FILE; sets HOST_FILE and PID_hostprobe (the
