@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/mcpadapter/mcptool"
 )
 
 // Outcome is the answer of one tool call, whichever backend gave it.
@@ -123,7 +124,7 @@ func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) [
 		if len(b) > 0 {
 			params[t.Name] = b
 		}
-		srv.AddTool(tool(t), handler(backend, t.Name, ask))
+		srv.AddTool(mcptool.Tool(t), handler(backend, t.Name, ask))
 	}
 	lookup := func(name string) []paramBinding { return params[name] }
 	if o.DirectSet != nil {
@@ -194,16 +195,6 @@ func narrowToolList(allowed func(context.Context, string) bool) mcp.Middleware {
 			}
 			return res, err
 		}
-	}
-}
-
-func tool(t contracts.Tool) *mcp.Tool {
-	destructive, openWorld := t.Annotations.DestructiveHint, t.Annotations.OpenWorldHint
-	return &mcp.Tool{
-		Name: t.Name, Title: t.Title, Description: t.Description,
-		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
-		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.Annotations.ReadOnlyHint,
-			DestructiveHint: &destructive, IdempotentHint: t.Annotations.IdempotentHint, OpenWorldHint: &openWorld},
 	}
 }
 

@@ -3,7 +3,7 @@
 // one tool answers exactly the bytes of Praxa's praxec.query {} home
 // answer, the way mcpadapter.Result carries a body: as structuredContent
 // and as the same JSON in one text content, under the tool's declaration
-// in the contract (name, description, input and output schema). Praxa's
+// as Praxa's /mcp registers it (mcpadapter/mcptool). Praxa's
 // /mcp praxec.query is compared with it: the gap is the gateway's own
 // cost, the rest is the SDK's for that tool and a result of that size.
 //
@@ -38,6 +38,7 @@ import (
 
 	"github.com/praxa/praxa/bench/internal/benchmcp"
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/mcpadapter/mcptool"
 )
 
 func main() {
@@ -100,15 +101,14 @@ func newServer(body []byte, tool string) (*mcp.Server, error) {
 	return srv, nil
 }
 
-// declaration is the tool mcphome registers: a tool of the contract keeps
-// its name, description and schemas, as Praxa's /mcp registers it, because
-// go-sdk does work in proportion to a tool's input schema on every call
-// (its Mcp-Param header check marshals and decodes the whole schema again);
-// any other name gets the smallest object schema.
+// declaration is the tool mcphome registers: a tool of the contract is
+// declared as Praxa's /mcp declares it (mcptool), because go-sdk does work
+// in proportion to a tool's input schema on every call (its Mcp-Param
+// header check marshals and decodes the whole schema again); any other name
+// gets the smallest object schema.
 func declaration(name string) *mcp.Tool {
 	if t, ok := contracts.Lookup(name); ok {
-		return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
-			InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}
+		return mcptool.Tool(t)
 	}
 	return &mcp.Tool{Name: name, Description: "Answer the recorded home body.", InputSchema: json.RawMessage(`{"type":"object"}`)}
 }
