@@ -121,7 +121,7 @@ func TestOversizedTokenFetchesNothing(t *testing.T) {
 	big := e.token(t) + strings.Repeat("A", 64<<10)
 	r := httptest.NewRequest(http.MethodGet, "/v8/x", nil)
 	r.Header.Set("Authorization", "Bearer "+big)
-	_, err := e.v.Authenticate(r)
+	_, _, err := e.v.Authenticate(r)
 	if !errors.Is(err, ErrInvalidRequest) || Reason(err) != ReasonTooLarge {
 		t.Fatalf("Authenticate: %v", err)
 	}
@@ -135,11 +135,11 @@ func TestOversizedTokenFetchesNothing(t *testing.T) {
 	}
 
 	r.Header.Set("Authorization", "Bearer "+e.token(t))
-	if _, err := e.v.Authenticate(r); err != nil {
+	if _, _, err := e.v.Authenticate(r); err != nil {
 		t.Fatal(err)
 	}
 	r.Header.Del("Authorization")
-	if _, err := e.v.Authenticate(r); !errors.Is(err, ErrNoToken) {
+	if _, _, err := e.v.Authenticate(r); !errors.Is(err, ErrNoToken) {
 		t.Fatalf("no token: %v", err)
 	}
 }

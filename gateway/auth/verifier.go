@@ -432,14 +432,19 @@ func (v *Verifier) Forget(jti string) int {
 }
 
 // Authenticate extracts the bearer token of r (ExtractBearer) and verifies
-// it (Verify) with r's context.
-func (v *Verifier) Authenticate(r *http.Request) (*Principal, error) {
+// it (Verify) with r's context. It returns the principal and the verified
+// token as a Credential, for the connections that exchange it upstream.
+func (v *Verifier) Authenticate(r *http.Request) (*Principal, *Credential, error) {
 	tok, err := ExtractBearer(r)
 	if err != nil {
 		v.refused(err)
-		return nil, err
+		return nil, nil, err
 	}
-	return v.Verify(r.Context(), tok)
+	p, err := v.Verify(r.Context(), tok)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, NewCredential(tok, p), nil
 }
 
 // Verify verifies the raw access token and returns its principal (a copy the

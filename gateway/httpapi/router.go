@@ -26,9 +26,10 @@ import (
 	"github.com/praxa/praxa/gateway/ratelimit"
 )
 
-// Authenticator verifies a request's bearer token (auth.Verifier does).
+// Authenticator verifies a request's bearer token (auth.Verifier does),
+// returning its principal and the token as a credential.
 type Authenticator interface {
-	Authenticate(r *http.Request) (*auth.Principal, error)
+	Authenticate(r *http.Request) (*auth.Principal, *auth.Credential, error)
 }
 
 // Options configure the REST handler.

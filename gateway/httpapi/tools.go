@@ -86,7 +86,7 @@ func isJSON(ct string) bool {
 // never stored.
 func (s *server) authenticate(w http.ResponseWriter, r *http.Request, scope contracts.Scope) (*auth.Principal, bool) {
 	rid := requestID(r.Context())
-	p, err := s.Auth.Authenticate(r)
+	p, cred, err := s.Auth.Authenticate(r)
 	if err == nil {
 		if s.limiter != nil { // no rate limit: skip the namespace's hash
 			// The principal's bucket first: one caller over its own limit
@@ -105,7 +105,12 @@ func (s *server) authenticate(w http.ResponseWriter, r *http.Request, scope cont
 				return nil, false
 			}
 		}
-		withCredential(r, p)
+		// The verified token travels in r's context (in place, so every
+		// handler that authenticated reads it from r.Context()), for the
+		// connections whose auth exchanges it for an upstream token: a
+		// move run inside this request acts with this caller's token
+		// (auth.Credential, which never formats the token).
+		*r = *r.WithContext(auth.WithCredential(r.Context(), cred))
 		return p, true
 	}
 	reason := auth.Reason(err)
@@ -318,17 +323,4 @@ func propertyTypes(schema json.RawMessage) map[string]string {
 		out[k] = v.Type
 	}
 	return out
-}
-
-// withCredential hands the verified token on in r's context (in place, so
-// every handler that authenticated reads it from r.Context()), for the
-// connections whose auth exchanges it for an upstream token: a move run
-// inside this request acts with this caller's token (auth.Credential,
-// which never formats the token).
-func withCredential(r *http.Request, p *auth.Principal) {
-	tok, err := auth.ExtractBearer(r)
-	if err != nil {
-		return
-	}
-	*r = *r.WithContext(auth.WithCredential(r.Context(), auth.NewCredential(tok, p)))
 }

@@ -55,15 +55,14 @@ func newUpstream(t *testing.T, issuer, audience string) *upstream {
 // check verifies r's bearer token (signature by the OAuth server, aud the
 // upstream, live) and records it; false when it is refused.
 func (u *upstream) check(t *testing.T, r *http.Request) (seen, bool) {
-	p, err := u.verifier.Authenticate(r)
+	p, cred, err := u.verifier.Authenticate(r)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if err != nil {
 		u.refused++
 		return seen{}, false
 	}
-	tok, _ := auth.ExtractBearer(r)
-	c := claims(t, tok)
+	c := claims(t, cred.Token())
 	s := seen{Sub: p.Subject, ClientID: p.ClientID, Session: r.Header.Get("Mcp-Session-Id")}
 	s.Aud, _ = c["aud"].(string)
 	if act, ok := c["act"].(map[string]any); ok {
