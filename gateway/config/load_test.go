@@ -414,6 +414,42 @@ func TestFieldPath(t *testing.T) {
 	}
 }
 
+// TestUnprintableRefused: a double-quoted escape can put a character into a
+// value or key that YAML does not allow written out (the JSON of the
+// configuration, which leaves U+007F-U+009F unescaped, would then not parse
+// again); such a file is refused at the scalar, and the characters YAML
+// prints are kept.
+func TestUnprintableRefused(t *testing.T) {
+	for _, tc := range []struct {
+		data, char   string
+		line, column int
+	}{
+		{"auth: {claims: {tenant: \"\\x80\"}}\n", "U+0080", 1, 25},
+		{"auth:\n  claims:\n    tenant: \"org\\x01\"\n", "U+0001", 3, 13},
+		{"auth: {claims: {tools: \"a\\x7fb\"}}\n", "U+007F", 1, 24},
+		{"connections: {\"up\\x9f\": {kind: mcp, url: \"http://127.0.0.1:1\"}}\n", "U+009F", 1, 15},
+		{"auth: {claims: {tenant: \"\\uFFFE\"}}\n", "U+FFFE", 1, 25},
+		{"auth: {claims: {tenant: \"\\x85\"}}\n", "U+0085", 1, 25},
+	} {
+		_, err := Parse("p.yaml", []byte(tc.data))
+		var le *LoadError
+		if !errors.As(err, &le) || len(le.Problems) != 1 {
+			t.Errorf("Parse(%q) = %v, want one problem", tc.data, err)
+			continue
+		}
+		p := le.Problems[0]
+		if p.Line != tc.line || p.Column != tc.column || !strings.Contains(p.Message, tc.char) || !strings.Contains(p.Message, "remove it") {
+			t.Errorf("Parse(%q): %+v, want %s at %d:%d", tc.data, p, tc.char, tc.line, tc.column)
+		}
+	}
+	for _, ok := range []string{"a\\tb", "\\u00a0", "\\u2028", "\\U0001F600", "caf\\u00e9"} {
+		data := "auth: {claims: {tenant: \"" + ok + "\"}}\n"
+		if _, err := Parse("p.yaml", []byte(data)); err != nil {
+			t.Errorf("Parse(%q) = %v, want it accepted", data, err)
+		}
+	}
+}
+
 func TestSyntaxErrorLines(t *testing.T) {
 	for _, tc := range []struct {
 		data string

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -270,6 +271,10 @@ func (c *converter) key(k *yaml.Node, parent string) (string, bool) {
 			c.fail(k, parent, "the key is not valid UTF-8")
 			return "", false
 		}
+		if r, bad := unprintable(k.Value); bad {
+			c.fail(k, parent, "the key holds the character %U, which YAML does not allow in a file; remove it", r)
+			return "", false
+		}
 		return k.Value, true
 	case "!!merge":
 		c.fail(k, parent, "merge keys (<<) are not supported; write the members out")
@@ -278,6 +283,31 @@ func (c *converter) key(k *yaml.Node, parent string) (string, bool) {
 		c.fail(k, parent, "mapping keys must be strings; quote the key %q", k.Value)
 		return "", false
 	}
+}
+
+// unprintable returns the first character of s outside YAML 1.2's
+// printable set (tab, line feed, carriage return, U+0020-U+007E,
+// U+00A0-U+D7FF, U+E000-U+FFFD, U+10000 and above; U+0085 too, which YAML
+// counts printable but the YAML library reads as a line break, so that a
+// value holding it would come back as a space). A double-quoted scalar
+// can still produce one through an escape such as "\x80"; refusing it keeps
+// every accepted file one whose values can be written out as they are (the
+// JSON encoding of a configuration, which leaves U+007F-U+009F and
+// U+FFFE-U+FFFF unescaped, parses again) and keeps control characters out
+// of claim names, connection names and everything else the file names.
+func unprintable(s string) (rune, bool) {
+	for _, r := range s {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0x7e,
+			r >= 0xa0 && r <= 0xd7ff,
+			r >= 0xe000 && r <= 0xfffd,
+			r >= 0x10000 && r <= unicode.MaxRune:
+			continue
+		}
+		return r, true
+	}
+	return 0, false
 }
 
 func kindName(n *yaml.Node) string {
@@ -305,6 +335,10 @@ var (
 func (c *converter) scalar(n *yaml.Node, field string) (any, bool) {
 	if !utf8.ValidString(n.Value) {
 		c.fail(n, field, "the value is not valid UTF-8")
+		return nil, false
+	}
+	if r, bad := unprintable(n.Value); bad {
+		c.fail(n, field, "the value holds the character %U, which YAML does not allow in a file; remove it", r)
 		return nil, false
 	}
 	switch n.ShortTag() {
