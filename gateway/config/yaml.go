@@ -272,7 +272,7 @@ func (c *converter) key(k *yaml.Node, parent string) (string, bool) {
 			return "", false
 		}
 		if r, bad := unprintable(k.Value); bad {
-			c.fail(k, parent, "the key holds the character %U, which YAML does not allow in a file; remove it", r)
+			c.fail(k, parent, "the key holds the character %U, which the configuration does not accept (YAML cannot write it out as it is); remove it", r)
 			return "", false
 		}
 		return k.Value, true
@@ -338,7 +338,7 @@ func (c *converter) scalar(n *yaml.Node, field string) (any, bool) {
 		return nil, false
 	}
 	if r, bad := unprintable(n.Value); bad {
-		c.fail(n, field, "the value holds the character %U, which YAML does not allow in a file; remove it", r)
+		c.fail(n, field, "the value holds the character %U, which the configuration does not accept (YAML cannot write it out as it is); remove it", r)
 		return nil, false
 	}
 	switch n.ShortTag() {
