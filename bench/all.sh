@@ -71,12 +71,20 @@ bench_ratio() {
 			printf "%s %.3f %.3f-%.3f\n", name, med(vb, nb) / med(va, na), lo, hi }' "$file"
 }
 
+# gobench DIR BENCH BENCHTIME: bench/gobench.sh into DIR, pinned to
+# SERVER_CPU, RUNS rounds of -count=1 (each round runs every benchmark
+# BENCH matches, back to back, so that a slow period of the host cannot fall
+# on one candidate only); a round with the host slow is dropped and run
+# again, at most RUNS * (1 + RETRIES) rounds in all; foreign CPU is recorded,
+# not gated (MAX_OTHER).
+gobench() {
+	OUT="$1" BENCH="$2" BENCHTIME="$3" MAX_OTHER=${MAX_OTHER:-1000} CPU=${SERVER_CPU:-0} CPUS=1 ROUNDS=$RUNS \
+		MAX_ATTEMPTS=$((RUNS * (1 + RETRIES))) "$ROOT/bench/gobench.sh" >/dev/null
+}
+
 if [ "$INPROC" = 1 ]; then
 	log "in-process phase (bench/gobench.sh, BenchmarkSubmitIntent) into $OUT/inproc"
-	# A round with the host slow is run again (RETRIES), as in the growth
-	# phase.
-	OUT="$OUT/inproc" MAX_OTHER=${MAX_OTHER:-1000} BENCH='BenchmarkSubmitIntent/(sqlite-durable|memstore)$' CPUS=1 ROUNDS=$RUNS \
-		MAX_ATTEMPTS=$((RUNS * (1 + RETRIES))) "$ROOT/bench/gobench.sh" >/dev/null
+	gobench "$OUT/inproc" 'BenchmarkSubmitIntent/(sqlite-durable|memstore)$' 1s
 	bench_ratio inproc-sqlite-durable/memstore "$OUT/inproc/bench.txt" \
 		BenchmarkSubmitIntent/sqlite-durable BenchmarkSubmitIntent/memstore >>"$OUT/ratios.txt"
 	echo
@@ -85,35 +93,11 @@ if [ "$INPROC" = 1 ]; then
 fi
 
 if [ "$GROWTH" = 1 ]; then
-	log "growth phase (BenchmarkStoreGrowth) into $OUT/growth"
-	mkdir -p "$OUT/growth"
+	log "growth phase (bench/gobench.sh, BenchmarkStoreGrowth) into $OUT/growth"
 	keep=${GROWTH_DIR:+1}
 	GROWTH_DIR=${GROWTH_DIR:-$OUT/growth}
-	mkdir -p "$GROWTH_DIR"
-	(cd "$ROOT" && go test -c -o "$OUT/growth/bench.test" ./bench && go build -o "$OUT/growth/hostprobe" ./bench/hostprobe)
-	# RUNS rounds of every size, one after the other, so that each round's
-	# sizes run back to back (go test's -count would run one size's rounds
-	# in a row, and a slow period of the host could fall on one size
-	# only); a round with the host slow is run again (RETRIES).
-	host_probe_start "$OUT/growth/hostprobe" "$OUT/growth/hostprobe.txt"
-	trap 'kill "$PID_hostprobe" 2>/dev/null || true' EXIT
-	: >"$OUT/growth/bench.txt"
-	for r in $(seq 1 "$RUNS"); do
-		for attempt in $(seq 0 "$RETRIES"); do
-			host_wait
-			h0=$(host_now)
-			(cd "$ROOT/bench" && PRAXA_GROWTH_DIR="$GROWTH_DIR" taskset -c "${SERVER_CPU:-0}" \
-				"$OUT/growth/bench.test" -test.run='^$' -test.bench='BenchmarkStoreGrowth' -test.benchtime=2s \
-				-test.count=1 -test.cpu=1 >"$OUT/growth/round$r-$attempt.txt" 2>&1) ||
-				{ cat "$OUT/growth/round$r-$attempt.txt" >&2; exit 1; }
-			speed=$(host_speed "$h0" "$(host_now)")
-			host_ok "$speed" && break
-			log "growth round $r: host speed $speed (at least ${HOST_MIN:-0.85})$([ "$attempt" -lt "$RETRIES" ] && echo ': run again' || echo ': kept anyway')"
-		done
-		log "growth round $r: host speed $speed"
-		grep '^Benchmark' "$OUT/growth/round$r-$attempt.txt" >>"$OUT/growth/bench.txt"
-	done
-	kill "$PID_hostprobe" 2>/dev/null || true
+	mkdir -p "$OUT/growth" "$GROWTH_DIR"
+	PRAXA_GROWTH_DIR="$GROWTH_DIR" gobench "$OUT/growth" 'BenchmarkStoreGrowth' 2s
 	echo
 	echo "store growth, one request at a time in process, pinned to CPU ${SERVER_CPU:-0} (go test -bench, $RUNS rounds):"
 	grep '^Benchmark' "$OUT/growth/bench.txt" || true
