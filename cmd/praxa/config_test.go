@@ -28,6 +28,13 @@ func TestConfigCommand(t *testing.T) {
 	slow := write("slow.yaml", "connections:\n  sh: {kind: cli, command: /bin/sh}\nproxy:\n  expose:\n    - name: run_tests\n"+
 		"      executor: {kind: cli, connection: sh, args: [-c, 'true'], timeoutMs: 120000}\n")
 
+	// The safety issue's case: a caller's value handed to cp with no path
+	// declaration; then the same, declared not a path, which is warned.
+	unchecked := write("unchecked.yaml", "connections:\n  files: {kind: cli, command: /bin/cat}\nproxy:\n  expose:\n    - name: files.read\n"+
+		"      executor: {kind: cli, connection: files, args: [$.arguments.file]}\n")
+	unconfined := write("unconfined.yaml", "connections:\n  files: {kind: cli, command: /bin/cat}\nproxy:\n  expose:\n    - name: files.read\n"+
+		"      executor: {kind: cli, connection: files, args: [$.arguments.file], unconfinedArguments: true}\n")
+
 	for _, tt := range []struct {
 		name       string
 		args       []string
@@ -39,6 +46,14 @@ func TestConfigCommand(t *testing.T) {
 		// Valid, with a warning: an executor that outlasts the request.
 		{name: "Warning", args: []string{"config", "validate", slow}, wantStdout: slow + ": ok\n", wantStderr: []string{
 			slow + ": warning: proxy.expose[0]: the executor may run for 2m0s, longer than server.limits.requestTimeout (30s)",
+		}},
+		{name: "UncheckedArgument", args: []string{"config", "validate", unchecked}, wantCode: 1, wantStderr: []string{
+			unchecked + ":6:55: proxy.expose[0].executor.args[0]: hands the command $.arguments.file, a value the caller controls, unchecked: " +
+				"list it under paths.read or paths.write (checked against the connection's roots; the command gets the absolute path checked), " +
+				"or set unconfinedArguments: true on this executor if it is never a path",
+		}},
+		{name: "UnconfinedWarned", args: []string{"config", "validate", unconfined}, wantStdout: unconfined + ": ok\n", wantStderr: []string{
+			unconfined + ": warning: proxy.expose[0].executor: unconfinedArguments: $.arguments.file reach the command of connection files with no path check",
 		}},
 		{name: "Problems", args: []string{"config", "validate", bad}, wantCode: 1, wantStderr: []string{
 			bad + ":3:15: server.limits.maxDepth: must be at least 1",

@@ -259,7 +259,7 @@ var executorMembers = map[string][]string{
 	ExecutorHuman:    {"kind", "queue", "approver"},
 	ExecutorWorkflow: {"kind", "definitionId", "input", "timeoutMs"},
 	ExecutorMCP:      {"kind", "connection", "tool", "map", "timeoutMs"},
-	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure", "paths", "timeoutMs"},
+	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure", "paths", "unconfinedArguments", "optionArguments", "timeoutMs"},
 	ExecutorREST:     {"kind", "connection", "method", "path", "query", "headers", "body", "timeoutMs"},
 	ExecutorParallel: {"kind", "branches", "policy"},
 	ExecutorLLM:      {"kind", "connection", "prompt", "system", "outputSchema", "maxTokens", "timeoutMs"},
@@ -268,7 +268,7 @@ var executorMembers = map[string][]string{
 
 // executorValueMembers are the executor members whose string values may be
 // paths.
-var executorValueMembers = []string{"input", "map", "args", "query", "headers", "body", "paths"}
+var executorValueMembers = []string{"input", "map", "args", "query", "headers", "body", "paths", "optionArguments"}
 
 // The roots a path may start from: set runs after the executor and may read
 // its output, an executor may not.
@@ -533,6 +533,8 @@ func (c *checker) executor(ptr string, ids []string) (string, bool) {
 		c.parallelBranches(ptr, ids)
 	case ExecutorLLM:
 		c.llmExecutor(ptr)
+	case ExecutorCLI:
+		c.cliArguments(ptr)
 	}
 	c.executorScript(ptr, kind)
 	if kind != ExecutorWorkflow {

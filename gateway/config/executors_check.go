@@ -3,6 +3,7 @@ package config
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -37,6 +38,42 @@ func (c *checker) parallelBranches(ptr string, ids []string) {
 		}
 		c.executor(xp, ids)
 	}
+}
+
+// cliArguments checks what the cli executor at ptr hands its command from
+// the scope. A $. argument carries a value the caller controls, so each
+// must be a declared path (paths.read or paths.write: checked against the
+// connection's roots, and passed as the absolute path that was checked),
+// unless unconfinedArguments says the operator knows they are not paths.
+// Each optionArguments entry must be one of those arguments, and not a
+// path: a path the caller gives never starts with '-'.
+func (c *checker) cliArguments(ptr string) {
+	paths := map[string]bool{}
+	for _, m := range []string{"/paths/read", "/paths/write"} {
+		c.each(ptr+m, func(_ int, p string) { paths[p] = true })
+	}
+	unconfined, _ := lookup(c.doc.value, ptr+"/unconfinedArguments")
+	forwarded := map[string]bool{}
+	c.each(ptr+"/args", func(i int, a string) {
+		if !strings.HasPrefix(a, "$.") {
+			return
+		}
+		forwarded[a] = true
+		if !paths[a] && unconfined != true && checkPath(a, executorRoots) == "" {
+			c.report(ptr+"/args/"+strconv.Itoa(i), "hands the command %s, a value the caller controls, unchecked: "+
+				"list it under paths.read or paths.write (checked against the connection's roots; the command gets the absolute path checked), "+
+				"or set unconfinedArguments: true on this executor if it is never a path", a)
+		}
+	})
+	c.each(ptr+"/optionArguments", func(i int, o string) {
+		op := ptr + "/optionArguments/" + strconv.Itoa(i)
+		switch {
+		case paths[o]:
+			c.report(op, "is a path argument, and a path the caller gives may never start with '-' (the command would read it as an option): remove it from optionArguments")
+		case !forwarded[o]:
+			c.report(op, "is not one of the executor's $. arguments: optionArguments names arguments that carry the caller's values, as args writes them ($.arguments.NAME); a literal of args is the operator's own and passes as it is")
+		}
+	})
 }
 
 // llmExecutor checks the llm executor at ptr: the placeholders of its

@@ -53,7 +53,7 @@ func TestManifestLoaded(t *testing.T) {
       "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
         "properties": {"q": {"type": "string"}, "tree": {"$ref": "#/$defs/node"}},
         "$defs": {"node": {"type": "object"}}},
-      "executor": {"kind": "cli", "connection": "sh", "args": ["-c", "echo", "$.arguments.q"]}
+      "executor": {"kind": "cli", "connection": "sh", "args": ["-c", "echo", "$.arguments.q"], "unconfinedArguments": true}
     }
   ]
 }`)

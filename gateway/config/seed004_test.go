@@ -29,6 +29,9 @@ func TestSeed004Blocks(t *testing.T) {
 		// refused is the FILE:LINE:COLUMN: FIELD of the one problem, without
 		// the file; "" when the block loads.
 		refused string
+		// message is the problem's message, when it is not the refusal of
+		// a guard nothing feeds.
+		message string
 	}{
 		{file: "01-intro-expose.yaml", context: true, refused: "7:22: proxy.expose[0].guards[0].requires[0]"},
 		{file: "02-mcp-stdio.yaml"},
@@ -40,7 +43,12 @@ func TestSeed004Blocks(t *testing.T) {
 		{file: "08-expose-inline.yaml", context: true},
 		{file: "09-capability-reference.yaml", context: true, refused: `13:20: capabilities["safe.create_pr"].guards[0].requires[0]`},
 		{file: "10-executor-mcp.yaml", context: true, fragment: true},
-		{file: "11-executor-cli.yaml", context: true, fragment: true},
+		// The seed hands $.arguments.project to dotnet unchecked: refused
+		// with the fix (a path under roots, or unconfinedArguments).
+		{file: "11-executor-cli.yaml", context: true, fragment: true, refused: "9:13: proxy.expose[0].executor.args[1]",
+			message: "hands the command $.arguments.project, a value the caller controls, unchecked: " +
+				"list it under paths.read or paths.write (checked against the connection's roots; the command gets the absolute path checked), " +
+				"or set unconfinedArguments: true on this executor if it is never a path"},
 		{file: "12-executor-cli-exit-code.yaml", context: true, fragment: true},
 		{file: "13-executor-rest.yaml", context: true, fragment: true},
 		{file: "14-executor-human.yaml", context: true, fragment: true},
@@ -82,7 +90,11 @@ func TestSeed004Blocks(t *testing.T) {
 			if !errors.As(err, &le) {
 				t.Fatalf("Parse = %v, want a *LoadError", err)
 			}
-			if want := tc.file + ":" + tc.refused + ": " + refusal; le.Error() != want {
+			msg := refusal
+			if tc.message != "" {
+				msg = tc.message
+			}
+			if want := tc.file + ":" + tc.refused + ": " + msg; le.Error() != want {
 				t.Errorf("refused with\n%s\nwant\n%s", le.Error(), want)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -19,6 +20,8 @@ import (
 //     (the default timeout is the gateway's, not the author's choice).
 //     Nor are workflow executors: their timeoutMs bounds a parked wait for
 //     a sub-workflow, which no request holds.
+//   - A cli executor that sets unconfinedArguments: the $. arguments no
+//     paths entry declares reach its command with no path check.
 func (c *Config) Warnings() []string {
 	limit := time.Duration(c.Server.Limits.RequestTimeout)
 	if limit <= 0 {
@@ -47,5 +50,25 @@ func (c *Config) Warnings() []string {
 			}
 		}
 	}
+	c.EachExecutor(func(where string, x *Executor) {
+		if x.Kind != ExecutorCLI || !x.UnconfinedArguments {
+			return
+		}
+		var declared []string
+		if x.Paths != nil {
+			declared = append(slices.Clone(x.Paths.Read), x.Paths.Write...)
+		}
+		var free []string
+		for _, a := range x.Args {
+			if strings.HasPrefix(a, "$.") && !slices.Contains(declared, a) && !slices.Contains(free, a) {
+				free = append(free, a)
+			}
+		}
+		if len(free) > 0 {
+			out = append(out, fmt.Sprintf("%s: unconfinedArguments: %s reach the command of connection %s with no path check: "+
+				"a caller can name any file the gateway's user can reach; declare each that is a path under paths.read or paths.write",
+				where, strings.Join(free, ", "), x.Connection))
+		}
+	})
 	return out
 }

@@ -127,7 +127,8 @@ const (
 // Executor describes the work of a transition, a state's onEnter or a
 // capability. Which members apply depends on Kind: noop; human (Queue);
 // workflow (DefinitionID, Input, TimeoutMs); mcp (Connection, Tool, Map);
-// cli (Connection, Args, TreatNonZeroAsFailure); rest (Connection, Method,
+// cli (Connection, Args, TreatNonZeroAsFailure, Paths, UnconfinedArguments,
+// OptionArguments); rest (Connection, Method,
 // Path, Query, Headers, Body); parallel (Branches, Policy); llm
 // (Connection, Prompt, System, OutputSchema, MaxTokens). mcp, cli, rest
 // and llm name a connection of their kind and may bound one call with
@@ -154,8 +155,19 @@ type Executor struct {
 	Args                  []string `json:"args,omitempty"`
 	TreatNonZeroAsFailure *bool    `json:"treatNonZeroAsFailure,omitempty"`
 	// Paths are the path arguments of a cli call, checked against the
-	// connection's roots before it runs.
+	// connection's roots before it runs; the command receives each one as
+	// the absolute path that was checked, never as the caller spelled it.
 	Paths *PathArgs `json:"paths,omitempty"`
+	// UnconfinedArguments lets a cli executor pass $. arguments that no
+	// paths entry declares: the operator says they are not paths. Without
+	// it such an argument is refused when the configuration is loaded,
+	// and `praxa config validate` warns about every executor that sets it.
+	UnconfinedArguments bool `json:"unconfinedArguments,omitempty"`
+	// OptionArguments lists the $. arguments of a cli executor whose
+	// values may start with '-' (the command reads them as options). Any
+	// other value from the scope that starts with '-' is refused before
+	// the command runs: a caller's value is data, never an option.
+	OptionArguments []string `json:"optionArguments,omitempty"`
 
 	Method  string            `json:"method,omitempty"`
 	Path    string            `json:"path,omitempty"`

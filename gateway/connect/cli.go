@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -66,8 +67,9 @@ func (r cliRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 	if c.refused != "" {
 		return nil, unavailable(config.ExecutorCLI, c.name, "%s", c.refused)
 	}
-	if err := c.checkPaths(x, scope); err != nil {
-		return nil, err
+	checked, perr := c.checkPaths(x, scope)
+	if perr != nil {
+		return nil, perr
 	}
 	var argv []string
 	var line strings.Builder
@@ -78,7 +80,14 @@ func (r cliRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 			line.WriteString(" " + a)
 			continue
 		}
-		for _, v := range argValues(workflow.Resolve(a, scope)) {
+		values, isPath := checked[a]
+		if !isPath || len(values) == 0 {
+			values = argValues(workflow.Resolve(a, scope))
+		}
+		for _, v := range values {
+			if strings.HasPrefix(v, "-") && !slices.Contains(x.OptionArguments, a) {
+				return nil, c.optionRefused(a, v)
+			}
 			argv = append(argv, v)
 			line.WriteString(" " + config.ShellQuote(v))
 		}
@@ -164,6 +173,15 @@ func (r cliRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorCLI, Connection: c.name, Message: msg, Output: out}
 	}
 	return out, nil
+}
+
+// optionRefused refuses a value from the scope, at the argument a, that
+// starts with '-': the command would read the caller's data as an option
+// (cat --help, cp --target-directory=/elsewhere).
+func (c *cliConn) optionRefused(a, v string) *contracts.Error {
+	return &contracts.Error{Code: contracts.CodeInvalidParams,
+		Message: fmt.Sprintf("cli connection %s: the value %q of %s starts with '-', which %s would read as an option; the command was not run", c.name, clip(v, 64), a, c.cfg.Command),
+		Hint:    "Send a value that does not start with '-'. A caller's value is data, never an option of the command; an operator who means it to be one lists the argument under optionArguments."}
 }
 
 // bwrapArgs are the arguments of bubblewrap before the command: the whole

@@ -28,44 +28,59 @@ import (
 // canonicalized with filepath.EvalSymlinks and the rest appended, so a
 // link inside a root pointing outside it does not widen the grant. A path
 // with a ".." element is refused outright: lexical cleaning before the
-// links are followed would not mean what the kernel does. The roots are
-// canonicalized the same way at each check. A refusal answers
+// links are followed would not mean what the kernel does; so is one that
+// starts with '-', which the command could read as an option. The roots
+// are canonicalized the same way at each check. A refusal answers
 // path-forbidden (403) and nothing runs.
+//
+// The command receives each path argument as the absolute path that was
+// checked, never as the caller spelled it.
 //
 // The check covers the paths the configuration declares; a command that
 // opens other files is bounded by confine (bubblewrap), not by this.
 
-// checkPaths applies the connection's roots to one call; nil when the
-// connection declares none.
-func (c *cliConn) checkPaths(x config.Executor, scope workflow.Scope) *contracts.Error {
+// checkPaths applies the connection's roots to one call. It returns, for
+// each path argument of x ($. paths and literals alike), the checked
+// absolute paths the command receives in its place; an argument that
+// resolved to nothing (an optional argument left out) has none.
+func (c *cliConn) checkPaths(x config.Executor, scope workflow.Scope) (map[string][]string, *contracts.Error) {
 	roots := c.cfg.Roots
 	if roots == nil {
-		return nil
+		if x.Paths != nil && len(x.Paths.Read)+len(x.Paths.Write) > 0 {
+			// The configuration refuses this when it is loaded: fail closed.
+			return nil, c.forbidden("the executor declares path arguments, and the connection grants no roots to check them against")
+		}
+		return nil, nil
 	}
 	wd := c.cfg.WorkingDirectory
 	if wd == "" {
 		var err error
 		if wd, err = os.Getwd(); err != nil {
-			return c.forbidden("the working directory cannot be determined: %v", err)
+			return nil, c.forbidden("the working directory cannot be determined: %v", err)
 		}
 	}
 	readRoots := canonicalRoots(append(slices.Clone(roots.Read), roots.Write...))
 	writeRoots := canonicalRoots(roots.Write)
 	cwd, err := resolvePath(wd, "/")
 	if err != nil {
-		return c.forbidden("the working directory %s: %v", wd, err)
+		return nil, c.forbidden("the working directory %s: %v", wd, err)
 	}
 	if !under(cwd, readRoots) {
-		return c.forbidden("the working directory %s resolves to %s, outside the roots granted to the connection", wd, cwd)
+		return nil, c.forbidden("the working directory %s resolves to %s, outside the roots granted to the connection", wd, cwd)
 	}
 	if x.Paths == nil {
-		return nil
+		return nil, nil
 	}
+	checked := map[string][]string{}
 	check := func(values []string, allowed []string, access string) *contracts.Error {
 		for _, v := range values {
+			var reals []string
 			for _, p := range pathValues(v, scope) {
 				if p == "" {
 					return c.forbidden("the %s path %s is empty", access, v)
+				}
+				if strings.HasPrefix(p, "-") {
+					return c.forbidden("the %s path %q starts with '-', which the command would read as an option", access, p)
 				}
 				real, err := resolvePath(p, cwd)
 				if err != nil {
@@ -74,14 +89,19 @@ func (c *cliConn) checkPaths(x config.Executor, scope workflow.Scope) *contracts
 				if !under(real, allowed) {
 					return c.forbidden("the %s path %q resolves to %s, outside the %s roots granted to the connection", access, p, real, access)
 				}
+				reals = append(reals, real)
 			}
+			checked[v] = reals
 		}
 		return nil
 	}
 	if err := check(x.Paths.Read, readRoots, "read"); err != nil {
-		return err
+		return nil, err
 	}
-	return check(x.Paths.Write, writeRoots, "write")
+	if err := check(x.Paths.Write, writeRoots, "write"); err != nil {
+		return nil, err
+	}
+	return checked, nil
 }
 
 func (c *cliConn) forbidden(format string, args ...any) *contracts.Error {

@@ -2,6 +2,7 @@ package connect_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +139,95 @@ proxy:
       executor: { kind: cli, connection: sh, paths: { read: ["$.arguments.f", "/etc/hosts"], write: ["$.arguments.g"] } }
 `)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCLICallerValuesAreNeverOptions: a caller's value never becomes an
+// option of the command. In a path slot, a value that starts with '-' is
+// path-forbidden, and the command receives the checked absolute path,
+// never the caller's spelling; anywhere else in argv it is refused
+// INVALID_PARAMS unless the executor lists the argument under
+// optionArguments. Nothing runs when a value is refused. (Before: cp
+// src --target-directory=/elsewhere wrote outside every root.)
+func TestCLICallerValuesAreNeverOptions(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "in.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(base, "ran")
+	vars := map[string]string{"PATH": "/usr/bin:/bin"}
+	conn := config.Connection{Kind: "cli", Command: "sh", WorkingDirectory: root, Roots: &config.Roots{Write: []string{root}}}
+	// The script records its arguments, one a line, and that it ran.
+	script := `touch ` + marker + `; for a; do printf '%s\n' "$a"; done`
+	paths := &config.PathArgs{Read: []string{"$.arguments.src"}, Write: []string{"$.arguments.dst"}}
+
+	cases := []struct {
+		name string
+		x    config.Executor
+		args map[string]any
+		// want is the command's arguments, one a line; "" when refused.
+		want string
+		code contracts.Code
+	}{
+		{name: "paths passed as the absolute paths checked", x: config.Executor{Args: []string{"-c", script, "sh", "$.arguments.src", "$.arguments.dst"}, Paths: paths},
+			args: map[string]any{"src": "in.txt", "dst": "sub/out.txt"}, want: filepath.Join(root, "in.txt") + "\n" + filepath.Join(root, "sub", "out.txt") + "\n"},
+		{name: "an option in a write path", x: config.Executor{Args: []string{"-c", script, "sh", "$.arguments.src", "$.arguments.dst"}, Paths: paths},
+			args: map[string]any{"src": "in.txt", "dst": "--target-directory=/elsewhere"}, code: contracts.CodePathForbidden},
+		{name: "an option in a read path", x: config.Executor{Args: []string{"-c", script, "sh", "$.arguments.src"}, Paths: paths},
+			args: map[string]any{"src": "--help"}, code: contracts.CodePathForbidden},
+		{name: "an option in a list of paths", x: config.Executor{Args: []string{"-c", script, "sh", "$.arguments.src"}, Paths: paths},
+			args: map[string]any{"src": []any{"in.txt", "-r"}}, code: contracts.CodePathForbidden},
+		{name: "an option in an unconfined argument", x: config.Executor{Args: []string{"-c", script, "sh", "$.arguments.word"}, UnconfinedArguments: true},
+			args: map[string]any{"word": "--help"}, code: contracts.CodeInvalidParams},
+		{name: "an option among a list's values", x: config.Executor{Args: []string{"-c", script, "sh", "$.arguments.words"}, UnconfinedArguments: true},
+			args: map[string]any{"words": []any{"a", "-n"}}, code: contracts.CodeInvalidParams},
+		{name: "a negative number", x: config.Executor{Args: []string{"-c", script, "sh", "$.arguments.n"}, UnconfinedArguments: true},
+			args: map[string]any{"n": -1}, code: contracts.CodeInvalidParams},
+		{name: "an option the operator allows", x: config.Executor{Args: []string{"-c", script, "sh", "$.arguments.flag"}, UnconfinedArguments: true, OptionArguments: []string{"$.arguments.flag"}},
+			args: map[string]any{"flag": "--verbose"}, want: "--verbose\n"},
+		{name: "a dash inside a value", x: config.Executor{Args: []string{"-c", script, "sh", "$.arguments.word"}, UnconfinedArguments: true},
+			args: map[string]any{"word": "a-b --c"}, want: "a-b --c\n"},
+		{name: "an operator's literal option", x: config.Executor{Args: []string{"-c", script, "sh", "--literal"}},
+			want: "--literal\n"},
+	}
+	for _, shell := range []bool{false, true} {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/shell=%v", c.name, shell), func(t *testing.T) {
+				os.Remove(marker)
+				cn, x := conn, c.x
+				if shell {
+					// The same words on a command line: /bin/sh -c
+					// "touch MARKER; printf '%s\n' ARGS…", each value quoted.
+					cn.Shell, cn.Command = true, "touch "+marker+"; printf '%s\\n'"
+					x.Args = x.Args[3:]
+				}
+				out, err := runCLI(t, cn, x, workflow.Scope{Arguments: c.args}, vars)
+				_, statErr := os.Stat(marker)
+				ran := statErr == nil
+				if c.code == "" {
+					if err != nil || !ran {
+						t.Fatalf("refused or not run: %v", err)
+					}
+					if got := out["stdout"]; got != c.want {
+						t.Errorf("the command got %q, want %q", got, c.want)
+					}
+					return
+				}
+				var ce *contracts.Error
+				if !errors.As(err, &ce) || ce.Code != c.code {
+					t.Fatalf("err = %v, want %s", err, c.code)
+				}
+				if ce.Hint == "" {
+					t.Errorf("the refusal carries no hint: %v", ce)
+				}
+				if ran {
+					t.Errorf("the command ran although the call was refused")
+				}
+			})
+		}
 	}
 }

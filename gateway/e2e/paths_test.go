@@ -106,3 +106,69 @@ proxy:
 		t.Errorf("the command ran %d times after the direct call, want 2", ran())
 	}
 }
+
+// TestCallerOptionNeverReachesTheCommand is the case of the safety issue:
+// /bin/cp with src a read path and dst a write path. A dst of
+// --target-directory=/elsewhere used to pass the roots check as a
+// relative path and make cp write outside every root; it is refused 403
+// path-forbidden and nothing is written. A dst inside the write root is
+// copied, cp receiving the absolute path that was checked.
+func TestCallerOptionNeverReachesTheCommand(t *testing.T) {
+	if _, err := os.Stat("/bin/cp"); err != nil {
+		t.Skip("no /bin/cp")
+	}
+	ti := newIssuer(t)
+	base := t.TempDir()
+	readRoot, writeRoot, elsewhere := filepath.Join(base, "read"), filepath.Join(base, "write"), filepath.Join(base, "elsewhere")
+	for _, d := range []string{readRoot, writeRoot, elsewhere} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(readRoot, "ok.txt"), []byte("ok"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`connections:
+  copy:
+    kind: cli
+    command: /bin/cp
+    workingDirectory: %q
+    roots: {read: [%q], write: [%q]}
+proxy:
+  expose:
+    - name: files.copy
+      description: Copy a file from the read root into the write root.
+      inputSchema:
+        type: object
+        required: [src, dst]
+        properties:
+          src: {type: string}
+          dst: {type: string}
+      executor:
+        kind: cli
+        connection: copy
+        args: [$.arguments.src, $.arguments.dst]
+        paths: {read: [$.arguments.src], write: [$.arguments.dst]}
+`, writeRoot, readRoot, writeRoot)
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, w := fileGateway(t, ti, cfgPath)
+	tok := ti.token(t, tenantA, userA)
+	copyTo := func(dst string) *resp {
+		return w.command(t, tok, map[string]any{"definitionId": "proxy_default",
+			"input": map[string]any{"capability": "files.copy", "src": filepath.Join(readRoot, "ok.txt"), "dst": dst}})
+	}
+
+	for _, dst := range []string{"--target-directory=" + elsewhere, "-t" + elsewhere, filepath.Join(elsewhere, "copied.txt")} {
+		wantProblem(t, copyTo(dst), http.StatusForbidden, contracts.CodePathForbidden)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
+		t.Fatalf("cp wrote outside every root: %v", entries)
+	}
+	wantStatus(t, copyTo("copied.txt"), http.StatusOK)
+	if b, err := os.ReadFile(filepath.Join(writeRoot, "copied.txt")); err != nil || string(b) != "ok" {
+		t.Fatalf("the allowed copy: %q, %v", b, err)
+	}
+}
