@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"maps"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
@@ -14,9 +13,11 @@ import (
 // This file is the typed entry point of a directly exposed capability (an
 // MCP tool of its own, mcpadapter's direct tools). Such a call is the
 // describe link of seeds/000 made by the surface: praxec.command start of
-// proxy_default with input.capability, and it gets exactly that call's
-// checks (the praxec.command tool allowlist, the start row's scope, its
-// input schema, policy). Then:
+// proxy_default with input.capability, and it passes the one admission
+// chain (admission.go) as that start: the praxec.command tool allowlist,
+// the start row's scope, then the capability's own input schema (its
+// arguments are not rebuilt as a start to be validated), then at execution
+// the policy. Then:
 //
 //   - a capability that can be called without a run (no guard, no
 //     evidence produced, no approval: workflow.Definition.Standalone)
@@ -36,7 +37,7 @@ type DirectCall struct {
 	Capability string
 	Surface    Surface
 	// Args loads the call's arguments (the capability's own, a JSON
-	// object); it is called after the allowlist check.
+	// object); it is called after the allowlist and scope checks.
 	Args func() (map[string]any, error)
 	// ToolSet names the tool set the surface serves ("" for all).
 	ToolSet string
@@ -68,45 +69,29 @@ type DirectResult struct {
 // CallDirect runs a call of a directly exposed capability for principal p.
 func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCall) *DirectResult {
 	tool := tools[contracts.ToolPraxecCommand]
-	ctx = traced(ctx, c.TraceID)
+	call := Call{Tool: tool.Name, Capability: c.Capability, Surface: c.Surface, Args: c.Args, ToolSet: c.ToolSet,
+		RequestID: c.RequestID, TraceID: c.TraceID}
 	if !s.light.Takes(c.Capability) {
-		return s.directRun(ctx, p, tool, c)
+		return s.directRun(ctx, p, call)
 	}
-	if err := s.Authorize(p, tool); err != nil {
-		return s.directRefused(ctx, p, tool, c, err)
+	ctx = traced(ctx, c.TraceID)
+	a, err := s.admit(ctx, p, tool, &call)
+	if err == nil {
+		// No key, so no idempotency lookup: the execution starts at the
+		// policy, on the capability the call names.
+		fired := func() (string, string, error) { return config.ProxyDefaultWorkflow, c.Capability, nil }
+		if refused := s.admitMove(ctx, p, tool, c.ToolSet, fired); refused != nil {
+			err = refused.Err
+		}
 	}
-	args, err := c.Args()
 	if err != nil {
-		return s.directRefused(ctx, p, tool, c, contracts.AsError(err))
-	}
-	start := directStart(c.Capability, args)
-	// The start row of the dispatch table decides the scope, as for the
-	// praxec.command start this call stands for.
-	d, err := contracts.Classify(tool.Name, start)
-	if err != nil {
-		return s.directRefused(ctx, p, tool, c, contracts.AsError(err))
-	}
-	if err := requireScope(p, d.Row.Scope); err != nil {
-		return s.directRefused(ctx, p, tool, c, err)
-	}
-	if err := contracts.ValidateInput(tool.Name, start); err != nil {
-		return s.directRefused(ctx, p, tool, c, contracts.AsError(err))
-	}
-	if err := s.deniedDestructive(p, tool, c.ToolSet); err != nil {
-		return s.directRefused(ctx, p, tool, c, err)
-	}
-	if err := s.deniedCapability(p, c.Capability, c.ToolSet); err != nil {
-		return s.directRefused(ctx, p, tool, c, err)
-	}
-	if err := s.quarantineRefusal(ctx, c.Capability); err != nil {
-		return s.directRefused(ctx, p, tool, c, err)
-	}
-	if err, _ := s.limitedCapability(ctx, c.Capability); err != nil {
-		return s.directRefused(ctx, p, tool, c, err)
+		res := &Result{Err: WithNextMoves(err, tool, directStart(c.Capability, a.args)), Operation: a.opName}
+		s.finish(ctx, p, tool, c.RequestID, c.TraceID, res)
+		return &DirectResult{Err: res.Err, Light: true}
 	}
 	ev := eventFor(p, tool, "", "", "", c.RequestID, c.TraceID, s.now(), nil)
 	ev.Operation = string(contracts.OpStart)
-	call, ce := s.light.Call(ctx, c.Capability, args, ev)
+	out, ce := s.light.Call(ctx, c.Capability, a.checked, ev)
 	if ce != nil {
 		if ce.Code == contracts.CodeInternal {
 			s.log.ErrorContext(ctx, "direct call failed", "capability", c.Capability, "request_id", c.RequestID, "err", ce.Cause)
@@ -119,40 +104,13 @@ func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCal
 			schema = t.InputSchema()
 		}
 	}
-	return &DirectResult{Call: call, Light: true, Links: []contracts.Link{capabilityStartLink(c.Capability, schema)}}
-}
-
-// directStart is the praxec.command start a direct call stands for: the
-// capability's arguments beside input.capability (a capability argument
-// named capability cannot be sent this way).
-func directStart(capability string, args map[string]any) map[string]any {
-	input := maps.Clone(args)
-	if input == nil {
-		input = map[string]any{}
-	}
-	input["capability"] = capability
-	return map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": input}
-}
-
-// directRefused audits and answers a refusal of a direct call on the light
-// path, as Invoke does for a tool.
-func (s *Service) directRefused(ctx context.Context, p *auth.Principal, tool contracts.Tool, c DirectCall, err *contracts.Error) *DirectResult {
-	res := &Result{Err: err, Operation: string(contracts.OpStart)}
-	s.finish(ctx, p, tool, c.RequestID, c.TraceID, res)
-	return &DirectResult{Err: err, Light: true}
+	return &DirectResult{Call: out, Light: true, Links: []contracts.Link{capabilityStartLink(c.Capability, schema)}}
 }
 
 // directRun answers a direct call with a one-move run of proxy_default:
-// praxec.command start, through Invoke.
-func (s *Service) directRun(ctx context.Context, p *auth.Principal, tool contracts.Tool, c DirectCall) *DirectResult {
-	res := s.Invoke(ctx, p, Call{Tool: tool.Name, Surface: c.Surface, ToolSet: c.ToolSet, RequestID: c.RequestID, TraceID: c.TraceID,
-		Args: func() (map[string]any, error) {
-			args, err := c.Args()
-			if err != nil {
-				return nil, err
-			}
-			return directStart(c.Capability, args), nil
-		}})
+// the praxec.command start it stands for, through Invoke.
+func (s *Service) directRun(ctx context.Context, p *auth.Principal, call Call) *DirectResult {
+	res := s.Invoke(ctx, p, call)
 	if res.Err != nil {
 		return &DirectResult{Err: res.Err}
 	}
@@ -163,16 +121,16 @@ func (s *Service) directRun(ctx context.Context, p *auth.Principal, tool contrac
 			return &DirectResult{Err: asContractError(err)}
 		}
 	}
-	call := &workflow.Call{Capability: c.Capability, Output: map[string]any{}}
+	out := &workflow.Call{Capability: call.Capability, Output: map[string]any{}}
 	if last, ok := proj.Context[workflow.LastRunKey].(map[string]any); ok {
-		call.OK, _ = last["ok"].(bool)
-		if out, ok := last["output"].(map[string]any); ok {
-			call.Output = out
+		out.OK, _ = last["ok"].(bool)
+		if o, ok := last["output"].(map[string]any); ok {
+			out.Output = o
 		}
-		call.Error, _ = last["error"].(string)
+		out.Error, _ = last["error"].(string)
 	}
 	wf := proj.Workflow
-	return &DirectResult{Call: call, Workflow: &wf, Links: proj.Links}
+	return &DirectResult{Call: out, Workflow: &wf, Links: proj.Links}
 }
 
 // capabilityStartLink is the link that starts a run of proxy_default whose

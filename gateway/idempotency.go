@@ -49,10 +49,11 @@ type errReplay struct{ rec store.IdempotencyRecord }
 func (errReplay) Error() string { return "idempotency: replay" }
 
 func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.Tool, op operation, e *env, key string) *Result {
+	fired := firedBy(ctx, op, e)
 	if key == "" {
 		// A versioned operation sent without a key: its own rules
 		// deduplicate it.
-		if refused := s.refusedMove(ctx, p, tool, op, e); refused != nil {
+		if refused := s.admitMove(ctx, p, tool, e.toolSet, fired); refused != nil {
 			return refused
 		}
 		run := func(ctx context.Context) *Result {
@@ -87,10 +88,10 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 			return res
 		}
 	}
-	// Policy and a capability's rate limit come after the replay of a
-	// completed request and before anything runs; a refusal consumes no
-	// key.
-	if refused := s.refusedMove(ctx, p, tool, op, e); refused != nil {
+	// Policy, quarantine and a capability's rate limit come after the
+	// replay of a completed request and before anything runs; a refusal
+	// consumes no key (admission.go).
+	if refused := s.admitMove(ctx, p, tool, e.toolSet, fired); refused != nil {
 		if op.prepare == nil {
 			if res := s.replayCompleted(ctx, p, tool, e, ns, key, fp); res != nil {
 				return res

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -53,7 +54,14 @@ func readLinks(tool contracts.Tool, args map[string]any) []contracts.Link {
 			links = append(links, contracts.Link{Rel: "get", Title: "Read the workflow: its links carry each transition's inputSchema",
 				Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": id}})
 		}
-		if def := stringArg(args, "definitionId"); def != "" {
+		input, _ := args["input"].(map[string]any)
+		switch def, capability := stringArg(args, "definitionId"), stringArg(input, "capability"); {
+		case def == config.ProxyDefaultWorkflow && capability != "":
+			// A start of proxy_default fires a capability first (a direct
+			// call stands for one): its describe shows the input schema.
+			links = append(links, contracts.Link{Rel: "describe", Title: "Read the capability: its start link carries the input_schema",
+				Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": capability}})
+		case def != "":
 			links = append(links, contracts.Link{Rel: "describe", Title: "Read the workflow definition: its start link carries the inputSchema",
 				Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": def}})
 		}

@@ -40,38 +40,6 @@ func (s *Service) deniedCapability(p *auth.Principal, id, toolSet string) *contr
 	return s.deniedAction(p, id, toolSet)
 }
 
-// deniedMove applies the destructive-action policy to a mutating call:
-// to its tool, then, when the call moves a run of proxy_default (op.fires),
-// to the capability the move fires. It runs before anything of the move
-// (no lease, no outside call, no version), so a praxec.command start, a
-// later submit on the same run and an aura mission move are all checked.
-//
-// The same place refuses a move that fires a quarantined imported
-// capability (pins.go), before anything of it runs.
-func (s *Service) deniedMove(ctx context.Context, p *auth.Principal, tool contracts.Tool, op operation, e *env) *contracts.Error {
-	if err := s.deniedDestructive(p, tool, e.toolSet); err != nil {
-		return err
-	}
-	denies := op.fires != nil && s.deniesDestructive(p, e.toolSet)
-	if op.fires == nil || (!denies && !s.anyQuarantined()) {
-		return nil
-	}
-	def, id, err := op.fires(ctx, e)
-	if err != nil {
-		return asContractError(err)
-	}
-	if def != config.ProxyDefaultWorkflow {
-		return nil
-	}
-	if err := s.quarantineRefusal(ctx, id); err != nil {
-		return err
-	}
-	if denies {
-		return s.deniedCapability(p, id, e.toolSet)
-	}
-	return nil
-}
-
 // deniesDestructive reports whether an entry of policy.denyDestructive
 // matches p.
 func (s *Service) deniesDestructive(p *auth.Principal, toolSet string) bool {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/ratelimit"
 )
@@ -24,34 +23,6 @@ func (s *Service) SetLimiter(l ratelimit.Limiter) {
 		l = ratelimit.NewLocal()
 	}
 	s.limiter.Store(&limiterBox{l: l})
-}
-
-// refusedMove is the refusal of a mutating call before anything of it
-// runs: the destructive-action policy (deniedMove), then the rate limits
-// of the capability the call fires, answered with Retry-After; nil when
-// the call may go on.
-func (s *Service) refusedMove(ctx context.Context, p *auth.Principal, tool contracts.Tool, op operation, e *env) *Result {
-	if err := s.deniedMove(ctx, p, tool, op, e); err != nil {
-		return &Result{Err: err}
-	}
-	if op.fires == nil {
-		return nil
-	}
-	d, ok := s.workflows.Lookup(config.ProxyDefaultWorkflow)
-	if !ok || !d.Limited() {
-		return nil // no capability has limits: nothing to read
-	}
-	def, id, err := op.fires(ctx, e)
-	if err != nil {
-		return &Result{Err: asContractError(err)}
-	}
-	if def != config.ProxyDefaultWorkflow {
-		return nil
-	}
-	if err, wait := s.limitedCapability(ctx, id); err != nil {
-		return &Result{Err: err, Header: map[string]string{"Retry-After": ratelimit.RetryAfter(wait)}}
-	}
-	return nil
 }
 
 // limitedCapability spends one token of each rate limit of the proxy

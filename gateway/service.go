@@ -22,11 +22,13 @@ import (
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
-// Service is the one service layer. Every surface (REST, MCP) hands it a
-// Call and a verified principal; the service checks the tool allowlist, the
-// scope, the idempotency key, the input schema and the idempotency record,
-// in that order, then runs the operation and audits the decision. Surfaces
-// only translate.
+// Service is the one service layer. Every surface (REST, MCP over HTTP and
+// stdio, the console) hands it a Call and a verified principal; the service
+// admits the call through the one chain of checks (admission.go: allowlist,
+// scope, tenancy, key, arguments, schema, then at execution the
+// idempotency record, policy, quarantine, rate limit, lease, guards and
+// quota), runs the operation and audits the decision. Surfaces only
+// translate.
 type Service struct {
 	store     store.Store
 	audit     *Auditor
@@ -189,8 +191,12 @@ const (
 // Call is one tool invocation, whatever surface it came in on.
 type Call struct {
 	// Tool is the contract tool name.
-	Tool    string
-	Surface Surface
+	Tool string
+	// Capability, for a call of a directly exposed capability (CallDirect),
+	// is the capability's id: Tool is then praxec.command, whose start the
+	// call stands for, and Args loads the capability's own arguments.
+	Capability string
+	Surface    Surface
 	// Key is the idempotency key sent beside the arguments (REST's
 	// Idempotency-Key header); KeySent says a header was present even if
 	// empty. Over MCP the key is the idempotencyKey argument.
@@ -317,19 +323,6 @@ type operation struct {
 	fires func(ctx context.Context, e *env) (definitionID, transition string, err error)
 }
 
-// Authorize checks what needs no arguments: the principal's tool allowlist
-// and, outside praxec, the tool's scope. Invoke calls it first, before any
-// argument is read, and audits its refusals.
-func (s *Service) Authorize(p *auth.Principal, tool contracts.Tool) *contracts.Error {
-	if !p.AllowsTool(tool.Name) {
-		return contracts.Errorf(contracts.CodeToolNotAllowed, "the token does not allow the tool %s", tool.Name)
-	}
-	if tool.Name == contracts.ToolPraxecQuery || tool.Name == contracts.ToolPraxecCommand {
-		return nil // the dispatch row decides, once the body is read
-	}
-	return requireScope(p, tool.RequiredScope)
-}
-
 // RequireScope checks one scope for an operation that is not a tool (the
 // operator endpoints); it is the same check the tools get.
 func RequireScope(p *auth.Principal, scope contracts.Scope) *contracts.Error {
@@ -409,72 +402,16 @@ func (s *Service) finish(ctx context.Context, p *auth.Principal, tool contracts.
 }
 
 func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.Tool, c Call) (res *Result) {
-	// A refusal of the request's own arguments gets its next moves, from
-	// the arguments once they are read (nextmoves.go).
-	var args map[string]any
-	defer func() {
-		if res.Err != nil {
-			res.Err = WithNextMoves(res.Err, tool, args)
-		}
-	}()
 	ctx = traced(ctx, c.TraceID)
-	if err := s.Authorize(p, tool); err != nil {
-		return &Result{Err: err}
-	}
-	// Outside praxec the operation is known from the tool: check ownership
-	// of the path's object before the key and the body.
-	if op, ok := s.ops[tool.OperationID]; ok && op.exists != nil && c.Surface == SurfaceREST {
-		if err := s.owns(ctx, op, p, c.PathValue); err != nil {
-			return &Result{Err: err}
-		}
-	}
-	key := c.Key
-	if c.Surface == SurfaceREST && tool.Idempotency != contracts.IdempotencySafeRead {
-		if err := checkHeaderKey(tool, c.Key, c.KeySent); err != nil {
-			return &Result{Err: err}
-		}
-	}
-	args, err := c.Args()
+	a, err := s.admit(ctx, p, tool, &c)
 	if err != nil {
-		return &Result{Err: contracts.AsError(err)}
+		// A refusal of the request's own arguments gets its next moves,
+		// from the arguments when they were read (nextmoves.go).
+		return &Result{Err: WithNextMoves(err, tool, a.args), Operation: a.opName}
 	}
-	opName := tool.OperationID
-	if tool.Name == contracts.ToolPraxecQuery || tool.Name == contracts.ToolPraxecCommand {
-		d, err := contracts.Classify(tool.Name, args)
-		if err != nil {
-			return &Result{Err: contracts.AsError(err)}
-		}
-		if err := requireScope(p, d.Row.Scope); err != nil {
-			return &Result{Err: err, Operation: string(d.Operation)}
-		}
-		opName = string(d.Operation)
-	}
-	op, implemented := s.ops[opName]
-	if implemented && op.exists != nil && c.Surface != SurfaceREST && tool.PathArgument != "" {
-		if id, ok := args[tool.PathArgument].(string); ok {
-			if err := s.owns(ctx, op, p, id); err != nil {
-				return &Result{Err: err, Operation: opName}
-			}
-		}
-	}
-	if c.Surface != SurfaceREST && tool.Idempotency == contracts.IdempotencyRequired {
-		raw, present := args["idempotencyKey"]
-		k, _ := raw.(string)
-		if !present {
-			k = ""
-		} else if k == "" {
-			k = "\x00" // present but empty or not a string: malformed, not missing
-		}
-		if err := contracts.CheckIdempotencyKey(k); err != nil {
-			return &Result{Err: err.(*contracts.Error), Operation: opName}
-		}
-		key = k
-	}
-	if err := contracts.ValidateInput(tool.Name, args); err != nil {
-		return &Result{Err: contracts.AsError(err), Operation: opName}
-	}
-	if !implemented {
-		return &Result{Err: contracts.Errorf(contracts.CodeNotImplemented, "%s is not available on this gateway yet", opName), Operation: opName}
+	args := a.args
+	if c.Capability != "" {
+		args = directStart(c.Capability, args) // what its run starts with
 	}
 	e := &env{principal: p, tool: tool, args: args, requestID: c.RequestID, traceID: c.TraceID, now: s.now(), toolSet: c.ToolSet}
 	if tool.Name == contracts.ToolPraxecCommand {
@@ -482,19 +419,20 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 		// the caller's (elsewhere traceId names a trace to read).
 		e.callTraceID = stringArg(args, "traceId")
 	}
-	if op.mutate != nil {
+	if a.op.mutate != nil {
 		// An unknown lexicon subject pauses a start or submit: the
 		// interaction answers before the idempotency machinery, so it
 		// consumes no key (subjects.go).
-		if res := s.pauseOnUnknownSubject(ctx, opName, e); res != nil {
-			res.Operation = opName
-			return res
+		if res = s.pauseOnUnknownSubject(ctx, a.opName, e); res == nil {
+			res = s.mutate(ctx, p, tool, a.op, e, a.key)
 		}
-		res = s.mutate(ctx, p, tool, op, e, key)
 	} else {
-		res = s.read(ctx, op, e)
+		res = s.read(ctx, a.op, e)
 	}
-	res.Operation = opName
+	if res.Err != nil {
+		res.Err = WithNextMoves(res.Err, tool, args)
+	}
+	res.Operation = a.opName
 	return res
 }
 

@@ -399,7 +399,7 @@ func TestParallelStandalone(t *testing.T) {
 	if !d.Standalone("both.ok") {
 		t.Fatal("a parallel capability without guards cannot be called without a run")
 	}
-	call, err := e.CallStandalone(context.Background(), d, "both.ok", nil)
+	call, err := e.CallStandalone(context.Background(), d, "both.ok", workflow.CheckedArgs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ func TestParallelStandalone(t *testing.T) {
 			t.Errorf("attempt %v", a)
 		}
 	}
-	if _, err := e.CallStandalone(context.Background(), d, "acted.and.fail", nil); contracts.AsError(err).Code != contracts.CodeOutcomeUnknown {
+	if _, err := e.CallStandalone(context.Background(), d, "acted.and.fail", workflow.CheckedArgs{}); contracts.AsError(err).Code != contracts.CodeOutcomeUnknown {
 		t.Errorf("%v, want outcome-unknown", err)
 	}
 }

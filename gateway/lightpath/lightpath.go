@@ -4,7 +4,8 @@
 // no evidence (DESIGN, "Missions are praxec workflows"). Such a call needs
 // no mission, no lease and no per-call transaction: Path calls the
 // capability's executor once (workflow.Engine.CallStandalone, with the
-// capability's input schema and reliability) and then commits the call's
+// arguments the caller checked against the capability's input schema, and
+// its reliability) and then commits the call's
 // one audit event through a Journal that groups concurrent commits, before
 // the answer leaves.
 //
@@ -55,7 +56,8 @@ func (p *Path) Takes(capability string) bool {
 	return ok && d.Standalone(capability)
 }
 
-// Call runs capability with args and commits ev, the call's audit event,
+// Call runs capability with args (checked: workflow.CheckedArgs) and
+// commits ev, the call's audit event,
 // completed with what happened: type EventCalled, outcome allowed (the
 // upstream answered, ok or not) or refused (with the error's code), and
 // the attributes capability, ok, the executor's kind and connection, the
@@ -64,7 +66,7 @@ func (p *Path) Takes(capability string) bool {
 //
 // An answer whose event could not be committed is not given: the call
 // ends outcome-unknown instead, since the upstream may have acted.
-func (p *Path) Call(ctx context.Context, capability string, args map[string]any, ev store.Event) (*workflow.Call, *contracts.Error) {
+func (p *Path) Call(ctx context.Context, capability string, args workflow.CheckedArgs, ev store.Event) (*workflow.Call, *contracts.Error) {
 	d, ok := p.Engine.Registry.Lookup(config.ProxyDefaultWorkflow)
 	if !ok || !d.Standalone(capability) {
 		// A reload between Takes and Call changed the capability.

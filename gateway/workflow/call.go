@@ -34,6 +34,37 @@ func (d *Definition) Standalone(name string) bool {
 	return t.Executor == nil || t.Executor.Kind == config.ExecutorNoop || external(t.Executor)
 }
 
+// CheckedArgs are the arguments of a capability of a proxy definition,
+// checked against its input schema (Definition.CheckArguments): the only
+// arguments CallStandalone takes, so that no call runs unchecked and none
+// is checked twice.
+type CheckedArgs struct {
+	t    *Transition
+	args map[string]any
+}
+
+// Args returns the checked arguments.
+func (c CheckedArgs) Args() map[string]any { return c.args }
+
+// CheckArguments checks args (nil for none) against the input schema of
+// capability name, a transition of the proxy definition d, with its field
+// errors' pointers under prefix (the start's /input, where a direct call's
+// arguments stand). A name d does not hold passes unchecked:
+// CallStandalone refuses it.
+func (d *Definition) CheckArguments(name string, args map[string]any, prefix string) (CheckedArgs, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	t, ok := d.transitions[name]
+	if !ok || !d.proxy {
+		return CheckedArgs{args: args}, nil
+	}
+	if err := t.validate(args, prefix); err != nil {
+		return CheckedArgs{}, err
+	}
+	return CheckedArgs{t: t, args: args}, nil
+}
+
 // Call is the answer of a capability called without a run.
 type Call struct {
 	// Capability names the capability called.
@@ -64,29 +95,33 @@ func (c *Call) Record() map[string]any {
 	return r
 }
 
-// CallStandalone calls capability name of the proxy definition d with args,
-// outside any instance: the input schema, then the executor under the
-// capability's reliability. d.Standalone(name) must hold. input is what
-// `$.input` paths read (a run's input: the arguments beside
-// input.capability); nil reads args with capability added.
+// CallStandalone calls capability name of the proxy definition d with the
+// arguments checked against its input schema (CheckArguments: the caller
+// checks them before its policy, as the order of checks wants; arguments
+// checked against another definition are checked again), outside any
+// instance: the executor under the capability's reliability, `$.input`
+// paths reading the arguments with capability added (a run's input).
+// d.Standalone(name) must hold.
 //
 // A contract error refuses the call before anything was sent (unknown
-// capability, arguments that do not match) or answers an executor that
+// capability) or answers an executor that
 // could not be reached or whose outcome is unknown (unavailable,
 // outcome-unknown), as the first move of a new run answers them: without
 // links, since there is no run to read back.
-func (e *Engine) CallStandalone(ctx context.Context, d *Definition, name string, args map[string]any) (*Call, error) {
+func (e *Engine) CallStandalone(ctx context.Context, d *Definition, name string, checked CheckedArgs) (*Call, error) {
 	if !d.Standalone(name) {
 		return nil, contracts.Errorf(contracts.CodeInternal, "capability %q cannot be called without a run", name)
 	}
 	t := d.transitions[name]
-	if args == nil {
-		args = map[string]any{}
-	}
-	if t.input != nil {
-		if err := contracts.Validate(t.input, args, "the arguments do not match the input schema of capability "+t.Name); err != nil {
-			return nil, prefixPointers(err, "/input")
+	args := checked.args
+	if checked.t != t {
+		// Checked against another definition (a reload came between), or
+		// not at all: check against this one.
+		var err error
+		if checked, err = d.CheckArguments(name, args, "/input"); err != nil {
+			return nil, err
 		}
+		args = checked.args
 	}
 	input := maps.Clone(args)
 	input["capability"] = name

@@ -81,13 +81,25 @@ func TestCallStandalone(t *testing.T) {
 		return map[string]any{"text": "echo"}, nil
 	})}}
 
-	if _, err := e.CallStandalone(context.Background(), d, "up.echo", map[string]any{"text": 1}); err == nil || calls != 0 {
-		t.Fatalf("invalid arguments: err %v after %d calls", err, calls)
+	if _, err := d.CheckArguments("up.echo", map[string]any{"text": 1}, "/input"); err == nil {
+		t.Fatal("invalid arguments checked")
 	} else if ce := contracts.AsError(err); ce.Code != contracts.CodeInvalidParams || len(ce.Fields) == 0 || ce.Fields[0].Pointer != "/input/text" {
 		t.Errorf("invalid arguments: %+v", ce)
 	}
+	// Arguments that were not checked (against this definition) are
+	// checked before anything is sent.
+	if _, err := e.CallStandalone(context.Background(), d, "up.echo", CheckedArgs{args: map[string]any{"text": 1}}); err == nil || calls != 0 {
+		t.Fatalf("unchecked invalid arguments: err %v after %d calls", err, calls)
+	}
+	check := func(args map[string]any) CheckedArgs {
+		c, err := d.CheckArguments("up.echo", args, "/input")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
 
-	call, err := e.CallStandalone(context.Background(), d, "up.echo", map[string]any{"text": "hi"})
+	call, err := e.CallStandalone(context.Background(), d, "up.echo", check(map[string]any{"text": "hi"}))
 	if err != nil || !call.OK || call.Output["text"] != "echo" || calls != 1 {
 		t.Fatalf("call: %+v, %v", call, err)
 	}
@@ -96,7 +108,7 @@ func TestCallStandalone(t *testing.T) {
 	}
 
 	answer = &ExecutorError{Outcome: OutcomeFailed, Kind: "mcp", Connection: "up", Message: "refused", Output: map[string]any{"text": "upstream says no"}}
-	call, err = e.CallStandalone(context.Background(), d, "up.echo", map[string]any{"text": "hi"})
+	call, err = e.CallStandalone(context.Background(), d, "up.echo", check(map[string]any{"text": "hi"}))
 	if err != nil || call.OK || call.Error != "refused" || call.Output["text"] != "upstream says no" {
 		t.Errorf("failed call: %+v, %v", call, err)
 	}
@@ -106,13 +118,13 @@ func TestCallStandalone(t *testing.T) {
 
 	for _, outcome := range []string{OutcomeUnknown, OutcomeUnavailable} {
 		answer = &ExecutorError{Outcome: outcome, Kind: "mcp", Connection: "up", Message: "lost"}
-		_, err = e.CallStandalone(context.Background(), d, "up.echo", map[string]any{"text": "hi"})
+		_, err = e.CallStandalone(context.Background(), d, "up.echo", check(map[string]any{"text": "hi"}))
 		var ce *contracts.Error
 		if !errors.As(err, &ce) || len(ce.Links) != 0 {
 			t.Errorf("%s: %v", outcome, err)
 		}
 	}
-	if _, err := e.CallStandalone(context.Background(), d, "missing", nil); err == nil {
+	if _, err := e.CallStandalone(context.Background(), d, "missing", CheckedArgs{}); err == nil {
 		t.Errorf("a capability that is not standalone was called")
 	}
 }

@@ -225,10 +225,8 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 		if err != nil {
 			return nil, err
 		}
-		if t.input != nil {
-			if err := contracts.Validate(t.input, args, "the arguments do not match the input schema of capability "+t.Name); err != nil {
-				return nil, prefixPointers(err, "/input")
-			}
+		if err := t.validate(args, "/input"); err != nil {
+			return nil, err
 		}
 		if err := guards(t, in, args, e.now(ctx)); err != nil {
 			ge := err.(*guardError)
@@ -835,6 +833,17 @@ func cloneValue(v any) any {
 	default:
 		return v
 	}
+}
+
+// validate checks a proxy capability's arguments against its input schema.
+func (t *Transition) validate(args map[string]any, prefix string) error {
+	if t.input == nil {
+		return nil
+	}
+	if err := contracts.Validate(t.input, args, "the arguments do not match the input schema of capability "+t.Name); err != nil {
+		return prefixPointers(err, prefix)
+	}
+	return nil
 }
 
 // prefixPointers moves the field errors of a validation error under a
