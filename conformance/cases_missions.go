@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -236,6 +237,57 @@ func missionCases() []Case {
 				t.expectStatus("the same start again", again, http.StatusOK)
 				t.check(again.Replayed() && workflowID(t.object(again)) == workflowID(t.object(first)),
 					"the retry started another instance (replayed=%t)", again.Replayed())
+			}},
+		{ID: "MIS-015", Group: GroupMissions, Proves: "DESIGN.md (amended 2026-12-07): praxec.command takes an optional idempotencyKey argument on every surface; a retry_with_key link works copied verbatim",
+			Title:      "praxec.command deduplicates by its idempotencyKey argument over MCP and REST, refuses a header that disagrees, and its retry_with_key link works as given",
+			Operations: command, Run: func(t *T) {
+				tok := t.token(TenantA)
+				t.needDeploy()
+				path := mustTool(contracts.ToolPraxecCommand).Path
+				// REST: the key as a body member, then the same with the same
+				// key in the header too.
+				key := newKey()
+				body := map[string]any{"definitionId": deployPipeline, "idempotencyKey": key}
+				first := t.post(path, tok, "", body)
+				t.expectStatus("start with idempotencyKey in the body", first, http.StatusOK)
+				again := t.post(path, tok, key, body)
+				t.check(again.Status == http.StatusOK && again.Replayed() && workflowID(t.object(again)) == workflowID(t.object(first)),
+					"the retry with the same key as member and header started another instance: %s", describe(again))
+				t.expectProblem("a header that names another key than the member", t.post(path, tok, newKey(), body),
+					http.StatusBadRequest, contracts.CodeInvalidParams)
+				// MCP: the same key as an argument replays the REST answer.
+				cs := t.session(tok)
+				res := t.callTool(cs, contracts.ToolPraxecCommand, body)
+				t.check(!res.IsError, "praxec.command with idempotencyKey over MCP failed: %s", truncate(toolText(res), 300))
+				m, _ := res.StructuredContent.(map[string]any)
+				t.check(workflowID(m) == workflowID(t.object(first)), "the MCP retry started %v, REST started %v", workflowID(m), workflowID(t.object(first)))
+				// The key reused for another command: the refusal's
+				// retry_with_key link, merged into the command as given,
+				// starts it, on each surface.
+				other := map[string]any{"definitionId": deployPipeline, "runId": randomID("mis015"), "idempotencyKey": key}
+				refused := t.post(path, tok, "", other)
+				t.expectProblem("the key reused for another start", refused, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
+				var retry map[string]any
+				for _, l := range refused.Problem.Links {
+					if l.Rel == "retry_with_key" {
+						retry = l.Args
+					}
+				}
+				t.check(retry != nil, "the refusal has no retry_with_key link: %v", problemRels(refused))
+				followed := maps.Clone(other)
+				maps.Copy(followed, retry)
+				t.expectStatus("the retry_with_key link followed over REST", t.post(path, tok, "", followed), http.StatusOK)
+				other = map[string]any{"definitionId": deployPipeline, "runId": randomID("mis015"), "idempotencyKey": key}
+				env := t.toolError("the key reused over MCP", t.callTool(cs, contracts.ToolPraxecCommand, other))
+				t.check(env.Error.Code == contracts.CodeIdempotencyKeyReused, "want idempotency-key-reused over MCP, got %s", env.Error.Code)
+				followed = maps.Clone(other)
+				for _, l := range env.Links {
+					if l.Rel == "retry_with_key" {
+						maps.Copy(followed, l.Args)
+					}
+				}
+				res = t.callTool(cs, contracts.ToolPraxecCommand, followed)
+				t.check(!res.IsError, "the retry_with_key link followed over MCP failed: %s", truncate(toolText(res), 300))
 			}},
 	}
 }

@@ -474,6 +474,8 @@ func buildCatalogue() []Tool {
 				"summary":         str(1, maxSummaryLen).desc("Why this transition is fired; kept in the audit trail."),
 				"traceId":         identifier("A trace to attach the audit events to."),
 				"runId":           identifier("A caller-chosen run identifier: makes a start unique and threads through the audit events."),
+				"idempotencyKey": idempotencyKey().desc("Optional: a key that makes any command replay its first answer when retried " +
+					"(reuse it, unchanged, for every retry of the same command). Over REST it may also travel in the Idempotency-Key header; both must then agree."),
 				"intent":          str(1, 64).desc("cancel_pending_subject, to drop a command waiting on an unknown subject."),
 				"unknown_subject": str(1, maxSubjectLen).desc("The unknown subject of the pending command to drop."),
 			})),

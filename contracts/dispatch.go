@@ -54,7 +54,7 @@ func (r DispatchRow) clone() DispatchRow {
 // modifiers lists, per tool, the keys that never select a row.
 var modifiers = map[string][]string{
 	ToolPraxecQuery:   {"kind", "limit"},
-	ToolPraxecCommand: {"input", "runId", "arguments", "summary", "traceId"},
+	ToolPraxecCommand: {"input", "runId", "arguments", "summary", "traceId", "idempotencyKey"},
 }
 
 // declaredKeys holds, per praxec tool, the properties its input schema
@@ -82,10 +82,10 @@ var dispatchTable = []DispatchRow{
 	{Tool: ToolPraxecQuery, Operation: OpDescribe, Keys: []string{"subject"}, Optional: []string{"workflowId"}, Scope: ScopeCapabilitiesRead},
 	{Tool: ToolPraxecQuery, Operation: OpGet, Keys: []string{"workflowId"}, Scope: ScopeMissionsRead},
 	{Tool: ToolPraxecQuery, Operation: OpExplain, Keys: []string{"workflowId", "transition"}, Scope: ScopeMissionsRead},
-	{Tool: ToolPraxecCommand, Operation: OpStart, Keys: []string{"definitionId"}, Modifiers: []string{"input", "runId", "traceId"}, Scope: ScopeMissionsWrite},
-	{Tool: ToolPraxecCommand, Operation: OpSubmit, Keys: []string{"workflowId", "expectedVersion", "transition"}, Modifiers: []string{"arguments", "summary", "traceId", "runId"}, Scope: ScopeMissionsWrite},
-	{Tool: ToolPraxecCommand, Operation: OpDefine, Keys: []string{"subject", "definition"}, Modifiers: []string{"traceId", "runId"}, Scope: ScopeLexiconWrite},
-	{Tool: ToolPraxecCommand, Operation: OpCancelPendingSubject, Keys: []string{"intent", "unknown_subject"}, Modifiers: []string{"traceId", "runId"}, Scope: ScopeMissionsWrite},
+	{Tool: ToolPraxecCommand, Operation: OpStart, Keys: []string{"definitionId"}, Modifiers: []string{"input", "runId", "traceId", "idempotencyKey"}, Scope: ScopeMissionsWrite},
+	{Tool: ToolPraxecCommand, Operation: OpSubmit, Keys: []string{"workflowId", "expectedVersion", "transition"}, Modifiers: []string{"arguments", "summary", "traceId", "runId", "idempotencyKey"}, Scope: ScopeMissionsWrite},
+	{Tool: ToolPraxecCommand, Operation: OpDefine, Keys: []string{"subject", "definition"}, Modifiers: []string{"traceId", "runId", "idempotencyKey"}, Scope: ScopeLexiconWrite},
+	{Tool: ToolPraxecCommand, Operation: OpCancelPendingSubject, Keys: []string{"intent", "unknown_subject"}, Modifiers: []string{"traceId", "runId", "idempotencyKey"}, Scope: ScopeMissionsWrite},
 }
 
 // DispatchTable returns a copy of the dispatch rows of tool (praxec.query or

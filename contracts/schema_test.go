@@ -155,7 +155,13 @@ func TestIdempotencyKeyProperty(t *testing.T) {
 					key["minLength"] != 16.0 || key["maxLength"] != 128.0 {
 					t.Errorf("idempotencyKey schema = %v", key)
 				}
-			case contracts.IdempotencySafeRead, contracts.IdempotencyVersioned:
+			case contracts.IdempotencyVersioned:
+				// praxec.command takes an optional key (DESIGN, amended
+				// 2026-12-07: a retry_with_key link works copied verbatim).
+				if !has || slices.Contains(req, "idempotencyKey") || key["pattern"] != contracts.IdempotencyKeyPattern {
+					t.Errorf("a versioned tool takes an optional idempotencyKey (has %v, required %v)", has, req)
+				}
+			case contracts.IdempotencySafeRead:
 				if has || slices.Contains(req, "idempotencyKey") {
 					t.Errorf("a %s tool must not take an idempotencyKey", tool.Idempotency)
 				}
@@ -220,6 +226,9 @@ func TestPraxecSchemasFollowTheSeed(t *testing.T) {
 			"definitionId": "string", "input": "object", "workflowId": "string", "expectedVersion": "integer",
 			"transition": "string", "arguments": "object", "subject": "string", "definition": "object",
 			"summary": "string", "traceId": "string", "runId": "string", "intent": "string", "unknown_subject": "string",
+			// Not a field of seeds/000: DESIGN's amendment of 2026-12-07
+			// (seeds/003's pattern, so retry_with_key links work).
+			"idempotencyKey": "string",
 		}, []string{"input", "arguments", "definition"}},
 	}
 	for _, tt := range tests {
@@ -476,7 +485,8 @@ func TestValidateInput(t *testing.T) {
 		{"praxec.command", "submit", `{"workflowId":"wf_a1b2c3d4e5f6","expectedVersion":4,"transition":"deploy","arguments":{"confirm":true}}`, nil},
 		{"praxec.command", "define", `{"subject":"lexicon:evidence-pack","definition":{"definition_short":"A set.","boundedContext":"swe-agent","refs":["a"],"governance":"human-only"}}`, nil},
 		{"praxec.command", "cancel pending", `{"intent":"cancel_pending_subject","unknown_subject":"evidence-foo"}`, nil},
-		{"praxec.command", "idempotencyKey", `{"definitionId":"d","idempotencyKey":` + validKey + `}`, []fe{{"/idempotencyKey", "additionalProperties"}}},
+		{"praxec.command", "idempotencyKey", `{"definitionId":"d","idempotencyKey":` + validKey + `}`, nil},
+		{"praxec.command", "short idempotencyKey", `{"definitionId":"d","idempotencyKey":"short"}`, []fe{{"/idempotencyKey", "minLength"}, {"/idempotencyKey", "pattern"}}},
 		{"praxec.command", "version string", `{"workflowId":"w","expectedVersion":"4","transition":"t"}`, []fe{{"/expectedVersion", "type"}}},
 		{"praxec.command", "definition array", `{"subject":"lexicon:x","definition":[]}`, []fe{{"/definition", "type"}}},
 	}

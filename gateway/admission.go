@@ -27,7 +27,8 @@ import (
 //  5. the arguments, read as strict JSON (400)
 //  6. the praxec dispatch row and its scope (400 AMBIGUOUS_INTENT, 403)
 //  7. tenancy of the object an argument names (MCP, console: 404)
-//  8. the idempotency key, where an argument carries it (400)
+//  8. the idempotency key, where an argument carries it (400; over REST
+//     praxec.command may carry it in both, which must agree)
 //  9. the input schema: the tool's, or a direct call's capability's (400)
 //  10. the operation is implemented (501)
 //
@@ -191,14 +192,22 @@ func (s *Service) argumentOwned(ctx context.Context, a *admission) *contracts.Er
 	return s.owns(ctx, a.op, a.p, id)
 }
 
-// argumentKey takes the idempotency key from the arguments off REST: a
-// required operation needs one. A key that is present but empty or not a
-// string is malformed, not missing.
+// argumentKey takes the idempotency key from the arguments: off REST, a
+// required operation needs one; on every surface a versioned one
+// (praxec.command) takes one when sent, and on REST a key sent both as the
+// Idempotency-Key header and as the idempotencyKey member must be the same.
+// A key that is present but empty or not a string is malformed, not
+// missing.
 func (s *Service) argumentKey(_ context.Context, a *admission) *contracts.Error {
-	if a.outsideBody() || a.tool.Idempotency != contracts.IdempotencyRequired || a.c.Capability != "" {
+	raw, present := a.args["idempotencyKey"]
+	switch {
+	case a.c.Capability != "":
+		return nil
+	case a.tool.Idempotency == contracts.IdempotencyRequired && !a.outsideBody():
+	case a.tool.Idempotency == contracts.IdempotencyVersioned && present:
+	default:
 		return nil
 	}
-	raw, present := a.args["idempotencyKey"]
 	k, _ := raw.(string)
 	if !present {
 		k = ""
@@ -207,6 +216,12 @@ func (s *Service) argumentKey(_ context.Context, a *admission) *contracts.Error 
 	}
 	if err := contracts.CheckIdempotencyKey(k); err != nil {
 		return err.(*contracts.Error)
+	}
+	if a.key != "" && a.key != k {
+		return &contracts.Error{Code: contracts.CodeInvalidParams,
+			Message: "the Idempotency-Key header and the idempotencyKey member name two different keys",
+			Hint:    "Send the key once (the header or the member), or the same key in both.",
+			Fields:  []contracts.FieldError{{Pointer: "/idempotencyKey", Keyword: "const", Detail: "must equal the Idempotency-Key header"}}}
 	}
 	a.key = k
 	return nil

@@ -81,9 +81,12 @@ func readLinks(tool contracts.Tool, args map[string]any) []contracts.Link {
 
 // newKeyLink is the call again under a fresh idempotency key.
 func newKeyLink(tool contracts.Tool) contracts.Link {
+	hint := "Add this idempotencyKey to the request's arguments (REST: send it as the Idempotency-Key header) and reuse it on retries."
+	if tool.Idempotency == contracts.IdempotencyVersioned {
+		hint = "Add this idempotencyKey to the command's arguments, on any surface, and reuse it on retries."
+	}
 	return contracts.Link{Rel: "retry_with_key", Title: "Send the request with a new idempotency key", Method: tool.Name,
-		Args: map[string]any{"idempotencyKey": NewIdempotencyKey()},
-		Hint: "Add this idempotencyKey to the request's arguments (REST: send it as the Idempotency-Key header) and reuse it on retries."}
+		Args: map[string]any{"idempotencyKey": NewIdempotencyKey()}, Hint: hint}
 }
 
 // keyReused is the refusal of a key already used for another request: its

@@ -131,7 +131,9 @@ Within that period:
   ` + "`idempotency-request-in-progress`" + ` and a ` + "`Retry-After`" + ` header: wait, then retry with the same key.
 
 ` + "`praxec.command`" + ` (class ` + "`versioned`" + `) deduplicates starts by runId and transitions by
-expectedVersion; it honours an ` + "`Idempotency-Key`" + ` header the same way when one is sent.
+expectedVersion; it honours an idempotency key the same way when one is sent, as the
+` + "`Idempotency-Key`" + ` header or the ` + "`idempotencyKey`" + ` body member (both must then agree), so a
+` + "`retry_with_key`" + ` link's arguments work when copied verbatim.
 
 ## Errors
 
@@ -326,7 +328,10 @@ func addParameters(op *openapi3.Operation, sp spec, input jsonObject, comp *open
 			op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Value: p})
 		}
 	case http.MethodPost:
-		body := withoutProperties(input, idempotencyKeyProperty, sp.pathArgument)
+		body := withoutProperties(input, sp.pathArgument)
+		if sp.idempotency == contracts.IdempotencyRequired {
+			body = withoutProperties(body, idempotencyKeyProperty)
+		}
 		s, err := toSchema(body)
 		if err != nil {
 			return fmt.Errorf("request body: %w", err)

@@ -222,7 +222,14 @@ func (s *server) arguments(w http.ResponseWriter, r *http.Request, tool contract
 		if err != nil {
 			return nil, err
 		}
-		for _, name := range []string{"idempotencyKey", tool.PathArgument} {
+		// A versioned operation (praxec.command) takes its key as a member
+		// too: a retry_with_key link copied verbatim works on every
+		// surface (the service checks it agrees with the header).
+		keyMember := "idempotencyKey"
+		if tool.Idempotency == contracts.IdempotencyVersioned {
+			keyMember = ""
+		}
+		for _, name := range []string{keyMember, tool.PathArgument} {
 			if _, ok := args[name]; ok && name != "" {
 				where := "the path"
 				if name == "idempotencyKey" {
