@@ -13,6 +13,12 @@ import (
 	"github.com/praxa/praxa/contracts"
 )
 
+// parseSeeds are FuzzParse's inputs besides testdata/*.yaml and yamlCases.
+var parseSeeds = []string{
+	"server: {limits: {ratePerSecond: 1e-7, maxBodyBytes: 1e3}}",
+	"auth: {claims: {tenant: \"\\u2028\\x01\"}}",
+}
+
 // FuzzParse holds Parse to three promises: it never panics, it fails only
 // with a *LoadError that says something, and what it accepts survives a
 // round trip: the decoded configuration, marshalled to JSON (which is YAML),
@@ -29,8 +35,12 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	f.Add([]byte("server: {limits: {ratePerSecond: 1e-7, maxBodyBytes: 1e3}}"))
-	f.Add([]byte("auth: {claims: {tenant: \"\\u2028\\x01\"}}"))
+	for _, seed := range parseSeeds {
+		f.Add([]byte(seed))
+	}
+	for _, c := range yamlCases {
+		f.Add([]byte(c.data))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse("fuzz.yaml", data)
 		if err != nil {
