@@ -14,7 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // maxNesting bounds how deeply mappings and sequences may nest in the file.
@@ -53,9 +53,6 @@ func (d *document) at(ptr string) position {
 	}
 }
 
-// yamlLineError matches the "yaml: line N: message" errors of the parser.
-var yamlLineError = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
-
 // parseYAML reads exactly one YAML document into a JSON-compatible value. It
 // refuses what the configuration has no use for and what makes a YAML file
 // mean something else than it reads: duplicate keys, anchors and aliases,
@@ -69,23 +66,31 @@ func parseYAML(data []byte) (doc *document, problems []Problem) {
 			doc, problems = nil, []Problem{{Message: fmt.Sprintf("the YAML parser failed: %v", r)}}
 		}
 	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec, err := NewYAMLLoader(data)
+	if err != nil {
+		return nil, []Problem{{Message: fmt.Sprintf("the YAML parser failed: %v", err)}}
+	}
 	var root yaml.Node
-	if err := dec.Decode(&root); err != nil {
+	if err := dec.Load(&root); err != nil {
 		if errors.Is(err, io.EOF) {
 			// No document at all: an empty file, or comments only.
 			return &document{value: map[string]any{}, positions: map[string]position{"": {Line: 1, Column: 1}}}, nil
 		}
-		return nil, []Problem{syntaxProblem(err)}
+		return nil, []Problem{secondDocumentProblem(err)}
 	}
 	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
+	switch err := dec.Load(&extra); {
 	case errors.Is(err, io.EOF):
 	case err != nil:
-		return nil, []Problem{syntaxProblem(err)}
+		return nil, []Problem{YAMLSyntaxProblem(err)}
+	case len(extra.Content) == 1 && extra.Content[0].Line == extra.Line && extra.Content[0].Column == extra.Column:
+		// A document that starts where its content does, without "---",
+		// after a "..." that ended the first: YAML 1.2 reads a second
+		// document, go-yaml v3 refused it there with a syntax error.
+		return nil, []Problem{{Line: extra.Line, Message: "YAML syntax: did not find expected <document start>"}}
 	default:
 		return nil, []Problem{{Line: extra.Line, Column: extra.Column,
-			Message: "a second YAML document starts here; the file must hold exactly one (remove the --- separator)"}}
+			Message: secondDocument}}
 	}
 
 	c := converter{positions: map[string]position{}}
@@ -104,36 +109,168 @@ func parseYAML(data []byte) (doc *document, problems []Problem) {
 	return &document{value: v, positions: c.positions}, nil
 }
 
-// parserProblems are the errors of the YAML parser proper, as opposed to
-// its scanner. The YAML library reports the line of these 0-based (and of
-// scanner errors 1-based), so syntaxProblem adds one.
-var parserProblems = map[string]bool{
-	"did not find expected ',' or ']'":       true,
-	"did not find expected ',' or '}'":       true,
-	"did not find expected '-' indicator":    true,
-	"did not find expected <document start>": true,
-	"did not find expected <stream-start>":   true,
-	"did not find expected key":              true,
-	"did not find expected node content":     true,
-	"found duplicate %TAG directive":         true,
-	"found duplicate %YAML directive":        true,
-	"found incompatible YAML document":       true,
-	"found undefined tag handle":             true,
+// secondDocument is the problem of a file that holds more than one YAML
+// document.
+const secondDocument = "a second YAML document starts here; the file must hold exactly one (remove the --- separator)"
+
+// errControlCharacter is what yamlInput fails a read with.
+var errControlCharacter = errors.New("control characters are not allowed")
+
+// A YAMLLoader reads the YAML documents of one file the way go-yaml v3 did,
+// with go-yaml v4; YAMLSyntaxProblem reports its errors.
+type YAMLLoader struct {
+	loader *yaml.Loader
 }
 
-// syntaxProblem turns a parse error into a problem at its line. For an
-// unclosed collection the line is where the collection starts.
-func syntaxProblem(err error) Problem {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if m := yamlLineError.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
+// NewYAMLLoader returns a loader of the YAML documents in data. Like
+// go-yaml v3, it refuses a character U+007F to U+009F other than U+0085
+// anywhere in the file, where go-yaml v4 lets them through (YAML 1.2 allows
+// them in quoted scalars, for JSON).
+func NewYAMLLoader(data []byte) (*YAMLLoader, error) {
+	l, err := yaml.NewLoader(&yamlInput{data: data, stop: controlCharacterEnd(data)})
+	if err != nil {
+		return nil, err
 	}
-	if parserProblems[msg] {
-		line++
+	return &YAMLLoader{loader: l}, nil
+}
+
+// Load reads the next document into n; it returns io.EOF when there is
+// none. A plain scalar with the non-specific tag ("! 1") gets the tag its
+// value resolves to, as if it had none (!!int here), as go-yaml v3 gave it;
+// YAML 1.2 and go-yaml v4 make it a string.
+func (l *YAMLLoader) Load(n *yaml.Node) error {
+	if err := l.loader.Load(n); err != nil {
+		return err
+	}
+	resolveNonSpecific(n)
+	return nil
+}
+
+// resolveNonSpecific gives every plain scalar under n tagged "!" the tag an
+// untagged plain scalar of its value has.
+func resolveNonSpecific(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!" && n.Style == 0 {
+		n.Tag = plainTag(n.Value)
+	}
+	for _, c := range n.Content {
+		resolveNonSpecific(c)
+	}
+}
+
+// plainTag returns the tag go-yaml resolves an untagged plain scalar of
+// value to. A value that does not read back as the same plain scalar (it
+// spans lines) is a string: every other tag resolves from one line.
+func plainTag(value string) string {
+	if value == "" {
+		return "!!null"
+	}
+	l, err := yaml.NewLoader(strings.NewReader(value))
+	if err != nil {
+		return "!!str"
+	}
+	var doc yaml.Node
+	if l.Load(&doc) != nil || len(doc.Content) != 1 {
+		return "!!str"
+	}
+	if c := doc.Content[0]; c.Kind == yaml.ScalarNode && c.Style == 0 && c.Value == value && c.Tag != "!" {
+		return c.Tag
+	}
+	return "!!str"
+}
+
+// yamlInput is data, read by the YAML library 512 bytes at a time. The read
+// that would hand over the last byte of the first character at stop fails
+// instead, which is when go-yaml v3's reader refused it: an error the
+// library finds in what it read before still comes first, one after it
+// does not.
+type yamlInput struct {
+	data      []byte
+	pos, stop int // stop is -1 when data has no such character
+}
+
+func (r *yamlInput) Read(p []byte) (int, error) {
+	if r.stop >= 0 && r.pos+len(p) >= r.stop {
+		return 0, errControlCharacter
+	}
+	if r.pos == len(r.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[r.pos:])
+	r.pos += n
+	return n, nil
+}
+
+// controlCharacterEnd returns the offset just past the first character of
+// data in U+007F to U+009F other than U+0085, or -1. It stops at the first
+// byte that is not UTF-8, which the library refuses on its own, and leaves
+// UTF-16 files (a byte order mark) to the library and the converter.
+func controlCharacterEnd(data []byte) int {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return -1
+		case r >= 0x7f && r <= 0x9f && r != 0x85:
+			return i + size
+		}
+		i += size
+	}
+	return -1
+}
+
+// YAMLSyntaxProblem turns an error of a loader from NewYAMLLoader into a
+// problem at the line it names: where the construct the error is about
+// starts (an unclosed collection) when that is below the first line, else
+// where the error was found when that is; on the first line, a parser error
+// names line 1 and a scanner error no line; a reader error (the bytes are
+// not text) and an unknown anchor name none. These are the lines go-yaml v3
+// named, kept so that no message moves (docs/decisions.md).
+func YAMLSyntaxProblem(err error) Problem {
+	var le *yaml.LoadError
+	if !errors.As(err, &le) {
+		return Problem{Message: "YAML syntax: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	msg := le.Message
+	switch le.Stage {
+	case yaml.ReaderStage:
+		if errors.Is(err, errControlCharacter) {
+			msg = errControlCharacter.Error()
+		}
+		// "invalid leading UTF-8 octet (value: 255)": v3 did not show the
+		// byte, and a file that is not text cannot show it either.
+		if i := strings.Index(msg, " (value: "); i >= 0 {
+			msg = msg[:i]
+		}
+		return Problem{Message: "YAML syntax: " + msg}
+	case yaml.ComposerStage:
+		return Problem{Message: "YAML syntax: " + msg}
+	}
+	line := 0
+	switch {
+	case le.ContextMark.Line > 1:
+		line = le.ContextMark.Line
+	case le.Mark.Line > 1:
+		line = le.Mark.Line
+	case le.Stage == yaml.ParserStage:
+		line = 1
 	}
 	return Problem{Line: line, Message: "YAML syntax: " + msg}
+}
+
+// secondDocumentProblem reports the error of the first document's load. A
+// directive right after the first document (without "..." before it) is,
+// to go-yaml v4, a first document without its end; to v3 it began a second
+// document, and the file is told so as before.
+func secondDocumentProblem(err error) Problem {
+	var le *yaml.LoadError
+	if errors.As(err, &le) && le.Stage == yaml.ParserStage && le.Message == "did not find expected <document end> before directive" {
+		return Problem{Line: le.Mark.Line, Column: le.Mark.Column,
+			Message: secondDocument}
+	}
+	return YAMLSyntaxProblem(err)
 }
 
 type converter struct {

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -46,9 +46,6 @@ func (f *frontMatter) report(line, col int, field, format string, args ...any) {
 func (f *frontMatter) at(n *yaml.Node, field, format string, args ...any) {
 	f.report(n.Line+f.off, n.Column, field, format, args...)
 }
-
-// yamlLine matches the "yaml: line N: message" errors of the parser.
-var yamlLine = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
 
 // parseFile reads one skill file. name is how problems name it.
 func parseFile(name string, data []byte) (v *Version, problems []config.Problem) {
@@ -99,19 +96,22 @@ func (f *frontMatter) decode(src string) (root *yaml.Node) {
 			f.report(0, 0, "", "the YAML parser failed: %v", r)
 		}
 	}()
+	dec, err := config.NewYAMLLoader([]byte(src))
+	if err != nil {
+		f.report(0, 0, "", "the YAML parser failed: %v", err)
+		return nil
+	}
 	var doc yaml.Node
-	if err := yaml.NewDecoder(strings.NewReader(src)).Decode(&doc); err != nil {
+	if err := dec.Load(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			f.report(1, 1, "", "the front matter is empty: it needs at least id, version, title and evidence")
 			return nil
 		}
-		msg := err.Error()
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			f.report(n+f.off, 0, "", "YAML syntax: %s", m[2])
-		} else {
-			f.report(0, 0, "", "YAML syntax: %s", strings.TrimPrefix(msg, "yaml: "))
+		p := config.YAMLSyntaxProblem(err)
+		if p.Line > 0 {
+			p.Line += f.off
 		}
+		f.problems = append(f.problems, p)
 		return nil
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
