@@ -167,9 +167,9 @@ func (s *Service) Capabilities(p *auth.Principal) ([]CapabilityView, error) {
 			continue
 		}
 		v := CapabilityView{ID: c.ID, Title: c.Title, Description: c.Description, Domain: c.Domain, Source: c.Source,
-			Executor: "noop", Guards: c.Guards, Produces: c.Produces}
+			Executor: string(config.ExecutorNoop), Guards: c.Guards, Produces: c.Produces}
 		if c.Executor != nil {
-			v.Executor = c.Executor.Kind
+			v.Executor = string(c.Executor.Kind)
 		}
 		if v.Guards == nil {
 			v.Guards = []config.Guard{}

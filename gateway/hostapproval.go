@@ -20,7 +20,7 @@ func (s *Service) HostApprovable(definitionID, transition string) bool {
 		return false
 	}
 	t, ok := d.Transition(transition)
-	if !ok || t.Executor == nil || t.Executor.Kind != config.ExecutorHuman || t.Executor.Approver != config.ApproverHost || t.Destructive() {
+	if !ok || t.Executor == nil || !t.Executor.Kind.NeedsApproval() || t.Executor.Approver != config.ApproverHost || t.Destructive() {
 		return false
 	}
 	return !slices.Contains(s.policy.Load().AllowSelfApproval, t.Executor.Queue)

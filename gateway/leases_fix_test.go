@@ -118,9 +118,9 @@ func leaseFixService(t *testing.T, st store.Store, runner workflow.Runner, now f
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runners map[string]workflow.Runner
+	var runners map[config.Kind]workflow.Runner
 	if runner != nil {
-		runners = map[string]workflow.Runner{"rest": runner}
+		runners = map[config.Kind]workflow.Runner{config.ExecutorREST: runner}
 	}
 	s := New(st, &Options{Workflows: reg, Runners: runners, Now: now})
 	t.Cleanup(func() { s.Close(context.Background()) })

@@ -26,13 +26,13 @@ import (
 // withScriptRunner returns runners with the script executor's runner
 // added, when the service runs executors at all (runners) or has scripts;
 // otherwise runners as they are.
-func (s *Service) withScriptRunner(runners map[string]workflow.Runner, cat *scripts.Catalog) map[string]workflow.Runner {
+func (s *Service) withScriptRunner(runners map[config.Kind]workflow.Runner, cat *scripts.Catalog) map[config.Kind]workflow.Runner {
 	if len(runners) == 0 && cat.Len() == 0 {
 		return runners
 	}
 	out := maps.Clone(runners)
 	if out == nil {
-		out = map[string]workflow.Runner{}
+		out = map[config.Kind]workflow.Runner{}
 	}
 	out[config.ExecutorScript] = scriptRunner{s}
 	return out

@@ -94,11 +94,11 @@ type Options struct {
 	// SkillsSearch and ScriptsSearch accept the skill and script kinds in
 	// a search (INVALID_PARAMS otherwise).
 	SkillsSearch, ScriptsSearch bool
-	// Runners run the executor kinds that reach outside the gateway (mcp,
-	// cli, rest: package connect); without them those executors answer
+	// Runners run the executor kinds that call a connection (package
+	// connect), by kind; without them those executors answer
 	// not-implemented. Their calls run outside any store transaction (see
 	// external.go).
-	Runners map[string]workflow.Runner
+	Runners map[config.Kind]workflow.Runner
 	// Skills are the governed skills aura_get_skill serves (none when
 	// nil): gateway-wide configuration, the same for every tenant.
 	Skills *skills.Catalog

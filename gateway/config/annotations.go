@@ -58,20 +58,20 @@ type Hints struct {
 }
 
 // ExecutorHints derives a capability's annotations from what the gateway
-// knows of its executor x: none (noop) acts on nothing and reaches
-// nothing, nor does a script (a computation over the call's own values);
-// a REST GET, HEAD or OPTIONS reads (RFC 9110 safe methods), a
-// PUT or DELETE is idempotent (RFC 9110), both open-world; anything else
-// (an mcp tool, a cli command, a POST or PATCH, a workflow, a person) may
-// change the world: destructive, open-world, not idempotent. An upstream
-// MCP tool's own annotations are not read: they never lower
-// destructiveHint.
+// knows of its executor x (its kind's entry of the kind table): none
+// (noop) acts on nothing and reaches nothing, nor does a script (a
+// computation over the call's own values); a REST GET, HEAD or OPTIONS
+// reads (RFC 9110 safe methods), a PUT or DELETE is idempotent (RFC
+// 9110), both open-world; anything else (an mcp tool, a cli command, a
+// POST or PATCH, a workflow, a person) may change the world: destructive,
+// open-world, not idempotent. An upstream MCP tool's own annotations are
+// not read: they never lower destructiveHint.
 func ExecutorHints(x *Executor) Hints {
-	if x == nil || x.Kind == ExecutorNoop || x.Kind == ExecutorScript {
+	if x == nil || x.Kind.info().readOnly {
 		return Hints{ReadOnly: true, Idempotent: true}
 	}
 	h := Hints{Destructive: true, OpenWorld: true}
-	if x.Kind == ExecutorREST {
+	if x.Kind.info().methodHints {
 		switch strings.ToUpper(x.Method) {
 		case "GET", "HEAD", "OPTIONS":
 			h.ReadOnly, h.Destructive, h.Idempotent = true, false, true

@@ -79,7 +79,8 @@ type Capability struct {
 //     first one may have begun, so neither is tried: the failure is the
 //     move's answer.
 //
-// Retries and fallbacks apply to executors of kind mcp, cli and rest.
+// Retries and fallbacks apply to executors of a kind that calls a
+// connection (Kind.NeedsConnection: mcp, cli, rest and llm).
 type Reliability struct {
 	// TimeoutMs is the longest one call may take, in milliseconds: it
 	// bounds each attempt of the executor and of the fallback executors
@@ -107,8 +108,8 @@ type Reliability struct {
 // to when its own could not be reached.
 type Fallback struct {
 	// Executors are tried in order, each only when every call before it
-	// ended in a way that may be repeated (at most MaxFallbacks; kinds
-	// mcp, cli and rest).
+	// ended in a way that may be repeated (at most MaxFallbacks; of kinds
+	// that call a connection).
 	Executors []Executor `json:"executors"`
 }
 

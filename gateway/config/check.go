@@ -248,24 +248,6 @@ func checkURL(s string, r urlRules) string {
 	return ""
 }
 
-// executorKinds are the executor kinds this gateway runs, in the order of
-// schema.json.
-var executorKinds = []string{ExecutorNoop, ExecutorHuman, ExecutorWorkflow, ExecutorMCP, ExecutorCLI, ExecutorREST, ExecutorParallel, ExecutorLLM, ExecutorScript}
-
-// executorMembers lists the members each executor kind admits, as the
-// if/then rules of schema.json do (a test holds them together).
-var executorMembers = map[string][]string{
-	ExecutorNoop:     {"kind"},
-	ExecutorHuman:    {"kind", "queue", "approver"},
-	ExecutorWorkflow: {"kind", "definitionId", "input", "timeoutMs"},
-	ExecutorMCP:      {"kind", "connection", "tool", "map", "timeoutMs"},
-	ExecutorCLI:      {"kind", "connection", "args", "treatNonZeroAsFailure", "paths", "unconfinedArguments", "optionArguments", "timeoutMs"},
-	ExecutorREST:     {"kind", "connection", "method", "path", "query", "headers", "body", "timeoutMs"},
-	ExecutorParallel: {"kind", "branches", "policy"},
-	ExecutorLLM:      {"kind", "connection", "prompt", "system", "outputSchema", "maxTokens", "timeoutMs"},
-	ExecutorScript:   {"kind", "script", "timeoutMs"},
-}
-
 // executorValueMembers are the executor members whose string values may be
 // paths.
 var executorValueMembers = []string{"input", "map", "args", "query", "headers", "body", "paths", "optionArguments"}
@@ -279,27 +261,21 @@ var (
 
 // executorKindAt returns the kind of the executor at ptr when ptr is an
 // executor of a kind this gateway runs.
-func executorKindAt(doc *document, ptr string) (string, bool) {
+func executorKindAt(doc *document, ptr string) (Kind, bool) {
 	if typeAt(ptr) != reflect.TypeFor[Executor]() {
 		return "", false
 	}
 	v, _ := lookup(doc.value, ptr+"/kind")
 	kind, _ := v.(string)
-	_, ok := executorMembers[kind]
-	return kind, ok
+	return Kind(kind), Kind(kind).Known()
 }
 
 // unknownExecutorMember words an unknown member name of an executor of the
 // given kind.
-func unknownExecutorMember(kind, name string) string {
-	members := executorMembers[kind]
-	what := article(kind) + " " + kind + " executor"
-	var owners []string
-	for _, k := range executorKinds {
-		if slices.Contains(executorMembers[k], name) {
-			owners = append(owners, k)
-		}
-	}
+func unknownExecutorMember(kind Kind, name string) string {
+	members := kind.Members()
+	what := kind.article() + " " + string(kind) + " executor"
+	owners := kindNames(func(k *kindInfo) bool { return slices.Contains(k.members, name) })
 	switch {
 	case len(owners) > 0 && len(members) == 1:
 		return fmt.Sprintf("is not a known field of %s (%s belongs to %s executors), which has no field but kind", what, name, joinAnd(owners))
@@ -487,9 +463,9 @@ func (c *checker) workflow(id, base string, ids []string) []workflowEdge {
 		}
 		state(tp + "/to")
 		if actor, ok := c.str(tp + "/actor"); ok && actor == ActorDeterministic {
-			if kind, ok := c.str(tp + "/executor/kind"); ok && kind == ExecutorHuman {
-				c.report(tp+"/actor", "is deterministic, but the executor is human (line %d): the runtime fires a deterministic transition by itself, with no one to approve it; make the actor human or agent",
-					c.doc.at(tp+"/executor/kind").Line)
+			if kind, ok := c.str(tp + "/executor/kind"); ok && Kind(kind).NeedsApproval() {
+				c.report(tp+"/actor", "is deterministic, but the executor is %s (line %d): the runtime fires a deterministic transition by itself, with no one to approve it; make the actor human or agent",
+					kind, c.doc.at(tp+"/executor/kind").Line)
 			}
 		}
 		if _, ok := t["executor"]; ok {
@@ -525,19 +501,17 @@ func (c *checker) executor(ptr string, ids []string) (string, bool) {
 			c.paths(ptr+"/"+m, executorRoots)
 		}
 	}
-	kind, _ := c.str(ptr + "/kind")
+	s, _ := c.str(ptr + "/kind")
+	kind := Kind(s)
 	c.executorConnection(ptr, kind)
 	c.executorTimeout(ptr, kind)
-	switch kind {
-	case ExecutorParallel:
+	if kind.Runs() == RunBranches {
 		c.parallelBranches(ptr, ids)
-	case ExecutorLLM:
-		c.llmExecutor(ptr)
-	case ExecutorCLI:
-		c.cliArguments(ptr)
 	}
-	c.executorScript(ptr, kind)
-	if kind != ExecutorWorkflow {
+	if k := kind.info(); k.check != nil {
+		k.check(c, ptr, k)
+	}
+	if kind.Runs() != RunWorkflow {
 		return "", false
 	}
 	def, ok := c.str(ptr + "/definitionId")

@@ -80,3 +80,26 @@ proxy:
 		})
 	}
 }
+
+// TestCLIPathsNeedRoots: a cli executor's paths are checked against the
+// roots of its connection, so a cli connection without roots is refused
+// for them; a connection of another kind is refused for its kind alone.
+func TestCLIPathsNeedRoots(t *testing.T) {
+	const file = `connections:
+  sh: { kind: cli, command: /bin/cat }
+  api: { kind: rest, baseUrl: "https://api.example" }
+proxy:
+  expose:
+    - name: a.b
+      executor: { kind: cli, connection: sh, args: [$.arguments.src], paths: { read: [$.arguments.src] } }
+    - name: a.c
+      executor: { kind: cli, connection: api, args: [$.arguments.src], paths: { read: [$.arguments.src] } }
+`
+	want := "x.yaml:7:71: proxy.expose[0].executor.paths: are checked against the roots of the connection, and the cli connection sh declares none: add roots (read, write) to it\n" +
+		"x.yaml:9:42: proxy.expose[1].executor.connection: names the rest connection api: a cli executor needs a cli connection"
+	_, err := Parse("x.yaml", []byte(file))
+	var le *LoadError
+	if !errors.As(err, &le) || le.Error() != want {
+		t.Fatalf("Parse = %v\nwant %s", err, want)
+	}
+}

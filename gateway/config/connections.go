@@ -9,14 +9,6 @@ import (
 	"strings"
 )
 
-// The connection kinds.
-const (
-	ConnectionMCP  = "mcp"
-	ConnectionCLI  = "cli"
-	ConnectionREST = "rest"
-	ConnectionLLM  = "llm"
-)
-
 // Connection is one backend the gateway talks to, under connections: an
 // MCP server (a child process over stdio, or a streamable HTTP URL), a
 // command line program, or a REST API. Which members apply depends on Kind:
@@ -31,7 +23,7 @@ const (
 // Values of Env and Headers may name environment variables of the gateway
 // as ${NAME}; they are read when the connection is opened, never logged.
 type Connection struct {
-	Kind string `json:"kind"`
+	Kind Kind `json:"kind"`
 
 	// Command is the program to run (mcp over stdio, cli): a path, or a
 	// name looked up in the PATH the child is given.

@@ -9,77 +9,45 @@ import (
 	"strings"
 )
 
-// connectionKinds are the connection kinds, in the order of schema.json.
-var connectionKinds = []string{ConnectionMCP, ConnectionCLI, ConnectionREST, ConnectionLLM}
-
-// connectionMembers lists the members each connection kind admits, as the
-// if/then rules of schema.json do.
-var connectionMembers = map[string][]string{
-	ConnectionMCP:  {"kind", "command", "args", "env", "url", "headers", "auth", "pin"},
-	ConnectionCLI:  {"kind", "command", "workingDirectory", "env", "shell", "confine", "roots"},
-	ConnectionREST: {"kind", "baseUrl", "headers", "auth"},
-	ConnectionLLM:  {"kind", "baseUrl", "model", "apiKey", "headers"},
-}
-
 // connectionKindAt returns the kind of the connection at ptr when ptr is a
 // connection of a known kind.
-func connectionKindAt(doc *document, ptr string) (string, bool) {
+func connectionKindAt(doc *document, ptr string) (Kind, bool) {
 	if typeAt(ptr) != reflect.TypeFor[Connection]() {
 		return "", false
 	}
 	v, _ := lookup(doc.value, ptr+"/kind")
 	kind, _ := v.(string)
-	_, ok := connectionMembers[kind]
-	return kind, ok
+	return Kind(kind), Kind(kind).ConnectionMembers() != nil
 }
 
 // unknownConnectionMember words an unknown member of a connection.
-func unknownConnectionMember(kind, name string) string {
-	var owners []string
-	for _, k := range connectionKinds {
-		if slices.Contains(connectionMembers[k], name) {
-			owners = append(owners, k)
-		}
-	}
-	what := article(kind) + " " + kind + " connection"
+func unknownConnectionMember(kind Kind, name string) string {
+	members := kind.ConnectionMembers()
+	owners := kindNames(func(k *kindInfo) bool { return slices.Contains(k.connectionMembers, name) })
+	what := kind.article() + " " + string(kind) + " connection"
 	if len(owners) > 0 {
-		return fmt.Sprintf("is not a known field of %s (%s belongs to %s connections); known fields: %s", what, name, joinAnd(owners), strings.Join(connectionMembers[kind], ", "))
+		return fmt.Sprintf("is not a known field of %s (%s belongs to %s connections); known fields: %s", what, name, joinAnd(owners), strings.Join(members, ", "))
 	}
-	if s, ok := suggest(name, connectionMembers[kind]); ok {
+	if s, ok := suggest(name, members); ok {
 		return fmt.Sprintf("is not a known field of %s; did you mean %q?", what, s)
 	}
-	return fmt.Sprintf("is not a known field of %s; known fields: %s", what, strings.Join(connectionMembers[kind], ", "))
+	return fmt.Sprintf("is not a known field of %s; known fields: %s", what, strings.Join(members, ", "))
 }
 
 // envNameRE matches an environment variable name.
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
 // connections checks what the schema cannot say of the connections
-// section and of proxy.import: URLs, and that an import names an mcp
-// connection.
+// section and of proxy.import: what each kind checks of its connections
+// (kindInfo.checkConnection), auth, environment names, URLs, and that an
+// import names a connection whose tools can be listed.
 func (c *checker) connections() {
 	conns, _ := c.obj("/connections")
 	for _, name := range c.keys("/connections", conns) {
 		ptr := "/connections/" + escapePointer(name)
-		if conn, ok := c.obj(ptr); ok && conn["kind"] == ConnectionMCP && !c.reported[ptr+"/kind"] {
-			_, cmd := conn["command"]
-			_, url := conn["url"]
-			switch {
-			case cmd && url:
-				c.reportKey(ptr+"/url", "cannot be set together with command: an mcp connection is a child process the gateway starts (command) or a server running elsewhere (url)")
-			case !cmd && !url:
-				c.reportKey(ptr, "needs command (a child process the gateway starts) or url (a server running elsewhere)")
-			}
-			for _, m := range []string{"args", "env"} {
-				if _, has := conn[m]; has && url && !cmd {
-					c.reportKey(ptr+"/"+m, "applies to a child process (command), not to a server reached by url")
-				}
-			}
-			if _, has := conn["headers"]; has && cmd && !url {
-				c.reportKey(ptr+"/headers", "applies to a server reached by url, not to a child process (command)")
-			}
-			if _, has := conn["auth"]; has && cmd && !url {
-				c.reportKey(ptr+"/auth", "applies to a server reached by url, not to a child process (command): give the child its credentials in env")
+		if conn, ok := c.obj(ptr); ok && !c.reported[ptr+"/kind"] {
+			if kind, _ := conn["kind"].(string); Kind(kind).info().checkConnection != nil {
+				Kind(kind).info().checkConnection(c, ptr, conn)
 			}
 		}
 		c.connectionAuth(ptr)
@@ -108,7 +76,7 @@ func (c *checker) connections() {
 		switch {
 		case !declared:
 			c.report(ptr, "names no declared connection%s", nameHint(name, c.keys("/connections", conns), "connections"))
-		case conn["kind"] != ConnectionMCP:
+		case !connectionKind(conn).info().imports:
 			c.report(ptr, "names the %v connection %s: only the tools of an mcp connection can be imported", conn["kind"], name)
 		case authKind(conn) == AuthTokenExchange:
 			c.report(ptr, "names the connection %s, whose auth is token-exchange: its tools are listed at start, when no caller's token is there to exchange; declare its tools under proxy.expose (mcp executors), or give it auth kind client-credentials", name)
@@ -116,29 +84,71 @@ func (c *checker) connections() {
 	}
 }
 
-// executorConnection checks that the executor at ptr, of an mcp, cli,
-// rest or llm kind, names a declared connection of its own kind.
-func (c *checker) executorConnection(ptr, kind string) {
-	if kind != ExecutorMCP && kind != ExecutorCLI && kind != ExecutorREST && kind != ExecutorLLM {
-		return
+// mcpConnection checks the mcp connection conn at ptr: a child process
+// (command, args, env) or a server running elsewhere (url, headers,
+// auth), never both.
+func (c *checker) mcpConnection(ptr string, conn map[string]any) {
+	_, cmd := conn["command"]
+	_, url := conn["url"]
+	switch {
+	case cmd && url:
+		c.reportKey(ptr+"/url", "cannot be set together with command: an mcp connection is a child process the gateway starts (command) or a server running elsewhere (url)")
+	case !cmd && !url:
+		c.reportKey(ptr, "needs command (a child process the gateway starts) or url (a server running elsewhere)")
 	}
-	name, ok := c.str(ptr + "/connection")
+	for _, m := range []string{"args", "env"} {
+		if _, has := conn[m]; has && url && !cmd {
+			c.reportKey(ptr+"/"+m, "applies to a child process (command), not to a server reached by url")
+		}
+	}
+	if _, has := conn["headers"]; has && cmd && !url {
+		c.reportKey(ptr+"/headers", "applies to a server reached by url, not to a child process (command)")
+	}
+	if _, has := conn["auth"]; has && cmd && !url {
+		c.reportKey(ptr+"/auth", "applies to a server reached by url, not to a child process (command): give the child its credentials in env")
+	}
+}
+
+// connectionKind returns the kind of conn, a connection of the file (""
+// when it has none, or not a string).
+func connectionKind(conn map[string]any) Kind {
+	k, _ := conn["kind"].(string)
+	return Kind(k)
+}
+
+// ofKind reports whether conn, a connection of the file, has kind k, or
+// no kind at all (which the schema reports).
+func ofKind(conn map[string]any, k Kind) bool {
+	return conn["kind"] == nil || connectionKind(conn) == k
+}
+
+// namedConnection returns the name of the connection the executor at ptr
+// names (ok false when it names none) and that connection, nil when the
+// file declares none by that name.
+func (c *checker) namedConnection(ptr string) (name string, conn map[string]any, ok bool) {
+	name, ok = c.str(ptr + "/connection")
 	if !ok {
-		return
+		return "", nil, false
 	}
 	conns, _ := c.obj("/connections")
-	conn, declared := conns[name].(map[string]any)
-	switch {
-	case !declared:
+	conn, _ = conns[name].(map[string]any)
+	return name, conn, true
+}
+
+// executorConnection checks that the executor at ptr, of a kind that
+// needs a connection, names a declared connection of the kind it needs.
+func (c *checker) executorConnection(ptr string, kind Kind) {
+	if !kind.NeedsConnection() {
+		return
+	}
+	name, conn, ok := c.namedConnection(ptr)
+	switch want := kind.Connection(); {
+	case !ok:
+	case conn == nil:
+		conns, _ := c.obj("/connections")
 		c.report(ptr+"/connection", "names no declared connection%s", nameHint(name, c.keys("/connections", conns), "connections"))
-	case conn["kind"] != kind && conn["kind"] != nil:
-		c.report(ptr+"/connection", "names the %v connection %s: %s %s executor needs %s %s connection", conn["kind"], name, article(kind), kind, article(kind), kind)
-	case kind == ExecutorCLI:
-		if _, paths := c.obj(ptr + "/paths"); paths {
-			if _, roots := conn["roots"]; !roots {
-				c.reportKey(ptr+"/paths", "are checked against the roots of the connection, and the cli connection %s declares none: add roots (read, write) to it", name)
-			}
-		}
+	case !ofKind(conn, want):
+		c.report(ptr+"/connection", "names the %v connection %s: %s %s executor needs %s %s connection", conn["kind"], name, kind.article(), kind, want.article(), want)
 	}
 }
 
@@ -155,7 +165,7 @@ func authKind(conn map[string]any) string {
 // competes with the token.
 func (c *checker) connectionAuth(ptr string) {
 	a, ok := c.obj(ptr + "/auth")
-	if k, _ := c.str(ptr + "/kind"); !ok || (k != ConnectionREST && k != ConnectionMCP) {
+	if k, _ := c.str(ptr + "/kind"); !ok || !slices.Contains(Kind(k).ConnectionMembers(), "auth") {
 		return
 	}
 	ptr += "/auth"

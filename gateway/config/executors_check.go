@@ -11,14 +11,10 @@ import (
 // schema.json: a ${NAME} reference, never a key.
 const apiKeyPattern = `^\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}$`
 
-// branchKinds are the executor kinds a parallel executor's branch may
-// have: the kinds that run as one call (a connection's, or noop). A
-// branch cannot queue a person, start a sub-workflow or nest another
-// parallel executor.
-var branchKinds = []string{ExecutorNoop, ExecutorMCP, ExecutorCLI, ExecutorREST, ExecutorLLM}
-
 // parallelBranches checks the branches of the parallel executor at ptr:
-// each is an executor of a kind a branch may have, checked as any
+// each is an executor of a kind a branch may have (Kind.Branchable: one
+// call, a connection's or noop; a branch cannot queue a person, start a
+// sub-workflow or nest another parallel executor), checked as any
 // executor is.
 func (c *checker) parallelBranches(ptr string, ids []string) {
 	bp := ptr + "/branches"
@@ -32,22 +28,32 @@ func (c *checker) parallelBranches(ptr string, ids []string) {
 			c.reportKey(xp, "is not a valid branch name: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or a digit")
 		}
 		kind, ok := c.str(xp + "/kind")
-		if ok && !slices.Contains(branchKinds, kind) && !c.reported[xp+"/kind"] {
-			c.report(xp+"/kind", "is %s, which cannot be a branch of a parallel executor: a branch is one call, of kind %s", kind, joinOr(branchKinds))
+		if ok && !Kind(kind).Branchable() && !c.reported[xp+"/kind"] {
+			c.report(xp+"/kind", "is %s, which cannot be a branch of a parallel executor: a branch is one call, of kind %s", kind,
+				joinOr(kindNames(func(k *kindInfo) bool { return k.branch })))
 			continue
 		}
 		c.executor(xp, ids)
 	}
 }
 
-// cliArguments checks what the cli executor at ptr hands its command from
-// the scope. A $. argument carries a value the caller controls, so each
-// must be a declared path (paths.read or paths.write: checked against the
-// connection's roots, and passed as the absolute path that was checked),
-// unless unconfinedArguments says the operator knows they are not paths.
-// Each optionArguments entry must be one of those arguments, and not a
-// path: a path the caller gives never starts with '-'.
-func (c *checker) cliArguments(ptr string) {
+// cliExecutor checks what the cli executor at ptr hands its command from
+// the scope. Its paths are checked against the roots of its connection,
+// which must declare some. A $. argument carries a value the caller
+// controls, so each must be a declared path (paths.read or paths.write:
+// checked against the connection's roots, and passed as the absolute path
+// that was checked), unless unconfinedArguments says the operator knows
+// they are not paths. Each optionArguments entry must be one of those
+// arguments, and not a path: a path the caller gives never starts with
+// '-'.
+func (c *checker) cliExecutor(ptr string, k *kindInfo) {
+	if name, conn, _ := c.namedConnection(ptr); conn != nil && ofKind(conn, k.connection) {
+		if _, paths := c.obj(ptr + "/paths"); paths {
+			if _, roots := conn["roots"]; !roots {
+				c.reportKey(ptr+"/paths", "are checked against the roots of the connection, and the cli connection %s declares none: add roots (read, write) to it", name)
+			}
+		}
+	}
 	paths := map[string]bool{}
 	for _, m := range []string{"/paths/read", "/paths/write"} {
 		c.each(ptr+m, func(_ int, p string) { paths[p] = true })
@@ -79,7 +85,7 @@ func (c *checker) cliArguments(ptr string) {
 // llmExecutor checks the llm executor at ptr: the placeholders of its
 // templates are paths into the executor's roots, and its output schema
 // compiles.
-func (c *checker) llmExecutor(ptr string) {
+func (c *checker) llmExecutor(ptr string, _ *kindInfo) {
 	for _, m := range []string{"/prompt", "/system"} {
 		s, ok := c.str(ptr + m)
 		if !ok {

@@ -280,7 +280,7 @@ func locate(doc *document, fe contracts.FieldError) []locatedProblem {
 		}
 		msg := fe.Detail
 		if kind, ok := executorKindAt(doc, parentPointer(ptr)); ok && fe.Detail == "is required" {
-			msg = "is required by " + article(kind) + " " + kind + " executor"
+			msg = "is required by " + kind.article() + " " + string(kind) + " executor"
 		}
 		if kind, ok := guardKindAt(doc, parentPointer(ptr)); ok && fe.Detail == "is required" {
 			if alts := guardAlternatives[kind]; slices.Contains(alts, lastToken(ptr)) {
@@ -307,8 +307,7 @@ func unsupportedExecutor(doc *document, ptr string) bool {
 	}
 	v, _ := lookup(doc.value, ptr+"/kind")
 	kind, ok := v.(string)
-	_, known := executorMembers[kind]
-	return ok && !known
+	return ok && !Kind(kind).Known()
 }
 
 // explain words a violation for the reader of the file.
@@ -362,15 +361,6 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 		}
 	}
 	return fe.Detail
-}
-
-// article is the indefinite article of an executor kind as it is spoken:
-// an mcp executor, a rest executor.
-func article(kind string) string {
-	if kind == ExecutorMCP || kind == ExecutorLLM {
-		return "an"
-	}
-	return "a"
 }
 
 // enumValues lists the values the schema allows at ptr, when it is an enum

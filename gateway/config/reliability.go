@@ -24,8 +24,9 @@ const (
 	// MaxRetryAfter bounds the Retry-After of a REST answer that is
 	// honoured.
 	MaxRetryAfter = 5 * time.Second
-	// DefaultExecutorTimeout bounds one call of an mcp, cli or rest
-	// executor whose executor and capability set no timeoutMs.
+	// DefaultExecutorTimeout bounds one call of an executor that calls a
+	// connection (Kind.NeedsConnection) when neither it nor its
+	// capability sets a timeoutMs.
 	DefaultExecutorTimeout = 60 * time.Second
 )
 
@@ -42,12 +43,12 @@ func ExecutorTimeout(x Executor) time.Duration {
 // nil r included) and whether they share the executor's one timeout (the
 // built-in retries of a rest executor) rather than each attempt having
 // its own.
-func (r *Reliability) RetriesFor(kind string) (retries int, shared bool) {
+func (r *Reliability) RetriesFor(kind Kind) (retries int, shared bool) {
 	if r != nil && r.Retries != nil {
 		return *r.Retries, false
 	}
-	if kind == ExecutorREST {
-		return DefaultRESTRetries, true
+	if n := kind.info().retries; n > 0 {
+		return n, true
 	}
 	return 0, false
 }
@@ -101,7 +102,7 @@ func (r *Reliability) WorstCase(primary Executor) time.Duration {
 		total += time.Duration(retries+1) * t
 		for n := 1; n <= retries; n++ {
 			wait := r.Backoff(n) + r.Backoff(n)/4
-			if x.Kind == ExecutorREST {
+			if x.Kind.info().retryAfter {
 				wait = max(wait, MaxRetryAfter)
 			}
 			total += wait

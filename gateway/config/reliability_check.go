@@ -9,7 +9,7 @@ import (
 )
 
 // reliability checks the reliability of the capability or exposure at
-// ptr: its fallback executors reach connections (kind mcp, cli or rest,
+// ptr: its fallback executors reach connections (Kind.NeedsConnection,
 // declared, of their kind), retries and fallback sit on a capability whose
 // executor reaches a connection, and the longest its call may take (its
 // timeoutMs alone included) fits in the lease TTL.
@@ -22,8 +22,8 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 	items, _ := c.list(rp + "/fallback/executors")
 	for i := range items {
 		xp := rp + "/fallback/executors/" + strconv.Itoa(i)
-		if kind, ok := c.str(xp + "/kind"); ok && !reachesConnection(kind) {
-			c.report(xp+"/kind", "is %s, which cannot be a fallback executor: a fallback calls another connection when the executor's could not be reached, so its kind is mcp, cli, rest or llm", kind)
+		if kind, ok := c.str(xp + "/kind"); ok && !Kind(kind).NeedsConnection() {
+			c.report(xp+"/kind", "is %s, which cannot be a fallback executor: a fallback calls another connection when the executor's could not be reached, so its kind is %s", kind, joinOr(connectionKindNames()))
 		}
 		c.executor(xp, wfIDs)
 	}
@@ -38,29 +38,29 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 	if !found {
 		return // a broken wraps or reference, reported on its own
 	}
-	if len(members) > 0 && (primary == nil || !reachesConnection(primary.Kind)) {
+	if len(members) > 0 && (primary == nil || !primary.Kind.NeedsConnection()) {
 		kind := ExecutorNoop
 		if primary != nil {
 			kind = primary.Kind
 		}
 		for _, m := range members {
-			c.reportKey(rp+"/"+m, "applies to executors of kind mcp, cli, rest and llm, and this capability's executor is %s: there is no connection call to try again", kind)
+			c.reportKey(rp+"/"+m, "applies to executors of kind %s, and this capability's executor is %s: there is no connection call to try again", joinAnd(connectionKindNames()), kind)
 		}
 		return
 	}
-	if primary == nil || !reachesConnection(primary.Kind) && primary.Kind != ExecutorParallel {
+	if primary == nil || !primary.Kind.NeedsConnection() && primary.Kind.Runs() != RunBranches {
 		return // nothing leaves the gateway: no lease to outlast
 	}
 	var r Reliability
 	if c.reportedUnder(rp) || !c.decode(rp, &r) {
 		return // its values are out of bounds: the schema said so
 	}
-	if primary.Kind == ExecutorParallel {
+	if primary.Kind.Runs() == RunBranches {
 		// The branches run at once under the one lease of the move: the
 		// longest of them must fit in it.
 		longest, worst := "", time.Duration(0)
 		for _, name := range sortedNames(primary.Branches) {
-			if b := primary.Branches[name]; reachesConnection(b.Kind) && r.WorstCase(b) > worst {
+			if b := primary.Branches[name]; b.Kind.NeedsConnection() && r.WorstCase(b) > worst {
 				longest, worst = name, r.WorstCase(b)
 			}
 		}
@@ -76,8 +76,8 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 // executorTimeout reports the executor at ptr when one call of it may
 // outlast the lease TTL (see leaseBound): its timeoutMs, or the default
 // timeout when it sets none, is longer.
-func (c *checker) executorTimeout(ptr, kind string) {
-	if !reachesConnection(kind) || c.reportedUnder(ptr+"/timeoutMs") {
+func (c *checker) executorTimeout(ptr string, kind Kind) {
+	if !kind.NeedsConnection() || c.reportedUnder(ptr+"/timeoutMs") {
 		return
 	}
 	var x Executor
@@ -196,9 +196,4 @@ func (c *checker) decode(ptr string, v any) bool {
 	}
 	b, err := json.Marshal(raw)
 	return err == nil && json.Unmarshal(b, v) == nil
-}
-
-// reachesConnection reports whether executors of kind call a connection.
-func reachesConnection(kind string) bool {
-	return kind == ExecutorMCP || kind == ExecutorCLI || kind == ExecutorREST || kind == ExecutorLLM
 }

@@ -28,14 +28,11 @@ func ScriptTimeout(x Executor) time.Duration {
 	return min(time.Duration(x.TimeoutMs)*time.Millisecond, MaxScriptTimeout)
 }
 
-// executorScript checks a script executor at ptr: the file must say where
+// scriptExecutor checks a script executor at ptr: the file must say where
 // its scripts are (scripts.dir), and its own timeoutMs must stay within
 // MaxScriptTimeout. Whether the script it names exists is checked when
 // the scripts are loaded (scripts.FromConfig), relative to the file.
-func (c *checker) executorScript(ptr, kind string) {
-	if kind != ExecutorScript {
-		return
-	}
+func (c *checker) scriptExecutor(ptr string, _ *kindInfo) {
 	if _, ok := c.str(ptr + "/script"); ok {
 		if _, dir := c.str("/scripts/dir"); !dir {
 			c.report(ptr+"/script", "names a script, but the file sets no scripts.dir: add scripts: {dir: DIR} naming the directory of the *.cel files")

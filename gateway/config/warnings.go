@@ -34,7 +34,7 @@ func (c *Config) Warnings() []string {
 			where, d, limit))
 	}
 	for _, x := range c.Exposed() {
-		if x.Executor == nil || x.Executor.Kind == ExecutorWorkflow || x.Executor.TimeoutMs == 0 && (x.Reliability == nil || x.Reliability.TimeoutMs == 0) {
+		if x.Executor == nil || x.Executor.Kind.Runs() == RunWorkflow || x.Executor.TimeoutMs == 0 && (x.Reliability == nil || x.Reliability.TimeoutMs == 0) {
 			continue
 		}
 		if d := x.Reliability.WorstCase(*x.Executor); d > limit {
@@ -43,7 +43,7 @@ func (c *Config) Warnings() []string {
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.Workflows)) {
 		for i, t := range c.Workflows[id].Transitions {
-			if t.Executor != nil && t.Executor.Kind != ExecutorWorkflow && t.Executor.TimeoutMs > 0 {
+			if t.Executor != nil && t.Executor.Kind.Runs() != RunWorkflow && t.Executor.TimeoutMs > 0 {
 				if d := ExecutorTimeout(*t.Executor); d > limit {
 					long(fmt.Sprintf("workflows.%s.transitions[%d]", id, i), d)
 				}
@@ -51,7 +51,7 @@ func (c *Config) Warnings() []string {
 		}
 	}
 	c.EachExecutor(func(where string, x *Executor) {
-		if x.Kind != ExecutorCLI || !x.UnconfinedArguments {
+		if !x.UnconfinedArguments { // admitted by cli executors only
 			return
 		}
 		var declared []string

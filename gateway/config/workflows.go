@@ -125,16 +125,11 @@ const (
 )
 
 // Executor describes the work of a transition, a state's onEnter or a
-// capability. Which members apply depends on Kind: noop; human (Queue);
-// workflow (DefinitionID, Input, TimeoutMs); mcp (Connection, Tool, Map);
-// cli (Connection, Args, TreatNonZeroAsFailure, Paths, UnconfinedArguments,
-// OptionArguments); rest (Connection, Method,
-// Path, Query, Headers, Body); parallel (Branches, Policy); llm
-// (Connection, Prompt, System, OutputSchema, MaxTokens). mcp, cli, rest
-// and llm name a connection of their kind and may bound one call with
-// TimeoutMs.
+// capability. Which members apply depends on Kind (Kind.Members, as the
+// table of kinds says); a kind that NeedsConnection names a connection of
+// its Connection kind and may bound one call with TimeoutMs.
 type Executor struct {
-	Kind string `json:"kind"`
+	Kind Kind `json:"kind"`
 
 	Queue string `json:"queue,omitempty"`
 	// Approver says who may be asked to approve a human executor's
@@ -198,19 +193,6 @@ type Executor struct {
 	// scripts directory (package scripts).
 	Script string `json:"script,omitempty"`
 }
-
-// The executor kinds.
-const (
-	ExecutorNoop     = "noop"
-	ExecutorHuman    = "human"
-	ExecutorWorkflow = "workflow"
-	ExecutorMCP      = "mcp"
-	ExecutorCLI      = "cli"
-	ExecutorREST     = "rest"
-	ExecutorParallel = "parallel"
-	ExecutorLLM      = "llm"
-	ExecutorScript   = "script"
-)
 
 // The policies of a parallel executor.
 const (

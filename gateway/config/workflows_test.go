@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -390,72 +389,6 @@ workflows:
 				t.Errorf("problems:\n%s\nwant:\n%s", err, strings.Join(tc.want, "\n"))
 			}
 		})
-	}
-}
-
-// TestExecutorMembersMatchSchema holds executorMembers, the Executor type
-// and the if/then rules of schema.json together.
-func TestExecutorMembersMatchSchema(t *testing.T) {
-	var root map[string]any
-	if err := json.Unmarshal(Schema(), &root); err != nil {
-		t.Fatal(err)
-	}
-	exec := root["$defs"].(map[string]any)["executor"].(map[string]any)
-	props := exec["properties"].(map[string]any)
-	var enum []string
-	for _, v := range props["kind"].(map[string]any)["enum"].([]any) {
-		enum = append(enum, v.(string))
-	}
-	if !slices.Equal(enum, executorKinds) {
-		t.Errorf("schema kinds %v, executorKinds %v", enum, executorKinds)
-	}
-
-	rules := map[string][]string{}
-	required := map[string][]string{}
-	for _, r := range exec["allOf"].([]any) {
-		r := r.(map[string]any)
-		kind := r["if"].(map[string]any)["properties"].(map[string]any)["kind"].(map[string]any)["const"].(string)
-		then := r["then"].(map[string]any)
-		if then["additionalProperties"] != false {
-			t.Errorf("the rule of %s executors is not closed", kind)
-		}
-		for name := range then["properties"].(map[string]any) {
-			rules[kind] = append(rules[kind], name)
-		}
-		req, _ := then["required"].([]any)
-		for _, name := range req {
-			required[kind] = append(required[kind], name.(string))
-		}
-	}
-	var union []string
-	for _, kind := range executorKinds {
-		want := slices.Sorted(slices.Values(executorMembers[kind]))
-		if got := slices.Sorted(slices.Values(rules[kind])); !slices.Equal(got, want) {
-			t.Errorf("%s: schema members %v, executorMembers %v", kind, got, want)
-		}
-		for _, name := range required[kind] {
-			if !slices.Contains(want, name) {
-				t.Errorf("%s: requires %s, which it does not admit", kind, name)
-			}
-		}
-		union = append(union, executorMembers[kind]...)
-	}
-	if len(rules) != len(executorKinds) {
-		t.Errorf("the schema has rules for %d kinds, want %d", len(rules), len(executorKinds))
-	}
-	var fields []string
-	for f := range reflect.TypeFor[Executor]().Fields() {
-		fields = append(fields, jsonName(f))
-	}
-	slices.Sort(fields)
-	slices.Sort(union)
-	if union = slices.Compact(union); !slices.Equal(union, fields) {
-		t.Errorf("the kinds admit %v, Executor has %v", union, fields)
-	}
-	for kind, want := range map[string]string{ExecutorNoop: "noop", ExecutorHuman: "human", ExecutorWorkflow: "workflow", ExecutorMCP: "mcp", ExecutorCLI: "cli", ExecutorREST: "rest"} {
-		if kind != want {
-			t.Errorf("constant %q, want %q", kind, want)
-		}
 	}
 }
 

@@ -85,18 +85,37 @@ func New(conns map[string]config.Connection, opts *Options) *Manager {
 	m := &Manager{log: o.Logger, getenv: o.Getenv, mcp: map[string]*mcpConn{}, cli: map[string]*cliConn{}, rest: map[string]*restConn{}, llm: map[string]*llmConn{}}
 	for _, name := range sortedKeys(conns) {
 		c := conns[name]
-		switch c.Kind {
-		case config.ConnectionMCP:
-			m.mcp[name] = newMCPConn(name, c, &o)
-		case config.ConnectionCLI:
-			m.cli[name] = newCLIConn(name, c, &o)
-		case config.ConnectionREST:
-			m.rest[name] = newRESTConn(name, c, &o)
-		case config.ConnectionLLM:
-			m.llm[name] = newLLMConn(name, c, &o)
+		if k, ok := kinds[c.Kind]; ok {
+			k.open(m, name, c, &o)
 		}
 	}
 	return m
+}
+
+// kinds are the connection kinds this package runs, each once: how a
+// connection of the kind is opened into a Manager, and the runner of the
+// executors that call one (config.Kind.Connection). A test holds them to
+// config.ConnectionKinds.
+var kinds = map[config.Kind]struct {
+	open   func(m *Manager, name string, c config.Connection, o *Options)
+	runner func(m *Manager) workflow.Runner
+}{
+	config.ConnectionMCP: {
+		open:   func(m *Manager, name string, c config.Connection, o *Options) { m.mcp[name] = newMCPConn(name, c, o) },
+		runner: func(m *Manager) workflow.Runner { return mcpRunner{m} },
+	},
+	config.ConnectionCLI: {
+		open:   func(m *Manager, name string, c config.Connection, o *Options) { m.cli[name] = newCLIConn(name, c, o) },
+		runner: func(m *Manager) workflow.Runner { return cliRunner{m} },
+	},
+	config.ConnectionREST: {
+		open:   func(m *Manager, name string, c config.Connection, o *Options) { m.rest[name] = newRESTConn(name, c, o) },
+		runner: func(m *Manager) workflow.Runner { return restRunner{m} },
+	},
+	config.ConnectionLLM: {
+		open:   func(m *Manager, name string, c config.Connection, o *Options) { m.llm[name] = newLLMConn(name, c, o) },
+		runner: func(m *Manager) workflow.Runner { return llmRunner{m} },
+	},
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -120,15 +139,14 @@ func (m *Manager) Problems() map[string]string {
 	return out
 }
 
-// Runners returns the runners of the executor kinds mcp, cli, rest and
-// llm, for workflow.Engine.Runners.
-func (m *Manager) Runners() map[string]workflow.Runner {
-	return map[string]workflow.Runner{
-		config.ExecutorMCP:  mcpRunner{m},
-		config.ExecutorCLI:  cliRunner{m},
-		config.ExecutorREST: restRunner{m},
-		config.ExecutorLLM:  llmRunner{m},
+// Runners returns the runners of the executor kinds that call a
+// connection (mcp, cli, rest and llm), for workflow.Engine.Runners.
+func (m *Manager) Runners() map[config.Kind]workflow.Runner {
+	out := make(map[config.Kind]workflow.Runner, len(kinds))
+	for k, d := range kinds {
+		out[k] = d.runner(m)
 	}
+	return out
 }
 
 // Close ends every MCP session and kills the children and their process
@@ -170,13 +188,13 @@ func timeout(x config.Executor) time.Duration {
 }
 
 // unavailable is the error of a call that was never sent.
-func unavailable(kind, conn, format string, args ...any) *workflow.ExecutorError {
+func unavailable(kind config.Kind, conn, format string, args ...any) *workflow.ExecutorError {
 	return &workflow.ExecutorError{Outcome: workflow.OutcomeUnavailable, Kind: kind, Connection: conn, Message: fmt.Sprintf(format, args...)}
 }
 
 // noConnection answers a call to a connection the configuration does not
 // declare with the kind asked.
-func noConnection(kind, name string) *workflow.ExecutorError {
+func noConnection(kind config.Kind, name string) *workflow.ExecutorError {
 	return unavailable(kind, name, "there is no %s connection %q", kind, name)
 }
 

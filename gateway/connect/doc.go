@@ -1,8 +1,9 @@
 // Package connect runs the connections of the configuration: MCP servers
 // (child processes over stdio, or streamable HTTP URLs, through the go-sdk
-// client), command line programs and REST APIs. It implements
-// workflow.Runner for the executor kinds mcp, cli and rest, and lists the
-// tools of MCP connections for proxy.import.
+// client), command line programs, REST APIs and OpenAI-compatible LLM
+// servers. It implements workflow.Runner for the executor kinds that call
+// a connection (config.Kind.NeedsConnection), each registered once in
+// kinds, and lists the tools of MCP connections for proxy.import.
 //
 // # Child processes
 //

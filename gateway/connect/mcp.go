@@ -141,7 +141,7 @@ func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
 	conn.client = mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, copts)
 	if c.URL != "" {
 		conn.transport = newTransport()
-		conn.auth, conn.tokens = newTokenAuth(name, config.ExecutorMCP, c, o.Getenv), o.Tokens
+		conn.auth, conn.tokens = newTokenAuth(name, c, o.Getenv), o.Tokens
 		if conn.auth.perCaller() {
 			conn.callers = newCallerSessions(conn, o)
 		}

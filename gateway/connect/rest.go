@@ -45,7 +45,7 @@ type restConn struct {
 func newRESTConn(name string, c config.Connection, o *Options) *restConn {
 	return &restConn{name: name, cfg: c, log: o.Logger.With("connection", name), getenv: o.Getenv,
 		client: &http.Client{Transport: newTransport(), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		auth:   newTokenAuth(name, config.ExecutorREST, c, o.Getenv), tokens: o.Tokens}
+		auth:   newTokenAuth(name, c, o.Getenv), tokens: o.Tokens}
 }
 
 // restRunner runs rest executors.

@@ -30,7 +30,7 @@ type Switch struct {
 type held struct {
 	s        *Switch
 	m        *Manager
-	runners  map[string]workflow.Runner
+	runners  map[config.Kind]workflow.Runner
 	mu       sync.Mutex
 	inflight int
 	retired  bool
@@ -133,22 +133,21 @@ func (s *Switch) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Runners returns runners of the executor kinds mcp, cli, rest and llm that run
-// each call on the Manager current when it starts, for
-// workflow.Engine.Runners.
-func (s *Switch) Runners() map[string]workflow.Runner {
-	return map[string]workflow.Runner{
-		config.ExecutorMCP:  switchRunner{s, config.ExecutorMCP},
-		config.ExecutorCLI:  switchRunner{s, config.ExecutorCLI},
-		config.ExecutorREST: switchRunner{s, config.ExecutorREST},
-		config.ExecutorLLM:  switchRunner{s, config.ExecutorLLM},
+// Runners returns runners of the executor kinds a Manager runs
+// (Manager.Runners) that run each call on the Manager current when it
+// starts, for workflow.Engine.Runners.
+func (s *Switch) Runners() map[config.Kind]workflow.Runner {
+	out := make(map[config.Kind]workflow.Runner, len(kinds))
+	for k := range kinds {
+		out[k] = switchRunner{s, k}
 	}
+	return out
 }
 
 // switchRunner runs one executor kind on the current Manager.
 type switchRunner struct {
 	s    *Switch
-	kind string
+	kind config.Kind
 }
 
 // Run implements workflow.Runner.

@@ -172,18 +172,18 @@ func (t *Tokens) remove(el *list.Element) {
 // tokenAuth is a connection's configured auth, its secrets read from the
 // environment when a token is asked for.
 type tokenAuth struct {
-	conn   string // the connection, for messages
-	kind   string // executor kind, for errors
+	conn   string      // the connection, for messages
+	kind   config.Kind // the connection's, which its executors have: for errors
 	cfg    config.ConnectionAuth
 	getenv func(string) string
 }
 
 // newTokenAuth returns the auth of connection c, nil when it has none.
-func newTokenAuth(conn, kind string, c config.Connection, getenv func(string) string) *tokenAuth {
+func newTokenAuth(conn string, c config.Connection, getenv func(string) string) *tokenAuth {
 	if c.Auth == nil {
 		return nil
 	}
-	return &tokenAuth{conn: conn, kind: kind, cfg: *c.Auth, getenv: getenv}
+	return &tokenAuth{conn: conn, kind: c.Kind, cfg: *c.Auth, getenv: getenv}
 }
 
 // perCaller reports whether the upstream token names the caller.

@@ -86,7 +86,7 @@ func (p *Path) Call(ctx context.Context, capability string, args workflow.Checke
 		ev.Outcome = "allowed"
 		attrs["ok"] = call.OK
 		if call.Executor != nil {
-			attrs["kind"], attrs["connection"] = call.Executor.Kind, call.Executor.Connection
+			attrs["kind"], attrs["connection"] = string(call.Executor.Kind), call.Executor.Connection
 		}
 		if !call.OK {
 			attrs["error"] = call.Error

@@ -281,8 +281,8 @@ func FromConfig(cfg *config.Config) (*Catalog, error) {
 func (c *Catalog) unknown(cfg *config.Config, display string) []config.Problem {
 	var problems []config.Problem
 	check := func(field string, x *config.Executor) {
-		if x == nil || x.Kind != config.ExecutorScript {
-			return
+		if x == nil || x.Script == "" {
+			return // not a script executor: only one admits script, and requires it
 		}
 		if _, ok := c.Lookup(x.Script); ok {
 			return

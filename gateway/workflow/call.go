@@ -31,7 +31,7 @@ func (d *Definition) Standalone(name string) bool {
 	if !ok || len(t.Guards) > 0 || len(t.Produces) > 0 || t.NeedsApproval() || len(t.Set) > 0 {
 		return false
 	}
-	return t.Executor == nil || t.Executor.Kind == config.ExecutorNoop || external(t.Executor)
+	return t.Executor == nil || t.Executor.Kind.Runs() == config.RunNothing || t.Executor.Kind.ReachesOutside()
 }
 
 // CheckedArgs are the arguments of a capability of a proxy definition,
@@ -151,10 +151,10 @@ func (e *Engine) CallStandalone(ctx context.Context, d *Definition, name string,
 // callStandalone runs t's executor as execute does for a connection's kind
 // (noop answers nothing).
 func (e *Engine) callStandalone(ctx context.Context, t *Transition, scope Scope) (map[string]any, []attempt, error) {
-	if t.Executor == nil || t.Executor.Kind == config.ExecutorNoop {
+	if t.Executor == nil || t.Executor.Kind.Runs() == config.RunNothing {
 		return map[string]any{}, nil, nil
 	}
-	if t.Executor.Kind == config.ExecutorParallel {
+	if t.Executor.Kind.Runs() == config.RunBranches {
 		return e.parallel(ctx, *t.Executor, t.reliability, scope)
 	}
 	if _, ok := e.Runners[t.Executor.Kind]; !ok {

@@ -16,7 +16,7 @@ func (f runnerFunc) Run(ctx context.Context, x config.Executor, s Scope) (map[st
 	return f(ctx, x, s)
 }
 
-func proxyRegistry(t *testing.T, caps []config.ExposedCapability) (*Registry, *Definition) {
+func proxyRegistry(t testing.TB, caps []config.ExposedCapability) (*Registry, *Definition) {
 	t.Helper()
 	r, err := Compile(map[string]config.Workflow{"plain": {Version: 1, Initial: "a",
 		States:      map[string]config.State{"a": {}, "b": {Terminal: true}},
@@ -72,7 +72,7 @@ func TestCallStandalone(t *testing.T) {
 	var answer error
 	var seen Scope
 	calls := 0
-	e := &Engine{Runners: map[string]Runner{config.ExecutorMCP: runnerFunc(func(ctx context.Context, x config.Executor, s Scope) (map[string]any, error) {
+	e := &Engine{Runners: map[config.Kind]Runner{config.ExecutorMCP: runnerFunc(func(ctx context.Context, x config.Executor, s Scope) (map[string]any, error) {
 		calls++
 		seen = s
 		if answer != nil {

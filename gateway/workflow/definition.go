@@ -67,7 +67,7 @@ func (t *Transition) Actor() string {
 // NeedsApproval reports whether firing the transition waits for a person:
 // a human actor or a human executor.
 func (t *Transition) NeedsApproval() bool {
-	return t.Actor() == config.ActorHuman || (t.Executor != nil && t.Executor.Kind == config.ExecutorHuman)
+	return t.Actor() == config.ActorHuman || (t.Executor != nil && t.Executor.Kind.NeedsApproval())
 }
 
 // InputSchema returns the JSON Schema of the transition's arguments
@@ -159,13 +159,22 @@ func compile(name string, schema map[string]any) (*jsonschema.Schema, error) {
 }
 
 // ReachesOutside reports whether a move of d may run an executor of a
-// kind that reaches outside the engine (mcp, cli, rest), in a transition,
-// a state's onEnter or a sub-workflow.
+// kind that reaches outside the engine (config.Kind.ReachesOutside), in a
+// transition, a state's onEnter or a sub-workflow.
 func (d *Definition) ReachesOutside() bool { return d.outside }
 
 // external reports whether x reaches outside the engine.
 func external(x *config.Executor) bool {
-	return x != nil && x.Kind != config.ExecutorNoop && x.Kind != config.ExecutorHuman && x.Kind != config.ExecutorWorkflow
+	return x != nil && x.Kind.ReachesOutside()
+}
+
+// subWorkflow returns the definition x starts as a sub-workflow, if it
+// starts one.
+func subWorkflow(x *config.Executor) (string, bool) {
+	if x == nil || x.Kind.Runs() != config.RunWorkflow {
+		return "", false
+	}
+	return x.DefinitionID, true
 }
 
 // markOutside sets outside on the definitions that reach outside, through
@@ -176,14 +185,14 @@ func (r *definitionSet) markOutside() {
 	for id, d := range r.defs {
 		for _, st := range d.States {
 			direct[id] = direct[id] || external(st.OnEnter)
-			if st.OnEnter != nil && st.OnEnter.Kind == config.ExecutorWorkflow {
-				subs[id] = append(subs[id], st.OnEnter.DefinitionID)
+			if sub, ok := subWorkflow(st.OnEnter); ok {
+				subs[id] = append(subs[id], sub)
 			}
 		}
 		for _, t := range d.Workflow.Transitions {
 			direct[id] = direct[id] || external(t.Executor)
-			if t.Executor != nil && t.Executor.Kind == config.ExecutorWorkflow {
-				subs[id] = append(subs[id], t.Executor.DefinitionID)
+			if sub, ok := subWorkflow(t.Executor); ok {
+				subs[id] = append(subs[id], sub)
 			}
 		}
 	}

@@ -171,8 +171,9 @@ type Engine struct {
 	// Now is the clock schedule guards read (default time.Now). A move
 	// recorded on a Tape reads it once: its replay sees the same instant.
 	Now func() time.Time
-	// Runners run the executor kinds that reach outside the engine.
-	Runners map[string]Runner
+	// Runners run the executor kinds that reach outside the engine
+	// (config.RunRunner), by kind.
+	Runners map[config.Kind]Runner
 }
 
 // StartRequest starts an instance.
@@ -673,10 +674,10 @@ func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Re
 	if x == nil {
 		return map[string]any{}, nil, nil
 	}
-	switch x.Kind {
-	case config.ExecutorNoop, config.ExecutorHuman:
+	switch x.Kind.Runs() {
+	case config.RunNothing:
 		return map[string]any{}, nil, nil
-	case config.ExecutorWorkflow:
+	case config.RunWorkflow:
 		if depth >= maxDepth {
 			return nil, nil, contracts.Errorf(contracts.CodeInternal, "sub-workflows nest deeper than %d", maxDepth)
 		}
@@ -698,7 +699,7 @@ func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Re
 				Message: fmt.Sprintf("sub-workflow %s stopped in state %s waiting for a move; a workflow executor needs one that completes on its own", x.DefinitionID, child.State)}
 		}
 		return cloneMap(child.Context), nil, nil
-	case config.ExecutorParallel:
+	case config.RunBranches:
 		return e.parallel(ctx, *x, rel, scope)
 	default:
 		if _, ok := e.Runners[x.Kind]; !ok {

@@ -34,7 +34,8 @@ type ExecutorError struct {
 	// Outcome is OutcomeUnavailable, OutcomeFailed or OutcomeUnknown.
 	Outcome string
 	// Kind and Connection name the executor.
-	Kind, Connection string
+	Kind       config.Kind
+	Connection string
 	// Message says what happened.
 	Message string
 	// Output is what the upstream answered, when it answered (an exit

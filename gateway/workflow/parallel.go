@@ -90,7 +90,7 @@ func (e *Engine) parallel(ctx context.Context, x config.Executor, rel *config.Re
 
 // branch makes one branch's call.
 func (e *Engine) branch(ctx context.Context, x config.Executor, rel *config.Reliability, scope Scope) (map[string]any, []attempt, error) {
-	if x.Kind == config.ExecutorNoop {
+	if x.Kind.Runs() == config.RunNothing {
 		return map[string]any{}, nil, nil
 	}
 	if _, ok := e.Runners[x.Kind]; !ok {
@@ -168,10 +168,10 @@ func merge(names []string, results []branchResult) (map[string]any, []attempt, e
 // branchWho names the executor of a failed branch.
 func branchWho(r branchResult, xe *ExecutorError) string {
 	if xe != nil {
-		return xe.Kind + " " + xe.Connection
+		return string(xe.Kind) + " " + xe.Connection
 	}
 	if len(r.attempts) > 0 {
-		return r.attempts[0].Kind + " " + r.attempts[0].Connection
+		return string(r.attempts[0].Kind) + " " + r.attempts[0].Connection
 	}
 	return "refused"
 }

@@ -60,7 +60,7 @@ func proxyEngine(t *testing.T, r workflow.Runner) *workflow.Engine {
 	}
 	n := 0
 	return &workflow.Engine{Registry: reg, NewID: func(p string) string { n++; return p + "_" + string(rune('a'+n)) },
-		Runners: map[string]workflow.Runner{"cli": r, "mcp": r}}
+		Runners: map[config.Kind]workflow.Runner{config.ExecutorCLI: r, config.ExecutorMCP: r}}
 }
 
 func TestProxyRun(t *testing.T) {
@@ -153,7 +153,7 @@ func TestTapeRefusesAnotherExecutor(t *testing.T) {
 		Executor: &config.Executor{Kind: "cli", Connection: "sh", Args: []string{"-c", "exit 0"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	replayer := &workflow.Engine{Registry: reloaded, NewID: func(p string) string { return p + "_r" }, Runners: map[string]workflow.Runner{"cli": runner}}
+	replayer := &workflow.Engine{Registry: reloaded, NewID: func(p string) string { return p + "_r" }, Runners: map[config.Kind]workflow.Runner{config.ExecutorCLI: runner}}
 	if _, err := replayer.Start(workflow.WithTape(context.Background(), tape.Replay()), req); !errors.Is(err, workflow.ErrTapeMismatch) {
 		t.Fatalf("replay under another executor: %v, want ErrTapeMismatch", err)
 	}

@@ -21,8 +21,9 @@ type attempt struct {
 	// any other executor).
 	Branch string
 	// Fallback is 0 for the executor itself, N for fallback executor N.
-	Fallback         int
-	Kind, Connection string
+	Fallback   int
+	Kind       config.Kind
+	Connection string
 	// Try counts the attempts on this executor, from 1.
 	Try int
 	// Outcome is "ok", or the Outcome of the ExecutorError, or "error"
@@ -37,7 +38,7 @@ type attempt struct {
 // record renders a as a JSON value for the audit event and the run's
 // lastRun.
 func (a attempt) record() map[string]any {
-	r := map[string]any{"kind": a.Kind, "connection": a.Connection, "attempt": a.Try, "outcome": a.Outcome}
+	r := map[string]any{"kind": string(a.Kind), "connection": a.Connection, "attempt": a.Try, "outcome": a.Outcome}
 	if a.Branch != "" {
 		r["branch"] = a.Branch
 	}
@@ -69,10 +70,10 @@ func listAttempts(attempts []attempt) bool {
 	return false
 }
 
-// llmUsage returns the usage and budget an llm call's output (or failed
-// answer) reports, for its attempt.
-func llmUsage(kind string, out map[string]any) map[string]any {
-	if kind != config.ExecutorLLM || out == nil {
+// llmUsage returns the usage and budget the output (or failed answer) of
+// a call of a kind that reports them (an llm call) holds, for its attempt.
+func llmUsage(kind config.Kind, out map[string]any) map[string]any {
+	if !kind.ReportsUsage() || out == nil {
 		return nil
 	}
 	u := map[string]any{}
@@ -206,7 +207,7 @@ func annotate(err error, tried []attempt, mayHaveActed bool) error {
 	cp := *xe
 	var parts []string
 	for _, a := range tried[:len(tried)-1] {
-		who := a.Kind + " " + a.Connection
+		who := string(a.Kind) + " " + a.Connection
 		if a.Fallback > 0 {
 			who = "fallback " + strconv.Itoa(a.Fallback) + " (" + who + ")"
 		}
