@@ -19,7 +19,10 @@ func BenchmarkCallStandalone(b *testing.B) {
 			e := &Engine{Runners: map[config.Kind]Runner{kind: runnerFunc(func(context.Context, config.Executor, Scope) (map[string]any, error) {
 				return out, nil
 			})}}
-			args := map[string]any{"text": "hi"}
+			args, err := d.CheckArguments("up.call", map[string]any{"text": "hi"}, "/input")
+			if err != nil {
+				b.Fatal(err)
+			}
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
