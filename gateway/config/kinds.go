@@ -127,7 +127,7 @@ var kinds = []kindInfo{
 		connectionMembers: []string{"kind", "baseUrl", "headers", "auth"}},
 	{kind: ExecutorParallel, article: "a", run: RunBranches,
 		members: []string{"kind", "branches", "policy"}},
-	{kind: ExecutorLLM, article: "an", run: RunRunner, connection: ConnectionLLM, branch: true, usage: true,
+	{kind: ExecutorLLM, article: "an", run: RunRunner, connection: ConnectionLLM, branch: true, usage: true, retryAfter: true,
 		members:           []string{"kind", "connection", "prompt", "system", "outputSchema", "maxTokens", "timeoutMs"},
 		check:             (*checker).llmExecutor,
 		connectionMembers: []string{"kind", "baseUrl", "model", "apiKey", "headers"}},

@@ -21,7 +21,7 @@ const (
 	MaxBackoffMs = 10000
 	// MaxBackoff bounds one wait between two retries (before jitter).
 	MaxBackoff = 30 * time.Second
-	// MaxRetryAfter bounds the Retry-After of a REST answer that is
+	// MaxRetryAfter bounds the Retry-After of a REST or llm answer that is
 	// honoured.
 	MaxRetryAfter = 5 * time.Second
 	// DefaultExecutorTimeout bounds one call of an executor that calls a

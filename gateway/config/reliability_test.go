@@ -211,6 +211,13 @@ proxy:
 	if got, want := r.WorstCase(xs[0]), 95*time.Second; got != want {
 		t.Errorf("WorstCase = %v, want %v", got, want)
 	}
+	// An llm server may ask for Retry-After too (connect/llm.go honours
+	// it): two attempts of 10s and one wait of at least 5s.
+	one := 1
+	llm := &Reliability{Retries: &one, BackoffMs: 100}
+	if got, want := llm.WorstCase(Executor{Kind: ExecutorLLM, TimeoutMs: 10000}), 25*time.Second; got != want {
+		t.Errorf("llm WorstCase = %v, want %v", got, want)
+	}
 }
 
 // TestReliabilityDefaults: without retries a rest executor keeps its
