@@ -141,6 +141,57 @@ func errorCases() []Case {
 				again := t.post(path, tok, key, body)
 				t.expectProblem("the refused request sent again with its key", again, http.StatusTooManyRequests, contracts.CodeQuotaExceeded)
 			}},
+		{ID: "ERR-008", Group: GroupErrors, Proves: "seeds/000 every answer carries links a model copies; issue 27 item 9: refusals a person or another token lifts",
+			Title:      "insufficient-scope, compartment-forbidden and self-approval-forbidden each link a legal next move, which answers when followed",
+			Operations: []string{"praxecCommand", "queryMemory"}, Run: func(t *T) {
+				// insufficient-scope: where to ask for a token with the scope.
+				resp := t.call(t.tokenWithout(contracts.ScopeMissionsWrite), contracts.ToolPraxecCommand, map[string]any{"definitionId": deployPipeline})
+				t.expectProblem("praxec.command without missions:write", resp, http.StatusForbidden, contracts.CodeInsufficientScope)
+				t.followOperatorLink("insufficient-scope", resp, "authorization")
+				// compartment-forbidden (the suite's tokens allow none).
+				resp = t.call(t.token(TenantA), contracts.ToolQueryMemory, map[string]any{"compartment": "conformance-private", "purpose": "conformance-review", "query": "incident"})
+				t.expectProblem("aura_query_memory on an ungranted compartment", resp, http.StatusForbidden, contracts.CodeCompartmentForbidden)
+				t.followOperatorLink("compartment-forbidden", resp, "authorization")
+				// self-approval-forbidden: the agent that asked cannot grant.
+				tok := t.token(TenantA)
+				start := t.call(tok, contracts.ToolPraxecCommand, map[string]any{"definitionId": "release_approval"})
+				if start.Status != http.StatusOK {
+					t.Skipf("the target has no workflow release_approval (examples/praxec.yaml declares it): %s", describe(start))
+				}
+				m := t.object(start)
+				asked := t.call(tok, contracts.ToolPraxecCommand, map[string]any{"workflowId": workflowID(m), "expectedVersion": version(m),
+					"transition": "request_release", "arguments": map[string]any{"version": "1.0.0"}})
+				t.expectStatus("request_release", asked, http.StatusOK)
+				m = t.object(asked)
+				asked = t.call(tok, contracts.ToolPraxecCommand, map[string]any{"workflowId": workflowID(m), "expectedVersion": version(m),
+					"transition": "approve_release"})
+				t.expectStatus("approve_release (queues an approval)", asked, http.StatusOK)
+				approval, _ := t.object(asked)["approval"].(map[string]any)
+				id, _ := approval["id"].(string)
+				t.check(id != "", "approve_release queued no approval: %s", snippet(asked.Body))
+				self := t.post("/v8/approvals/"+id+"/approve", tok, "", map[string]any{})
+				t.expectProblem("the requester approving its own request", self, http.StatusConflict, contracts.CodeSelfApproval)
+				get := problemLink(self, "get")
+				t.check(get != nil && get.Method == contracts.ToolPraxecQuery, "self-approval-forbidden has no get link: %v", problemRels(self))
+				if get != nil {
+					t.expectStatus("follow the get link", t.call(tok, get.Method, get.Args), http.StatusOK)
+				}
+				t.check(problemLink(self, "reject") != nil, "self-approval-forbidden has no reject link: %v", problemRels(self))
+			}},
+	}
+}
+
+// followOperatorLink checks that the refusal resp links rel, a "METHOD
+// PATH" move, and that a GET of it answers 200.
+func (t *T) followOperatorLink(what string, resp *response, rel string) {
+	l := problemLink(resp, rel)
+	if l == nil {
+		t.Fatalf("%s: no %s link among %v", what, rel, problemRels(resp))
+	}
+	method, path, ok := strings.Cut(l.Method, " ")
+	t.check(ok && method == http.MethodGet && strings.HasPrefix(path, "/"), "%s: the %s link's method is %q, want GET /PATH", what, rel, l.Method)
+	if ok && method == http.MethodGet {
+		t.expectStatus(what+": follow the "+rel+" link", t.get(path, ""), http.StatusOK)
 	}
 }
 

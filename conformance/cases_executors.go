@@ -205,5 +205,29 @@ func executorCases() []Case {
 				get := envelopeLink(env, "get")
 				t.check(get != nil && get.Args["workflowId"] == workflowID(m), "MCP: the envelope has no get link to the run")
 			}},
+		{ID: "EXE-005", Group: GroupExecutors, Proves: "issue 27 item 9: a guard no single value satisfies still links a legal next move",
+			Title:      "A start refused by an argument max or a schedule guard (no run kept) links the capability's describe, which answers",
+			Operations: command, Run: func(t *T) {
+				tok := t.token(TenantA)
+				t.needCapability(tok, "orders.refund")
+				t.needCapability(tok, "ops.maintenance")
+				for capability, input := range map[string]map[string]any{
+					"orders.refund":   {"currency": "EUR", "amount": 500},
+					"ops.maintenance": {},
+				} {
+					input["capability"] = capability
+					resp := t.call(tok, contracts.ToolPraxecCommand, map[string]any{"definitionId": "proxy_default", "input": input})
+					if resp.Status == http.StatusOK {
+						continue // the schedule happens to allow it now
+					}
+					t.expectProblem("a start of "+capability+" its guard refuses", resp, http.StatusConflict, contracts.CodeGuardRejected)
+					d := problemLink(resp, "describe")
+					t.check(d != nil && d.Method == contracts.ToolPraxecQuery && d.Args["subject"] == capability,
+						"%s: the refusal has no describe link: %v", capability, problemRels(resp))
+					if d != nil {
+						t.expectStatus("follow the describe link", t.call(tok, d.Method, d.Args), http.StatusOK)
+					}
+				}
+			}},
 	}
 }

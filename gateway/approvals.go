@@ -239,7 +239,15 @@ func (s *Service) checkApprover(ctx context.Context, e *env, id string) error {
 	}
 	ce := &contracts.Error{Code: contracts.CodeSelfApproval,
 		Message: fmt.Sprintf("approval %s was asked for by %s, who cannot also grant it", id, a.RequestedBy),
-		Hint:    "Ask another person with approvals:write to approve it, or reject it yourself."}
+		Hint:    "Ask another person with approvals:write to approve it (in the console, praxa approvals approve, or POST /v8/approvals/{approvalId}/approve), or reject it yourself.",
+		Links: []contracts.Link{
+			{Rel: "get", Title: "Read the run that waits for the approval", Method: contracts.ToolPraxecQuery,
+				Args: map[string]any{"workflowId": a.WorkflowID}},
+			{Rel: "reject", Title: "Reject it yourself (scope approvals:write)", Method: "POST /v8/approvals/{approvalId}/reject",
+				Args: map[string]any{"approvalId": id}},
+			{Rel: "operator_path", Title: "Another person with approvals:write approves it", Method: "cli",
+				Args: map[string]any{"command": "praxa approvals approve " + id + " --tenant " + a.Tenant}},
+		}}
 	ev := e.eventOf("approval.refused", "refused", string(ce.Code), e.now,
 		map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition})
 	ev.WorkflowID, ev.RunID = a.WorkflowID, a.RunID

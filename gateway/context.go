@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -48,9 +49,28 @@ const (
 	MemoryContentCap = 3
 )
 
-// contextScope checks a context read against the principal's compartments
-// and purposes claims.
-func contextScope(p *auth.Principal, compartment, purpose string) *contracts.Error {
+// contextScope checks a context read of tool, with args, against the
+// principal's compartments and purposes claims. A refusal links the same
+// read in a compartment and for a purpose the token allows, when it allows
+// any, and where to ask for a token that allows more.
+func contextScope(p *auth.Principal, tool string, args map[string]any) *contracts.Error {
+	ce := contextRefusal(p, stringArg(args, "compartment"), stringArg(args, "purpose"))
+	if ce == nil {
+		return nil
+	}
+	if len(p.Compartments) > 0 && len(p.Purposes) > 0 {
+		allowed := maps.Clone(args)
+		allowed["compartment"], allowed["purpose"] = p.Compartments[0], p.Purposes[0]
+		ce.Links = append(ce.Links, contracts.Link{Rel: "retry", Title: "Read a compartment, for a purpose, the token allows",
+			Method: tool, Args: allowed})
+	}
+	ce.Links = append(ce.Links, authorizationLink("a token whose compartments and purposes claims allow this read"))
+	return ce
+}
+
+// contextRefusal is the refusal of a read of compartment for purpose,
+// nil when the principal's claims allow it.
+func contextRefusal(p *auth.Principal, compartment, purpose string) *contracts.Error {
 	okC := slices.Contains(p.Compartments, compartment)
 	okP := slices.Contains(p.Purposes, purpose)
 	if okC && okP {
@@ -164,7 +184,7 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 // queryMemory serves aura_query_memory.
 func (s *Service) queryMemory(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
 	compartment, purpose, query := stringArg(e.args, "compartment"), stringArg(e.args, "purpose"), stringArg(e.args, "query")
-	if err := contextScope(e.principal, compartment, purpose); err != nil {
+	if err := contextScope(e.principal, e.tool.Name, e.args); err != nil {
 		return nil, err
 	}
 	records, err := tx.ListContextRecords(ctx, store.KindMemory, e.principal.Tenant, compartment, purpose)
@@ -217,7 +237,7 @@ func (s *Service) queryMemory(ctx context.Context, tx store.ReadTx, e *env) (any
 // for the purpose, by id, optionally of one status.
 func (s *Service) listGoals(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
 	compartment, purpose := stringArg(e.args, "compartment"), stringArg(e.args, "purpose")
-	if err := contextScope(e.principal, compartment, purpose); err != nil {
+	if err := contextScope(e.principal, e.tool.Name, e.args); err != nil {
 		return nil, err
 	}
 	records, err := tx.ListContextRecords(ctx, store.KindGoal, e.principal.Tenant, compartment, purpose)

@@ -337,7 +337,21 @@ func requireScope(p *auth.Principal, scope contracts.Scope) *contracts.Error {
 	return &contracts.Error{Code: contracts.CodeInsufficientScope,
 		Message: fmt.Sprintf("this call requires the scope %s", scope),
 		Hint:    "Ask the authorization server for a token that includes " + string(scope) + ".",
-		Fields:  []contracts.FieldError{{Pointer: "", Keyword: "scope", Detail: string(scope)}}}
+		Fields:  []contracts.FieldError{{Pointer: "", Keyword: "scope", Detail: string(scope)}},
+		Links:   []contracts.Link{authorizationLink("a token that includes the scope " + string(scope))}}
+}
+
+// ResourceMetadataPath is where the gateway's protected resource metadata
+// (RFC 9728) names its authorization servers and scopes.
+const ResourceMetadataPath = "/.well-known/oauth-protected-resource"
+
+// authorizationLink is the next move of a refusal that only another token
+// lifts: read which authorization servers issue tokens for this gateway
+// (the protected resource metadata) and ask one for what.
+func authorizationLink(what string) contracts.Link {
+	return contracts.Link{Rel: "authorization", Title: "Ask an authorization server of this gateway for " + what,
+		Method: "GET " + ResourceMetadataPath, Args: map[string]any{},
+		Hint: "The protected resource metadata names the authorization servers and the scopes; a person or the application asks one for the token, not the model."}
 }
 
 // RequiredScopes returns the scopes an insufficient-scope error names, for

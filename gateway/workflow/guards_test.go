@@ -130,8 +130,8 @@ func TestArgumentGuardRetryLink(t *testing.T) {
 	})
 	_, err := call(t, e, "merge", `{"base":"dev","title":"T"}`)
 	var ce *contracts.Error
-	if !errors.As(err, &ce) || len(ce.Links) != 1 || ce.Links[0].Rel != "retry" {
-		t.Fatalf("refusal %v, want one retry link", err)
+	if !errors.As(err, &ce) || len(ce.Links) != 2 || ce.Links[0].Rel != "retry" || ce.Links[1].Rel != "describe" {
+		t.Fatalf("refusal %v, want a retry link, then the capability's describe", err)
 	}
 	input, _ := ce.Links[0].Args["input"].(map[string]any)
 	if input["base"] != "main" || input["title"] != "T" || input["capability"] != "merge" {
@@ -194,8 +194,10 @@ func TestScheduleGuard(t *testing.T) {
 			t.Errorf("%s at %v: %v, want GUARD_REJECTED with %q", tc.capability, tc.at, err, tc.refusal)
 			continue
 		}
-		if len(ce.Links) != 0 {
-			t.Errorf("%s: a schedule refusal links %v: only time satisfies it", tc.capability, ce.Links)
+		// Only time satisfies it: the one next move is to read the
+		// capability, its schedule included (issue 27: never links: []).
+		if len(ce.Links) != 1 || ce.Links[0].Rel != "describe" || ce.Links[0].Args["subject"] != tc.capability {
+			t.Errorf("%s: a schedule refusal links %v, want the capability's describe alone", tc.capability, ce.Links)
 		}
 	}
 }

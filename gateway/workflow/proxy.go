@@ -246,6 +246,11 @@ func proxyGuardLinks(d *Definition, in *Instance, c *Transition, ge *guardError,
 	}
 	if started {
 		links = append(links, contracts.Link{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}})
+	} else {
+		// No run was kept: what the capability accepts (its guards, its
+		// input schema) is the next read, whatever else helps.
+		links = append(links, contracts.Link{Rel: "describe", Title: "Read " + c.Name + ": its guards and its input schema",
+			Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": c.Name}})
 	}
 	return links
 }
