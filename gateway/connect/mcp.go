@@ -524,35 +524,72 @@ func (r mcpRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 	return out, nil
 }
 
-// resultOutput renders a tool result as plain JSON values.
+// resultOutput renders a tool result as plain JSON values, converted once:
+// a text item (nearly every item) is built as the map its JSON is, and
+// structuredContent, which the client decoded into plain JSON values
+// already, is kept as it is; only another kind of content item (an image,
+// a resource) or a value of another Go type goes through its JSON.
 func resultOutput(res *mcp.CallToolResult) map[string]any {
 	out := map[string]any{}
 	var texts []string
-	content := []any{}
+	content := make([]any, 0, len(res.Content))
 	for _, ct := range res.Content {
-		b, err := json.Marshal(ct)
-		if err != nil {
-			continue
-		}
-		var v any
-		if json.Unmarshal(b, &v) == nil {
-			content = append(content, v)
-		}
 		if t, ok := ct.(*mcp.TextContent); ok {
 			texts = append(texts, t.Text)
+			if t.Meta == nil && t.Annotations == nil {
+				content = append(content, map[string]any{"type": "text", "text": t.Text})
+				continue
+			}
+		}
+		if v, ok := viaJSON(ct); ok {
+			content = append(content, v)
 		}
 	}
 	out["content"] = content
 	out["text"] = strings.Join(texts, "\n")
 	if res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			var v any
-			if json.Unmarshal(b, &v) == nil {
-				out["structuredContent"] = v
-			}
+		if plainJSON(res.StructuredContent) {
+			out["structuredContent"] = res.StructuredContent
+		} else if v, ok := viaJSON(res.StructuredContent); ok {
+			out["structuredContent"] = v
 		}
 	}
 	return out
+}
+
+// viaJSON returns v as the plain JSON values its encoding decodes to.
+func viaJSON(v any) (any, bool) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	var out any
+	return out, json.Unmarshal(b, &out) == nil
+}
+
+// plainJSON reports whether v is made only of what encoding/json decodes
+// into an any (objects, arrays, strings, float64, bools, nil), so it is
+// its own JSON value.
+func plainJSON(v any) bool {
+	switch v := v.(type) {
+	case nil, string, float64, bool:
+		return true
+	case map[string]any:
+		for _, x := range v {
+			if !plainJSON(x) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, x := range v {
+			if !plainJSON(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // spawnTransport starts the child of a CommandTransport on the spawner's

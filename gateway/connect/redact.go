@@ -1,8 +1,8 @@
 package connect
 
 import (
-	"encoding/json"
 	"errors"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -120,15 +120,57 @@ func scrub(out map[string]any, secret string) map[string]any {
 	if out == nil || len(secret) < minSecret {
 		return out
 	}
-	b, err := json.Marshal(out)
-	if err != nil || !strings.Contains(string(b), secret) {
-		return out
+	clean, _ := scrubValue(out, secret)
+	return clean.(map[string]any)
+}
+
+// scrubValue replaces secret in every string of v, map keys included, and
+// reports whether it found any: a value without it is returned as it is,
+// uncopied; a map or list that holds it is copied with the strings
+// replaced, so the caller's values are never changed.
+func scrubValue(v any, secret string) (any, bool) {
+	switch v := v.(type) {
+	case string:
+		if !strings.Contains(v, secret) {
+			return v, false
+		}
+		return strings.ReplaceAll(v, secret, "[redacted]"), true
+	case map[string]any:
+		var out map[string]any
+		for k, x := range v {
+			cx, changed := scrubValue(x, secret)
+			ck, keyChanged := scrubValue(k, secret)
+			if !changed && !keyChanged {
+				continue
+			}
+			if out == nil {
+				out = maps.Clone(v)
+			}
+			if keyChanged {
+				delete(out, k)
+			}
+			out[ck.(string)] = cx
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, x := range v {
+			if cx, changed := scrubValue(x, secret); changed {
+				if out == nil {
+					out = slices.Clone(v)
+				}
+				out[i] = cx
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	}
-	var clean map[string]any
-	if json.Unmarshal([]byte(strings.ReplaceAll(string(b), secret, "[redacted]")), &clean) != nil {
-		return map[string]any{}
-	}
-	return clean
+	return v, false
 }
 
 // scrubError is scrub for an executor error's message and output.
