@@ -1,0 +1,449 @@
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"unicode/utf8"
+
+	"github.com/praxa/praxa/contracts"
+)
+
+// ErrDuplicateName is the cause (errors.Is) of the error Check returns for
+// an object that names a member twice: a structural fault of a document
+// that is otherwise well-formed, which a caller may answer apart from a
+// syntax error (JSON-RPC: invalid request, not parse error).
+var ErrDuplicateName = errors.New("strictjson: duplicate member name")
+
+// manyNames is how many members an object holds before Check finds
+// duplicates with a map rather than by comparing each name with the
+// names before it.
+const manyNames = 16
+
+// Check reports whether data is exactly one JSON value under Decode's
+// rules (well-formed, nothing after it, no duplicate member names compared
+// after unescaping, valid UTF-8 and no unpaired surrogate escape), nested
+// at most maxDepth deep (<= 0: DefaultMaxDepth), without building it and
+// without counting its values. It walks data once, without recursion, and
+// allocates only for objects of many members and for names with escapes:
+// it is what a reader of a document's outer members (Members, String)
+// runs first, so that it may then read them as plain text.
+//
+// Failures are *contracts.Error values: malformed-json for syntax, invalid
+// UTF-8 and duplicate names (the last with ErrDuplicateName as cause),
+// request-limits for nesting deeper than maxDepth.
+func Check(data []byte, maxDepth int) error {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	if !utf8.Valid(data) {
+		return malformed("the body is not valid UTF-8", -1)
+	}
+	s := scanner{data: data, max: maxDepth}
+	return s.run()
+}
+
+// frame is an open object or array.
+type frame struct {
+	object bool
+	// names is where this object's names start in scanner.names.
+	names int
+	// set holds the names once there are more than manyNames.
+	set map[string]struct{}
+}
+
+// scanner is Check's state.
+type scanner struct {
+	data  []byte
+	i     int
+	max   int
+	stack []frame
+	// names are the member names of the open objects, each a key as
+	// nameKey makes it.
+	names [][]byte
+}
+
+func (s *scanner) syntax(what string) error {
+	if s.i >= len(s.data) {
+		return malformed("the body ends before the JSON value does", len(s.data))
+	}
+	return malformed(fmt.Sprintf("the body is not well-formed JSON: %s %q", what, s.data[s.i]), s.i)
+}
+
+func (s *scanner) space() { s.i = skipSpace(s.data, s.i) }
+
+// run checks the whole document: a value, then only whitespace.
+func (s *scanner) run() error {
+	for {
+		// A value begins at s.i (after whitespace).
+		s.space()
+		if s.i >= len(s.data) {
+			return s.syntax("")
+		}
+		switch c := s.data[s.i]; {
+		case c == '{' || c == '[':
+			if len(s.stack)+1 > s.max {
+				return &contracts.Error{Code: contracts.CodeRequestLimits,
+					Message: fmt.Sprintf("JSON nesting exceeds %d levels", s.max)}
+			}
+			s.stack = append(s.stack, frame{object: c == '{', names: len(s.names)})
+			s.i++
+			s.space()
+			if s.i < len(s.data) && (s.data[s.i] == '}' && c == '{' || s.data[s.i] == ']' && c == '[') {
+				s.i++
+				s.pop()
+				break
+			}
+			if c == '{' {
+				if err := s.name(); err != nil {
+					return err
+				}
+			}
+			continue
+		case c == '"':
+			if _, err := s.str(); err != nil {
+				return err
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if err := s.number(); err != nil {
+				return err
+			}
+		case c == 't':
+			if err := s.literal("true"); err != nil {
+				return err
+			}
+		case c == 'f':
+			if err := s.literal("false"); err != nil {
+				return err
+			}
+		case c == 'n':
+			if err := s.literal("null"); err != nil {
+				return err
+			}
+		default:
+			return s.syntax("unexpected character looking for a value:")
+		}
+		// A value ended: close what it ends, then expect the next one.
+		for {
+			s.space()
+			if len(s.stack) == 0 {
+				if s.i != len(s.data) {
+					return malformed("unexpected data after the JSON value", s.i)
+				}
+				return nil
+			}
+			if s.i >= len(s.data) {
+				return s.syntax("")
+			}
+			top := &s.stack[len(s.stack)-1]
+			c := s.data[s.i]
+			if c == '}' && top.object || c == ']' && !top.object {
+				s.i++
+				s.pop()
+				continue
+			}
+			if c != ',' {
+				return s.syntax("unexpected character after a value:")
+			}
+			s.i++
+			if top.object {
+				if err := s.name(); err != nil {
+					return err
+				}
+			}
+			break
+		}
+	}
+}
+
+// pop closes the innermost object or array.
+func (s *scanner) pop() {
+	top := s.stack[len(s.stack)-1]
+	s.names = s.names[:top.names]
+	s.stack = s.stack[:len(s.stack)-1]
+}
+
+// name reads a member name and the colon after it, refusing a name the
+// object already holds.
+func (s *scanner) name() error {
+	s.space()
+	if s.i >= len(s.data) || s.data[s.i] != '"' {
+		return s.syntax("an object member name is not a string:")
+	}
+	start := s.i
+	escaped, err := s.str()
+	if err != nil {
+		return err
+	}
+	key := s.data[start+1 : s.i-1]
+	if escaped {
+		var name string
+		if err := json.Unmarshal(s.data[start:s.i], &name); err != nil {
+			return malformed("the body is not well-formed JSON: "+err.Error(), start)
+		}
+		key = []byte(name)
+	}
+	top := &s.stack[len(s.stack)-1]
+	dup := false
+	switch held := s.names[top.names:]; {
+	case top.set != nil:
+		_, dup = top.set[string(key)]
+		top.set[string(key)] = struct{}{}
+	case len(held) >= manyNames:
+		top.set = make(map[string]struct{}, 2*manyNames)
+		for _, n := range held {
+			top.set[string(n)] = struct{}{}
+		}
+		_, dup = top.set[string(key)]
+		top.set[string(key)] = struct{}{}
+	default:
+		for _, n := range held {
+			if bytes.Equal(n, key) {
+				dup = true
+				break
+			}
+		}
+	}
+	if dup {
+		return &contracts.Error{Code: contracts.CodeMalformedJSON, Cause: ErrDuplicateName,
+			Message: fmt.Sprintf("duplicate member name %q (at byte %d)", truncate(string(key)), s.i)}
+	}
+	if top.set == nil {
+		s.names = append(s.names, key)
+	}
+	s.space()
+	if s.i >= len(s.data) || s.data[s.i] != ':' {
+		return s.syntax("a member name is not followed by a colon:")
+	}
+	s.i++
+	return nil
+}
+
+// str reads a string from its opening quote at s.i to past its closing
+// one; escaped reports whether it holds a backslash escape.
+func (s *scanner) str() (escaped bool, err error) {
+	s.i++
+	for s.i < len(s.data) {
+		c := s.data[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return escaped, nil
+		case c < 0x20:
+			return false, s.syntax("a control character in a string:")
+		case c == '\\':
+			escaped = true
+			if s.i+1 >= len(s.data) {
+				s.i++
+				return false, s.syntax("")
+			}
+			switch s.data[s.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i += 2
+			case 'u':
+				r, ok := hex4(s.data, s.i+2)
+				if !ok {
+					s.i += 2
+					return false, s.syntax("an invalid \\u escape:")
+				}
+				switch {
+				case r >= 0xD800 && r <= 0xDBFF:
+					if lo, ok := hex4(s.data, s.i+8); ok && s.data[s.i+6] == '\\' && s.data[s.i+7] == 'u' && lo >= 0xDC00 && lo <= 0xDFFF {
+						s.i += 12
+						continue
+					}
+					return false, malformed("a string holds an unpaired UTF-16 surrogate escape", s.i)
+				case r >= 0xDC00 && r <= 0xDFFF:
+					return false, malformed("a string holds an unpaired UTF-16 surrogate escape", s.i)
+				}
+				s.i += 6
+			default:
+				s.i++
+				return false, s.syntax("an invalid escape:")
+			}
+		default:
+			s.i++
+		}
+	}
+	return false, s.syntax("")
+}
+
+// number reads a number (RFC 8259: -? int frac? exp?).
+func (s *scanner) number() error {
+	if s.data[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i < len(s.data) && s.data[s.i] == '0':
+		s.i++
+	case s.i < len(s.data) && s.data[s.i] >= '1' && s.data[s.i] <= '9':
+		s.digits()
+	default:
+		return s.syntax("a number without digits:")
+	}
+	if s.i < len(s.data) && s.data[s.i] == '.' {
+		s.i++
+		if !s.digits() {
+			return s.syntax("a fraction without digits:")
+		}
+	}
+	if s.i < len(s.data) && (s.data[s.i] == 'e' || s.data[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.data) && (s.data[s.i] == '+' || s.data[s.i] == '-') {
+			s.i++
+		}
+		if !s.digits() {
+			return s.syntax("an exponent without digits:")
+		}
+	}
+	return nil
+}
+
+// digits reads one or more decimal digits, reporting whether it read any.
+func (s *scanner) digits() bool {
+	start := s.i
+	for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
+		s.i++
+	}
+	return s.i > start
+}
+
+func (s *scanner) literal(word string) error {
+	if !bytes.HasPrefix(s.data[s.i:], []byte(word)) {
+		return s.syntax("an invalid literal:")
+	}
+	s.i += len(word)
+	return nil
+}
+
+// Members yields the members of obj, a JSON object that Check accepted,
+// in order: each name, unescaped, and the raw text of its value. It reads
+// nothing else: on a value that is not an object it yields nothing, and on
+// text Check refused it stops where it loses its way, without panicking.
+func Members(obj []byte) iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		i := skipSpace(obj, 0)
+		if i >= len(obj) || obj[i] != '{' {
+			return
+		}
+		i = skipSpace(obj, i+1)
+		for i < len(obj) && obj[i] == '"' {
+			end := skipValue(obj, i)
+			name, ok := String(obj[i:end])
+			if !ok {
+				return
+			}
+			i = skipSpace(obj, end)
+			if i >= len(obj) || obj[i] != ':' {
+				return
+			}
+			start := skipSpace(obj, i+1)
+			end = skipValue(obj, start)
+			if end <= start || !yield(name, obj[start:end]) {
+				return
+			}
+			i = skipSpace(obj, end)
+			if i >= len(obj) || obj[i] != ',' {
+				return
+			}
+			i = skipSpace(obj, i+1)
+		}
+	}
+}
+
+// Elements yields the raw text of each element of arr, a JSON array that
+// Check accepted, in order; on anything else it behaves as Members does.
+func Elements(arr []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		i := skipSpace(arr, 0)
+		if i >= len(arr) || arr[i] != '[' {
+			return
+		}
+		i = skipSpace(arr, i+1)
+		for i < len(arr) && arr[i] != ']' {
+			end := skipValue(arr, i)
+			if end <= i || !yield(arr[i:end]) {
+				return
+			}
+			i = skipSpace(arr, end)
+			if i >= len(arr) || arr[i] != ',' {
+				return
+			}
+			i = skipSpace(arr, i+1)
+		}
+	}
+}
+
+// String returns the value of raw, the text of a JSON string that Check
+// accepted (as Members yields it); ok is false when raw is not a string.
+func String(raw []byte) (s string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// skipValue returns the end of the value that starts at data[i], in text
+// Check accepted: past a string's closing quote, an object's or array's
+// closing bracket, or a number's or literal's last character.
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return i
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				i = skipString(data, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(data)
+	default:
+		for i < len(data) && scalarByte(data[i]) {
+			i++
+		}
+		return i
+	}
+}
+
+// skipString returns the end of the string whose opening quote is at
+// data[i].
+func skipString(data []byte, i int) int {
+	for i++; i < len(data); {
+		switch data[i] {
+		case '\\':
+			i += 2
+		case '"':
+			return i + 1
+		default:
+			i++
+		}
+	}
+	return len(data)
+}
+
+// scalarByte reports whether c may be part of a number or of a literal
+// (true, false, null).
+func scalarByte(c byte) bool {
+	return c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c == 'E'
+}
