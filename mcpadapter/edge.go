@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -18,7 +21,18 @@ import (
 )
 
 // This file is /mcp's edge around the SDK's streamable handler, which it
-// does not fork: it changes the shape of two kinds of answers and decides
+// does not fork. It reads every POST body itself, once, before the SDK:
+//
+//   - within the gateway's one body limit (server.limits.maxBodyBytes, as
+//     on /v8): a larger body answers HTTP 413, a JSON-RPC invalid request
+//     (-32600) with a null id, and nothing runs;
+//   - a JSON body strictly (ParseEnvelope): text that is not JSON or not
+//     UTF-8 answers HTTP 400 and a parse error (-32700), a message with a
+//     member named twice, an id too long or of the wrong type, a jsonrpc
+//     other than "2.0" or a method that is not a string an invalid request
+//     (-32600); the SDK sees only what passed.
+//
+// Otherwise it changes the shape of two kinds of answers and decides
 // nothing itself.
 //
 //   - The SDK refuses some requests in text/plain (before 2026-07-28 an
@@ -42,57 +56,101 @@ const RPCInsufficientScope = -32030
 // not serve (its jsonrpc2.ErrNotHandled, which is internal).
 const notHandled = "JSON RPC not handled"
 
-// maxPeek bounds how much of a refused request's body the edge reads to
-// find its id.
-const maxPeek = 1 << 20
-
 // rpcEdge wraps the SDK's handler.
 type rpcEdge struct {
 	next http.Handler
 	// params returns the x-mcp-header bindings of the tool of that name
 	// (none for a tool the server does not register).
 	params func(name string) []paramBinding
+	// maxBody bounds a request body (server.limits.maxBodyBytes).
+	maxBody int64
 }
 
 func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body []byte
+	var env *Envelope // the message, when the body is one the SDK parses
+	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
+		var ok bool
+		if body, ok = e.readBody(w, r); !ok {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		// The SDK parses a body only under this media type (it answers
+		// 415 to any other), and answers an empty one itself.
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" &&
+			len(bytes.TrimSpace(body)) > 0 {
+			parsed, rerr := ParseEnvelope(body)
+			if rerr != nil {
+				writeRPCError(w, http.StatusBadRequest, idOf(parsed), rerr)
+				return
+			}
+			env = &parsed
+		}
+	}
 	if v := r.Header.Get(headerProtocolVersion); r.Method == http.MethodPost && v >= revisionHeaders &&
 		slices.Contains(supportedVersions, v) {
 		var refused bool
-		if r, refused = e.checkHeaders(w, r); refused {
+		if r, refused = e.checkHeaders(w, r, body, env); refused {
 			return
 		}
 	}
-	ew := &edgeWriter{ResponseWriter: w, req: r}
-	if r.Body != nil {
-		ew.body = &teeBody{rc: r.Body}
-		if n := r.ContentLength; n > 0 && n <= maxPeek {
-			ew.body.seen.Grow(int(n))
-		}
-		r.Body = ew.body
-	}
+	ew := &edgeWriter{ResponseWriter: w, req: r, body: body, env: env}
 	ctx := context.WithValue(r.Context(), refusalKey{}, &ew.refusal)
 	e.next.ServeHTTP(ew, r.WithContext(ctx))
 	ew.finish()
 }
 
+// readBody reads a request's body within the body limit; beyond it, or
+// when the body cannot be read, it answers (ok false).
+func (e rpcEdge) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	var err error
+	if r.ContentLength <= e.maxBody {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
+		if err == nil {
+			return body, true
+		}
+	}
+	if mbe := (*http.MaxBytesError)(nil); err == nil || errors.As(err, &mbe) {
+		writeRPCError(w, http.StatusRequestEntityTooLarge, contracts.ID{}, &contracts.RPCError{Code: contracts.RPCInvalidRequest,
+			Message: fmt.Sprintf("the body exceeds %d bytes (the gateway's server.limits.maxBodyBytes)", e.maxBody)})
+	} else {
+		writeRPCError(w, http.StatusBadRequest, contracts.ID{},
+			&contracts.RPCError{Code: contracts.RPCInvalidRequest, Message: "failed to read body"})
+	}
+	return nil, false
+}
+
+// idOf is the id a refusal of env names: its own, or null.
+func idOf(env Envelope) contracts.ID {
+	if env.ID == nil {
+		return contracts.ID{}
+	}
+	return *env.ID
+}
+
+// refusedID is the id a refusal names: the message's as the edge parsed
+// it (env), or, for a body it did not parse, as requestID reads it.
+func refusedID(body []byte, env *Envelope) contracts.ID {
+	if env != nil {
+		return idOf(*env)
+	}
+	return requestID(body)
+}
+
 // checkHeaders checks the headers of a request at 2026-07-28 or later that
-// mirror its body, where the SDK does not (headers.go): a refusal is
+// mirror its body, where the SDK does not (headers.go), against the body
+// as the edge read it (env nil: a body the SDK refuses): a refusal is
 // answered here (refused true); otherwise the request goes on, with
 // Mcp-Name decoded when it came Base64-encoded.
-func (e rpcEdge) checkHeaders(w http.ResponseWriter, r *http.Request) (_ *http.Request, refused bool) {
+func (e rpcEdge) checkHeaders(w http.ResponseWriter, r *http.Request, body []byte, env *Envelope) (_ *http.Request, refused bool) {
 	name, mm := checkStandardHeaders(r.Header)
-	if mm == nil && e.params != nil && r.Header.Get(headerMethod) == "tools/call" {
+	if mm == nil && e.params != nil && env != nil && r.Header.Get(headerMethod) == "tools/call" {
 		if bindings := e.params(name); len(bindings) > 0 {
-			// A body the SDK would refuse as too large, or could not read,
-			// is left to it.
-			if body, whole, err := readBody(r, mcp.DefaultMaxRequestBodyBytes); err == nil && whole {
-				mm = checkParamHeaders(r.Header, body, name, bindings)
-			}
+			mm = checkParamHeaders(r.Header, env, name, bindings)
 		}
 	}
 	if mm != nil {
-		body, _, _ := readBody(r, maxPeek)
-		writeRPCError(w, http.StatusBadRequest, requestID(body), mm.rpcError())
+		writeRPCError(w, http.StatusBadRequest, refusedID(body, env), mm.rpcError())
 		return r, true
 	}
 	if vs := r.Header.Values(headerName); len(vs) == 1 && vs[0] != name {
@@ -138,30 +196,16 @@ func noteRefusal(ctx context.Context, res *mcp.CallToolResult, err *contracts.Er
 	slot.Store(&scopeRefusal{challenge: challenge(gateway.RequiredScopes(err)), message: err.Message, envelope: env})
 }
 
-// teeBody keeps what the SDK reads of the request body (up to maxPeek), so
-// that a refusal can name the request's id.
-type teeBody struct {
-	rc   io.ReadCloser
-	seen bytes.Buffer
-}
-
-func (t *teeBody) Read(p []byte) (int, error) {
-	n, err := t.rc.Read(p)
-	if room := maxPeek - t.seen.Len(); room > 0 {
-		t.seen.Write(p[:min(n, room)])
-	}
-	return n, err
-}
-
-func (t *teeBody) Close() error { return t.rc.Close() }
-
 // edgeWriter passes the SDK's answer through, except a text/plain refusal
 // (rewritten as a JSON-RPC error) and the answer of a tools/call refused
 // for want of a scope (answered 403 instead).
 type edgeWriter struct {
 	http.ResponseWriter
-	req     *http.Request
-	body    *teeBody
+	req *http.Request
+	// body is the request's body as the edge read it (nil: not a POST);
+	// env the message in it, when the edge parsed it.
+	body    []byte
+	env     *Envelope
 	refusal atomic.Pointer[scopeRefusal]
 
 	state  edgeState
@@ -238,7 +282,7 @@ func (w *edgeWriter) finish() {
 	if w.state != rewriting {
 		return
 	}
-	body := w.peek()
+	body := w.body
 	rerr := &contracts.RPCError{Code: contracts.RPCInvalidRequest, Message: strings.TrimSpace(w.text.String())}
 	version := w.req.Header.Get("Mcp-Protocol-Version")
 	supported := mcp.SupportedProtocolVersions()
@@ -253,39 +297,30 @@ func (w *edgeWriter) finish() {
 	case strings.HasPrefix(rerr.Message, notHandled):
 		rerr.Code = contracts.RPCMethodNotFound
 	}
-	writeRPCError(w.ResponseWriter, w.status, requestID(body), rerr)
-}
-
-// peek returns the request body as far as maxPeek, reading what the SDK
-// left unread (it refuses some requests before reading them).
-func (w *edgeWriter) peek() []byte {
-	if w.body == nil {
-		return nil
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(w.body, int64(maxPeek-w.body.seen.Len())))
-	return w.body.seen.Bytes()
+	writeRPCError(w.ResponseWriter, w.status, refusedID(body, w.env), rerr)
 }
 
 // singleCall reports whether the request is one tools/call, and its id.
 func (w *edgeWriter) singleCall() (contracts.ID, bool) {
-	if w.body == nil {
+	if w.env == nil || w.env.ID == nil || w.env.Method != "tools/call" {
 		return contracts.ID{}, false
 	}
-	var req contracts.Request
-	if err := json.Unmarshal(w.body.seen.Bytes(), &req); err != nil || req.ID == nil || req.Method != "tools/call" {
-		return contracts.ID{}, false
-	}
-	return *req.ID, true
+	return *w.env.ID, true
 }
 
-// requestID is the id of body when it is one JSON-RPC request with a valid
-// id; null otherwise (a batch, a notification, not JSON).
+// requestID is the id of body, a body the edge did not parse (one the SDK
+// refuses unread, under another media type), when it is one JSON-RPC
+// request with a valid id within MaxIDBytes; null otherwise (a batch, a
+// notification, not JSON, too long an id).
 func requestID(body []byte) contracts.ID {
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
-	var id contracts.ID
-	if json.Unmarshal(body, &m) != nil || m.ID == nil || id.UnmarshalJSON(m.ID) != nil {
+	if json.Unmarshal(body, &m) != nil || m.ID == nil {
+		return contracts.ID{}
+	}
+	id, rerr := parseID(bytes.TrimSpace(m.ID))
+	if rerr != nil {
 		return contracts.ID{}
 	}
 	return id

@@ -3,6 +3,9 @@ package mcpadapter
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/strictjson"
 )
 
 // FuzzRequestID: the edge reads a refused request's id from an untrusted
@@ -28,6 +31,83 @@ func FuzzRequestID(f *testing.F) {
 		}
 		if again := requestID(b); again != id {
 			t.Fatalf("id %s reads back as %s", id, again)
+		}
+	})
+}
+
+// FuzzParseEnvelope: an /mcp body is untrusted. ParseEnvelope never
+// panics; what it refuses is a parse error or an invalid request; what it
+// accepts the strict decoder accepts too, and each message it returns is
+// the decoded one: jsonrpc "2.0", the same method, id (within MaxIDBytes)
+// and params.
+func FuzzParseEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"a","result":{}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b","params":[1]}]`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+		`{"jsonrpc":"2.0","id":null,"method":"x","params":{"_meta":{"a":"\ud800"}}}`,
+		`{"jsonrpc":"\u0032.0","id":1e3,"method":"x"}`, `[]`, `5`, `{"id":{}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		env, rerr := ParseEnvelope(body)
+		if rerr != nil {
+			if rerr.Code != contracts.RPCParseError && rerr.Code != contracts.RPCInvalidRequest || rerr.Message == "" {
+				t.Fatalf("%q: refused with %+v", body, rerr)
+			}
+			if rerr.Code == contracts.RPCParseError {
+				if _, err := strictjson.DecodeWith(body, strictjson.Limits{MaxDepth: maxMessageDepth, MaxElements: 1 << 30}); err == nil {
+					t.Fatalf("%q: a parse error for a body the strict decoder accepts", body)
+				}
+			}
+			return
+		}
+		v, err := strictjson.DecodeWith(body, strictjson.Limits{MaxDepth: maxMessageDepth, MaxElements: 1 << 30})
+		if err != nil {
+			t.Fatalf("%q: accepted, but the strict decoder refuses it: %v", body, err)
+		}
+		msgs, envs := []any{v}, []Envelope{env}
+		if env.Batch != nil {
+			arr, ok := v.([]any)
+			if !ok || len(arr) != len(env.Batch) {
+				t.Fatalf("%q: a batch of %d read as %v", body, len(env.Batch), v)
+			}
+			msgs, envs = arr, env.Batch
+		}
+		for i, m := range msgs {
+			obj, ok := m.(map[string]any)
+			e := envs[i]
+			if !ok || obj["jsonrpc"] != "2.0" {
+				t.Fatalf("%q: message %d accepted: %v", body, i, m)
+			}
+			if method, _ := obj["method"].(string); method != e.Method {
+				t.Fatalf("%q: method %q, decoded %v", body, e.Method, obj["method"])
+			}
+			rawID, hasID := obj["id"]
+			if hasID != (e.ID != nil) {
+				t.Fatalf("%q: id %v, decoded %v", body, e.ID, rawID)
+			}
+			if e.ID != nil && len(e.ID.String()) > MaxIDBytes {
+				t.Fatalf("%q: an id of %d bytes accepted", body, len(e.ID.String()))
+			}
+			for name, raw := range map[string]json.RawMessage{"params": e.Params, "result": e.Result, "error": e.Error} {
+				want, has := obj[name]
+				if has != (raw != nil) {
+					t.Fatalf("%q: %s %s, decoded %v", body, name, raw, want)
+				}
+				if has {
+					got, err := strictjson.DecodeWith(raw, strictjson.Limits{MaxDepth: maxMessageDepth, MaxElements: 1 << 30})
+					a, _ := json.Marshal(got)
+					b, _ := json.Marshal(want)
+					if err != nil || string(a) != string(b) {
+						t.Fatalf("%q: %s reads %s, decoded %s (%v)", body, name, raw, b, err)
+					}
+				}
+			}
 		}
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/strictjson"
 )
 
 // This file checks, at MCP 2026-07-28 and later, the HTTP headers that
@@ -256,21 +256,24 @@ func decodeHeaderValue(v string) (s string, ok bool) {
 	return string(b), true
 }
 
-// argumentAt reads the value at path in a call's arguments; found is false
-// when a member on the way is absent or not an object.
-func argumentAt(args map[string]json.RawMessage, path []string) (json.RawMessage, bool) {
-	cur, ok := args[path[0]]
-	for _, name := range path[1:] {
-		if !ok {
+// argumentAt reads the value at path in a call's arguments (text
+// ParseEnvelope checked), names matched exactly; found is false when a
+// member on the way is absent or not an object.
+func argumentAt(args json.RawMessage, path []string) (_ json.RawMessage, found bool) {
+	cur := args
+	for _, name := range path {
+		found = false
+		for n, raw := range strictjson.Members(cur) {
+			if n == name {
+				cur, found = raw, true
+				break
+			}
+		}
+		if !found {
 			return nil, false
 		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(cur, &obj) != nil {
-			return nil, false
-		}
-		cur, ok = obj[name]
 	}
-	return cur, ok
+	return cur, true
 }
 
 // headerMatches reports whether a decoded header value stands for the
@@ -344,28 +347,31 @@ func checkStandardHeaders(h http.Header) (name string, mm *headerMismatch) {
 	return name, nil
 }
 
-// callBody is the part of a tools/call request the parameter checks read.
-type callBody struct {
-	Method string `json:"method"`
-	Params struct {
-		Name      string                     `json:"name"`
-		Arguments map[string]json.RawMessage `json:"arguments"`
-	} `json:"params"`
-}
-
 // checkParamHeaders checks a tools/call of a tool with bindings against
-// its body: each bound argument present and not null has exactly one
-// header of its binding, whose decoded value matches it; an absent or null
-// argument has none. A body that is not a tools/call of that tool is left
-// to the SDK, which refuses it.
-func checkParamHeaders(h http.Header, body []byte, name string, bindings []paramBinding) *headerMismatch {
-	var msg callBody
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" || msg.Params.Name != name {
+// its message as the edge read it: each bound argument present and not
+// null has exactly one header of its binding, whose decoded value matches
+// it; an absent or null argument has none. A message that is not a
+// tools/call of that tool is left to the SDK, which refuses it.
+func checkParamHeaders(h http.Header, env *Envelope, name string, bindings []paramBinding) *headerMismatch {
+	if env.Method != "tools/call" {
+		return nil
+	}
+	var called string
+	var args json.RawMessage
+	for n, raw := range strictjson.Members(env.Params) {
+		switch n {
+		case "name":
+			called, _ = strictjson.String(raw)
+		case "arguments":
+			args = raw
+		}
+	}
+	if called != name {
 		return nil
 	}
 	for _, b := range bindings {
 		vs := h.Values(b.header)
-		raw, present := argumentAt(msg.Params.Arguments, b.path)
+		raw, present := argumentAt(args, b.path)
 		if present && string(bytes.TrimSpace(raw)) == "null" {
 			present = false
 		}
@@ -389,27 +395,4 @@ func checkParamHeaders(h http.Header, body []byte, name string, bindings []param
 		}
 	}
 	return nil
-}
-
-// readBody reads a request body up to limit bytes and puts back a body
-// that yields the same bytes (and, past limit, the rest, for the SDK to
-// refuse). whole is false when the body is longer than limit.
-func readBody(r *http.Request, limit int64) (body []byte, whole bool, err error) {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil, true, nil
-	}
-	orig := r.Body
-	body, err = io.ReadAll(io.LimitReader(orig, limit+1))
-	whole = int64(len(body)) <= limit
-	rest := io.Reader(bytes.NewReader(body))
-	if !whole {
-		rest = io.MultiReader(rest, orig)
-	}
-	r.Body = readCloser{Reader: rest, Closer: orig}
-	return body, whole, err
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
 }

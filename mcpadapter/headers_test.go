@@ -164,7 +164,14 @@ func TestCheckParamHeaders(t *testing.T) {
 		// Not a tools/call of this tool: the SDK refuses it (or serves
 		// another method), not this check.
 		{"another tool", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"u","arguments":{"region":"eu"}}}`), nil, ""},
-		{"not JSON", []byte(`{`), nil, ""},
+		{"name in another case", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"NAME":"t","arguments":{"region":"eu"}}}`), nil, ""},
+		// Names are matched exactly, as the SDK matches them: a member
+		// in another case is not the one the SDK runs.
+		{"another-case name beside it", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","NAME":"u","arguments":{"region":"eu"}}}`),
+			nil, "Mcp-Param-Region"},
+		{"another-case arguments beside them", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"ARGUMENTS":{"region":"eu"}}}`),
+			map[string][]string{"Mcp-Param-Region": {"eu"}}, "Mcp-Param-Region"},
+		{"another-case argument", body(`{"Region":"eu"}`), map[string][]string{"Mcp-Param-Region": {"eu"}}, "Mcp-Param-Region"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := http.Header{}
@@ -173,7 +180,11 @@ func TestCheckParamHeaders(t *testing.T) {
 					h.Add(k, v)
 				}
 			}
-			mm := checkParamHeaders(h, tc.body, "t", bindings)
+			env, rerr := ParseEnvelope(tc.body)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			mm := checkParamHeaders(h, &env, "t", bindings)
 			switch {
 			case tc.fault == "" && mm != nil:
 				t.Errorf("refused: %s %s", mm.header, mm.reason)
@@ -285,14 +296,20 @@ func FuzzCheckParamHeaders(f *testing.F) {
 	bindings := []paramBinding{{path: []string{"r"}, header: "Mcp-Param-R"}}
 	f.Fuzz(func(t *testing.T, body []byte, header string) {
 		h := http.Header{"Mcp-Param-R": {header}}
-		if checkParamHeaders(h, body, "t", bindings) != nil {
+		env, rerr := ParseEnvelope(body)
+		if rerr != nil || checkParamHeaders(h, &env, "t", bindings) != nil {
 			return
 		}
-		var msg callBody
-		if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" || msg.Params.Name != "t" {
+		// The body is checked (no name twice): maps read it as the edge
+		// does, names matched exactly.
+		var msg, params, args map[string]json.RawMessage
+		var method, name string
+		if json.Unmarshal(body, &msg) != nil || json.Unmarshal(msg["method"], &method) != nil || method != "tools/call" ||
+			json.Unmarshal(msg["params"], &params) != nil || json.Unmarshal(params["name"], &name) != nil || name != "t" {
 			return
 		}
-		raw, ok := msg.Params.Arguments["r"]
+		_ = json.Unmarshal(params["arguments"], &args)
+		raw, ok := args["r"]
 		if !ok || strings.TrimSpace(string(raw)) == "null" {
 			t.Fatalf("header %q accepted for an absent or null argument in %s", header, body)
 		}

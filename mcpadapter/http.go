@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/config"
 )
 
 // NewHTTPHandler returns the streamable HTTP handler of /mcp: a stateless
@@ -38,12 +39,19 @@ func NewHTTPHandler(backend *Local, opts *Options) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The edge (edge.go) checks the headers that mirror the body where the
+	maxBody := o.MaxBodyBytes
+	if maxBody <= 0 {
+		maxBody = config.DefaultMaxBodyBytes
+	}
+	// The edge (edge.go) reads each body within the limit and strictly
+	// (envelope.go), checks the headers that mirror the body where the
 	// SDK does not (headers.go), answers the SDK's text/plain refusals as
 	// JSON-RPC errors and a tools/call refused for want of a scope as a 403
-	// scope challenge.
+	// scope challenge. The SDK gets the same limit, so it refuses no body
+	// the edge let through.
 	return rpcEdge{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, Logger: o.Logger}), params: params}, nil
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: o.Logger, MaxRequestBodyBytes: maxBody}),
+		params: params, maxBody: maxBody}, nil
 }
 
 // minLevel is a slog handler that drops records below min.

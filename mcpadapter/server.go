@@ -76,6 +76,10 @@ type Options struct {
 	// that declared the Tasks extension (tasks.go). Direct tools are not
 	// bounded. Zero: no call is bounded.
 	CallTimeout time.Duration
+	// MaxBodyBytes bounds a request body on /mcp (NewHTTPHandler), as
+	// server.limits.maxBodyBytes bounds /v8's: praxa serve sets both from
+	// that one setting. Zero: config.DefaultMaxBodyBytes.
+	MaxBodyBytes int64
 }
 
 // ReplayedMetaKey marks, in a result's _meta, an answer replayed for an

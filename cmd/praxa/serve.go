@@ -297,7 +297,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	}
 	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct, JoinTrace: httpapi.JoinTrace,
 		RequestState: states, PublicURL: cfg.Server.PublicURL,
-		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout)}
+		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout), MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: f.tools,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		mcpOpts)

@@ -95,6 +95,10 @@ type Server struct {
 	RequestStateKeys []string `json:"requestStateKeys,omitempty"`
 }
 
+// DefaultMaxBodyBytes bounds a request body, on /v8 and /mcp alike, when
+// server.limits.maxBodyBytes is not set.
+const DefaultMaxBodyBytes = 1 << 20
+
 // DefaultMaxElements is how many JSON values a request may hold when
 // server.limits.maxElements is not set.
 const DefaultMaxElements = 20000
@@ -105,7 +109,8 @@ const DefaultRequestTimeout = 30 * time.Second
 
 // Limits bound request size, structure, time and rate.
 type Limits struct {
-	// MaxBodyBytes bounds a request body (default 1 MiB); beyond it 413.
+	// MaxBodyBytes bounds a request body on /v8 and /mcp alike (default
+	// 1 MiB); beyond it 413.
 	MaxBodyBytes int64 `json:"maxBodyBytes,omitempty"`
 	// MaxDepth bounds JSON nesting (default 32); beyond it 400.
 	MaxDepth int `json:"maxDepth,omitempty"`
@@ -228,7 +233,7 @@ func (c *Config) Defaults(addr string) {
 	}
 	l := &c.Server.Limits
 	if l.MaxBodyBytes == 0 {
-		l.MaxBodyBytes = 1 << 20
+		l.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if l.MaxDepth == 0 {
 		l.MaxDepth = 32

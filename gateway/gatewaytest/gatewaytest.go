@@ -389,7 +389,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 	}
 	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct, JoinTrace: httpapi.JoinTrace,
 		RequestState: states, PublicURL: cfg.Server.PublicURL,
-		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout)}
+		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout), MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		mcpOpts)
