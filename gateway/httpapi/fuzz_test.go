@@ -71,3 +71,25 @@ func normalQuery(m map[string][]string) map[string][]string {
 	}
 	return m
 }
+
+// FuzzAccept: an Accept field is untrusted. Reading it never panics; a
+// field that parses to nothing admits the answer types, and so does any
+// field followed by application/json (the most specific range, q=1);
+// a range's q is from 0 to 1.
+func FuzzAccept(f *testing.F) {
+	for _, s := range []string{"application/json", "*/*;q=0", "application/*+json;q=0.5, text/html", "a/b;q=1.000;x=y", ",,;", "*/json"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, accept string) {
+		got := acceptsAny([]string{accept}, answerTypes)
+		if !acceptsAny([]string{accept + ", application/json"}, answerTypes) {
+			t.Fatalf("%q, application/json admits nothing", accept)
+		}
+		if strings.Trim(accept, " ,") == "" && !got {
+			t.Fatalf("%q admits nothing", accept)
+		}
+		if mr, ok := parseMediaRange(accept); ok && (mr.q < 0 || mr.q > 1 || mr.typ == "" || mr.sub == "") {
+			t.Fatalf("%q parses to %+v", accept, mr)
+		}
+	})
+}

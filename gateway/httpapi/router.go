@@ -150,7 +150,8 @@ func New(o Options) http.Handler {
 		r.Get("/.well-known/oauth-protected-resource/"+strings.Trim(u.Path, "/"), meta)
 	}
 	r.Group(func(r chi.Router) {
-		r.Use(s.deadline)
+		// The /v8 API: content negotiation (406) first, then a deadline.
+		r.Use(acceptable, s.deadline)
 		for t := range contracts.All() {
 			r.Method(t.Method, t.Path, s.toolHandler(t))
 		}
