@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -164,6 +165,57 @@ func mcpCases() []Case {
 					"want request-limits or INVALID_PARAMS, got %s", env.Error.Code)
 				res := t.callTool(cs, contracts.ToolPraxecQuery, map[string]any{})
 				t.check(!res.IsError, "the session no longer works after the refusal: %s", truncate(toolText(res), 300))
+			}},
+		{ID: "MCP-012", Group: GroupMCP, Proves: "standards #66 over MCP; DESIGN.md Limits and operations (one body limit, 1 MiB, for /v8 and /mcp)",
+			Title:      "A 2 MiB body on /mcp is refused 413 with a JSON-RPC error and a null id, with a Content-Length and chunked, and nothing runs",
+			Operations: []string{"submitIntent"}, Run: func(t *T) {
+				tok, key := t.token(TenantA), newKey()
+				body := rawCall(1, contracts.ToolSubmitIntent, `{"idempotencyKey":"`+key+`","intent":"`+strings.Repeat("x", 2<<20)+`"}`)
+				t.expectRPCError("a 2 MiB tools/call", t.rpcSend(tok, nil, body, false), http.StatusRequestEntityTooLarge, contracts.RPCInvalidRequest)
+				t.expectRPCError("a 2 MiB chunked tools/call", t.rpcSend(tok, nil, body, true), http.StatusRequestEntityTooLarge, contracts.RPCInvalidRequest)
+				t.expectNothingRan("the 2 MiB tools/call", tok, key)
+			}},
+		{ID: "MCP-013", Group: GroupMCP, Proves: "standards #59 over MCP; JSON-RPC 2.0 invalid request",
+			Title:      "A JSON-RPC message naming a member twice (its method, its id, in params._meta, in the arguments) is refused 400, error -32600 with a null id, and nothing runs",
+			Operations: []string{"submitIntent"}, Run: func(t *T) {
+				tok, key := t.token(TenantA), newKey()
+				for what, body := range map[string]string{
+					"method twice":          `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{}}`,
+					"id twice":              `{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list","params":{}}`,
+					"a name twice in _meta": `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"a":1,"a":2}}}`,
+					"a name twice in the arguments": string(rawCall(1, contracts.ToolSubmitIntent,
+						`{"idempotencyKey":"`+key+`","intent":"a","intent":"b"}`)),
+				} {
+					t.expectRPCError(what, t.rpc(tok, nil, body), http.StatusBadRequest, contracts.RPCInvalidRequest)
+				}
+				t.expectNothingRan("the tools/call naming intent twice", tok, key)
+			}},
+		{ID: "MCP-014", Group: GroupMCP, Proves: "standards #62 over MCP; RFC 8259 section 8.1; JSON-RPC 2.0 parse error",
+			Title:      "Invalid UTF-8 or an unpaired surrogate escape anywhere in a JSON-RPC message (params._meta, the arguments) is refused 400, error -32700 with a null id, and nothing runs",
+			Operations: []string{"submitIntent"}, Run: func(t *T) {
+				tok, key := t.token(TenantA), newKey()
+				for what, body := range map[string]string{
+					"invalid UTF-8 in _meta":         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"x\":\"\xff\"}}}",
+					"an unpaired surrogate in _meta": `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"x":"\ud800"}}}`,
+					"invalid UTF-8 in the arguments": string(rawCall(1, contracts.ToolSubmitIntent,
+						"{\"idempotencyKey\":\""+key+"\",\"intent\":\"caf\xe9\"}")),
+				} {
+					t.expectRPCError(what, t.rpc(tok, nil, body), http.StatusBadRequest, contracts.RPCParseError)
+				}
+				t.expectNothingRan("the tools/call with invalid UTF-8", tok, key)
+			}},
+		{ID: "MCP-015", Group: GroupMCP, Proves: "DESIGN.md Limits and operations; docs/decisions.md (a JSON-RPC id is at most 256 bytes)",
+			Title: "A request id of 100,000 bytes is refused 400, error -32600 with a null id, and is never echoed; an id of 256 bytes is served and echoed",
+			Run: func(t *T) {
+				tok := t.token(TenantA)
+				long := strings.Repeat("i", 100_000)
+				a := t.rpc(tok, nil, map[string]any{"jsonrpc": "2.0", "id": long, "method": "tools/list", "params": map[string]any{}})
+				t.expectRPCError("an id of 100,000 bytes", a, http.StatusBadRequest, contracts.RPCInvalidRequest)
+				t.check(!strings.Contains(string(a.resp.Body), long[:1000]), "the refusal echoes the id")
+				id := strings.Repeat("i", 256)
+				a = t.rpc(tok, nil, map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": map[string]any{}})
+				t.expectStatus("an id of 256 bytes", a.resp, http.StatusOK)
+				t.check(a.msg != nil && string(a.msg.ID) == `"`+id+`"`, "the answer to an id of 256 bytes does not name it: %s", snippet(a.resp.Body))
 			}},
 	}
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -144,6 +145,30 @@ func validationCases() []Case {
 				t.expectPointer("an unknown query parameter", resp, "/conformanceBogus")
 				resp = t.get(path+"?operationId=getMission&operationId=getTrace", tok)
 				t.expectProblem("a repeated query parameter", resp, http.StatusBadRequest, contracts.CodeInvalidParams)
+			}},
+		{ID: "VAL-013", Group: GroupValidation, Proves: "standards #63 (Accept: application/xml only -> 406); RFC 9110 section 12.5.1",
+			Title:      "A /v8 request whose Accept admits neither application/json nor application/problem+json is refused 406 not-acceptable; */*, application/*, either type and no Accept are answered in JSON",
+			Operations: []string{"getCoverage", "submitIntent"}, Run: func(t *T) {
+				tok, path := t.token(TenantA), mustTool(contracts.ToolGetCoverage).Path
+				get := func(accept string) *response {
+					h := http.Header{}
+					if accept != "" {
+						h.Set("Accept", accept)
+					}
+					return t.do(request{method: http.MethodGet, path: path, token: tok, header: h})
+				}
+				for _, accept := range []string{"application/xml", "text/html, application/xml;q=0.9", "application/json;q=0", "*/*;q=0"} {
+					t.expectProblem("Accept: "+accept, get(accept), http.StatusNotAcceptable, contracts.CodeNotAcceptable)
+				}
+				resp := t.do(request{method: http.MethodPost, path: intentsPath, token: tok, body: mustJSON(t, intentBody()),
+					header: http.Header{"Idempotency-Key": {newKey()}, "Accept": {"application/xml"}}})
+				t.expectProblem("POST with Accept: application/xml", resp, http.StatusNotAcceptable, contracts.CodeNotAcceptable)
+				for _, accept := range []string{"", "*/*", "application/*", "application/json", "application/problem+json", "text/html, */*;q=0.1"} {
+					resp := get(accept)
+					t.expectStatus("Accept: "+accept, resp, http.StatusOK)
+					mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+					t.check(mt == "application/json", "Accept: %s: answered %q, want application/json", accept, resp.Header.Get("Content-Type"))
+				}
 			}},
 	}
 }

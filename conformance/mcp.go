@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -110,23 +111,32 @@ type rpcAnswer struct {
 	}
 }
 
-// rpc posts one raw JSON-RPC body to /mcp (no initialize: the transport
-// is expected to serve stateless requests) and decodes the answer, JSON or
-// an event stream.
+// rpc posts one JSON-RPC body to /mcp (no initialize: the transport is
+// expected to serve stateless requests) and decodes the answer, JSON or an
+// event stream. body is encoded as JSON unless it is []byte or a string,
+// which are sent as they are.
 func (t *T) rpc(tok string, header http.Header, body any) rpcAnswer {
+	return t.rpcSend(tok, header, mustJSON(t, body), false)
+}
+
+// rpcSend is rpc for raw bytes; chunked sends them without a
+// Content-Length. A JSON answer is decoded whatever its status (a
+// refusal's JSON-RPC error).
+func (t *T) rpcSend(tok string, header http.Header, body []byte, chunked bool) rpcAnswer {
 	h := http.Header{}
 	h.Set("Accept", "application/json, text/event-stream")
 	h.Set("MCP-Protocol-Version", mcpProtocolVersion)
 	for k, vs := range header {
 		h[k] = vs
 	}
-	resp := t.do(request{method: http.MethodPost, path: mcpPath, token: tok, header: h, body: mustJSON(t, body)})
+	resp := t.do(request{method: http.MethodPost, path: mcpPath, token: tok, header: h, body: body, chunked: chunked})
 	a := rpcAnswer{resp: resp}
-	if resp.Status != http.StatusOK {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.Status != http.StatusOK && mt != "application/json" {
 		return a
 	}
 	payload := resp.Body
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+	if mt == "text/event-stream" {
 		payload = nil
 		sc := bufio.NewScanner(bytes.NewReader(resp.Body))
 		sc.Buffer(make([]byte, 64<<10), 16<<20)
@@ -143,4 +153,36 @@ func (t *T) rpc(tok string, header http.Header, body any) rpcAnswer {
 		a.msg = nil
 	}
 	return a
+}
+
+// expectRPCError fails unless the answer is HTTP status with a JSON-RPC
+// error of code whose id is null.
+func (t *T) expectRPCError(what string, a rpcAnswer, status, code int) {
+	t.expectStatus(what, a.resp, status)
+	if a.msg == nil || a.msg.Error == nil {
+		t.Fatalf("%s: want a JSON-RPC error %d, got %s", what, code, snippet(a.resp.Body))
+	}
+	if a.msg.Error.Code != code {
+		t.Fatalf("%s: want JSON-RPC error %d, got %d %q", what, code, a.msg.Error.Code, a.msg.Error.Message)
+	}
+	if id := strings.TrimSpace(string(a.msg.ID)); id != "null" {
+		t.Fatalf("%s: the error names id %s, want null", what, truncate(id, 40))
+	}
+}
+
+// rawCall is a tools/call of tool whose arguments are the JSON text args,
+// sent as written.
+func rawCall(id int, tool, args string) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`)
+}
+
+// expectNothingRan fails unless key is still free on the target: an
+// aura_submit_intent with it and a fresh intent succeeds, which it would
+// not (idempotency-key-reused) had a refused call with that key run.
+func (t *T) expectNothingRan(what, tok, key string) {
+	res := t.callTool(t.session(tok), contracts.ToolSubmitIntent, map[string]any{"idempotencyKey": key, "intent": "conformance after a refusal"})
+	if res.IsError {
+		env := t.toolError(what, res)
+		t.Fatalf("%s ran: its key then answered %s", what, env.Error.Code)
+	}
 }

@@ -72,7 +72,7 @@ func TestConformanceCommandDev(t *testing.T) {
 
 	// URL first, flags after it; repeatable and comma-separated selections.
 	code, stdout, stderr = runCommand(t, "conformance", app.url, "--dev-data-dir", dataDir,
-		"--group", "contract,mcp", "--case", "AUTH-001", "--case", "MIS-012,ERR-007", "--json", "--record")
+		"--group", "contract,mcp", "--case", "AUTH-001", "--case", "MIS-012,ERR-007,VAL-013", "--json", "--record")
 	if code != 0 {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -80,12 +80,12 @@ func TestConformanceCommandDev(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("--json: stdout is not a report: %v\n%s", err, stdout)
 	}
-	want, _ := conformance.Select([]conformance.Group{conformance.GroupContract, conformance.GroupMCP}, []string{"AUTH-001", "MIS-012", "ERR-007"})
+	want, _ := conformance.Select([]conformance.Group{conformance.GroupContract, conformance.GroupMCP}, []string{"AUTH-001", "MIS-012", "ERR-007", "VAL-013"})
 	if len(rep.Results) != len(want) {
 		t.Errorf("%d results, want %d", len(rep.Results), len(want))
 	}
 	// examples/praxec.yaml gives the quota tenant its quota: ERR-007 runs.
-	for _, line := range []string{"PASS  AUTH-001", "PASS  ERR-007", "GROUP", "authentication  1", "no failure outside the baseline", "recorded as coverage run cov_"} {
+	for _, line := range []string{"PASS  AUTH-001", "PASS  ERR-007", "PASS  VAL-013", "PASS  MCP-012", "PASS  MCP-015", "GROUP", "authentication  1", "no failure outside the baseline", "recorded as coverage run cov_"} {
 		if !strings.Contains(stderr, line) {
 			t.Errorf("the progress on stderr lacks %q:\n%s", line, stderr)
 		}
