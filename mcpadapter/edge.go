@@ -67,34 +67,34 @@ type rpcEdge struct {
 }
 
 func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var body []byte
-	var env *Envelope // the message, when the body is one the SDK parses
+	ew := &edgeWriter{ResponseWriter: w}
 	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
-		var ok bool
-		if body, ok = e.readBody(w, r); !ok {
+		body, ok := e.readBody(w, r)
+		if !ok {
 			return
 		}
+		ew.body = body
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		// The SDK parses a body only under this media type (it answers
 		// 415 to any other), and answers an empty one itself.
-		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" &&
-			len(bytes.TrimSpace(body)) > 0 {
-			parsed, rerr := ParseEnvelope(body)
+		if isJSON(r.Header.Get("Content-Type")) && len(bytes.TrimSpace(body)) > 0 {
+			msg, rerr := ParseEnvelope(body)
 			if rerr != nil {
-				writeRPCError(w, http.StatusBadRequest, idOf(parsed), rerr)
+				writeRPCError(w, http.StatusBadRequest, idOf(msg), rerr)
 				return
 			}
-			env = &parsed
+			ew.msg = msg
+			ew.env = &ew.msg
 		}
 	}
 	if v := r.Header.Get(headerProtocolVersion); r.Method == http.MethodPost && v >= revisionHeaders &&
 		slices.Contains(supportedVersions, v) {
 		var refused bool
-		if r, refused = e.checkHeaders(w, r, body, env); refused {
+		if r, refused = e.checkHeaders(w, r, ew.body, ew.env); refused {
 			return
 		}
 	}
-	ew := &edgeWriter{ResponseWriter: w, req: r, body: body, env: env}
+	ew.req = r
 	ctx := context.WithValue(r.Context(), refusalKey{}, &ew.refusal)
 	e.next.ServeHTTP(ew, r.WithContext(ctx))
 	ew.finish()
@@ -104,9 +104,17 @@ func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // when the body cannot be read, it answers (ok false).
 func (e rpcEdge) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
 	var err error
-	if r.ContentLength <= e.maxBody {
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
-		if err == nil {
+	switch n := r.ContentLength; {
+	case n > e.maxBody:
+	case n >= 0:
+		// The server ends the body at its Content-Length: read it into
+		// a buffer of that size.
+		body = make([]byte, n)
+		if _, err = io.ReadFull(r.Body, body); err == nil {
+			return body, true
+		}
+	default:
+		if body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody)); err == nil {
 			return body, true
 		}
 	}
@@ -118,6 +126,16 @@ func (e rpcEdge) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 			&contracts.RPCError{Code: contracts.RPCInvalidRequest, Message: "failed to read body"})
 	}
 	return nil, false
+}
+
+// isJSON reports whether a Content-Type is application/json, parameters
+// aside, as the SDK reads it.
+func isJSON(ct string) bool {
+	if ct == "application/json" {
+		return true // the usual header, without parsing it
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "application/json"
 }
 
 // idOf is the id a refusal of env names: its own, or null.
@@ -203,9 +221,10 @@ type edgeWriter struct {
 	http.ResponseWriter
 	req *http.Request
 	// body is the request's body as the edge read it (nil: not a POST);
-	// env the message in it, when the edge parsed it.
+	// env the message in it (msg), when the edge parsed it.
 	body    []byte
 	env     *Envelope
+	msg     Envelope
 	refusal atomic.Pointer[scopeRefusal]
 
 	state  edgeState

@@ -86,7 +86,7 @@ func parseMessage(msg []byte) (Envelope, *contracts.RPCError) {
 	}
 	var version, id, method json.RawMessage
 	for name, raw := range strictjson.Members(msg) {
-		switch name {
+		switch string(name) {
 		case "jsonrpc":
 			version = raw
 		case "id":
@@ -108,8 +108,10 @@ func parseMessage(msg []byte) (Envelope, *contracts.RPCError) {
 		}
 		env.ID = &parsed
 	}
-	if v, ok := strictjson.String(version); !ok || v != contracts.JSONRPCVersion {
-		return env, invalidRequest(`"jsonrpc" must be "2.0"`)
+	if !bytes.Equal(version, []byte(`"`+contracts.JSONRPCVersion+`"`)) { // its usual spelling, without a copy
+		if v, ok := strictjson.String(version); !ok || v != contracts.JSONRPCVersion {
+			return env, invalidRequest(`"jsonrpc" must be "2.0"`)
+		}
 	}
 	if method != nil {
 		m, ok := strictjson.String(method)
@@ -124,12 +126,13 @@ func parseMessage(msg []byte) (Envelope, *contracts.RPCError) {
 // parseID reads an id: a string, a number or null, within MaxIDBytes.
 func parseID(raw []byte) (contracts.ID, *contracts.RPCError) {
 	var id contracts.ID
-	if raw[0] == '"' {
-		s, _ := strictjson.String(raw)
+	if s, ok := strictjson.String(raw); ok {
 		if len(s) > MaxIDBytes {
 			return id, invalidRequest("the id is a string of %d bytes; at most %d are accepted", len(s), MaxIDBytes)
 		}
-	} else if len(raw) > MaxIDBytes {
+		return contracts.StringID(s), nil
+	}
+	if len(raw) > MaxIDBytes {
 		return id, invalidRequest("the id is a number of %d characters; at most %d are accepted", len(raw), MaxIDBytes)
 	}
 	if id.UnmarshalJSON(raw) != nil {

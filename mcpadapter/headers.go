@@ -264,7 +264,7 @@ func argumentAt(args json.RawMessage, path []string) (_ json.RawMessage, found b
 	for _, name := range path {
 		found = false
 		for n, raw := range strictjson.Members(cur) {
-			if n == name {
+			if string(n) == name {
 				cur, found = raw, true
 				break
 			}
@@ -359,7 +359,7 @@ func checkParamHeaders(h http.Header, env *Envelope, name string, bindings []par
 	var called string
 	var args json.RawMessage
 	for n, raw := range strictjson.Members(env.Params) {
-		switch n {
+		switch string(n) {
 		case "name":
 			called, _ = strictjson.String(raw)
 		case "arguments":

@@ -48,21 +48,20 @@ func Check(data []byte, maxDepth int) error {
 // frame is an open object or array.
 type frame struct {
 	object bool
-	// names is where this object's names start in scanner.names.
+	// names is where this object's names start among the open objects'
+	// names.
 	names int
 	// set holds the names once there are more than manyNames.
 	set map[string]struct{}
 }
 
-// scanner is Check's state.
+// scanner is Check's state: where it is in data. The open objects and
+// arrays, and the names of the open objects, are run's (on its stack
+// while they are few).
 type scanner struct {
-	data  []byte
-	i     int
-	max   int
-	stack []frame
-	// names are the member names of the open objects, each a key as
-	// nameKey makes it.
-	names [][]byte
+	data []byte
+	i    int
+	max  int
 }
 
 func (s *scanner) syntax(what string) error {
@@ -76,6 +75,13 @@ func (s *scanner) space() { s.i = skipSpace(s.data, s.i) }
 
 // run checks the whole document: a value, then only whitespace.
 func (s *scanner) run() error {
+	// Most documents nest a few levels and name a few dozen members: room
+	// for them without a heap allocation. names are the member names of
+	// the open objects, unescaped.
+	var stackRoom [16]frame
+	var namesRoom [64][]byte
+	stack, names := stackRoom[:0], namesRoom[:0]
+	var err error
 	for {
 		// A value begins at s.i (after whitespace).
 		s.space()
@@ -84,20 +90,20 @@ func (s *scanner) run() error {
 		}
 		switch c := s.data[s.i]; {
 		case c == '{' || c == '[':
-			if len(s.stack)+1 > s.max {
+			if len(stack)+1 > s.max {
 				return &contracts.Error{Code: contracts.CodeRequestLimits,
 					Message: fmt.Sprintf("JSON nesting exceeds %d levels", s.max)}
 			}
-			s.stack = append(s.stack, frame{object: c == '{', names: len(s.names)})
+			stack = append(stack, frame{object: c == '{', names: len(names)})
 			s.i++
 			s.space()
 			if s.i < len(s.data) && (s.data[s.i] == '}' && c == '{' || s.data[s.i] == ']' && c == '[') {
 				s.i++
-				s.pop()
+				stack, names = pop(stack, names)
 				break
 			}
 			if c == '{' {
-				if err := s.name(); err != nil {
+				if names, err = s.name(names, &stack[len(stack)-1]); err != nil {
 					return err
 				}
 			}
@@ -128,7 +134,7 @@ func (s *scanner) run() error {
 		// A value ended: close what it ends, then expect the next one.
 		for {
 			s.space()
-			if len(s.stack) == 0 {
+			if len(stack) == 0 {
 				if s.i != len(s.data) {
 					return malformed("unexpected data after the JSON value", s.i)
 				}
@@ -137,11 +143,11 @@ func (s *scanner) run() error {
 			if s.i >= len(s.data) {
 				return s.syntax("")
 			}
-			top := &s.stack[len(s.stack)-1]
+			top := &stack[len(stack)-1]
 			c := s.data[s.i]
 			if c == '}' && top.object || c == ']' && !top.object {
 				s.i++
-				s.pop()
+				stack, names = pop(stack, names)
 				continue
 			}
 			if c != ',' {
@@ -149,7 +155,7 @@ func (s *scanner) run() error {
 			}
 			s.i++
 			if top.object {
-				if err := s.name(); err != nil {
+				if names, err = s.name(names, top); err != nil {
 					return err
 				}
 			}
@@ -159,35 +165,33 @@ func (s *scanner) run() error {
 }
 
 // pop closes the innermost object or array.
-func (s *scanner) pop() {
-	top := s.stack[len(s.stack)-1]
-	s.names = s.names[:top.names]
-	s.stack = s.stack[:len(s.stack)-1]
+func pop(stack []frame, names [][]byte) ([]frame, [][]byte) {
+	return stack[:len(stack)-1], names[:stack[len(stack)-1].names]
 }
 
-// name reads a member name and the colon after it, refusing a name the
-// object already holds.
-func (s *scanner) name() error {
+// name reads a member name of the open object top and the colon after it,
+// refusing a name the object already holds; names are the open objects'
+// names, to which it adds this one.
+func (s *scanner) name(names [][]byte, top *frame) ([][]byte, error) {
 	s.space()
 	if s.i >= len(s.data) || s.data[s.i] != '"' {
-		return s.syntax("an object member name is not a string:")
+		return names, s.syntax("an object member name is not a string:")
 	}
 	start := s.i
 	escaped, err := s.str()
 	if err != nil {
-		return err
+		return names, err
 	}
 	key := s.data[start+1 : s.i-1]
 	if escaped {
 		var name string
 		if err := json.Unmarshal(s.data[start:s.i], &name); err != nil {
-			return malformed("the body is not well-formed JSON: "+err.Error(), start)
+			return names, malformed("the body is not well-formed JSON: "+err.Error(), start)
 		}
 		key = []byte(name)
 	}
-	top := &s.stack[len(s.stack)-1]
 	dup := false
-	switch held := s.names[top.names:]; {
+	switch held := names[top.names:]; {
 	case top.set != nil:
 		_, dup = top.set[string(key)]
 		top.set[string(key)] = struct{}{}
@@ -207,18 +211,18 @@ func (s *scanner) name() error {
 		}
 	}
 	if dup {
-		return &contracts.Error{Code: contracts.CodeMalformedJSON, Cause: ErrDuplicateName,
+		return names, &contracts.Error{Code: contracts.CodeMalformedJSON, Cause: ErrDuplicateName,
 			Message: fmt.Sprintf("duplicate member name %q (at byte %d)", truncate(string(key)), s.i)}
 	}
 	if top.set == nil {
-		s.names = append(s.names, key)
+		names = append(names, key)
 	}
 	s.space()
 	if s.i >= len(s.data) || s.data[s.i] != ':' {
-		return s.syntax("a member name is not followed by a colon:")
+		return names, s.syntax("a member name is not followed by a colon:")
 	}
 	s.i++
-	return nil
+	return names, nil
 }
 
 // str reads a string from its opening quote at s.i to past its closing
@@ -319,11 +323,13 @@ func (s *scanner) literal(word string) error {
 }
 
 // Members yields the members of obj, a JSON object that Check accepted,
-// in order: each name, unescaped, and the raw text of its value. It reads
-// nothing else: on a value that is not an object it yields nothing, and on
-// text Check refused it stops where it loses its way, without panicking.
-func Members(obj []byte) iter.Seq2[string, []byte] {
-	return func(yield func(string, []byte) bool) {
+// in order: each name, unescaped (a subslice of obj when it holds no
+// escape: compare it as string(name), which copies nothing), and the raw
+// text of its value. It reads nothing else: on a value that is not an
+// object it yields nothing, and on text Check refused it stops where it
+// loses its way, without panicking.
+func Members(obj []byte) iter.Seq2[[]byte, []byte] {
+	return func(yield func([]byte, []byte) bool) {
 		i := skipSpace(obj, 0)
 		if i >= len(obj) || obj[i] != '{' {
 			return
@@ -331,7 +337,7 @@ func Members(obj []byte) iter.Seq2[string, []byte] {
 		i = skipSpace(obj, i+1)
 		for i < len(obj) && obj[i] == '"' {
 			end := skipValue(obj, i)
-			name, ok := String(obj[i:end])
+			name, ok := unquote(obj[i:end])
 			if !ok {
 				return
 			}
@@ -379,16 +385,23 @@ func Elements(arr []byte) iter.Seq[[]byte] {
 // String returns the value of raw, the text of a JSON string that Check
 // accepted (as Members yields it); ok is false when raw is not a string.
 func String(raw []byte) (s string, ok bool) {
+	b, ok := unquote(raw)
+	return string(b), ok
+}
+
+// unquote is String as bytes: a subslice of raw when it holds no escape.
+func unquote(raw []byte) ([]byte, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
+		return nil, false
 	}
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
+		return raw[1 : len(raw)-1], true
 	}
+	var s string
 	if json.Unmarshal(raw, &s) != nil {
-		return "", false
+		return nil, false
 	}
-	return s, true
+	return []byte(s), true
 }
 
 // skipValue returns the end of the value that starts at data[i], in text

@@ -149,8 +149,8 @@ func TestMembers(t *testing.T) {
 	got := map[string]string{}
 	var order []string
 	for name, raw := range strictjson.Members([]byte(in)) {
-		got[name] = string(raw)
-		order = append(order, name)
+		got[string(name)] = string(raw)
+		order = append(order, string(name))
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("Members = %v, want %v", got, want)
@@ -206,8 +206,8 @@ func FuzzCheck(f *testing.F) {
 			for name, raw := range strictjson.Members(data) {
 				n++
 				member, err := strictjson.Decode(raw, depth)
-				if err != nil || !jsonSame(t, member, v[name]) {
-					t.Fatalf("%q: member %q reads %s (%v), want %v", data, name, raw, err, v[name])
+				if err != nil || !jsonSame(t, member, v[string(name)]) {
+					t.Fatalf("%q: member %q reads %s (%v), want %v", data, name, raw, err, v[string(name)])
 				}
 			}
 			if n != len(v) {
