@@ -91,11 +91,12 @@ func (t Tool) ErrorCodes() []Code {
 }
 
 // baseErrorCodes are the codes every authenticated operation can answer
-// with, and those its method and path argument imply.
+// with (not-acceptable: an Accept that admits neither of its media types),
+// and those its method and path argument imply.
 func baseErrorCodes(method, pathArgument string) map[Code]bool {
 	set := map[Code]bool{
 		CodeUnauthenticated: true, CodeInvalidToken: true, CodeInvalidRequest: true,
-		CodeInsufficientScope: true, CodeInvalidParams: true,
+		CodeInsufficientScope: true, CodeInvalidParams: true, CodeNotAcceptable: true,
 		CodeRateLimited: true, CodeInternal: true, CodeUnavailable: true,
 	}
 	if method == "POST" {
