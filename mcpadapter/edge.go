@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -330,12 +331,12 @@ func (w *edgeWriter) singleCall() (contracts.ID, bool) {
 // requestID is the id of body, a body the edge did not parse (one the SDK
 // refuses unread, under another media type), when it is one JSON-RPC
 // request with a valid id within MaxIDBytes; null otherwise (a batch, a
-// notification, not JSON, too long an id).
+// notification, not JSON, too long an id, one that is not UTF-8).
 func requestID(body []byte) contracts.ID {
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(body, &m) != nil || m.ID == nil {
+	if json.Unmarshal(body, &m) != nil || m.ID == nil || !utf8.Valid(m.ID) {
 		return contracts.ID{}
 	}
 	id, rerr := parseID(bytes.TrimSpace(m.ID))

@@ -132,10 +132,10 @@ func parseID(raw []byte) (contracts.ID, *contracts.RPCError) {
 		}
 		return contracts.StringID(s), nil
 	}
-	if len(raw) > MaxIDBytes {
+	if len(raw) > MaxIDBytes && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
 		return id, invalidRequest("the id is a number of %d characters; at most %d are accepted", len(raw), MaxIDBytes)
 	}
-	if id.UnmarshalJSON(raw) != nil {
+	if len(raw) == 0 || len(raw) > MaxIDBytes || id.UnmarshalJSON(raw) != nil {
 		return id, invalidRequest("the id must be a string, a number or null")
 	}
 	return id, nil
