@@ -63,17 +63,20 @@ const (
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // addDirect registers the direct tools and returns the x-mcp-header
-// bindings of those that have some. A tool whose name is not a valid MCP
-// tool name, or is a contract tool's, is skipped with a log line.
-func addDirect(srv *mcp.Server, backend Backend, tools []DirectTool, log *slog.Logger) (map[string][]paramBinding, error) {
+// bindings of those that have some, and the names registered. A tool whose
+// name is not a valid MCP tool name, or is a contract tool's, is skipped
+// with a log line.
+func addDirect(srv *mcp.Server, backend Backend, tools []DirectTool, log *slog.Logger) (map[string][]paramBinding, map[string]bool, error) {
 	prepared, params, err := prepareDirect(tools, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	names := map[string]bool{}
 	for _, t := range prepared {
 		srv.AddTool(t, directHandler(backend, t.Name))
+		names[t.Name] = true
 	}
-	return params, nil
+	return params, names, nil
 }
 
 // prepareDirect turns direct tools into the MCP tools a server registers,

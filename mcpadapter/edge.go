@@ -65,6 +65,9 @@ type rpcEdge struct {
 	params func(name string) []paramBinding
 	// maxBody bounds a request body (server.limits.maxBodyBytes).
 	maxBody int64
+	// stateless, when set, answers the calls it takes itself, without
+	// the SDK's per-request session (stateless.go).
+	stateless *statelessPath
 }
 
 func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -97,6 +100,12 @@ func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ew.req = r
 	ctx := context.WithValue(r.Context(), refusalKey{}, &ew.refusal)
+	if e.stateless != nil && ew.env != nil {
+		if call, ok := e.stateless.take(r, ew.env); ok {
+			e.stateless.serve(w, r.WithContext(ctx), call, &ew.refusal)
+			return
+		}
+	}
 	e.next.ServeHTTP(ew, r.WithContext(ctx))
 	ew.finish()
 }
@@ -179,6 +188,16 @@ func (e rpcEdge) checkHeaders(w http.ResponseWriter, r *http.Request, body []byt
 	return r, false
 }
 
+// writeScopeChallenge answers the tools/call id refused for want of a
+// scope: HTTP 403, the scope challenge, and the refusal as a JSON-RPC error
+// whose data is its envelope.
+func writeScopeChallenge(w http.ResponseWriter, id contracts.ID, ref *scopeRefusal) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("WWW-Authenticate", ref.challenge)
+	writeRPCError(w, http.StatusForbidden, id, &contracts.RPCError{Code: RPCInsufficientScope, Message: ref.message, Data: ref.envelope})
+}
+
 // refusalKey carries, in a tool handler's context, where the handler
 // leaves a refusal for want of a scope (an *atomic.Pointer[scopeRefusal]).
 type refusalKey struct{}
@@ -257,12 +276,8 @@ func (w *edgeWriter) WriteHeader(code int) {
 		if ref := w.refusal.Load(); ref != nil {
 			if id, ok := w.singleCall(); ok {
 				w.state = replaced
-				h := w.Header()
-				h.Del("Connection")
-				h.Set("Cache-Control", "no-store")
-				h.Set("WWW-Authenticate", ref.challenge)
-				writeRPCError(w.ResponseWriter, http.StatusForbidden, id,
-					&contracts.RPCError{Code: RPCInsufficientScope, Message: ref.message, Data: ref.envelope})
+				w.Header().Del("Connection")
+				writeScopeChallenge(w.ResponseWriter, id, ref)
 				return
 			}
 		}

@@ -1,8 +1,13 @@
 package mcpadapter
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"net/http"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/strictjson"
@@ -108,6 +113,66 @@ func FuzzParseEnvelope(f *testing.F) {
 					}
 				}
 			}
+		}
+	})
+}
+
+// nopBackend answers nothing; the fuzz target below never calls it.
+type nopBackend struct{}
+
+func (nopBackend) Call(context.Context, string, json.RawMessage) Outcome { return Outcome{} }
+
+// FuzzStatelessTake: the stateless request path reads an untrusted body's
+// params and _meta (take). It never panics, and a call it takes is one go-sdk
+// would serve the same: a tools/call with an id, of a tool the server
+// registers, whose name the Mcp-Name header carries, whose arguments are an
+// object, and whose _meta names 2026-07-28 and carries client capabilities.
+func FuzzStatelessTake(f *testing.F) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"praxec.query","arguments":{},` + meta + `}}`,
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"praxec.query",` + meta + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"praxec.query","arguments":[],` + meta + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"praxec.query","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientInfo":{"name":"x","icons":[]},"io.modelcontextprotocol/clientCapabilities":{"extensions":{"a":{}}}}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\u0070raxec.query",` + meta + `}}`,
+	} {
+		f.Add([]byte(s), "praxec.query")
+	}
+	b, err := newServer(nopBackend{}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p := newStatelessPath(b)
+	f.Fuzz(func(t *testing.T, body []byte, name string) {
+		env, rerr := ParseEnvelope(body)
+		if rerr != nil {
+			return
+		}
+		r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(body))
+		if err != nil {
+			return
+		}
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set(headerProtocolVersion, revisionStateless)
+		r.Header.Set(headerMethod, "tools/call")
+		r.Header.Set(headerName, name)
+		c, ok := p.take(r, &env)
+		if !ok {
+			return
+		}
+		if env.ID == nil || env.Method != "tools/call" || c.name != name || c.name == "" {
+			t.Fatalf("took %+v from %q", c, body)
+		}
+		if _, registered := b.tool(c.name); !registered {
+			t.Fatalf("took a call of %q, which the server does not register", c.name)
+		}
+		if c.args != nil && firstByte(c.args) != '{' {
+			t.Fatalf("took arguments that are not an object: %s", c.args)
+		}
+		if c.meta[mcp.MetaKeyProtocolVersion] != revisionStateless || c.meta[mcp.MetaKeyClientCapabilities] == nil {
+			t.Fatalf("took _meta %v", c.meta)
 		}
 	})
 }

@@ -17,7 +17,7 @@ import (
 // transport's authentication put in the request context, and whose
 // tools/list shows only the tools that principal may use. The caller mounts
 // it behind that authentication (httpapi does).
-func NewHTTPHandler(backend *Local, opts *Options) (http.Handler, error) {
+func NewHTTPHandler(backend Backend, opts *Options) (http.Handler, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -35,7 +35,7 @@ func NewHTTPHandler(backend *Local, opts *Options) (http.Handler, error) {
 	if o.Logger != nil {
 		o.Logger = slog.New(minLevel{Handler: o.Logger.Handler(), min: slog.LevelWarn})
 	}
-	srv, params, err := newServer(backend, &o)
+	b, err := newServer(backend, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -49,9 +49,13 @@ func NewHTTPHandler(backend *Local, opts *Options) (http.Handler, error) {
 	// JSON-RPC errors and a tools/call refused for want of a scope as a 403
 	// scope challenge. The SDK gets the same limit, so it refuses no body
 	// the edge let through.
-	return rpcEdge{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	edge := rpcEdge{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: o.Logger, MaxRequestBodyBytes: maxBody}),
-		params: params, maxBody: maxBody}, nil
+		params: b.params, maxBody: maxBody}
+	if !o.SDKOnly {
+		edge.stateless = newStatelessPath(b) // stateless.go
+	}
+	return edge, nil
 }
 
 // minLevel is a slog handler that drops records below min.

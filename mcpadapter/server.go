@@ -80,6 +80,11 @@ type Options struct {
 	// server.limits.maxBodyBytes bounds /v8's: praxa serve sets both from
 	// that one setting. Zero: config.DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// SDKOnly serves every /mcp request (NewHTTPHandler) with go-sdk's
+	// stateless handler, leaving out the stateless request path
+	// (stateless.go): the differential test and the benchmarks compare
+	// the two.
+	SDKOnly bool
 }
 
 // ReplayedMetaKey marks, in a result's _meta, an answer replayed for an
@@ -91,13 +96,32 @@ const ReplayedMetaKey = "io.praxa/replayed"
 // them, and hands every call to backend. The backend validates: the SDK's
 // raw registration does none.
 func New(backend Backend, opts *Options) (*mcp.Server, error) {
-	srv, _, err := newServer(backend, opts)
-	return srv, err
+	b, err := newServer(backend, opts)
+	if err != nil {
+		return nil, err
+	}
+	return b.srv, nil
 }
 
-// newServer is New; it returns too the x-mcp-header bindings of the
-// server's tools by name (the HTTP edge checks Mcp-Param-* with them).
-func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) []paramBinding, error) {
+// server is what newServer builds: the SDK's server, and the same parts for
+// the stateless request path (stateless.go), which serves what needs no
+// session without the SDK's per-request session.
+type server struct {
+	srv *mcp.Server
+	// params returns the x-mcp-header bindings of the tool of that name
+	// (none for a tool the server does not register).
+	params func(name string) []paramBinding
+	// tool returns the handler the server registers for the tool of that
+	// name, false for a name it does not register.
+	tool func(name string) (mcp.ToolHandler, bool)
+	// middleware is the server's receiving middleware, outermost first.
+	middleware []mcp.Middleware
+	// impl is the server's Implementation (its serverInfo).
+	impl *mcp.Implementation
+}
+
+// newServer is New, returning the server's parts too.
+func newServer(backend Backend, opts *Options) (*server, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -107,9 +131,10 @@ func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) [
 	}
 	set, ok := contracts.LookupToolSet(o.ToolSet)
 	if !ok {
-		return nil, nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.ToolSet)
+		return nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.ToolSet)
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: contracts.ServerName, Title: "Praxa gateway", Version: contracts.ServerVersion},
+	impl := &mcp.Implementation{Name: contracts.ServerName, Title: "Praxa gateway", Version: contracts.ServerVersion}
+	srv := mcp.NewServer(impl,
 		&mcp.ServerOptions{Logger: o.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: o.ToolListChanged},
 			Extensions: map[string]any{TasksExtension: map[string]any{}}},
 			SetCacheable: setCacheable(o.Allowed != nil, listTTL(o.ToolListChanged)),
@@ -117,20 +142,23 @@ func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) [
 				"then follow the links[] of each answer: copy a link's args verbatim as the next call."})
 	ask := newInputs(&o, backend) // input.go
 	params := map[string][]paramBinding{}
+	handlers := map[string]mcp.ToolHandler{}
 	for t := range contracts.All() {
 		if !set.Contains(t.Name) {
 			continue
 		}
 		b, err := paramBindings(t.InputSchema)
 		if err != nil {
-			return nil, nil, fmt.Errorf("mcpadapter: contract tool %s: %w", t.Name, err)
+			return nil, fmt.Errorf("mcpadapter: contract tool %s: %w", t.Name, err)
 		}
 		if len(b) > 0 {
 			params[t.Name] = b
 		}
-		srv.AddTool(mcptool.Tool(t), handler(backend, t.Name, ask))
+		handlers[t.Name] = handler(backend, t.Name, ask)
+		srv.AddTool(mcptool.Tool(t), handlers[t.Name])
 	}
 	lookup := func(name string) []paramBinding { return params[name] }
+	var direct func(name string) bool
 	if o.DirectSet != nil {
 		o.DirectSet.attach(srv, backend)
 		lookup = func(name string) []paramBinding {
@@ -139,27 +167,41 @@ func newServer(backend Backend, opts *Options) (*mcp.Server, func(name string) [
 			}
 			return o.DirectSet.params(name)
 		}
+		direct = o.DirectSet.has
 	} else {
-		direct, err := addDirect(srv, backend, o.Direct, o.Logger)
+		bindings, names, err := addDirect(srv, backend, o.Direct, o.Logger)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		maps.Copy(params, direct)
+		maps.Copy(params, bindings)
+		direct = func(name string) bool { return names[name] }
 	}
 	if err := addTaskMethods(srv, backend, ask); err != nil { // tasks.go
-		return nil, nil, err
+		return nil, err
 	}
-	if o.CallTimeout > 0 {
-		srv.AddReceivingMiddleware(boundCalls(o.CallTimeout)) // innermost: the call's own deadline
-	}
-	srv.AddReceivingMiddleware(answerAsTask)
+	// Outermost first: the trace is joined before anything runs, and the
+	// cache fields are stripped from the final result; the call's own
+	// deadline is innermost.
+	var middleware []mcp.Middleware
+	middleware = append(middleware, stripCacheable, joinTrace(o.JoinTrace))
 	if o.Allowed != nil {
-		srv.AddReceivingMiddleware(narrowToolList(o.Allowed))
+		middleware = append(middleware, narrowToolList(o.Allowed))
 	}
-	// Added last, so outermost: the trace is joined before anything runs,
-	// and the cache fields are stripped from the final result.
-	srv.AddReceivingMiddleware(stripCacheable, joinTrace(o.JoinTrace))
-	return srv, lookup, nil
+	middleware = append(middleware, answerAsTask)
+	if o.CallTimeout > 0 {
+		middleware = append(middleware, boundCalls(o.CallTimeout))
+	}
+	srv.AddReceivingMiddleware(middleware...)
+	tool := func(name string) (mcp.ToolHandler, bool) {
+		if h, ok := handlers[name]; ok {
+			return h, true
+		}
+		if direct(name) {
+			return directHandler(backend, name), true
+		}
+		return nil, false
+	}
+	return &server{srv: srv, params: lookup, tool: tool, middleware: middleware, impl: impl}, nil
 }
 
 // boundCalls gives every tools/call of a contract tool a deadline d from

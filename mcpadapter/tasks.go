@@ -53,10 +53,6 @@ const (
 	taskCancelled     = "cancelled"
 )
 
-// metaClientCapabilities is the _meta key of a 2026-07-28 request's client
-// capabilities.
-const metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-
 // taskTools are the tools whose call may answer as a task: they start or
 // move a mission (praxec.command names it by workflowId; its task is
 // still the run, see praxecTaskID).
@@ -468,7 +464,7 @@ func checkTaskRequest(ss *mcp.ServerSession, p *TaskParams) error {
 // _meta's at 2026-07-28, the session's before.
 func taskCapabilities(ss *mcp.ServerSession, p *TaskParams) *mcp.ClientCapabilities {
 	if p != nil {
-		if raw, ok := p.GetMeta()[metaClientCapabilities]; ok {
+		if raw, ok := p.GetMeta()[mcp.MetaKeyClientCapabilities]; ok {
 			var caps mcp.ClientCapabilities
 			b, err := json.Marshal(raw)
 			if err != nil || json.Unmarshal(b, &caps) != nil {

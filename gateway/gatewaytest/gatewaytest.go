@@ -101,6 +101,9 @@ type Options struct {
 	// LogLevel is the lowest level of the logs kept in Gateway.Logs
 	// (nil: slog.LevelWarn).
 	LogLevel slog.Leveler
+	// MCPSDKOnly serves /mcp with go-sdk's stateless handler alone, without
+	// the stateless request path (mcpadapter.Options.SDKOnly).
+	MCPSDKOnly bool
 }
 
 // Gateway is one running gateway. Its parts are exposed for tests that
@@ -389,7 +392,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 	}
 	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct, JoinTrace: httpapi.JoinTrace,
 		RequestState: states, PublicURL: cfg.Server.PublicURL,
-		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout), MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes}
+		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout), MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, SDKOnly: o.MCPSDKOnly}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
 		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
 		mcpOpts)
