@@ -27,33 +27,65 @@ func runVersion(_ context.Context, env *environment, args []string) error {
 	return nil
 }
 
+// What the build stamps with -ldflags "-X main.buildVersion=… -X
+// main.buildRevision=… -X main.buildTime=…" (deploy/image/build.sh and the
+// release builds): the fallback when the binary carries no VCS settings
+// (GOFLAGS=-buildvcs=false, a build outside a checkout) or no module
+// version ("(devel)").
+var buildVersion, buildRevision, buildTime string
+
 // versionLine describes the running binary in one line.
 func versionLine() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	bi, _ := debug.ReadBuildInfo() // nil without build information
+	return describeBuild(bi, buildStamp{version: buildVersion, revision: buildRevision, time: buildTime})
+}
+
+// buildStamp is what -ldflags stamped into the binary.
+type buildStamp struct{ version, revision, time string }
+
+// describeBuild is versionLine's text for the build information bi (nil:
+// none) and the stamp: the module version, else the stamped one; the VCS
+// revision and time, else the stamped ones.
+func describeBuild(bi *debug.BuildInfo, stamp buildStamp) string {
+	if bi == nil && stamp == (buildStamp{}) {
 		return "praxa (no build information) contract " + contracts.ServerVersion
 	}
-	var rev, at, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
+	var version, rev, at, dirty, goVersion string
+	if bi != nil {
+		version, goVersion = bi.Main.Version, bi.GoVersion
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
 			}
 		}
 	}
-	parts := []string{"praxa", bi.Main.Version}
+	if (version == "" || version == "(devel)") && stamp.version != "" {
+		version = stamp.version
+	}
+	if version == "" {
+		version = "(devel)"
+	}
+	if rev == "" {
+		rev, at, dirty = stamp.revision, stamp.time, ""
+	}
+	parts := []string{"praxa", version}
 	if rev != "" {
 		parts = append(parts, "revision "+rev+dirty)
 	}
 	if at != "" {
 		parts = append(parts, "built from "+at)
 	}
-	parts = append(parts, bi.GoVersion, "contract "+contracts.ServerVersion)
+	if goVersion != "" {
+		parts = append(parts, goVersion)
+	}
+	parts = append(parts, "contract "+contracts.ServerVersion)
 	return strings.Join(parts, " ")
 }
 

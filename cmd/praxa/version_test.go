@@ -4,8 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/praxa/praxa/contracts"
 )
 
 // TestVersionAndCompletion: a binary built from a checkout names its VCS
@@ -51,5 +54,35 @@ func TestVersionAndCompletion(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
 	if len(lines) != 2 || lines[0] != "serve" || lines[1] != "--data-dir" {
 		t.Errorf("bash completion: %q", got)
+	}
+}
+
+// TestDescribeBuild: the VCS settings and the module version win; a
+// build without them (GOFLAGS=-buildvcs=false, the image's build) names
+// what -ldflags stamped instead of "(devel)" and no revision.
+func TestDescribeBuild(t *testing.T) {
+	vcs := []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}
+	stamp := buildStamp{version: "v1.2.3", revision: "def456", time: "2026-12-02T11:00:00Z"}
+	c := " contract " + contracts.ServerVersion
+	for _, tc := range []struct {
+		name  string
+		bi    *debug.BuildInfo
+		stamp buildStamp
+		want  string
+	}{
+		{"nothing", nil, buildStamp{}, "praxa (no build information)" + c},
+		{"devel, no vcs, no stamp", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, buildStamp{},
+			"praxa (devel) go1.26.8" + c},
+		{"devel, no vcs, stamped", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, stamp,
+			"praxa v1.2.3 revision def456 built from 2026-12-02T11:00:00Z go1.26.8" + c},
+		{"vcs wins over the stamp", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: vcs}, stamp,
+			"praxa v1.2.3 revision abc123+dirty built from 2026-12-01T10:00:00Z go1.26.8" + c},
+		{"a module version wins", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.0.0"}}, stamp,
+			"praxa v1.0.0 revision def456 built from 2026-12-02T11:00:00Z go1.26.8" + c},
+		{"stamp alone", nil, stamp, "praxa v1.2.3 revision def456 built from 2026-12-02T11:00:00Z" + c},
+	} {
+		if got := describeBuild(tc.bi, tc.stamp); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
 	}
 }
