@@ -21,9 +21,13 @@ import (
 // ChartDir is the chart, relative to this module.
 const ChartDir = "../../deploy/helm/praxa"
 
-// Helm runs Helm v4 with args: $HELM when set, else the tools/helm
-// module's helm through go tool (built once, then cached).
-func Helm(args ...string) ([]byte, error) {
+// Helm runs Helm v4 with args in this module's directory: $HELM when set,
+// else the tools/helm module's helm through go tool (built once, then
+// cached).
+func Helm(args ...string) ([]byte, error) { return HelmIn("", args...) }
+
+// HelmIn is Helm run in the directory dir ("": this module's).
+func HelmIn(dir string, args ...string) ([]byte, error) {
 	var cmd *exec.Cmd
 	if h := os.Getenv("HELM"); h != "" {
 		cmd = exec.Command(h, args...)
@@ -34,6 +38,7 @@ func Helm(args ...string) ([]byte, error) {
 		}
 		cmd = exec.Command("go", append([]string{"tool", "-modfile=" + modfile, "helm"}, args...)...)
 	}
+	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
