@@ -60,6 +60,8 @@ type reloaderOptions struct {
 	path string
 	dev  bool
 	addr string
+	// tls: the gateway terminates TLS (its default public URL is https).
+	tls bool
 	// running is the configuration the gateway started on (prepared):
 	// the import retry imports it again.
 	running *config.Config
@@ -80,7 +82,7 @@ func newReloader(o reloaderOptions) *gateway.Reloader {
 	return &gateway.Reloader{
 		Service: o.service, Switch: o.conns, Source: o.path,
 		Load:    func(context.Context) (*config.Config, []byte, error) { return readConfigData(o.path, o.dev) },
-		Prepare: func(cfg *config.Config) { cfg.Defaults(o.addr) },
+		Prepare: func(cfg *config.Config) { completeConfig(cfg, o.addr, o.tls) },
 		Connect: &connect.Options{Logger: o.log, Tokens: o.tokens},
 		Skills: func(cfg *config.Config) (*skills.Catalog, error) {
 			return skills.FromConfig(cfg, examples.FS, examples.Root)

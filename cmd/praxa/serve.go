@@ -52,6 +52,8 @@ type serveFlags struct {
 	store   string // --store: a postgres:// DSN or a SQLite file (store.go)
 	dev     bool
 	tools   string
+	// tlsCert and tlsKey: serve HTTPS (serve only; tls.go).
+	tlsCert, tlsKey string
 	// discovery: the gated search kinds and lexicon writes (serve only).
 	skillsSearch, scriptsSearch, lexiconWrites bool
 }
@@ -123,8 +125,14 @@ func runServe(ctx context.Context, env *environment, args []string) error {
 	fs.BoolVar(&f.skillsSearch, "enable-skills-search", false, "accept kind skill in searches (authoring time; INVALID_PARAMS otherwise)")
 	fs.BoolVar(&f.scriptsSearch, "enable-scripts-search", false, "accept kind script in searches (authoring time; INVALID_PARAMS otherwise)")
 	fs.BoolVar(&f.lexiconWrites, "lexicon-writes", false, "accept praxec.command define (lexicon:write scope); off: LEXICON_WRITES_DISABLED")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", tlsCertUsage)
+	fs.StringVar(&f.tlsKey, "tls-key", "", tlsKeyUsage)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if err := checkTLSFlags(f); err != nil {
+		fmt.Fprintf(env.stderr, "praxa serve: %v\n", err)
+		return errUsage
 	}
 	if _, ok := contracts.LookupToolSet(f.tools); !ok {
 		fmt.Fprintf(env.stderr, "praxa serve: unknown tool set %q (known: %s)\n", f.tools, setNames())
@@ -174,18 +182,16 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	if err != nil {
 		return nil, err
 	}
-	addr := f.addr
-	if addr == "" {
-		addr = cfg.Server.Addr
-	}
-	if addr == "" {
-		addr = "127.0.0.1:8080"
+	addr := listenAddr(f.addr, cfg) // tls.go
+	tlsConf, err := serverTLS(f, log)
+	if err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	cfg.Defaults(ln.Addr().String())
+	completeConfig(cfg, ln.Addr().String(), tlsConf != nil)
 	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("data directory: %w", err)
@@ -305,7 +311,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		return fail(err)
 	}
 	a.reloader = newReloader(reloaderOptions{log: log, stderr: env.stderr, service: a.service, conns: a.conns, direct: direct,
-		path: path, dev: f.dev, addr: ln.Addr().String(), running: cfg, tokens: tokens})
+		path: path, dev: f.dev, addr: ln.Addr().String(), tls: tlsConf != nil, running: cfg, tokens: tokens})
 	// proxy.import connections that could not be listed at start are
 	// retried in the background (gateway/imports.go); /readyz and
 	// discovery show their state.
@@ -357,8 +363,9 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		TLSConfig:         tlsConf,
 	}
-	go func() { a.served <- a.server.Serve(ln) }()
+	go func() { a.served <- serveOn(a.server, ln) }()
 	log.Info("listening", "url", a.url, "data_dir", f.dataDir, "config", cfg.Source, "dev", f.dev, "workflows", len(cfg.Workflows))
 	fmt.Fprintf(env.stderr, "praxa: listening on %s (data in %s)\n", a.url, f.dataDir)
 	if len(issuers) == 0 {
