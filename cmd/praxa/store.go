@@ -22,14 +22,23 @@ func defaultStore(env *environment) string { return env.getenv("PRAXA_STORE") }
 // PRAXA_STORE) is a postgres:// DSN, else the SQLite file it names, else
 // praxa.db in the data directory.
 func openStore(ctx context.Context, f serveFlags) (store.Store, error) {
+	if pgstore.IsDSN(f.store) {
+		return pgstore.Open(ctx, f.store, nil)
+	}
+	return sqlitestore.Open(ctx, sqliteFile(f), nil)
+}
+
+// sqliteFile is the SQLite file of the flags' store: --store (or
+// PRAXA_STORE) when it names a file, else praxa.db in the data directory;
+// "" for a PostgreSQL DSN.
+func sqliteFile(f serveFlags) string {
 	switch {
 	case pgstore.IsDSN(f.store):
-		return pgstore.Open(ctx, f.store, nil)
+		return ""
 	case f.store != "":
-		return sqlitestore.Open(ctx, f.store, nil)
-	default:
-		return sqlitestore.Open(ctx, dataPath(f.dataDir), nil)
+		return f.store
 	}
+	return dataPath(f.dataDir)
 }
 
 // openAuditedStore is openStore for a command that runs the service on
