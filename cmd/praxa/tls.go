@@ -32,7 +32,7 @@ func listenAddr(flag string, cfg *config.Config) string {
 	return defaultAddr
 }
 
-// tlsUsage documents --tls-cert and --tls-key.
+// tlsCertUsage and tlsKeyUsage document --tls-cert and --tls-key.
 const (
 	tlsCertUsage = "serve HTTPS with this PEM certificate chain (with --tls-key); the files are read again when they change"
 	tlsKeyUsage  = "the PEM private key of --tls-cert"
