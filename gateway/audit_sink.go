@@ -58,11 +58,13 @@ func OpenAuditSink(path string, log *slog.Logger) (*AuditSink, error) {
 	return s, nil
 }
 
-// AuditSinkLine is one line of an audit sink: the event as aura_get_trace
-// shows it (same members, same redaction), with the tenant, the trace and
-// the client it belongs to. It has no seq: the store assigns it on
-// append, and aura_get_trace orders by it.
+// AuditSinkLine is one line of an audit sink, and of praxa audit export:
+// the event as aura_get_trace shows it (same members, same redaction),
+// with the tenant, the trace and the client it belongs to. A sink's line
+// has no seq (the store assigns it on append, after the sink was handed
+// the event); an export's has the stored one, which orders the export.
 type AuditSinkLine struct {
+	Seq        int64          `json:"seq,omitempty"`
 	At         string         `json:"at"`
 	Type       string         `json:"type"`
 	Outcome    string         `json:"outcome"`

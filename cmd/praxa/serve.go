@@ -268,6 +268,8 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	tokens.SetRevocations(revs)
 	go revs.Run(runCtx)
 	go sweepIdempotency(runCtx, a.store, log)
+	// audit.retention: events older than it go (gateway/audit_export.go).
+	go gateway.RunAuditRetention(runCtx, a.store, time.Duration(cfg.Audit.Retention), log)
 	// Expired move and start leases resolve as outcome-unknown without
 	// waiting for a request (gateway/leases_sweep.go); runCtx ends at
 	// shutdown.

@@ -40,6 +40,10 @@ type Audit struct {
 	// appended to; a relative path is relative to the configuration
 	// file's directory.
 	Sink string `json:"sink,omitempty"`
+	// Retention is how long the store keeps an audit event: serve deletes
+	// the older ones, in batches, every few minutes (gateway.RunAuditRetention).
+	// Zero keeps every event.
+	Retention Duration `json:"retention,omitempty"`
 }
 
 // AuditSinkFile returns the file the audit sink appends to, resolved

@@ -101,6 +101,11 @@ type ReadTx interface {
 	// workflow id, in causal order (by time, then append order): a
 	// mission's audit history, transitions included.
 	MissionEvents(ctx context.Context, tenant, workflowID string, limit int) ([]Event, error)
+	// ExportEvents returns up to limit events that match the filter, of
+	// every tenant when f.Tenant is empty, in append order (by Seq),
+	// starting after f.AfterSeq: praxa audit export pages through the
+	// audit trail with it.
+	ExportEvents(ctx context.Context, f EventFilter, limit int) ([]Event, error)
 	// GetSubmit returns the recorded submit of a workflow at a version, or
 	// ErrNotFound.
 	GetSubmit(ctx context.Context, tenant, workflowID string, expectedVersion int64) (SubmitRecord, error)
@@ -151,6 +156,11 @@ type Tx interface {
 	InsertIntent(ctx context.Context, in Intent) error
 	// AppendEvents appends audit events; the store assigns their Seq.
 	AppendEvents(ctx context.Context, events []Event) error
+	// DeleteEventsBefore deletes up to limit of the oldest events (by Seq)
+	// recorded before t, of every tenant, and returns how many it deleted:
+	// the audit retention (audit.retention) sweeps with it, a bounded
+	// batch a transaction.
+	DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error)
 	// Revoke records a revocation; revoking a revoked jti again is not an
 	// error and keeps the first record.
 	Revoke(ctx context.Context, r Revocation) error
@@ -306,6 +316,24 @@ type Mission struct {
 	// when the mission is not parked or waits without a timeout.
 	// UpdateMission writes it.
 	WaitDeadline time.Time
+}
+
+// EventFilter narrows ExportEvents: each set field must match.
+type EventFilter struct {
+	// Tenant is the events' tenant; "" for every tenant.
+	Tenant string
+	// Since and Until bound the events' At: Since <= At < Until; a zero
+	// time does not bound.
+	Since, Until time.Time
+	// Types are the event types to keep; none keeps every type.
+	Types []string
+	// TraceID keeps the events whose TraceID or CallTraceID it is.
+	TraceID string
+	// RunID keeps the events of one run.
+	RunID string
+	// AfterSeq keeps the events appended after the one with this Seq (0:
+	// from the first).
+	AfterSeq int64
 }
 
 // MissionFilter narrows ListMissions: each non-empty field must match

@@ -222,6 +222,8 @@ type txn struct {
 	events  []store.Event
 	revs    map[string]store.Revocation
 	nextSeq int64
+	// deleted are the seqs of committed events DeleteEventsBefore deletes.
+	deleted map[int64]bool
 
 	missions  map[string]store.Mission
 	submits   map[submitKey]store.SubmitRecord
@@ -257,6 +259,16 @@ func (t *txn) apply() {
 	t.applyStartLeases()
 	t.applyPending()
 	db.coverage = append(db.coverage, t.coverage...)
+	if len(t.deleted) > 0 {
+		for k, evs := range db.traces {
+			evs = slices.DeleteFunc(evs, func(e store.Event) bool { return t.deleted[e.Seq] })
+			if len(evs) == 0 {
+				delete(db.traces, k)
+			} else {
+				db.traces[k] = evs
+			}
+		}
+	}
 	for _, e := range t.events {
 		k := traceKey{e.Tenant, e.TraceID}
 		db.traces[k] = insertSorted(db.traces[k], e)
@@ -504,4 +516,71 @@ func copyValue(v any) any {
 	default:
 		return v // string, float64, bool, nil: immutable
 	}
+}
+
+// allEvents returns every event, committed and staged, that the
+// transaction has not deleted, once each, by Seq.
+func (t *txn) allEvents() []store.Event {
+	seen := map[int64]bool{}
+	var all []store.Event
+	for _, evs := range t.db.traces {
+		for _, e := range evs {
+			if !seen[e.Seq] && !t.deleted[e.Seq] {
+				seen[e.Seq] = true
+				all = append(all, e)
+			}
+		}
+	}
+	all = append(all, t.events...)
+	slices.SortFunc(all, func(a, b store.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	return all
+}
+
+// ExportEvents implements store.ReadTx.
+func (t *txn) ExportEvents(ctx context.Context, f store.EventFilter, limit int) ([]store.Event, error) {
+	var out []store.Event
+	for _, e := range t.allEvents() {
+		if len(out) >= limit && limit >= 0 {
+			break
+		}
+		switch {
+		case e.Seq <= f.AfterSeq,
+			f.Tenant != "" && e.Tenant != f.Tenant,
+			!f.Since.IsZero() && nanos(e.At) < nanos(f.Since),
+			!f.Until.IsZero() && nanos(e.At) >= nanos(f.Until),
+			len(f.Types) > 0 && !slices.Contains(f.Types, e.Type),
+			f.TraceID != "" && e.TraceID != f.TraceID && e.CallTraceID != f.TraceID,
+			f.RunID != "" && e.RunID != f.RunID:
+			continue
+		}
+		e.Attributes = copyAttributes(e.Attributes)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// DeleteEventsBefore implements store.Tx.
+func (t *txn) DeleteEventsBefore(ctx context.Context, before time.Time, limit int) (int, error) {
+	t.mustWrite()
+	n := 0
+	staged := map[int64]bool{}
+	for _, e := range t.allEvents() {
+		if n >= limit {
+			break
+		}
+		if nanos(e.At) >= nanos(before) {
+			continue
+		}
+		if e.Seq > t.db.seq {
+			staged[e.Seq] = true
+		} else {
+			if t.deleted == nil {
+				t.deleted = map[int64]bool{}
+			}
+			t.deleted[e.Seq] = true
+		}
+		n++
+	}
+	t.events = slices.DeleteFunc(t.events, func(e store.Event) bool { return staged[e.Seq] })
+	return n, nil
 }

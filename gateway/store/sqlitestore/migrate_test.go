@@ -139,8 +139,9 @@ func TestMigrateEventsSeq(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"events_call_trace", "events_trace", "events_workflow"}; !slices.Equal(indexes, want) {
-		t.Errorf("indexes on events after 0017 = %q, want %q", indexes, want)
+	// 0017 rebuilt the three; 0018 added events_at (the audit retention).
+	if want := []string{"events_at", "events_call_trace", "events_trace", "events_workflow"}; !slices.Equal(indexes, want) {
+		t.Errorf("indexes on events after 0018 = %q, want %q", indexes, want)
 	}
 	if err := s.AppendEvents(ctx, []store.Event{{Tenant: "a", TraceID: "tr_1", Type: "y", At: time.Unix(0, 4), Outcome: "allowed"}}); err != nil {
 		t.Fatal(err)

@@ -28,13 +28,7 @@ func testEventsCallTrace(t *testing.T, o Opener) {
 			ev("self", "a", "mine", "mine", epoch.Add(5*time.Second)),
 		})
 	})
-	types := func(events []store.Event) []string {
-		out := []string{}
-		for _, e := range events {
-			out = append(out, e.Type)
-		}
-		return out
-	}
+	types := eventTypes // export.go
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.TraceEvents(ctx, "a", "mine", 100)
 		if err != nil {

@@ -45,6 +45,8 @@ func Run(t *testing.T, factory Factory) {
 		{"EventsBatchOrder", testEventsBatchOrder},
 		{"EventsBatchColumns", testEventsBatchColumns},
 		{"EventsCallTrace", testEventsCallTrace},
+		{"ExportEvents", testExportEvents},
+		{"DeleteEventsBefore", testDeleteEventsBefore},
 		{"Revocations", testRevocations},
 		{"Durable", testDurable},
 		{"Sweep", testSweep},

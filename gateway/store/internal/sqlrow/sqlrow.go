@@ -236,17 +236,27 @@ func Intent(row Scanner, tenant, id string) (store.Intent, error) {
 // not repeat.
 func Event(row Scanner, tenant string) (store.Event, error) {
 	e := store.Event{Tenant: tenant}
+	return e, scanEvent(row, &e)
+}
+
+// TenantEvent reads "tenant, " + EventColumns: an event of a query that
+// spans tenants.
+func TenantEvent(row Scanner) (store.Event, error) {
+	var e store.Event
+	return e, scanEvent(row, &e, &e.Tenant)
+}
+
+// scanEvent reads the leading columns into lead, then EventColumns into e.
+func scanEvent(row Scanner, e *store.Event, lead ...any) error {
 	var at int64
 	var attrs string
-	if err := row.Scan(&e.Seq, &e.Type, &at, &e.Subject, &e.ClientID, &e.Operation, &e.Tool, &e.RunID, &e.WorkflowID,
-		&e.Outcome, &e.Code, &e.RequestID, &attrs, &e.TraceID, &e.CallTraceID); err != nil {
-		return e, err
+	dest := append(lead, &e.Seq, &e.Type, &at, &e.Subject, &e.ClientID, &e.Operation, &e.Tool, &e.RunID, &e.WorkflowID,
+		&e.Outcome, &e.Code, &e.RequestID, &attrs, &e.TraceID, &e.CallTraceID)
+	if err := row.Scan(dest...); err != nil {
+		return err
 	}
 	e.At = fromNanos(at)
-	if err := decode("attributes", attrs, &e.Attributes); err != nil {
-		return e, err
-	}
-	return e, nil
+	return decode("attributes", attrs, &e.Attributes)
 }
 
 // Revocation reads RevocationColumns.

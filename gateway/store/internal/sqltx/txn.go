@@ -3,6 +3,7 @@ package sqltx
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -164,4 +165,44 @@ func (t *Tx) SweepExpired(ctx context.Context, at time.Time) (int, error) {
 		return 0, t.wrap("sweep start leases", err)
 	}
 	return int(n + m), nil
+}
+
+// ExportEvents implements store.ReadTx: the events after f.AfterSeq that
+// match the filter, by seq (the primary key), of one tenant or all.
+func (t *Tx) ExportEvents(ctx context.Context, f store.EventFilter, limit int) ([]store.Event, error) {
+	where, args := []string{"seq > ?"}, []any{f.AfterSeq}
+	if f.Tenant != "" {
+		where, args = append(where, "tenant = ?"), append(args, f.Tenant)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "at >= ?"), append(args, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, "at < ?"), append(args, f.Until.UnixNano())
+	}
+	if len(f.Types) > 0 {
+		where = append(where, "type IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(f.Types)), ", ")+")")
+		for _, typ := range f.Types {
+			args = append(args, typ)
+		}
+	}
+	if f.TraceID != "" {
+		where, args = append(where, "(trace_id = ? OR call_trace_id = ?)"), append(args, f.TraceID, f.TraceID)
+	}
+	if f.RunID != "" {
+		where, args = append(where, "run_id = ?"), append(args, f.RunID)
+	}
+	return list(ctx, t, "export events", "export events", sqlrow.TenantEvent,
+		`SELECT tenant, `+sqlrow.EventColumns+` FROM events WHERE `+strings.Join(where, " AND ")+` ORDER BY seq LIMIT `, limit, args...)
+}
+
+// DeleteEventsBefore implements store.Tx: the oldest events (by seq)
+// recorded before before, limit at most, through the index events_at.
+func (t *Tx) DeleteEventsBefore(ctx context.Context, before time.Time, limit int) (int, error) {
+	n, err := t.exec(ctx, `DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE at < ? ORDER BY seq LIMIT `+
+		strconv.Itoa(max(limit, 0))+`)`, before.UnixNano())
+	if err != nil {
+		return 0, t.wrap("delete events", err)
+	}
+	return int(n), nil
 }
