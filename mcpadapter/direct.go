@@ -15,6 +15,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/strictjson"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -257,48 +258,84 @@ func toolJSON(t *mcp.Tool) []byte {
 	return b
 }
 
-// directCaller is a backend that runs direct tools itself, typed (Local:
-// gateway.Service.CallDirect, which takes the light path where the call
-// needs no run). Other backends run a direct call as the praxec.command
-// start it stands for.
+// directCaller is a backend that runs direct tools itself: Local through
+// the service's typed entry point (gateway.Service.CallDirect, which takes
+// the light path where the call needs no run), Remote as the
+// praxec.command start it stands for, in one request (directStart). Other
+// backends run it as that start through Call.
 type directCaller interface {
 	CallDirect(ctx context.Context, capability string, args json.RawMessage) *gateway.DirectResult
 }
 
 func directHandler(backend Backend, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.Arguments
+		if string(bytes.TrimSpace(args)) == "null" {
+			args = nil // no arguments, as the run path has always read them
+		}
+		var r *gateway.DirectResult
 		if dc, ok := backend.(directCaller); ok {
-			args := req.Params.Arguments
-			if string(bytes.TrimSpace(args)) == "null" {
-				args = nil // no arguments, as the run path has always read them
-			}
-			r := dc.CallDirect(ctx, name, args)
-			res := directAnswer(r)
-			noteRefusal(ctx, res, r.Err)
-			return res, nil
+			r = dc.CallDirect(ctx, name, args)
+		} else {
+			r = callDirectStart(ctx, backend, name, args)
 		}
-		input := map[string]json.RawMessage{}
-		if len(req.Params.Arguments) > 0 {
-			if err := json.Unmarshal(req.Params.Arguments, &input); err != nil {
-				return Result(Outcome{Err: contracts.Errorf(contracts.CodeInvalidParams, "the arguments are not a JSON object")}), nil
-			}
-		}
-		// The start link's shape: the capability and its arguments in
-		// input (a capability argument named capability cannot be sent
-		// this way).
-		input["capability"], _ = json.Marshal(name)
-		call, err := json.Marshal(map[string]any{"definitionId": "proxy_default", "input": input})
-		if err != nil {
-			return Result(Outcome{Err: contracts.Errorf(contracts.CodeInvalidParams, "the arguments are not JSON")}), nil
-		}
-		o := backend.Call(ctx, contracts.ToolPraxecCommand, call)
-		if o.Err != nil {
-			res := Result(o)
-			noteRefusal(ctx, res, o.Err)
-			return res, nil
-		}
-		return directAnswer(runAnswer(o.Body, name)), nil
+		res := directAnswer(r)
+		noteRefusal(ctx, res, r.Err)
+		return res, nil
 	}
+}
+
+// callDirectStart runs a direct call on backend as the praxec.command start
+// it stands for.
+func callDirectStart(ctx context.Context, backend Backend, name string, args json.RawMessage) *gateway.DirectResult {
+	start, ce := directStart(name, args)
+	if ce != nil {
+		return &gateway.DirectResult{Err: ce}
+	}
+	o := backend.Call(ctx, contracts.ToolPraxecCommand, start)
+	if o.Err != nil {
+		return &gateway.DirectResult{Err: o.Err, TraceID: o.TraceID}
+	}
+	return runAnswer(o.Body, name)
+}
+
+// directStart is the one encoding of a direct call as the praxec.command
+// start its describe link stands for: {"definitionId":"proxy_default",
+// "input":{"capability":NAME, ...the arguments}}, the arguments' members
+// copied as they came (a capability argument named capability cannot be
+// sent this way: it is left out). Arguments that are not one JSON object
+// are refused as the service refuses them.
+func directStart(name string, args json.RawMessage) (json.RawMessage, *contracts.Error) {
+	quoted, err := json.Marshal(name)
+	if err != nil {
+		return nil, contracts.Errorf(contracts.CodeInvalidParams, "the tool name cannot be encoded")
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"definitionId":"` + config.ProxyDefaultWorkflow + `","input":{"capability":`)
+	b.Write(quoted)
+	if len(bytes.TrimSpace(args)) > 0 {
+		if err := strictjson.Check(args, 0); err != nil {
+			return nil, contracts.AsError(err)
+		}
+		if firstByte(args) != '{' {
+			return nil, contracts.Errorf(contracts.CodeInvalidParams, "the arguments are not a JSON object")
+		}
+		for n, v := range strictjson.Members(args) {
+			if string(n) == "capability" {
+				continue
+			}
+			key, err := json.Marshal(string(n))
+			if err != nil {
+				return nil, contracts.Errorf(contracts.CodeInvalidParams, "an argument's name cannot be encoded")
+			}
+			b.WriteByte(',')
+			b.Write(key)
+			b.WriteByte(':')
+			b.Write(v)
+		}
+	}
+	b.WriteString("}}")
+	return b.Bytes(), nil
 }
 
 // runAnswer reads the projection of a one-move run as a direct call's

@@ -39,3 +39,22 @@ func (r *Remote) Call(ctx context.Context, tool string, args json.RawMessage) Ou
 	}
 	return Outcome{Body: json.RawMessage(bytes.TrimSpace(resp.Body)), Replayed: resp.Replayed()}
 }
+
+// CallDirect runs a call of a directly exposed capability on the remote
+// gateway: the praxec.command start it stands for, encoded once
+// (directStart) and sent as its REST operation.
+func (r *Remote) CallDirect(ctx context.Context, capability string, args json.RawMessage) *gateway.DirectResult {
+	start, ce := directStart(capability, args)
+	if ce != nil {
+		return &gateway.DirectResult{Err: ce}
+	}
+	t, _ := contracts.Lookup(contracts.ToolPraxecCommand)
+	resp, err := r.Client.Do(ctx, t.Method, t.Path, nil, nil, start)
+	if err != nil {
+		return &gateway.DirectResult{Err: &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway could not be reached", Cause: err}}
+	}
+	if resp.Problem != nil {
+		return &gateway.DirectResult{Err: resp.Problem.Err(), TraceID: resp.Problem.TraceID}
+	}
+	return runAnswer(bytes.TrimSpace(resp.Body), capability)
+}

@@ -3,12 +3,15 @@ package mcpadapter_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -155,4 +158,78 @@ func withoutTrace(t testing.TB, text string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestRemoteDirectCall: a direct tool of praxa mcp --gateway is the
+// praxec.command start it stands for, encoded once and sent as its REST
+// operation: the upstream is called, the answer is the capability's output
+// with its run, and arguments the start cannot carry are refused before
+// anything is sent.
+func TestRemoteDirectCall(t *testing.T) {
+	up := newUpstream(t)
+	path := filepath.Join(t.TempDir(), "praxec.yaml")
+	if err := os.WriteFile(path, []byte(lightConfig(up.url)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path})
+	rc, err := restclient.New(g.URL, &restclient.Options{HTTPClient: g.Client, Token: restclient.StaticToken(g.Token(t, tenantA, userA, nil, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpadapter.New(&mcpadapter.Remote{Client: rc}, &mcpadapter.Options{Direct: mcpadapter.DirectTools(g.Config.Exposed())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := newClient().Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "up.echo", Arguments: map[string]any{"text": "hi", "capability": "up.fail"}})
+	if err != nil || res.IsError || textOf(t, res) != "echo: hi" {
+		t.Fatalf("up.echo through the remote gateway: %v %+v", err, res)
+	}
+	if wf, ok := res.Meta[mcpadapter.WorkflowMetaKey].(map[string]any); !ok || wf["definitionId"] != "proxy_default" {
+		t.Errorf("the answer names no run: %v", res.Meta)
+	}
+	calls := up.calls.Load()
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "up.echo", Arguments: map[string]any{"text": 5}})
+	if err != nil || !res.IsError || !strings.Contains(textOf(t, res), `"INVALID_PARAMS"`) {
+		t.Errorf("invalid arguments: %v %+v", err, res)
+	}
+	if up.calls.Load() != calls {
+		t.Error("a refused call reached the upstream")
+	}
+}
+
+// TestDirectStart: the one encoding of a direct call as its start.
+func TestDirectStart(t *testing.T) {
+	for _, c := range []struct {
+		args, want string
+		code       contracts.Code
+	}{
+		{args: ``, want: `{"definitionId":"proxy_default","input":{"capability":"up.echo"}}`},
+		{args: `{}`, want: `{"definitionId":"proxy_default","input":{"capability":"up.echo"}}`},
+		{args: `{"text":"a\u00e9","n":[1,{"x":null}]}`, want: `{"definitionId":"proxy_default","input":{"capability":"up.echo","text":"a\u00e9","n":[1,{"x":null}]}}`},
+		{args: `{"capability":"other","a":1}`, want: `{"definitionId":"proxy_default","input":{"capability":"up.echo","a":1}}`},
+		{args: `{"\u0061":1}`, want: `{"definitionId":"proxy_default","input":{"capability":"up.echo","a":1}}`},
+		{args: `[1]`, code: contracts.CodeInvalidParams},
+		{args: `{"a":1,"a":2}`, code: contracts.CodeMalformedJSON},
+		{args: `{"a":`, code: contracts.CodeMalformedJSON},
+	} {
+		got, ce := mcpadapter.DirectStart("up.echo", json.RawMessage(c.args))
+		switch {
+		case c.code != "" && (ce == nil || ce.Code != c.code):
+			t.Errorf("%s: %s %v, want %s", c.args, got, ce, c.code)
+		case c.code == "" && (ce != nil || string(got) != c.want):
+			t.Errorf("%s: %s %v\nwant %s", c.args, got, ce, c.want)
+		}
+	}
 }

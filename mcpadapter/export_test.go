@@ -1,0 +1,4 @@
+package mcpadapter
+
+// DirectStart is directStart, for the external tests.
+var DirectStart = directStart
