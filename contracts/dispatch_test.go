@@ -305,7 +305,7 @@ func oracle(tool string, args map[string]any) []contracts.DispatchRow {
 	mods := map[string]bool{}
 	for _, m := range map[string][]string{
 		contracts.ToolPraxecQuery:   {"kind", "limit"},
-		contracts.ToolPraxecCommand: {"input", "runId", "arguments", "summary", "traceId"},
+		contracts.ToolPraxecCommand: {"input", "runId", "arguments", "summary", "traceId", "idempotencyKey"},
 	}[tool] {
 		mods[m] = true
 	}
