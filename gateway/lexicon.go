@@ -74,17 +74,24 @@ func (s *Service) lexicon(ctx context.Context, tx store.ReadTx) (*discovery.Lexi
 }
 
 // LexiconLookup is the answer of a lexicon lookup. Entry is null when the
-// term has no definition.
+// term has no definition; State is PendingDefinition when commands of the
+// caller's tenant wait on it (a placeholder term, seeds/000), and Pending
+// says how many and since when.
 type LexiconLookup struct {
-	Term  string           `json:"term"`
-	Entry *discovery.Entry `json:"entry"`
-	Links []contracts.Link `json:"links"`
+	Term    string           `json:"term"`
+	Entry   *discovery.Entry `json:"entry"`
+	State   string           `json:"state,omitempty"`
+	Pending *PendingTerm     `json:"pending,omitempty"`
+	Links   []contracts.Link `json:"links"`
 }
 
-// LexiconSearch is the answer of a lexicon search.
+// LexiconSearch is the answer of a lexicon search: the terms that match,
+// then the placeholder terms of the caller's tenant that do (Pending,
+// absent when none).
 type LexiconSearch struct {
-	Hits  []discovery.LexiconHit `json:"hits"`
-	Links []contracts.Link       `json:"links"`
+	Hits    []discovery.LexiconHit `json:"hits"`
+	Pending []PendingTerm          `json:"pending,omitempty"`
+	Links   []contracts.Link       `json:"links"`
 }
 
 // LexiconDefined is the answer of a define.
@@ -135,10 +142,21 @@ func (s *Service) lexiconLookup(ctx context.Context, tx store.ReadTx, e *env) (a
 	if t, ok := lex.Lookup(term); ok {
 		entry := t.Entry
 		out.Term, out.Entry = t.Term, &entry
-	} else if s.disc.lexiconWrites {
-		out.Links = append(out.Links, contracts.Link{Rel: "define_new", Method: contracts.ToolPraxecCommand,
-			Args: map[string]any{"subject": lexiconSubject(term), "definition": map[string]any{"definition_short": "<fill in>"}},
-			Hint: fmt.Sprintf("Use this if '%s' is a concept worth defining.", term)})
+	} else if key := config.TermKey(term); key != "" {
+		pending, err := s.pendingTerms(ctx, tx, lex, e.principal.Tenant, key)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case len(pending) > 0:
+			p := pending[0]
+			out.Term, out.State, out.Pending = p.Term, p.State, &p
+			out.Links = append(out.Links, p.Links...)
+		case s.disc.lexiconWrites:
+			out.Links = append(out.Links, contracts.Link{Rel: "define_new", Method: contracts.ToolPraxecCommand,
+				Args: map[string]any{"subject": lexiconSubject(term), "definition": map[string]any{"definition_short": "<fill in>"}},
+				Hint: fmt.Sprintf("Use this if '%s' is a concept worth defining.", term)})
+		}
 	}
 	s.describeEvent(e, stringArg(e.args, "subject"), contracts.LexiconKind)
 	return out, nil
@@ -150,11 +168,18 @@ func (s *Service) lexiconSearch(ctx context.Context, tx store.ReadTx, e *env) (a
 	if err != nil {
 		return nil, err
 	}
-	hits := lex.Search(stringArg(e.args, "query"), int(int64Arg(e.args, "limit")))
+	query := stringArg(e.args, "query")
+	hits := lex.Search(query, int(int64Arg(e.args, "limit")))
 	if hits == nil {
 		hits = []discovery.LexiconHit{}
 	}
-	return LexiconSearch{Hits: hits, Links: []contracts.Link{homeLink()}}, nil
+	pending, err := s.pendingTerms(ctx, tx, lex, e.principal.Tenant, "")
+	if err != nil {
+		return nil, err
+	}
+	want := config.TermKey(query)
+	pending = slices.DeleteFunc(pending, func(p PendingTerm) bool { return !strings.Contains(config.TermKey(p.Term), want) })
+	return LexiconSearch{Hits: hits, Pending: pending, Links: []contracts.Link{homeLink()}}, nil
 }
 
 // OperatorDefineCommand is the command line with which an operator

@@ -47,12 +47,13 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 	case "alias":
 		synopsis = "TERM ALIAS... --tenant T [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
 	default:
-		synopsis = "[--format table|json] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
+		synopsis = "[--format table|json] [--tenant T] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
 	}
 	fs := newFlagSet(env, "lexicon "+verb, synopsis)
 	var tenant, boundedContext, refs, governance, format *string
 	if verb == "list" {
 		format = fs.String("format", "table", "table or json")
+		tenant = fs.String("tenant", "", "also list the tenant's placeholder terms: unknown subjects its paused commands wait on (PENDING_DEFINITION)")
 	} else {
 		tenant = fs.String("tenant", "", "the tenant the operator acts for, recorded on the lexicon.defined audit event (required; the lexicon itself is gateway-wide)")
 	}
@@ -97,7 +98,7 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 	svc := gateway.New(st, &gateway.Options{Lexicon: cfg.Lexicon})
 	defer svc.Close(ctx)
 	if verb == "list" {
-		return listLexicon(ctx, env, svc, *format)
+		return listLexicon(ctx, env, svc, *format, *tenant)
 	}
 	definition := map[string]any{}
 	if verb == "define" {
@@ -157,21 +158,34 @@ func describeRefusal(err error) error {
 }
 
 // listLexicon prints the merged lexicon: the configuration's terms and
-// the overlay's.
-func listLexicon(ctx context.Context, env *environment, svc *gateway.Service, format string) error {
+// the overlay's, then, for tenant (when given), its placeholder terms
+// (PENDING_DEFINITION) with how many commands wait on each.
+func listLexicon(ctx context.Context, env *environment, svc *gateway.Service, format, tenant string) error {
 	terms, err := svc.LexiconTerms(ctx)
 	if err != nil {
 		return err
+	}
+	var pending []gateway.PendingTerm
+	if tenant != "" {
+		if pending, err = svc.PendingTerms(ctx, tenant); err != nil {
+			return err
+		}
 	}
 	if format == "json" {
 		type row struct {
 			Term   string `json:"term"`
 			Source string `json:"source"`
+			State  string `json:"state,omitempty"`
 			config.LexiconEntry
+			QueuedCommands int    `json:"queuedCommands,omitempty"`
+			Since          string `json:"since,omitempty"`
 		}
-		out := make([]row, 0, len(terms))
+		out := make([]row, 0, len(terms)+len(pending))
 		for _, t := range terms {
 			out = append(out, row{Term: t.Term, Source: termSource(t.Overlay), LexiconEntry: t.Entry})
+		}
+		for _, p := range pending {
+			out = append(out, row{Term: p.Term, Source: "pending", State: p.State, QueuedCommands: p.QueuedCommands, Since: p.Since})
 		}
 		return json.NewEncoder(env.stdout).Encode(out)
 	}
@@ -181,6 +195,9 @@ func listLexicon(ctx context.Context, env *environment, svc *gateway.Service, fo
 		names := append(append([]string{}, t.Entry.Refs...), t.Entry.Aliases...)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Term, termSource(t.Overlay), t.Entry.BoundedContext,
 			strings.Join(names, ", "), t.Entry.DefinitionShort)
+	}
+	for _, p := range pending {
+		fmt.Fprintf(tw, "%s\tpending\t\t\t%s: %d command(s) of %s wait on it since %s\n", p.Term, p.State, p.QueuedCommands, tenant, p.Since)
 	}
 	return tw.Flush()
 }

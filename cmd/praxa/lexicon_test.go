@@ -141,6 +141,24 @@ func TestLexiconCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "TERM") || !regexp.MustCompile(`guardrail\s+overlay\s+gateway\s+guard rail, guard, safety check\s+A check`).MatchString(stdout) {
 		t.Errorf("lexicon list (table):\n%s", stdout)
 	}
+
+	// A command paused on an unknown subject leaves a placeholder term
+	// (PENDING_DEFINITION), which lexicon list --tenant shows.
+	status, b = post(t, app.url+"/v8/praxec/command", tok, map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "quantum foam"}})
+	if status != http.StatusOK || !strings.Contains(string(b), "SUBJECT_NEEDS_DEFINITION") {
+		t.Fatalf("a start naming an unknown topic: %d %s", status, b)
+	}
+	code, stdout, stderr = runCommand(t, "lexicon", "list", "--tenant", devTenant, "--data-dir", dataDir, "--dev")
+	if code != 0 || !regexp.MustCompile(`quantum foam\s+pending\s+PENDING_DEFINITION: 1 command\(s\) of `+devTenant).MatchString(stdout) {
+		t.Errorf("lexicon list --tenant:\n%s%s", stdout, stderr)
+	}
+	code, stdout, _ = runCommand(t, "lexicon", "list", "--format", "json", "--tenant", devTenant, "--data-dir", dataDir, "--dev")
+	if code != 0 || !strings.Contains(stdout, `"term":"quantum foam","source":"pending","state":"PENDING_DEFINITION"`) {
+		t.Errorf("lexicon list --tenant --format json:\n%s", stdout)
+	}
+	if code, stdout, _ = runCommand(t, "lexicon", "list", "--data-dir", dataDir, "--dev"); code != 0 || strings.Contains(stdout, "quantum foam") {
+		t.Errorf("lexicon list without --tenant lists a tenant's placeholder:\n%s", stdout)
+	}
 }
 
 // lexiconEvent reads the one event of the audit trace a praxa lexicon

@@ -7,6 +7,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -292,5 +293,81 @@ func TestSubjectMCP(t *testing.T) {
 	sc, _ := json.Marshal(res.StructuredContent)
 	if !strings.Contains(string(sc), `"kind":"SUBJECT_NEEDS_DEFINITION"`) || !strings.Contains(string(sc), `"queued_command"`) {
 		t.Errorf("structured content: %s", sc)
+	}
+}
+
+// TestPendingDefinition: an unknown subject that paused a command is a
+// placeholder term in state PENDING_DEFINITION (seeds/000): a lexicon
+// lookup and search of the tenant show it, with how many commands wait on
+// it and the links that resolve it; another tenant sees nothing of it.
+// define_new resolves it (the lookup shows the definition) and the original
+// command retried proceeds; cancel drops another placeholder.
+func TestPendingDefinition(t *testing.T) {
+	ti := newIssuer(t)
+	g := subjectsGateway(t, ti, true)
+	tok := ti.token(t, tenantA, userA)
+	lookup := func(tok, term string) map[string]any {
+		t.Helper()
+		r := g.query(t, tok, map[string]any{"subject": "lexicon:" + term})
+		if r.Status != http.StatusOK {
+			t.Fatalf("lookup %s: %d %s", term, r.Status, r.Body)
+		}
+		return r.object(t)
+	}
+	start := map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "warp core"}}
+	paused := g.command(t, tok, start)
+	if paused.Status != http.StatusOK || paused.object(t)["interaction"] == nil {
+		t.Fatalf("start: %d %s", paused.Status, paused.Body)
+	}
+	g.command(t, tok, map[string]any{"definitionId": "guarded_merge", "runId": "pd-2", "input": map[string]any{"topic": "warp core"}})
+
+	got := lookup(tok, "warp core")
+	pending, _ := got["pending"].(map[string]any)
+	if got["state"] != "PENDING_DEFINITION" || got["entry"] != nil || pending == nil || fmt.Sprint(pending["queuedCommands"]) != "2" {
+		t.Fatalf("lookup of the placeholder: %v", got)
+	}
+	rels := map[string]link{}
+	for _, l := range linksOf(t, got) {
+		rels[l.Rel] = l
+	}
+	if _, ok := rels["define_new"]; !ok {
+		t.Fatalf("the placeholder does not link define_new: %v", got["links"])
+	}
+	if _, ok := rels["cancel"]; !ok {
+		t.Fatalf("the placeholder does not link cancel: %v", got["links"])
+	}
+	search := g.query(t, tok, map[string]any{"query": "warp", "kind": "lexicon"}).object(t)
+	if ps, _ := search["pending"].([]any); len(ps) != 1 || ps[0].(map[string]any)["term"] != "warp core" {
+		t.Errorf("search: %v", search["pending"])
+	}
+	other := ti.token(t, tenantB, userB)
+	if got := lookup(other, "warp core"); got["state"] != nil || got["pending"] != nil {
+		t.Errorf("another tenant sees the placeholder: %v", got)
+	}
+
+	define := rels["define_new"].Args
+	define["definition"] = map[string]any{"definition_short": "What moves the ship."}
+	if d := g.command(t, tok, define); d.Status != http.StatusOK {
+		t.Fatalf("define_new: %d %s", d.Status, d.Body)
+	}
+	if got := lookup(tok, "warp core"); got["state"] != nil || got["entry"] == nil {
+		t.Errorf("after define_new: %v", got)
+	}
+	if retry := g.command(t, tok, start); retry.Status != http.StatusOK || retry.object(t)["workflow"] == nil {
+		t.Errorf("the original command retried: %d %s", retry.Status, retry.Body)
+	}
+
+	// cancel drops a placeholder.
+	g.command(t, tok, map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "tachyon burst"}})
+	cancel := linksOf(t, lookup(tok, "tachyon burst"))
+	for _, l := range cancel {
+		if l.Rel == "cancel" {
+			if c := g.command(t, tok, l.Args); c.Status != http.StatusOK || c.object(t)["cancelled"] != true {
+				t.Fatalf("cancel: %d %s", c.Status, c.Body)
+			}
+		}
+	}
+	if got := lookup(tok, "tachyon burst"); got["state"] != nil {
+		t.Errorf("after cancel: %v", got)
 	}
 }

@@ -9,8 +9,9 @@ import (
 // (SUBJECT_NEEDS_DEFINITION).
 type PendingReadTx interface {
 	// ListPendingSubjects returns the tenant's pending commands waiting on
-	// the subject key, ordered by command key. Nothing of another tenant
-	// is ever returned.
+	// the subject key (an empty subjectKey: on any subject), ordered by
+	// subject key, then command key. Nothing of another tenant is ever
+	// returned.
 	ListPendingSubjects(ctx context.Context, tenant, subjectKey string) ([]PendingSubject, error)
 }
 

@@ -55,11 +55,13 @@ func (t *txn) pendingView() map[pendingKey]store.PendingSubject {
 func (t *txn) ListPendingSubjects(ctx context.Context, tenant, subjectKey string) ([]store.PendingSubject, error) {
 	var out []store.PendingSubject
 	for k, p := range t.pendingView() {
-		if k.tenant == tenant && k.subject == subjectKey {
+		if k.tenant == tenant && (subjectKey == "" || k.subject == subjectKey) {
 			out = append(out, copyPending(p))
 		}
 	}
-	slices.SortFunc(out, func(a, b store.PendingSubject) int { return cmp.Compare(a.CommandKey, b.CommandKey) })
+	slices.SortFunc(out, func(a, b store.PendingSubject) int {
+		return cmp.Or(cmp.Compare(a.SubjectKey, b.SubjectKey), cmp.Compare(a.CommandKey, b.CommandKey))
+	})
 	return out, nil
 }
 

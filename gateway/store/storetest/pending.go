@@ -32,7 +32,7 @@ func pendingCommands(t *testing.T, s store.Store, tenant, subject string) []stri
 
 // testPendingSubjects: paused commands are keyed by tenant, subject and
 // command, replaced on a second put, listed by command key within one
-// tenant, dropped by subject or by command, rolled back with their
+// tenant (every subject's when none is named), dropped by subject or by command, rolled back with their
 // transaction, durable across a reopen and copied on the way in and out.
 func testPendingSubjects(t *testing.T, o Opener) {
 	s := o.Open(t)
@@ -63,6 +63,18 @@ func testPendingSubjects(t *testing.T, o Opener) {
 	if got := pendingCommands(t, s, "a", "evidence foo"); fmt.Sprint(got) != "[cmd-1 cmd-2]" {
 		t.Errorf("tenant a lists %v, want [cmd-1 cmd-2]", got)
 	}
+	// No subject key: every subject of the tenant, by subject then command.
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		rows, err := tx.ListPendingSubjects(ctx, "a", "")
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.SubjectKey+"/"+r.CommandKey)
+		}
+		if err != nil || fmt.Sprint(got) != "[evidence foo/cmd-1 evidence foo/cmd-2 other/cmd-1]" {
+			t.Errorf("tenant a on any subject lists %v (%v)", got, err)
+		}
+		return nil
+	})
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		rows, _ := tx.ListPendingSubjects(ctx, "a", "evidence foo")
 		if len(rows) == 2 {

@@ -12,7 +12,8 @@ import (
 // ListPendingSubjects implements store.PendingReadTx.
 func (t *Tx) ListPendingSubjects(ctx context.Context, tenant, subjectKey string) ([]store.PendingSubject, error) {
 	return list(ctx, t, "list pending subjects", "pending subject", sqlrow.PendingSubject, `SELECT `+sqlrow.PendingColumns+`
-		FROM pending_subjects WHERE tenant = ? AND subject_key = ? ORDER BY command_key`, unlimited, tenant, subjectKey)
+		FROM pending_subjects WHERE tenant = ? AND (? = '' OR subject_key = ?) ORDER BY subject_key, command_key`,
+		unlimited, tenant, subjectKey, subjectKey)
 }
 
 // PutPendingSubject implements store.PendingTx.
