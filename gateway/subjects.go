@@ -1,12 +1,12 @@
 package gateway
 
 import (
-	"time"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
