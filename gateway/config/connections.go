@@ -32,7 +32,9 @@ type Connection struct {
 	// brings its own arguments).
 	Args []string `json:"args,omitempty"`
 	// Env is added to the child's environment, which otherwise holds only
-	// PATH, HOME, LANG and TMPDIR of the gateway's: never its secrets.
+	// PATH, HOME, LANG and TMPDIR of the gateway's: never its secrets. A
+	// confined cli command gets a private HOME, TMPDIR and XDG directories
+	// instead of the gateway's (Confine); a variable Env names is Env's.
 	Env map[string]string `json:"env,omitempty"`
 
 	// URL is the streamable HTTP endpoint of an mcp server.
@@ -48,8 +50,9 @@ type Connection struct {
 	// path quoted for the shell. Default false: argv, no shell.
 	Shell bool `json:"shell,omitempty"`
 	// Confine runs a cli command in a bubblewrap sandbox where it may
-	// write only under the listed directories. A machine without bwrap
-	// refuses the connection rather than run it unconfined.
+	// write only under the listed directories, never under the protected
+	// paths, with a private environment. A machine without bwrap refuses
+	// the connection rather than run it unconfined.
 	Confine *Confine `json:"confine,omitempty"`
 	// Roots is the path authority of a cli connection (seeds/002): where
 	// its working directory and the paths its executors declare may lie.
@@ -145,11 +148,24 @@ func (c Connection) PinMode() string {
 	return c.Pin
 }
 
-// Confine is the sandbox of a cli connection.
+// Confine is the sandbox of a cli connection (seeds/002's confinement):
+// bubblewrap with the whole file system read-only but Writable, Protected
+// read-only again inside Writable, and a private environment (HOME,
+// TMPDIR and the XDG directories fresh for each call).
 type Confine struct {
 	// Writable lists the directories the command may write under; the
 	// rest of the file system is read-only.
 	Writable []string `json:"writable"`
+	// Protected lists paths inside the writable directories that stay
+	// read-only (a repository's .git, a lock file): bubblewrap mounts each
+	// read-only after the writable binds, and pins the directories
+	// between it and its writable directory so that the command cannot
+	// move it aside. Each must lie inside a writable directory (the load
+	// refuses one that does not: it would protect nothing) and exist,
+	// without a symbolic link below its writable directory, when a call
+	// runs: a call whose protected path cannot be protected is refused
+	// (unavailable), never run with the path writable.
+	Protected []string `json:"protected,omitempty"`
 }
 
 // Roots grants a cli connection read and write authority over

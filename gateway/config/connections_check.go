@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -107,6 +108,42 @@ func (c *checker) mcpConnection(ptr string, conn map[string]any) {
 	if _, has := conn["auth"]; has && cmd && !url {
 		c.reportKey(ptr+"/auth", "applies to a server reached by url, not to a child process (command): give the child its credentials in env")
 	}
+}
+
+// cliConnection checks the cli connection conn at ptr: each protected path
+// of confine lies inside one of its writable directories (the rest of the
+// file system is read-only already, so a path outside them protects
+// nothing, and is most likely a mistyped one left writable), and is not
+// one of them.
+func (c *checker) cliConnection(ptr string, _ map[string]any) {
+	var writable []string
+	c.each(ptr+"/confine/writable", func(_ int, w string) { writable = append(writable, filepath.Clean(w)) })
+	items, _ := lookup(c.doc.value, ptr+"/confine/writable")
+	if l, ok := items.([]any); !ok || len(writable) != len(l) {
+		return // no writable list, or one the schema refused: its fix comes first
+	}
+	c.each(ptr+"/confine/protected", func(i int, p string) {
+		at := ptr + "/confine/protected/" + strconv.Itoa(i)
+		if slices.Contains(strings.Split(p, "/"), "..") {
+			c.report(at, "has a \"..\" element: name the protected path as it is, since \"..\" after a symbolic link is not what the kernel resolves")
+			return
+		}
+		p = filepath.Clean(p)
+		if slices.Contains(writable, p) {
+			c.report(at, "is the writable directory %s itself: a protected path is a part of a writable directory that stays read-only; to make all of it read-only, remove it from writable", p)
+			return
+		}
+		for _, w := range writable {
+			if strings.HasPrefix(p, strings.TrimSuffix(w, "/")+"/") {
+				return
+			}
+		}
+		listed := "lists none"
+		if len(writable) > 0 {
+			listed = "is " + strings.Join(writable, ", ")
+		}
+		c.report(at, "is not inside a writable directory (confine.writable %s): everything else is read-only already, so it would protect nothing; name a path inside a writable directory, or remove it", listed)
+	})
 }
 
 // connectionKind returns the kind of conn, a connection of the file (""

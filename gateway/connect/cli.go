@@ -92,7 +92,15 @@ func (r cliRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 			line.WriteString(" " + config.ShellQuote(v))
 		}
 	}
-	env, missing := childEnv(c.cfg.Env, c.getenv)
+	var sb *sandbox
+	if c.cfg.Confine != nil {
+		var xe *workflow.ExecutorError
+		if sb, xe = c.sandbox(); xe != nil {
+			return nil, xe
+		}
+		defer sb.release()
+	}
+	env, missing := childEnv(c.cfg.Env, c.getenv, sb.environment())
 	if len(missing) > 0 {
 		c.log.Warn("cli connection env refers to unset environment variables", "variables", missing)
 	}
@@ -107,8 +115,8 @@ func (r cliRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 		}
 		path, args = p, argv
 	}
-	if c.cfg.Confine != nil {
-		args = append(c.bwrapArgs(path), args...)
+	if sb != nil {
+		args = append(sb.wrap(path), args...)
 		path = c.bwrap
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout(x))
@@ -182,21 +190,6 @@ func (c *cliConn) optionRefused(a, v string) *contracts.Error {
 	return &contracts.Error{Code: contracts.CodeInvalidParams,
 		Message: fmt.Sprintf("cli connection %s: the value %q of %s starts with '-', which %s would read as an option; the command was not run", c.name, clip(v, 64), a, c.cfg.Command),
 		Hint:    "Send a value that does not start with '-'. A caller's value is data, never an option of the command; an operator who means it to be one lists the argument under optionArguments."}
-}
-
-// bwrapArgs are the arguments of bubblewrap before the command: the whole
-// file system read-only, fresh /dev and /proc, each writable directory
-// bound read-write, PID namespace, killed with its parent.
-func (c *cliConn) bwrapArgs(command string) []string {
-	args := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
-	for _, w := range c.cfg.Confine.Writable {
-		args = append(args, "--bind", w, w)
-	}
-	args = append(args, "--unshare-pid", "--die-with-parent", "--new-session")
-	if c.cfg.WorkingDirectory != "" {
-		args = append(args, "--chdir", c.cfg.WorkingDirectory)
-	}
-	return append(args, "--", command)
 }
 
 // argValues turns a resolved value into command line arguments.

@@ -1,6 +1,9 @@
 package connect
 
-import "time"
+import (
+	"testing"
+	"time"
+)
 
 // PIDNamespaces reports whether children get PID namespaces here.
 var PIDNamespaces = pidNamespaces
@@ -32,4 +35,19 @@ func (m *Manager) SetCallerSessionBound(name string, n int) {
 // name idle at now for CallerSessionIdle or longer, and returns how many.
 func (m *Manager) SweepCallerSessions(name string, now time.Time) int {
 	return m.mcp[name].callers.sweep(now)
+}
+
+// AcquirePrivate makes a private directory as a confined call in flight
+// holds one, and returns it with its release.
+func AcquirePrivate(t *testing.T) (dir string, release func()) {
+	t.Helper()
+	_, dir, err := private.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, func() {
+		if err := private.release(dir); err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -276,7 +276,7 @@ func (c *mcpConn) dial(ctx context.Context) (*mcp.ClientSession, *exec.Cmd, erro
 		transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, DisableStandaloneSSE: !c.imported || c.notify == nil,
 			HTTPClient: &http.Client{Transport: rt}}
 	} else {
-		env, missing := childEnv(c.cfg.Env, c.getenv)
+		env, missing := childEnv(c.cfg.Env, c.getenv, nil)
 		if len(missing) > 0 {
 			c.log.Warn("mcp connection env refers to unset environment variables", "variables", missing)
 		}

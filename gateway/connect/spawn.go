@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,16 +42,19 @@ func onSpawner(f func() error) error {
 // environment; everything else it gets is named by its connection.
 var inherited = []string{"PATH", "HOME", "LANG", "TMPDIR"}
 
-// childEnv builds a child's environment: the inherited variables, then the
-// connection's env with ${NAME} read through getenv. It returns the names
-// of variables the connection refers to that are unset.
-func childEnv(env map[string]string, getenv func(string) string) (out []string, missing []string) {
+// childEnv builds a child's environment: the inherited variables, then
+// private (a confined call's private environment, which replaces the
+// gateway's HOME and TMPDIR), then the connection's env with ${NAME} read
+// through getenv. It returns the names of variables the connection refers
+// to that are unset.
+func childEnv(env map[string]string, getenv func(string) string, private map[string]string) (out []string, missing []string) {
 	vals := map[string]string{}
 	for _, k := range inherited {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
 	}
+	maps.Copy(vals, private)
 	for k, v := range env {
 		s, miss := config.Interpolate(v, getenv)
 		missing = append(missing, miss...)
