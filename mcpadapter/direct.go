@@ -44,6 +44,11 @@ type DirectTool struct {
 	// InputSchema is the capability's input schema ({"type":"object"}
 	// when nil); its root must be an object schema.
 	InputSchema json.RawMessage
+	// OutputSchema is the capability's declared output schema (nil:
+	// none), listed as the tool's outputSchema: the gateway checks every
+	// successful output, the structuredContent of the tool's result,
+	// against it before answering.
+	OutputSchema json.RawMessage
 	// Hints are the tool's annotations (DirectTools takes the
 	// capability's: those the configuration sets, the others derived from
 	// the executor); nil: the cautious default, destructive and
@@ -124,9 +129,13 @@ func prepareDirect(tools []DirectTool, log *slog.Logger) ([]*mcp.Tool, map[strin
 		}
 		destructive, openWorld := h.Destructive, h.OpenWorld
 		title := cmp.Or(h.Title, d.Title)
-		out = append(out, &mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: schema,
+		tool := &mcp.Tool{Name: d.Name, Title: d.Title, Description: d.Description, InputSchema: schema,
 			Annotations: &mcp.ToolAnnotations{Title: title, ReadOnlyHint: h.ReadOnly, IdempotentHint: h.Idempotent,
-				DestructiveHint: &destructive, OpenWorldHint: &openWorld}})
+				DestructiveHint: &destructive, OpenWorldHint: &openWorld}}
+		if len(d.OutputSchema) > 0 {
+			tool.OutputSchema = d.OutputSchema
+		}
+		out = append(out, tool)
 	}
 	return out, params, nil
 }
@@ -414,6 +423,9 @@ func DirectTools(caps []config.ExposedCapability) []DirectTool {
 		d := DirectTool{Name: c.ID, Title: c.Title, Description: c.Description, Hints: &h}
 		if c.InputSchema != nil {
 			d.InputSchema, _ = json.Marshal(c.InputSchema)
+		}
+		if c.OutputSchema != nil {
+			d.OutputSchema, _ = json.Marshal(c.OutputSchema)
 		}
 		out = append(out, d)
 	}

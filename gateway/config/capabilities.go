@@ -27,6 +27,14 @@ type Capability struct {
 	// InputSchema validates the capability's arguments (JSON Schema
 	// 2020-12, object root, local references only).
 	InputSchema map[string]any `json:"inputSchema,omitempty"`
+	// OutputSchema validates the capability's output on success (JSON
+	// Schema 2020-12, object root, local references only): the object a
+	// run records as lastRun.output and a direct tool answers as
+	// structuredContent. An output that does not satisfy it makes the call
+	// a failure (seeds/002: a successful result satisfies the tool's
+	// outputSchema). It is not an llm executor's outputSchema, which
+	// checks the model's answer, one member of that output.
+	OutputSchema map[string]any `json:"outputSchema,omitempty"`
 	// Guards run immediately before the executor; all must pass.
 	Guards []Guard `json:"guards,omitempty"`
 	// Executor does the work (noop when absent). A capability that wraps
@@ -133,8 +141,8 @@ type Proxy struct {
 // capability, described by the other members) and Capability (a capability
 // declared under capabilities) is set; As renames a referenced capability.
 // The metadata members of a reference override the capability's title,
-// description, domain and input schema, add to its tags and aliases, and
-// stack its guards on top of the capability's.
+// description, domain, input and output schema, add to its tags and
+// aliases, and stack its guards on top of the capability's.
 type Exposure struct {
 	Name       string `json:"name,omitempty"`
 	Capability string `json:"capability,omitempty"`
@@ -147,6 +155,7 @@ type Exposure struct {
 	Domain         string         `json:"domain,omitempty"`
 	ExposeDirectly bool           `json:"exposeDirectly,omitempty"`
 	InputSchema    map[string]any `json:"inputSchema,omitempty"`
+	OutputSchema   map[string]any `json:"outputSchema,omitempty"`
 	Guards         []Guard        `json:"guards,omitempty"`
 	// Executor is the inline capability's executor (noop when absent); a
 	// reference takes the capability's.
@@ -180,6 +189,11 @@ type ExposedCapability struct {
 	// InputSchema is nil when neither the exposure nor the capabilities it
 	// stands for declare one.
 	InputSchema map[string]any
+	// OutputSchema, the outermost declared as InputSchema is, is what a
+	// successful output must satisfy (nil: anything). An imported
+	// capability has none: its upstream's outputSchema, in Upstream,
+	// describes the upstream result's structuredContent, not this output.
+	OutputSchema map[string]any
 	// Guards in the order they run: the innermost wrapped capability's
 	// first, the exposure's last.
 	Guards []Guard
@@ -271,6 +285,9 @@ func (c *Config) exposedDeclared() []ExposedCapability {
 			if e.InputSchema != nil {
 				x.InputSchema = e.InputSchema
 			}
+			if e.OutputSchema != nil {
+				x.OutputSchema = e.OutputSchema
+			}
 			x.Guards = append(slices.Clone(x.Guards), e.Guards...)
 			x.Produces = union(x.Produces, e.Produces)
 			if e.Reliability != nil {
@@ -285,7 +302,7 @@ func (c *Config) exposedDeclared() []ExposedCapability {
 		}
 		out = append(out, ExposedCapability{ID: e.Name, Source: src, Title: e.Title, Description: e.Description,
 			Domain: e.Domain, Tags: slices.Clone(e.Tags), Aliases: slices.Clone(e.Aliases), ExposeDirectly: e.ExposeDirectly,
-			InputSchema: e.InputSchema, Guards: slices.Clone(e.Guards), Executor: e.Executor,
+			InputSchema: e.InputSchema, OutputSchema: e.OutputSchema, Guards: slices.Clone(e.Guards), Executor: e.Executor,
 			Produces: slices.Clone(e.Produces), Reliability: e.Reliability, Annotations: e.Annotations})
 	}
 	wrapped := map[string]bool{}
@@ -342,6 +359,9 @@ func (c *Config) resolveCapability(id string, depth int) (ExposedCapability, boo
 	x.ExposeDirectly = x.ExposeDirectly || cp.ExposeDirectly
 	if cp.InputSchema != nil {
 		x.InputSchema = cp.InputSchema
+	}
+	if cp.OutputSchema != nil {
+		x.OutputSchema = cp.OutputSchema
 	}
 	x.Guards = append(slices.Clone(x.Guards), cp.Guards...)
 	if cp.Executor != nil {

@@ -115,13 +115,14 @@ func (c *checker) capabilities() {
 }
 
 // capabilityBody checks what a capability and an exposure share: the paths
-// and the workflow of the executor, the input schema, the reliability, the
-// annotations and the guards.
+// and the workflow of the executor, the input and output schemas, the
+// reliability, the annotations and the guards.
 func (c *checker) capabilityBody(ptr string, wfIDs []string) {
 	if _, ok := c.obj(ptr + "/executor"); ok {
 		c.executor(ptr+"/executor", wfIDs)
 	}
 	c.inputSchema(ptr + "/inputSchema")
+	c.outputSchema(ptr + "/outputSchema")
 	c.reliability(ptr, wfIDs)
 	c.annotations(ptr) // annotations.go
 	c.guards(ptr + "/guards")

@@ -83,6 +83,34 @@ proxy:
 	}
 }
 
+// TestExposedOutputSchema: the outermost declared output schema stands,
+// as the input schema's does: the exposure's over the wrapper's over the
+// wrapped capability's; an inline exposure has its own.
+func TestExposedOutputSchema(t *testing.T) {
+	cfg, err := Parse("c.yaml", []byte(`
+capabilities:
+  inner: {outputSchema: {type: object, title: inner}}
+  outer: {wraps: inner}
+  strict: {wraps: inner, outputSchema: {type: object, title: strict}}
+proxy:
+  expose:
+    - {name: inline, outputSchema: {type: object, title: inline}}
+    - {capability: strict, as: stricter, outputSchema: {type: object, title: stricter}}
+    - {name: none}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for _, x := range cfg.Exposed() {
+		got[x.ID] = x.OutputSchema["title"]
+	}
+	want := map[string]any{"inline": "inline", "stricter": "stricter", "outer": "inner", "none": nil}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("output schemas by capability %v, want %v", got, want)
+	}
+}
+
 func TestTermKey(t *testing.T) {
 	for in, want := range map[string]string{"Evidence  Pack": "evidence pack", " PR ": "pr", "évidence": "évidence"} {
 		if got := TermKey(in); got != want {

@@ -601,6 +601,19 @@ func shortestPath(next map[string][]string, src, dst string) []string {
 // inputSchema checks the input schema at ptr: an object schema that
 // compiles as the contract compiles its own, with local references only.
 func (c *checker) inputSchema(ptr string) {
+	c.objectSchema(ptr, "inputSchema", "an input schema", "an input schema describes an object whose members are the arguments")
+}
+
+// outputSchema checks a capability's output schema at ptr as inputSchema
+// checks an input schema: a capability's output is an object.
+func (c *checker) outputSchema(ptr string) {
+	c.objectSchema(ptr, "outputSchema", "an output schema", "an output schema describes the capability's output, an object")
+}
+
+// objectSchema checks the schema at ptr, the member name, described as
+// what: an object schema (why says why) that compiles as the contract
+// compiles its own, with local references only.
+func (c *checker) objectSchema(ptr, name, what, why string) {
 	m, ok := c.obj(ptr)
 	if !ok {
 		return
@@ -609,9 +622,9 @@ func (c *checker) inputSchema(ptr string) {
 	case !present:
 		c.reportKey(ptr, "must describe an object: add type: object at its root")
 	case t != "object" && !c.reported[ptr+"/type"]:
-		c.report(ptr+"/type", "must be object: an input schema describes an object whose members are the arguments")
+		c.report(ptr+"/type", "must be object: %s", why)
 	}
-	c.schemaCompiles(ptr, m, "inputSchema", "an input schema")
+	c.schemaCompiles(ptr, m, name, what)
 }
 
 // schemaCompiles checks that the schema m at ptr compiles as the contract

@@ -18,12 +18,13 @@ import (
 //
 // Each capability is declared as an inline proxy.expose entry is (name,
 // title, description, tags, aliases, domain, exposeDirectly, inputSchema,
-// guards, executor, produces, reliability) and joins the proxy surface,
-// proxy_default and the discovery index after the configuration's own
-// capabilities. Validation is strict (seeds/002's declarative manifests):
-// the file is JSON; unknown members are refused at every level; an input
-// schema is an object-rooted JSON Schema 2020-12 schema with local
-// references only, and one naming another dialect, or using $id,
+// outputSchema, guards, executor, produces, reliability) and joins the
+// proxy surface, proxy_default and the discovery index after the
+// configuration's own capabilities. Validation is strict (seeds/002's
+// declarative manifests): the file is JSON; unknown members are refused
+// at every level; an input or output schema is an object-rooted JSON
+// Schema 2020-12 schema with local references only, and one naming
+// another dialect, or using $id,
 // $vocabulary, $recursiveRef or $recursiveAnchor, is refused (CheckToolSchema
 // and CheckManifestSchema); executors name connections and workflows of the
 // configuration. A manifest that fails makes the whole configuration
@@ -166,9 +167,11 @@ func parseManifest(file string, data []byte, cfg *document, taken map[string]str
 		if _, has := e["name"]; !has {
 			mc.reportKey(ptr, "needs a name: the id of the capability")
 		}
-		if s, has := e["inputSchema"]; has {
-			if _, err := CheckManifestSchema(s); err != nil {
-				mc.report(ptr+"/inputSchema", "%v", err)
+		for _, m := range []string{"inputSchema", "outputSchema"} {
+			if s, has := e[m]; has {
+				if _, err := CheckManifestSchema(s); err != nil {
+					mc.report(ptr+"/"+m, "%v", err)
+				}
 			}
 		}
 	}
@@ -237,13 +240,16 @@ func parseManifest(file string, data []byte, cfg *document, taken map[string]str
 			continue // semanticProblems reported it
 		}
 		taken[e.Name] = src
-		schema := e.InputSchema
+		schema, output := e.InputSchema, e.OutputSchema
 		if schema != nil {
 			schema, _ = CheckManifestSchema(schema) // detached; checked above
 		}
+		if output != nil {
+			output, _ = CheckManifestSchema(output)
+		}
 		caps = append(caps, ExposedCapability{ID: e.Name, Source: src, Title: e.Title, Description: e.Description,
 			Domain: e.Domain, Tags: slices.Clone(e.Tags), Aliases: slices.Clone(e.Aliases), ExposeDirectly: e.ExposeDirectly,
-			InputSchema: schema, Guards: slices.Clone(e.Guards), Executor: e.Executor,
+			InputSchema: schema, OutputSchema: output, Guards: slices.Clone(e.Guards), Executor: e.Executor,
 			Produces: slices.Clone(e.Produces), Reliability: e.Reliability})
 	}
 	if len(problems) > 0 {

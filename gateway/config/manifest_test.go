@@ -53,6 +53,7 @@ func TestManifestLoaded(t *testing.T) {
       "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
         "properties": {"q": {"type": "string"}, "tree": {"$ref": "#/$defs/node"}},
         "$defs": {"node": {"type": "object"}}},
+      "outputSchema": {"type": "object", "required": ["stdout"], "properties": {"stdout": {"type": "string"}}},
       "executor": {"kind": "cli", "connection": "sh", "args": ["-c", "echo", "$.arguments.q"], "unconfinedArguments": true}
     }
   ]
@@ -69,7 +70,8 @@ func TestManifestLoaded(t *testing.T) {
 	if found == nil {
 		t.Fatalf("notes.search is not offered: %+v", cfg.Exposed())
 	}
-	if !found.ExposeDirectly || found.Executor == nil || found.Executor.Connection != "sh" || !strings.HasSuffix(found.Source, "tools.json:capabilities[0]") {
+	if !found.ExposeDirectly || found.Executor == nil || found.Executor.Connection != "sh" || !strings.HasSuffix(found.Source, "tools.json:capabilities[0]") ||
+		found.OutputSchema["required"] == nil {
 		t.Errorf("notes.search = %+v", *found)
 	}
 }
@@ -88,6 +90,8 @@ func TestManifestRefused(t *testing.T) {
 		{"draft-07", `{"version": 1, "capabilities": [{"name": "a.b", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}}]}`, "only JSON Schema 2020-12 is accepted"},
 		{"recursiveRef", `{"version": 1, "capabilities": [{"name": "a.b", "inputSchema": {"type": "object", "properties": {"x": {"$recursiveRef": "#"}}}}]}`, "$recursiveRef is not accepted"},
 		{"$id", `{"version": 1, "capabilities": [{"name": "a.b", "inputSchema": {"type": "object", "$id": "https://example.com/x"}}]}`, "$id is not accepted"},
+		{"array root output schema", `{"version": 1, "capabilities": [{"name": "a.b", "outputSchema": {"type": "array"}}]}`, "capabilities[0].outputSchema: the schema's root must be an object schema"},
+		{"draft-07 output schema", `{"version": 1, "capabilities": [{"name": "a.b", "outputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}}]}`, "capabilities[0].outputSchema: the schema declares the dialect"},
 		{"unknown connection", `{"version": 1, "capabilities": [{"name": "a.b", "executor": {"kind": "cli", "connection": "nope"}}]}`, "capabilities[0].executor.connection: names no declared connection"},
 		{"workflow id taken", `{"version": 1, "capabilities": [{"name": "flow"}]}`, "capabilities[0].name: is already the id of the workflow at workflows.flow"},
 		{"duplicate in manifest", `{"version": 1, "capabilities": [{"name": "a.b"}, {"name": "a.b"}]}`, "is already the id"},

@@ -18,7 +18,8 @@ const (
 
 // CheckToolSchema applies the declarative-manifest rules of seeds/002 to
 // a tool's input schema from outside the configuration (an imported
-// upstream tool, a manifest): the root is an object schema (type: object);
+// upstream tool, a manifest), or a manifest's output schema: the root is
+// an object schema (type: object);
 // the dialect is JSON Schema 2020-12 (a $schema naming any other is
 // refused, except draft-07 when the schema uses none of the keywords whose
 // meaning changed: it then reads the same as 2020-12 and is taken as

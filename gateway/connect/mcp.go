@@ -3,7 +3,6 @@ package connect
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/strictjson"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -541,55 +541,20 @@ func resultOutput(res *mcp.CallToolResult) map[string]any {
 				continue
 			}
 		}
-		if v, ok := viaJSON(ct); ok {
+		if v, ok := strictjson.ViaJSON(ct); ok {
 			content = append(content, v)
 		}
 	}
 	out["content"] = content
 	out["text"] = strings.Join(texts, "\n")
 	if res.StructuredContent != nil {
-		if plainJSON(res.StructuredContent) {
+		if strictjson.Plain(res.StructuredContent) {
 			out["structuredContent"] = res.StructuredContent
-		} else if v, ok := viaJSON(res.StructuredContent); ok {
+		} else if v, ok := strictjson.ViaJSON(res.StructuredContent); ok {
 			out["structuredContent"] = v
 		}
 	}
 	return out
-}
-
-// viaJSON returns v as the plain JSON values its encoding decodes to.
-func viaJSON(v any) (any, bool) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, false
-	}
-	var out any
-	return out, json.Unmarshal(b, &out) == nil
-}
-
-// plainJSON reports whether v is made only of what encoding/json decodes
-// into an any (objects, arrays, strings, float64, bools, nil), so it is
-// its own JSON value.
-func plainJSON(v any) bool {
-	switch v := v.(type) {
-	case nil, string, float64, bool:
-		return true
-	case map[string]any:
-		for _, x := range v {
-			if !plainJSON(x) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		for _, x := range v {
-			if !plainJSON(x) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }
 
 // spawnTransport starts the child of a CommandTransport on the spawner's

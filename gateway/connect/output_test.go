@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/gateway/strictjson"
 )
 
 // throughJSON is how resultOutput read a result before it converted once:
@@ -121,12 +123,12 @@ func BenchmarkResultOutput(b *testing.B) {
 			out := map[string]any{}
 			content := []any{}
 			for _, ct := range res.Content {
-				v, _ := viaJSON(ct)
+				v, _ := strictjson.ViaJSON(ct)
 				content = append(content, v)
 			}
 			out["content"] = content
 			out["text"] = "hi"
-			out["structuredContent"], _ = viaJSON(res.StructuredContent)
+			out["structuredContent"], _ = strictjson.ViaJSON(res.StructuredContent)
 		}
 	})
 }

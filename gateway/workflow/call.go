@@ -17,8 +17,8 @@ import (
 // sub-workflow, and an executor the engine calls directly (a connection's
 // kind, or noop). Everything else about the call is the first move of a
 // run exactly: the input schema, the executor with its argument map, its
-// reliability (timeouts, retries, fallbacks), and a failed upstream call
-// being the call's result rather than an error.
+// reliability (timeouts, retries, fallbacks), its output schema, and a
+// failed upstream call being the call's result rather than an error.
 
 // Standalone reports whether capability name of the proxy definition d can
 // be called without a run (see CallStandalone). It is false for any other
@@ -131,6 +131,9 @@ func (e *Engine) CallStandalone(ctx context.Context, d *Definition, name string,
 	var xe *ExecutorError
 	switch {
 	case err == nil:
+		if xe = t.checkOutput(output); xe != nil {
+			call.OK, call.Error, output = false, xe.Message, nil
+		}
 	case errors.As(err, &xe) && xe.Outcome == OutcomeFailed:
 		call.OK, call.Error, output = false, xe.Message, xe.Output
 	case errors.As(err, &xe):

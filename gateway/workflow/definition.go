@@ -54,6 +54,10 @@ type Transition struct {
 	// limits are a proxy capability's rate limits
 	// (config.ExposedCapability.Limits; nil elsewhere).
 	limits []config.CapabilityLimit
+	// output is a proxy capability's output schema
+	// (config.ExposedCapability.OutputSchema, compiled once; nil: none),
+	// which a successful output must satisfy (checkOutput).
+	output *jsonschema.Schema
 }
 
 // Actor returns the transition's actor, agent by default.

@@ -561,8 +561,14 @@ func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Trans
 }
 
 // complete moves the instance by t once its executor answered output (xe
-// set when the call failed in a proxy run).
+// set when the call failed in a proxy run). A successful output that does
+// not satisfy t's output schema fails the call (checkOutput).
 func (e *Engine) complete(ctx context.Context, d *Definition, in *Instance, t *Transition, args, output map[string]any, xe *ExecutorError, attempts []attempt, out *Outcome, depth int, actor string) error {
+	if xe == nil {
+		if xe = t.checkOutput(output); xe != nil {
+			output = nil
+		}
+	}
 	ok := xe == nil
 	if output == nil {
 		output = map[string]any{}

@@ -56,7 +56,8 @@ func ProxyWorkflow(caps []config.ExposedCapability) config.Workflow {
 }
 
 // AddProxy compiles proxy_default from the capabilities and adds it to the
-// registry (replacing an earlier one).
+// registry (replacing an earlier one), with each capability's output
+// schema, which a successful move's output must satisfy.
 func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 	w := ProxyWorkflow(caps)
 	one, err := Compile(map[string]config.Workflow{config.ProxyDefaultWorkflow: w})
@@ -71,6 +72,11 @@ func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 			t.hints = &h
 			t.limits = c.Limits
 			d.limited = d.limited || len(c.Limits) > 0
+			if len(c.OutputSchema) > 0 {
+				if t.output, err = compile(config.ProxyDefaultWorkflow+"."+c.ID+".output", c.OutputSchema); err != nil {
+					return err
+				}
+			}
 		}
 		// The retries and fallback executors of a capability that reaches
 		// a connection (see config.Reliability); the fallbacks reach
