@@ -111,3 +111,46 @@ func TestOutputSchemaCompiledOnce(t *testing.T) {
 		t.Errorf("AddProxy with a broken output schema: %v", err)
 	}
 }
+
+// TestOutputSchemaAfterWait: a capability whose sub-workflow parks is held
+// to its output schema when the child ends and the move completes.
+func TestOutputSchemaAfterWait(t *testing.T) {
+	r, err := Compile(map[string]config.Workflow{"review": {Version: 1, Initial: "open",
+		States:      map[string]config.State{"open": {}, "done": {Terminal: true}},
+		Transitions: []config.Transition{{Name: "approve", From: config.StringList{"open"}, To: "done", Set: map[string]any{"verdict": "$.arguments.verdict"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := map[string]any{"type": "object", "required": []any{"verdict"}, "properties": map[string]any{"verdict": map[string]any{"type": "string"}}}
+	if err := r.AddProxy([]config.ExposedCapability{{ID: "ask.review", OutputSchema: schema, Produces: []string{"reviewed"},
+		Executor: &config.Executor{Kind: config.ExecutorWorkflow, DefinitionID: "review"}}}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	e := &Engine{Registry: r, NewID: func(p string) string { n++; return p + "_" + string(rune('a'+n)) }}
+	ctx := context.Background()
+	for _, c := range []struct {
+		verdict any
+		ok      bool
+	}{{42, false}, {"lgtm", true}} {
+		start, err := e.Start(ctx, StartRequest{DefinitionID: config.ProxyDefaultWorkflow, Input: map[string]any{"capability": "ask.review"}})
+		if err != nil || start.Parked == nil || len(start.Children) != 1 {
+			t.Fatalf("start: %+v %v", start, err)
+		}
+		moved, err := e.Fire(ctx, start.Children[0], "approve", map[string]any{"verdict": c.verdict})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Resume(ctx, start.Instance, moved.Instance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := res.Instance.Context[LastRunKey].(map[string]any)
+		if last["ok"] != c.ok || (len(res.Instance.Evidence) == 1) != c.ok {
+			t.Errorf("verdict %v: lastRun %v, evidence %v", c.verdict, last, res.Instance.Evidence)
+		}
+		if msg, _ := last["error"].(string); !c.ok && !strings.Contains(msg, "at /verdict (must be of type string)") {
+			t.Errorf("verdict %v: error %q", c.verdict, msg)
+		}
+	}
+}
