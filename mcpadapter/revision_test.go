@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/mcpadapter"
 )
 
@@ -332,13 +333,20 @@ func TestMcpHeadersInLogsAndMetrics(t *testing.T) {
 		}
 	}
 
-	res, err := h.client.Get(h.url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	text := string(b)
+	// A request is counted once its handler returned, which may be just
+	// after its client read the answer: read the metrics until the last
+	// request (the third 400) is counted.
+	var text string
+	gatewaytest.Eventually(t, "the count of the last request", 5*time.Second, func() bool {
+		res, err := h.client.Get(h.url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		text = string(b)
+		return metricValue(text, "praxa_http_requests_total", map[string]string{"route": "/mcp", "status": "400", "mcp_method": "tools/call"}) >= 3
+	})
 	for _, tc := range []struct {
 		labels  map[string]string
 		atLeast float64

@@ -344,11 +344,7 @@ func parkReleaseOut(t *testing.T, w *gw, tok string) (string, string) {
 // eventually polls cond until it holds, failing the test after 10 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-	}
+	gatewaytest.Eventually(t, what, 10*time.Second, cond)
 }
 
 // TestWorkflowExecutorResumeCallsOut: a parent whose move, once resumed,
