@@ -94,7 +94,7 @@ func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCal
 	out, ce := s.light.Call(ctx, c.Capability, a.checked, ev)
 	if ce != nil {
 		if ce.Code == contracts.CodeInternal {
-			s.log.ErrorContext(ctx, "direct call failed", "capability", c.Capability, "request_id", c.RequestID, "err", ce.Cause)
+			s.log.ErrorContext(ctx, "direct call failed", "capability", c.Capability, "err", ce.Cause)
 		}
 		return &DirectResult{Err: ce, Light: true}
 	}

@@ -408,7 +408,7 @@ func (s *Service) finish(ctx context.Context, p *auth.Principal, tool contracts.
 		res.Status = res.Err.Status()
 	}
 	if res.Err.Code == contracts.CodeInternal {
-		s.log.ErrorContext(ctx, "call failed", "tool", tool.Name, "request_id", requestID, "err", res.Err.Cause)
+		s.log.ErrorContext(ctx, "call failed", "tool", tool.Name, "err", res.Err.Cause)
 	}
 	if !res.audited {
 		s.audit.Record(eventFor(p, tool, "request.refused", "refused", string(res.Err.Code), requestID, traceID, s.now(), nil))

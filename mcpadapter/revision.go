@@ -119,7 +119,7 @@ const revisionNoBatch = "2025-06-18"
 // valid W3C traceparent (SEP-414; honoured at every revision) is handled in
 // that trace: the audit events of its calls carry the traceparent's trace
 // id (Local reads it from the context), and join, when set, is told (praxa
-// serve: httpapi.JoinTrace, so the answer's Traceparent header and the
+// serve: telemetry.JoinTrace, so the answer's Traceparent header and the
 // request's log line carry it too) unless the request may be one of a
 // batch (revisions before 2025-06-18), whose HTTP answer is shared. A
 // malformed traceparent is ignored, as W3C Trace Context says: the request

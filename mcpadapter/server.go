@@ -66,8 +66,8 @@ type Options struct {
 	PublicURL string
 	// JoinTrace, when set, is told the trace id of a request whose _meta
 	// carries a valid W3C traceparent, before the request is handled
-	// (praxa serve: httpapi.JoinTrace). The audit events of the request's
-	// calls carry that trace whether it is set or not.
+	// (praxa serve and praxa mcp: telemetry.JoinTrace). The audit events
+	// of the request's calls carry that trace whether it is set or not.
 	JoinTrace func(ctx context.Context, trace string) bool
 	// CallTimeout, when positive, bounds each tools/call of a contract
 	// tool as server.limits.requestTimeout bounds its /v8 route (praxa

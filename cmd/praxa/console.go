@@ -13,7 +13,7 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/issuer"
 )
 
@@ -80,5 +80,5 @@ func newConsole(cfg *config.Config, dev *issuer.Issuer, svc *gateway.Service, ve
 			Clients: map[string][]string{clientID: {strings.TrimRight(cfg.Server.PublicURL, "/") + console.CallbackPath}}, TTL: time.Hour})
 	}
 	return console.New(console.Options{Service: svc, Verifier: verifier, Issuer: iss, ClientID: clientID, PublicURL: cfg.Server.PublicURL,
-		Logger: log, IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }})
+		Logger: log, IDs: func(ctx context.Context) (string, string) { return telemetry.RequestID(ctx), telemetry.TraceID(ctx) }})
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
-	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/restclient"
+	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -44,7 +45,7 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	if tok == "" {
 		return errors.New("no credential: pass --token or set PRAXA_TOKEN (the MCP server never runs anonymously)")
 	}
-	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := telemetry.Logger(slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	var backend mcpadapter.Backend
 	var allowed func(context.Context, string) bool
 	var direct *mcpadapter.DirectSet
@@ -85,10 +86,14 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		}
 	}
 	mcpOpts.ToolSet, mcpOpts.Logger, mcpOpts.Allowed, mcpOpts.DirectSet, mcpOpts.ToolListChanged = *tools, log, allowed, direct, direct != nil
+	mcpOpts.JoinTrace = telemetry.JoinTrace
 	srv, err := mcpadapter.New(backend, &mcpOpts)
 	if err != nil {
 		return err
 	}
+	// Every request gets its ids, is recovered and recorded, as over HTTP.
+	rec := telemetry.NewRecorder(httpapi.NewMetrics().Requests(), log, mcpOpts.Registers)
+	srv.AddReceivingMiddleware(mcpadapter.Instrument(rec, log))
 	// Requests read before stdin ends are answered before the session
 	// closes (stdio_drain.go).
 	drain := newStdioDrain(ctx)
@@ -183,7 +188,7 @@ func localBackend(ctx context.Context, env *environment, f serveFlags, tok, tool
 	fmt.Fprintf(env.stderr, "praxa mcp: serving %s tools on stdio for %s (tenant %s)\n", toolSet, p.Subject, p.Tenant)
 	bind := func(ctx context.Context) (*auth.Principal, error) { return verifier.Verify(ctx, tok) }
 	local := &mcpadapter.Local{Service: svc, Bind: bind, Credential: auth.NewCredential(tok, p), MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
-		IDs: func(context.Context) (string, string) { return ids.Request(), ids.Trace() }}
+		IDs: func(ctx context.Context) (string, string) { return telemetry.RequestID(ctx), telemetry.TraceID(ctx) }}
 	reloader := newReloader(reloaderOptions{log: log, stderr: env.stderr, service: svc, conns: conns, direct: direct,
 		path: path, dev: f.dev, addr: f.addr, running: cfg, tokens: built.tokens})
 	go reloader.RetryImports(runCtx)

@@ -25,6 +25,7 @@ import (
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 	"github.com/praxa/praxa/openapi"
@@ -176,7 +177,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	locked := *env
 	locked.stderr = &syncWriter{w: env.stderr}
 	env = &locked
-	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := telemetry.Logger(slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	path := configPath(f.config)
 	cfg, err := readConfig(path, f.dev)
 	if err != nil {
@@ -303,11 +304,11 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	if err != nil {
 		return fail(err)
 	}
-	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct, JoinTrace: httpapi.JoinTrace,
+	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct, JoinTrace: telemetry.JoinTrace,
 		RequestState: states, PublicURL: cfg.Server.PublicURL,
 		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout), MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: f.tools,
-		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
+		IDs: func(ctx context.Context) (string, string) { return telemetry.RequestID(ctx), telemetry.TraceID(ctx) }},
 		mcpOpts)
 	if err != nil {
 		return fail(err)

@@ -42,6 +42,7 @@ import (
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/pgstore"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
+	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 	"github.com/praxa/praxa/openapi"
@@ -245,7 +246,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if level == nil {
 		level = slog.LevelWarn
 	}
-	log := slog.New(slog.NewJSONHandler(g.Logs, &slog.HandlerOptions{Level: level}))
+	log := telemetry.Logger(slog.New(slog.NewJSONHandler(g.Logs, &slog.HandlerOptions{Level: level})))
 	g.log = log
 	if g.Issuer == nil {
 		g.Issuer = NewIssuer(t, issuer.Options{Now: o.Now})
@@ -390,11 +391,11 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct, JoinTrace: httpapi.JoinTrace,
+	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct, JoinTrace: telemetry.JoinTrace,
 		RequestState: states, PublicURL: cfg.Server.PublicURL,
 		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout), MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, SDKOnly: o.MCPSDKOnly}
 	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
-		IDs: func(ctx context.Context) (string, string) { return httpapi.RequestID(ctx), httpapi.TraceID(ctx) }},
+		IDs: func(ctx context.Context) (string, string) { return telemetry.RequestID(ctx), telemetry.TraceID(ctx) }},
 		mcpOpts)
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func (s *server) resolveApproval(approve bool) http.HandlerFunc {
 		}
 		id := args["approvalId"].(string)
 		note, _ := args["note"].(string)
-		res, err := s.Service.ResolveApproval(r.Context(), p, id, approve, note, rid, TraceID(r.Context()))
+		res, err := s.Service.ResolveApproval(r.Context(), p, id, approve, note, rid, traceID(r.Context()))
 		if err != nil {
 			s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})
 			return

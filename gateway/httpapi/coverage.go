@@ -17,7 +17,7 @@ func (s *server) recordCoverageRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.Service.RecordCoverageRun(r.Context(), p, func() (map[string]any, error) { return args, nil },
-		requestID(r.Context()), TraceID(r.Context()))
+		requestID(r.Context()), traceID(r.Context()))
 	if err != nil {
 		s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})
 		return

@@ -2,57 +2,31 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
-	"sync"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/praxa/praxa/gateway/ratelimit"
+	"github.com/praxa/praxa/gateway/telemetry"
 )
 
 // Metrics are the gateway's Prometheus metrics, on a registry of their own.
 type Metrics struct {
-	registry     *prometheus.Registry
-	requests     *prometheus.CounterVec
-	latency      *prometheus.HistogramVec
+	registry *prometheus.Registry
+	// requests are the request metrics every surface records
+	// (telemetry.Recorder).
+	requests     *telemetry.Requests
 	authRefusals *prometheus.CounterVec
 	idempotency  *prometheus.CounterVec
 	rateLimited  prometheus.Counter
-
-	// bound caches the request metrics bound to their labels, per route
-	// pattern, method, MCP method and tool, and status (routeKey ->
-	// *boundRequest), so that a request does not hash its labels into the
-	// vectors again.
-	bound sync.Map
-}
-
-// routeKey labels one request's metrics.
-type routeKey struct {
-	route, method      string
-	mcpMethod, mcpTool string
-	status             int
-}
-
-// boundRequest is the request counter and latency histogram of one routeKey.
-type boundRequest struct {
-	requests prometheus.Counter
-	latency  prometheus.Observer
 }
 
 // NewMetrics registers the gateway's metrics and the Go runtime's.
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "praxa_http_requests_total", Help: "HTTP requests by route pattern, method and status; /mcp requests also by MCP method and tool (Mcp-Method, Mcp-Name).",
-		}, []string{"route", "method", "status", "mcp_method", "mcp_tool"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "praxa_http_request_duration_seconds", Help: "HTTP request latency by route pattern and method; /mcp requests also by MCP method and tool.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
-		}, []string{"route", "method", "mcp_method", "mcp_tool"}),
+		requests: telemetry.NewRequests(),
 		authRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "praxa_auth_refusals_total", Help: "Requests refused by authentication, by reason.",
 		}, []string{"reason"}),
@@ -63,7 +37,7 @@ func NewMetrics() *Metrics {
 			Name: "praxa_rate_limited_total", Help: "Requests refused by a rate limit (server.limits: per principal, per tenant).",
 		}),
 	}
-	m.registry.MustRegister(m.requests, m.latency, m.authRefusals, m.idempotency, m.rateLimited,
+	m.registry.MustRegister(m.requests, m.authRefusals, m.idempotency, m.rateLimited,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -95,21 +69,9 @@ func (m *Metrics) Handler() http.Handler {
 // AuthRefused counts one authentication refusal.
 func (m *Metrics) AuthRefused(reason string) { m.authRefusals.WithLabelValues(reason).Inc() }
 
-// observe counts one request; mcpMethod and mcpTool are its bounded MCP
-// labels (mcpLabels), empty outside /mcp.
-func (m *Metrics) observe(route, method, mcpMethod, mcpTool string, status int, d time.Duration) {
-	k := routeKey{route: route, method: method, mcpMethod: mcpMethod, mcpTool: mcpTool, status: status}
-	v, ok := m.bound.Load(k)
-	if !ok {
-		v, _ = m.bound.LoadOrStore(k, &boundRequest{
-			requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status), mcpMethod, mcpTool),
-			latency:  m.latency.WithLabelValues(route, method, mcpMethod, mcpTool),
-		})
-	}
-	b := v.(*boundRequest)
-	b.requests.Inc()
-	b.latency.Observe(d.Seconds())
-}
+// Requests are the request metrics, for a telemetry.Recorder (httpapi.New
+// makes the HTTP edge's; praxa mcp makes stdio's).
+func (m *Metrics) Requests() *telemetry.Requests { return m.requests }
 
 // RegisterLimiter exposes the counters of a cluster-wide rate limiter
 // (ratelimit.Cluster): its leases from the database, their failures, and

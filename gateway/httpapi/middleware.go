@@ -3,75 +3,108 @@ package httpapi
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/telemetry"
 )
 
-type ctxKey int
+// The middleware every request passes, outermost first (New):
+// requestIDs, s.instrument, s.recoverer. Each is chi-shaped
+// (func(http.Handler) http.Handler); their per-request state is one
+// exchange, which requestIDs allocates and puts in the context.
 
-const keyRequest ctxKey = iota
+// mcpRoute is the route pattern of the MCP endpoint.
+const mcpRoute = "/mcp"
 
-// requestInfo is what identify puts in a request's context: one value for
-// both ids, so that a request pays one context layer for them. mu guards
-// trace and sealed: JoinTrace may change the trace from a handler's
-// goroutine (the MCP transport runs calls on goroutines of its own) until
-// finish seals it.
-type requestInfo struct {
-	id string
+// requestID is the id of the request in ctx (telemetry.RequestID).
+func requestID(ctx context.Context) string { return telemetry.RequestID(ctx) }
 
-	mu     sync.Mutex
-	trace  string
-	sealed bool
-	header http.Header // the answer's headers, for JoinTrace's Traceparent
+// traceID is the trace id of the request in ctx (telemetry.TraceID).
+func traceID(ctx context.Context) string { return telemetry.TraceID(ctx) }
+
+// exchange is the per-request state of the middleware, allocated once by
+// requestIDs: the request's ids (telemetry.Request, in the context) and
+// the writer instrument records the status with.
+type exchange struct {
+	telemetry.Request
+	statusWriter
 }
 
-func requestID(ctx context.Context) string {
-	if ri, _ := ctx.Value(keyRequest).(*requestInfo); ri != nil {
-		return ri.id
-	}
-	return ""
+// requestIDs gives every request an id and a trace id, in its context
+// (telemetry.NewContext) and answered (X-Request-Id, Traceparent): a
+// client's valid X-Request-Id is kept, and so is the trace of a valid
+// Traceparent.
+func requestIDs(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := &exchange{}
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = ids.Request()
+		}
+		trace := traceFrom(r.Header.Get("Traceparent"))
+		h := w.Header()
+		x.Start(id, trace, h)
+		h["X-Request-Id"] = []string{id}
+		h["Traceparent"] = []string{ids.Traceparent(trace)}
+		next.ServeHTTP(w, r.WithContext(telemetry.NewContext(r.Context(), x)))
+	})
 }
 
-// RequestID returns the id of the request in ctx.
-func RequestID(ctx context.Context) string { return requestID(ctx) }
-
-// TraceID returns the W3C trace id of the request in ctx.
-func TraceID(ctx context.Context) string {
-	if ri, _ := ctx.Value(keyRequest).(*requestInfo); ri != nil {
-		ri.mu.Lock()
-		defer ri.mu.Unlock()
-		return ri.trace
-	}
-	return ""
+// instrument records every request (telemetry.Recorder): its metrics and
+// its log line, labelled with the route pattern that served it, and an
+// MCP request (route /mcp) with its Mcp-Method and Mcp-Name headers too.
+// It seals the request's trace once the handler returned (JoinTrace).
+func (s *server) instrument(next http.Handler) http.Handler {
+	rec := telemetry.NewRecorder(s.Metrics.Requests(), s.AccessLog, s.MCPTool)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := s.Now()
+		x, ok := telemetry.CarrierFrom(r.Context()).(*exchange)
+		if !ok {
+			x = &exchange{}
+		}
+		x.statusWriter = statusWriter{ResponseWriter: w}
+		next.ServeHTTP(&x.statusWriter, r)
+		o := telemetry.Observation{Route: "unmatched", Method: r.Method, Status: x.status, Duration: s.Now().Sub(start)}
+		if rc := chi.RouteContext(r.Context()); rc != nil {
+			if p := rc.RoutePattern(); p != "" {
+				o.Route = p
+			}
+		}
+		if o.Status == 0 {
+			o.Status = http.StatusOK
+		}
+		if o.Route == mcpRoute {
+			o.MCPMethod, o.MCPName = r.Header.Get("Mcp-Method"), r.Header.Get("Mcp-Name")
+		}
+		rec.Record(r.Context(), o)
+	})
 }
 
-// JoinTrace makes trace, a W3C trace id the caller read from the request's
-// body (an MCP request's _meta.traceparent, which ids.ParseTraceparent
-// checked), the trace of the request in ctx: TraceID answers it, and so do
-// the answer's Traceparent header and the request's log line. The caller
-// calls it before anything of the answer is written, and for one message
-// per request (not from the calls of a JSON-RPC batch, whose answers may be
-// under way). It reports whether the request was still open.
-func JoinTrace(ctx context.Context, trace string) bool {
-	ri, _ := ctx.Value(keyRequest).(*requestInfo)
-	if ri == nil {
-		return false
-	}
-	ri.mu.Lock()
-	defer ri.mu.Unlock()
-	if ri.sealed {
-		return false
-	}
-	ri.trace = trace
-	ri.header["Traceparent"] = []string{"00-" + trace + "-" + ids.Span() + "-01"}
-	return true
+// recoverer answers a request whose handler panicked 500 internal-error
+// (unless its answer had started) and logs the panic; http.ErrAbortHandler
+// goes on up, as net/http expects.
+func (s *server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			rec := recover()
+			if rec == nil {
+				return
+			}
+			if rec == http.ErrAbortHandler {
+				panic(rec)
+			}
+			s.Logger.ErrorContext(r.Context(), "panic serving request", "panic", fmt.Sprint(rec))
+			if sw, ok := w.(*statusWriter); !ok || sw.status == 0 {
+				writeProblem(w, 0, &contracts.Error{Code: contracts.CodeInternal, Message: "internal error"}, requestID(r.Context()))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // validRequestID reports whether a client's X-Request-Id is kept: 1 to 64
@@ -136,90 +169,6 @@ func (w *statusWriter) Flush() {
 
 // Unwrap returns the underlying writer, for http.ResponseController.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// observed is the per-request state of observe, allocated once.
-type observed struct {
-	statusWriter
-	info requestInfo
-}
-
-// observe gives every request an id and a trace id (X-Request-Id and
-// Traceparent answered), recovers panics, and records metrics and one log
-// line labelled with the route pattern.
-func (s *server) observe(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := s.Now()
-		o := &observed{statusWriter: statusWriter{ResponseWriter: w}}
-		o.info.id = r.Header.Get("X-Request-Id")
-		if !validRequestID(o.info.id) {
-			o.info.id = ids.Request()
-		}
-		o.info.trace = traceFrom(r.Header.Get("Traceparent"))
-		ctx := context.WithValue(r.Context(), keyRequest, &o.info)
-		h := w.Header()
-		o.info.header = h
-		h["X-Request-Id"] = []string{o.info.id}
-		h["Traceparent"] = []string{"00-" + o.info.trace + "-" + ids.Span() + "-01"}
-		defer s.finish(ctx, o, r, start)
-		next.ServeHTTP(&o.statusWriter, r.WithContext(ctx))
-	})
-}
-
-// finish recovers a panic of the request's handler, then records the
-// request's metrics and log line. An MCP request (route /mcp) is labelled
-// with its Mcp-Method and Mcp-Name headers as well (mcpLabels).
-func (s *server) finish(ctx context.Context, o *observed, r *http.Request, start time.Time) {
-	method := r.Method
-	if rec := recover(); rec != nil {
-		if rec == http.ErrAbortHandler {
-			panic(rec)
-		}
-		s.Logger.ErrorContext(ctx, "panic serving request", "request_id", o.info.id, "panic", fmt.Sprint(rec))
-		if o.status == 0 {
-			writeProblem(&o.statusWriter, 0, &contracts.Error{Code: contracts.CodeInternal, Message: "internal error"}, o.info.id)
-		}
-	}
-	route := "unmatched"
-	if rc := chi.RouteContext(ctx); rc != nil {
-		if p := rc.RoutePattern(); p != "" {
-			route = p
-		}
-	}
-	status := o.status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	d := s.Now().Sub(start)
-	o.info.mu.Lock()
-	o.info.sealed = true
-	trace := o.info.trace
-	o.info.mu.Unlock()
-	var mcpMethod, mcpName string
-	if route == mcpRoute {
-		mcpMethod, mcpName = r.Header.Get("Mcp-Method"), r.Header.Get("Mcp-Name")
-	}
-	labelMethod, labelTool := s.mcpLabels(route, mcpMethod, mcpName)
-	s.Metrics.observe(route, method, labelMethod, labelTool, status, d)
-	level := slog.LevelInfo
-	if status >= 500 {
-		level = slog.LevelError
-	}
-	if !s.AccessLog.Enabled(ctx, level) {
-		return
-	}
-	attrs := [8]slog.Attr{slog.String("request_id", o.info.id), slog.String("trace_id", trace), slog.String("method", method),
-		slog.String("route", route), slog.Int("status", status), slog.Duration("duration", d)}
-	n := 6
-	if mcpMethod != "" {
-		attrs[n] = slog.String("mcp_method", mcpMethod)
-		n++
-	}
-	if mcpName != "" {
-		attrs[n] = slog.String("mcp_name", mcpName)
-		n++
-	}
-	s.AccessLog.LogAttrs(ctx, level, "request", attrs[:n]...)
-}
 
 // deadline bounds every API request by the configured timeout; operations
 // honour the context.

@@ -19,7 +19,7 @@ func (s *server) acceptCapability(w http.ResponseWriter, r *http.Request) {
 	name, _ := args["name"].(string)
 	sum, _ := args["sha256"].(string)
 	res, err := s.Service.AcceptCapability(r.Context(), p, gateway.AcceptRequest{Name: name, SHA256: sum,
-		RequestID: requestID(r.Context()), TraceID: TraceID(r.Context())})
+		RequestID: requestID(r.Context()), TraceID: traceID(r.Context())})
 	if err != nil {
 		s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})
 		return

@@ -25,13 +25,13 @@ func (s *server) reloadConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.Reload(r.Context(), gateway.ReloadTrigger{Via: gateway.ReloadViaEndpoint, Principal: p,
-		RequestID: rid, TraceID: TraceID(r.Context())})
+		RequestID: rid, TraceID: traceID(r.Context())})
 	if err != nil {
-		s.Logger.WarnContext(r.Context(), "configuration reload refused", "subject", p.Subject, "request_id", rid, "err", err)
+		s.Logger.WarnContext(r.Context(), "configuration reload refused", "subject", p.Subject, "err", err)
 		writeProblem(w, 0, reloadError(err), rid)
 		return
 	}
-	s.Logger.InfoContext(r.Context(), "configuration reloaded", "subject", p.Subject, "request_id", rid)
+	s.Logger.InfoContext(r.Context(), "configuration reloaded", "subject", p.Subject)
 	writeJSON(w, http.StatusOK, res)
 }
 

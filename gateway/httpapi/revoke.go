@@ -25,7 +25,7 @@ func (s *server) revokeToken(w http.ResponseWriter, r *http.Request) {
 			Fields: []contracts.FieldError{{Pointer: "/expiresAt", Keyword: "format", Detail: "must be a valid date-time"}}}, rid)
 		return
 	}
-	req.RequestID, req.TraceID = rid, TraceID(r.Context())
+	req.RequestID, req.TraceID = rid, traceID(r.Context())
 	if err := s.Service.RevokeToken(r.Context(), p, req, s.Revocations); err != nil {
 		s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})
 		return

@@ -24,6 +24,7 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/ratelimit"
+	"github.com/praxa/praxa/gateway/telemetry"
 )
 
 // Authenticator verifies a request's bearer token (auth.Verifier does),
@@ -97,6 +98,8 @@ func New(o Options) http.Handler {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	// Every line logged in a request's context carries its ids.
+	o.Logger = telemetry.Logger(o.Logger)
 	if o.AccessLog == nil {
 		o.AccessLog = o.Logger
 	}
@@ -125,7 +128,7 @@ func New(o Options) http.Handler {
 	}
 
 	r := chi.NewRouter()
-	r.Use(s.observe)
+	r.Use(requestIDs, s.instrument, s.recoverer)
 	// RFC 9110: HEAD is answered wherever GET is.
 	r.Use(middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

@@ -53,7 +53,7 @@ func (s *server) toolHandler(tool contracts.Tool) http.HandlerFunc {
 		}
 		call := gateway.Call{
 			Tool: tool.Name, Surface: gateway.SurfaceREST, Key: key, KeySent: sent,
-			RequestID: rid, TraceID: TraceID(r.Context()),
+			RequestID: rid, TraceID: traceID(r.Context()),
 			Args: func() (map[string]any, error) { return s.arguments(w, r, tool, key) },
 		}
 		if tool.PathArgument != "" {
@@ -134,10 +134,10 @@ func (s *server) authenticate(w http.ResponseWriter, r *http.Request, scope cont
 		w.Header().Set("WWW-Authenticate", challenge(s.metadataURL, "invalid_token", reason, nil))
 		writeProblem(w, 0, &contracts.Error{Code: contracts.CodeInvalidToken, Message: "the access token is not accepted: " + reason}, rid)
 	default:
-		s.Logger.ErrorContext(r.Context(), "authentication failed", "request_id", rid, "err", err)
+		s.Logger.ErrorContext(r.Context(), "authentication failed", "err", err)
 		writeProblem(w, 0, &contracts.Error{Code: contracts.CodeUnavailable, Message: "authentication is unavailable", Cause: err}, rid)
 	}
-	s.Logger.InfoContext(r.Context(), "authentication refused", "request_id", rid, "reason", reason)
+	s.Logger.InfoContext(r.Context(), "authentication refused", "reason", reason)
 	return nil, false
 }
 

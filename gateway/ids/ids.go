@@ -66,6 +66,12 @@ func Span() string {
 	return string(out[:])
 }
 
+// Traceparent is a W3C traceparent header of a hop in trace: version 00,
+// a span id of its own (Span), sampled.
+func Traceparent(trace string) string {
+	return "00-" + trace + "-" + Span() + "-01"
+}
+
 // timeOrdered fills b as a UUIDv7 lays out its bits, without the version
 // and variant fields: the Unix time in milliseconds in the first 6 bytes
 // (big-endian), 80 random bits from crypto/rand in the other 10.

@@ -131,3 +131,13 @@ func FuzzParseTraceparent(f *testing.F) {
 		}
 	})
 }
+
+// TestTraceparent: a minted traceparent carries its trace and reads back.
+func TestTraceparent(t *testing.T) {
+	trace := Trace()
+	for range 100 {
+		if got, ok := ParseTraceparent(Traceparent(trace)); !ok || got != trace {
+			t.Fatalf("ParseTraceparent(Traceparent(%q)) = %q, %v", trace, got, ok)
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package telemetry_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDependencies keeps telemetry below every surface: of the module it
+// imports package ids only, so that httpapi, mcpadapter and the service
+// can all import it.
+func TestDependencies(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not available")
+	}
+	out, err := exec.Command(gobin, "list", "-deps", "github.com/praxa/praxa/gateway/telemetry").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/praxa/praxa/") && dep != "github.com/praxa/praxa/gateway/ids" &&
+			dep != "github.com/praxa/praxa/gateway/telemetry" || strings.HasPrefix(dep, "github.com/go-chi/") ||
+			strings.HasPrefix(dep, "github.com/modelcontextprotocol/") {
+			t.Errorf("gateway/telemetry depends on %s", dep)
+		}
+	}
+}
