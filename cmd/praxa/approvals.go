@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/assembly"
 	"github.com/praxa/praxa/gateway/auth"
 )
 
@@ -59,18 +60,20 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 	var svc *gateway.Service
 	if verb == "list" {
 		svc = gateway.New(st, &gateway.Options{LeaseTTL: cfg.LeaseTTL()})
+		defer svc.Close(ctx)
 	} else {
 		// Approving fires the approved move, which may call outside: the
 		// service runs on the configuration's connections, as serve's.
+		// Nothing runs in the background: the gateway is assembled for
+		// its service alone.
 		cfg.Defaults(f.addr)
-		built, err := buildService(ctx, cfg, st, log, gateway.Options{})
+		gw, err := assembly.Build(ctx, cfg, st, &assembly.Options{Logger: log})
 		if err != nil {
 			return err
 		}
-		defer built.conns.Close(context.WithoutCancel(ctx))
-		svc = built.service
+		defer gw.Close(context.WithoutCancel(ctx))
+		svc = gw.Service
 	}
-	defer svc.Close(ctx)
 	operator := &auth.Principal{Subject: "operator", Tenant: *tenant, Scopes: auth.NewScopeSet(contracts.ScopeApprovalsWrite)}
 	if verb == "list" {
 		if *status == "all" {

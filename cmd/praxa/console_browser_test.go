@@ -252,7 +252,7 @@ func TestConsoleInBrowser(t *testing.T) {
 
 		// The mission reached its next state, and the audit names alice.
 		reader := &auth.Principal{Subject: "test", Tenant: devTenant, Scopes: auth.NewScopeSet(contracts.ScopeMissionsRead, contracts.ScopeTracesRead)}
-		all, err := h.app.service.ListMissions(ctx, reader, store.MissionFilter{DefinitionID: "release_approval"}, 100)
+		all, err := h.app.gw.Service.ListMissions(ctx, reader, store.MissionFilter{DefinitionID: "release_approval"}, 100)
 		var missions []gateway.MissionSummary
 		for _, m := range all {
 			if m.ID == wfID {
@@ -262,7 +262,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		if err != nil || len(missions) != 1 || missions[0].State != "released" {
 			t.Fatalf("the mission after the approval: %+v %v", missions, err)
 		}
-		history, err := h.app.service.MissionHistory(ctx, reader, wfID)
+		history, err := h.app.gw.Service.MissionHistory(ctx, reader, wfID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +322,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("the approval without the CSRF token: %v %.300s", err, got)
 		}
 		approver := &auth.Principal{Subject: "test", Tenant: devTenant, Scopes: auth.NewScopeSet(contracts.ScopeMissionsRead)}
-		if a, err := h.app.service.ViewApproval(ctx, approver, id); err != nil || a.Status != "pending" {
+		if a, err := h.app.gw.Service.ViewApproval(ctx, approver, id); err != nil || a.Status != "pending" {
 			t.Errorf("after the viewer's forged approval: %+v %v", a, err)
 		}
 	})
@@ -339,7 +339,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		h.screenshot(tab, "approval-self")
 		reader := &auth.Principal{Subject: "test", Tenant: devTenant, Scopes: auth.NewScopeSet(contracts.ScopeMissionsRead)}
-		if a, err := h.app.service.ViewApproval(ctx, reader, id); err != nil || a.Status != "pending" {
+		if a, err := h.app.gw.Service.ViewApproval(ctx, reader, id); err != nil || a.Status != "pending" {
 			t.Errorf("after the requester's approval: %+v %v", a, err)
 		}
 	})

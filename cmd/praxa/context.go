@@ -10,11 +10,7 @@ import (
 	"strings"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/certs"
-	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/skills"
 )
 
 // This file holds the context commands (praxa memory import, praxa goals
@@ -33,21 +29,6 @@ var (
 	devCompartments = []string{"payments"}
 	devPurposes     = []string{"incident-review"}
 )
-
-// contextOptions loads what the service serves beside the store: the
-// skills cfg names (the embedded examples' for the embedded configuration)
-// and the trusted certificate issuers.
-func contextOptions(cfg *config.Config) (*skills.Catalog, certs.Issuers, error) {
-	cat, err := skills.FromConfig(cfg, examples.FS, examples.Root)
-	if err != nil {
-		return nil, nil, err
-	}
-	issuers, err := gateway.CertificateIssuers(cfg.Certificates)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cat, issuers, nil
-}
 
 // contextClaims returns the claims that allow compartments and purposes,
 // under the names the gateway reads them from.

@@ -12,10 +12,7 @@ import (
 	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/ids"
-	"github.com/praxa/praxa/gateway/skills"
-	"github.com/praxa/praxa/mcpadapter"
 )
 
 // This file reloads the configuration of a running gateway: on SIGHUP and
@@ -44,54 +41,6 @@ func readConfigData(path string, dev bool) (*config.Config, []byte, error) {
 		return cfg, examples.PraxecYAML, err
 	default:
 		return config.Default(), nil, nil
-	}
-}
-
-// reloaderOptions say what a reload reads and swaps.
-type reloaderOptions struct {
-	log     *slog.Logger
-	stderr  io.Writer
-	service *gateway.Service
-	conns   *connect.Switch
-	direct  *mcpadapter.DirectSet
-	// path and dev say where the configuration is read from (path empty:
-	// the embedded one with dev, else the defaults); addr is what
-	// Defaults completes it with, as at start.
-	path string
-	dev  bool
-	addr string
-	// tls: the gateway terminates TLS (its default public URL is https).
-	tls bool
-	// running is the configuration the gateway started on (prepared):
-	// the import retry imports it again.
-	running *config.Config
-	// tokens is the upstream token cache the reloaded connections share.
-	tokens *connect.Tokens
-}
-
-// newReloader returns the Reloader of a running gateway: it reads the
-// configuration again from the file it started with (--config, or
-// ./praxec.yaml as found at start; with --dev and no file, the embedded
-// example, so a reload changes nothing) and swaps in its connections,
-// workflows, discovery index, lexicon, policy, skills, certificate issuers
-// and the directly exposed MCP tools at once. Auth and server settings
-// keep their values from the start. The caller runs its RetryImports, so
-// that a proxy.import connection that could not be listed at start is
-// retried in the background.
-func newReloader(o reloaderOptions) *gateway.Reloader {
-	return &gateway.Reloader{
-		Service: o.service, Switch: o.conns, Source: o.path,
-		Load:    func(context.Context) (*config.Config, []byte, error) { return readConfigData(o.path, o.dev) },
-		Prepare: func(cfg *config.Config) { completeConfig(cfg, o.addr, o.tls) },
-		Connect: &connect.Options{Logger: o.log, Tokens: o.tokens},
-		Skills: func(cfg *config.Config) (*skills.Catalog, error) {
-			return skills.FromConfig(cfg, examples.FS, examples.Root)
-		},
-		Stage: func(cfg *config.Config) (func(), error) {
-			return o.direct.Stage(mcpadapter.DirectTools(cfg.Exposed()))
-		},
-		Problems: func(p string) { fmt.Fprintf(o.stderr, "praxa: %s\n", p) },
-		Running:  o.running,
 	}
 }
 

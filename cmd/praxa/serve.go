@@ -19,16 +19,11 @@ import (
 	"github.com/praxa/praxa/console"
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/assembly"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/connect"
-	"github.com/praxa/praxa/gateway/httpapi"
-	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/issuer"
-	"github.com/praxa/praxa/mcpadapter"
-	"github.com/praxa/praxa/openapi"
 )
 
 func init() {
@@ -152,24 +147,22 @@ type app struct {
 	env *environment
 	log *slog.Logger
 	// access buffers the access log (accesslog.go); close flushes it.
-	access   *bufferedLog
-	cfg      *config.Config
-	store    store.Store
-	conns    *connect.Switch
-	service  *gateway.Service
+	access *bufferedLog
+	cfg    *config.Config
+	store  store.Store
+	// gw is the assembled gateway (gateway/assembly): the service, its
+	// connections and background jobs, the reloader (SIGHUP and POST
+	// /v8/config/reload).
+	gw       *assembly.Gateway
 	server   *http.Server
 	listener net.Listener
 	cancel   context.CancelFunc
 	served   chan error
 	url      string
-
-	// reloader reloads the configuration (reload.go): SIGHUP and POST
-	// /v8/config/reload.
-	reloader *gateway.Reloader
 }
 
-// startGateway opens the store, builds the service and starts serving. It
-// returns once the listener is bound.
+// startGateway opens the store, assembles the gateway and starts serving.
+// It returns once the listener is bound.
 func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, error) {
 	// Every writer of the gateway's stderr (the log, the access log's
 	// flusher, direct prints) takes one lock, so that lines never
@@ -177,7 +170,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	locked := *env
 	locked.stderr = &syncWriter{w: env.stderr}
 	env = &locked
-	log := telemetry.Logger(slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	path := configPath(f.config)
 	cfg, err := readConfig(path, f.dev)
 	if err != nil {
@@ -209,143 +202,52 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		cancel()
 		ln.Close()
 		a.access.Close()
+		if a.gw != nil {
+			a.gw.Close(context.Background())
+		}
 		if a.store != nil {
 			a.store.Close()
-		}
-		if a.conns != nil {
-			a.conns.Close(context.Background())
 		}
 		return nil, err
 	}
 	if a.store, err = openAuditedStore(ctx, f, cfg, env.stderr, log); err != nil {
 		return fail(err)
 	}
-	built, err := buildService(ctx, cfg, a.store, log, gateway.Options{LexiconWrites: f.lexiconWrites,
-		SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch})
-	if err != nil {
-		return fail(err)
-	}
-	a.service, a.conns = built.service, built.conns
-	tokens := built.tokens
-	for _, p := range built.problems {
-		fmt.Fprintf(env.stderr, "praxa: %s\n", p)
-	}
-
-	var statics []auth.StaticIssuer
 	var dev *issuer.Issuer
-	issuers := make([]string, 0, len(cfg.Auth.Issuers)+1)
-	for _, is := range cfg.Auth.Issuers {
-		issuers = append(issuers, is.Issuer)
-	}
+	var statics []auth.StaticIssuer
 	if f.dev {
 		if dev, err = openDevIssuer(f.dataDir, cfg); err != nil {
 			return fail(err)
 		}
-		keys := []auth.StaticKey{}
-		for _, k := range dev.PublicKeys() {
-			keys = append(keys, auth.StaticKey{KeyID: k.KeyID, Algorithm: k.Algorithm, Key: k.Key})
-		}
-		statics = append(statics, auth.StaticIssuer{Issuer: dev.Issuer(), Keys: keys})
-		issuers = append(issuers, dev.Issuer())
+		statics = append(statics, devStaticIssuer(dev.Issuer(), dev))
 	}
-	metrics := httpapi.NewMetrics()
-	metrics.CounterFunc("praxa_audit_queue_waits_total", "Audit events that waited for room in the asynchronous audit queue.",
-		func() float64 { return float64(a.service.AuditWaits()) })
-	var verifier *auth.Verifier
-	revs, err := gateway.NewRevocations(ctx, a.store, 2*time.Second, func(jti string) {
-		if verifier != nil {
-			verifier.Forget(jti)
-		}
-		// The upstream tokens obtained with a revoked token go too.
-		tokens.Forget(jti)
-	}, log)
+	a.gw, err = assembly.Build(ctx, cfg, a.store, &assembly.Options{Logger: log, StaticIssuers: statics, ToolSet: f.tools,
+		Service: gateway.Options{LexiconWrites: f.lexiconWrites, SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch},
+		// Input requests protect their requestState with the configured
+		// keys, the same on every replica (--dev: a fresh one).
+		Getenv: env.getenv, GenerateRequestStateKey: f.dev,
+		Source: path, Load: func(context.Context) (*config.Config, []byte, error) { return readConfigData(path, f.dev) },
+		Prepare:  func(c *config.Config) { completeConfig(c, ln.Addr().String(), tlsConf != nil) },
+		Problems: func(p string) { fmt.Fprintf(env.stderr, "praxa: %s\n", p) }})
 	if err != nil {
 		return fail(err)
 	}
-	verifier, err = auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: revs, StaticIssuers: statics, OnRefusal: nil})
-	if err != nil {
-		return fail(err)
+	log = a.gw.Logger
+	for _, p := range a.gw.Problems {
+		fmt.Fprintf(env.stderr, "praxa: %s\n", p)
 	}
-	tokens.SetRevocations(revs)
-	go revs.Run(runCtx)
-	go sweepIdempotency(runCtx, a.store, log)
-	// audit.retention: events older than it go (gateway/audit_export.go).
-	go gateway.RunAuditRetention(runCtx, a.store, time.Duration(cfg.Audit.Retention), log)
-	// Expired move and start leases resolve as outcome-unknown without
-	// waiting for a request (gateway/leases_sweep.go); runCtx ends at
-	// shutdown.
-	go a.service.RunLeaseSweeper(runCtx)
-	metrics.CounterFunc("praxa_leases_swept_total", "Expired move and start leases the lease sweeper resolved as outcome-unknown.",
-		func() float64 { return float64(a.service.LeasesSwept()) })
-	// proxy_default runs idle longer than proxy.runRetention move to
-	// their terminal state expired (gateway/runs_expire.go).
-	go a.service.RunRunSweeper(runCtx)
-	// Moves parked on a sub-workflow past their timeoutMs fail and the
-	// sub-workflow is cancelled (gateway/waits.go).
-	go a.service.RunWaitSweeper(runCtx)
-	metrics.CounterFunc("praxa_runs_expired_total", "Idle proxy_default runs the run sweeper moved to the terminal state expired.",
-		func() float64 { return float64(a.service.RunsExpired()) })
-	metrics.RegisterQuotas(a.service)
-	// The rate limits: cluster-wide on PostgreSQL, in process on SQLite.
-	limiter := ratelimit.New(runCtx, a.store, log, ratelimit.ClusterOptions{Slice: cfg.Server.Limits.ClusterSlice})
-	metrics.RegisterLimiter(limiter)
-	a.service.SetLimiter(limiter) // capabilities.X.limits
-	metrics.RegisterPins(a.service)
-
-	direct, err := mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
-	if err != nil {
-		return fail(err)
-	}
-	// An MCP request's _meta.traceparent joins the request's trace (the
-	// audit events, the answer's Traceparent, the log line).
-	// Input requests protect their requestState with the configured keys,
-	// the same on every replica (--dev: a fresh one).
-	states, err := mcpadapter.RequestStateCodecFor(cfg.Server.RequestStateKeys, env.getenv, f.dev)
-	if err != nil {
-		return fail(err)
-	}
-	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: f.tools, DirectSet: direct, JoinTrace: telemetry.JoinTrace,
-		RequestState: states, PublicURL: cfg.Server.PublicURL,
-		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout), MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes}
-	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: a.service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: f.tools,
-		IDs: func(ctx context.Context) (string, string) { return telemetry.RequestID(ctx), telemetry.TraceID(ctx) }},
-		mcpOpts)
-	if err != nil {
-		return fail(err)
-	}
-	a.reloader = newReloader(reloaderOptions{log: log, stderr: env.stderr, service: a.service, conns: a.conns, direct: direct,
-		path: path, dev: f.dev, addr: ln.Addr().String(), tls: tlsConf != nil, running: cfg, tokens: tokens})
-	// proxy.import connections that could not be listed at start are
-	// retried in the background (gateway/imports.go); /readyz and
-	// discovery show their state.
-	go a.reloader.RetryImports(runCtx)
+	// The background jobs run until close, through the drain.
+	a.gw.Run(runCtx)
 	// SIGHUP reloads from here on, before the gateway says it listens: a
 	// hangup sent as soon as it is up must reload, not end the process.
-	reloadOnHangup(ctx, a.reloader, log, env.stderr) // reload.go
+	reloadOnHangup(ctx, a.gw.Reloader, log, env.stderr) // reload.go
 	// The operator console, when on (console.go).
-	cons, err := newConsole(cfg, dev, a.service, verifier, log)
+	cons, err := newConsole(cfg, dev, a.gw.Service, a.gw.Verifier, log)
 	if err != nil {
 		return fail(err)
 	}
-	doc, err := openapi.Build()
-	if err != nil {
-		return fail(err)
-	}
-	openAPI, err := openapi.MarshalJSON(doc)
-	if err != nil {
-		return fail(err)
-	}
-	handler := httpapi.New(httpapi.Options{
-		MCP:     mcpHandler,
-		MCPTool: mcpOpts.Registers,
-		OpenAPI: openAPI,
-		Service: a.service, Auth: verifier, Config: cfg, Metrics: metrics, Logger: log, Limiter: limiter,
-		AccessLog:   slog.New(slog.NewJSONHandler(a.access, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		Revocations: revs, Issuers: issuers,
-		Ready: func(ctx context.Context) error {
-			_, err := a.store.RevokedSince(ctx, time.Now())
-			return err
-		},
+	handler, err := a.gw.HTTPHandler(&assembly.HTTPOptions{
+		AccessLog: slog.New(slog.NewJSONHandler(a.access, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		Mount: func(r chi.Router) {
 			if dev != nil {
 				r.Mount(devPathPrefix, dev)
@@ -355,8 +257,10 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 				r.Handle(console.Prefix+"/*", cons)
 			}
 		},
-		Reload: func(ctx context.Context, by gateway.ReloadTrigger) (any, error) { return a.reloader.Reload(ctx, by) },
 	})
+	if err != nil {
+		return fail(err)
+	}
 	timeout := time.Duration(cfg.Server.Limits.RequestTimeout)
 	a.server = &http.Server{
 		Handler:           handler,
@@ -371,7 +275,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	go func() { a.served <- serveOn(a.server, ln) }()
 	log.Info("listening", "url", a.url, "data_dir", f.dataDir, "config", cfg.Source, "dev", f.dev, "workflows", len(cfg.Workflows))
 	fmt.Fprintf(env.stderr, "praxa: listening on %s (data in %s)\n", a.url, f.dataDir)
-	if len(issuers) == 0 {
+	if len(a.gw.IssuerURLs()) == 0 {
 		fmt.Fprintln(env.stderr, "praxa: no token issuer is configured: every /v8 call will answer 401 (add auth.issuers to the config, or use --dev)")
 	}
 	if cons != nil {
@@ -409,11 +313,10 @@ func (a *app) wait(ctx context.Context) error {
 
 // close shuts the gateway down: no reload from here on (a reload in
 // progress finishes first), then the requests in flight drain (30s at
-// most), then the service, the connections and the store close.
+// most), then the gateway (its jobs, service and connections) and the
+// store close.
 func (a *app) close() error {
-	if a.reloader != nil {
-		a.reloader.Close()
-	}
+	a.gw.Reloader.Close()
 	a.log.Info("shutting down: draining the requests in flight")
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -422,27 +325,20 @@ func (a *app) close() error {
 		err = nil
 	}
 	a.cancel()
-	err = errors.Join(err, a.service.Close(shutdown), a.conns.Close(shutdown), a.store.Close())
+	err = errors.Join(err, a.gw.Close(shutdown), a.store.Close())
 	a.access.Close()
 	a.log.Info("stopped")
 	return err
 }
 
-func sweepIdempotency(ctx context.Context, st store.Store, log *slog.Logger) {
-	t := time.NewTicker(10 * time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if n, err := st.SweepIdempotency(ctx, time.Now()); err != nil {
-				log.Warn("idempotency sweep failed", "err", err)
-			} else if n > 0 {
-				log.Info("idempotency records expired", "deleted", n)
-			}
-		}
+// devStaticIssuer is the dev issuer trusted with its keys under the issuer
+// URL iss.
+func devStaticIssuer(iss string, dev *issuer.Issuer) auth.StaticIssuer {
+	keys := []auth.StaticKey{}
+	for _, k := range dev.PublicKeys() {
+		keys = append(keys, auth.StaticKey{KeyID: k.KeyID, Algorithm: k.Algorithm, Key: k.Key})
 	}
+	return auth.StaticIssuer{Issuer: iss, Keys: keys}
 }
 
 // devIssuerFile records which issuer URL and audience the dev issuer of a

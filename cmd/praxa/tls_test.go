@@ -231,14 +231,14 @@ func TestServeTLS(t *testing.T) {
 		t.Errorf("after the renewal the gateway serves serial %d, want 11", serial)
 	}
 	// A reload completes the configuration as the start did.
-	if _, err := a.reloader.Reload(ctx, gateway.ReloadTrigger{Via: gateway.ReloadViaSignal}); err != nil {
+	if _, err := a.gw.Reloader.Reload(ctx, gateway.ReloadTrigger{Via: gateway.ReloadViaSignal}); err != nil {
 		t.Fatalf("reload: %v", err)
 	}
-	reread, _, err := a.reloader.Load(ctx)
+	reread, _, err := a.gw.Reloader.Load(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.reloader.Prepare(reread)
+	a.gw.Reloader.Prepare(reread)
 	if got := reread.Server.PublicURL; got != a.url {
 		t.Errorf("a reload completes the public URL as %q, want %q", got, a.url)
 	}

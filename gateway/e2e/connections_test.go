@@ -209,7 +209,7 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 	}
 
 	// One MCP child served every call; the secret never left the REST call.
-	if n := g.Connections.Starts("github"); n != 1 {
+	if n := g.Switch.Manager().Starts("github"); n != 1 {
 		t.Errorf("the MCP connection was opened %d times, want 1 (held open and reused)", n)
 	}
 	if apiCalls.Load() != 2 {

@@ -1,13 +1,13 @@
-// Package gatewaytest wires a complete real gateway for tests, the way
-// cmd/praxa/serve.go wires one: a real OIDC issuer (package issuer) served
-// over HTTP and trusted through config.Auth.Issuers (discovery, not a static
-// key set), a real SQLite file in t.TempDir() (sqlitestore.Open), the
-// workflows of the configuration compiled by workflow.Compile, the
-// discovery index (discovery.Build), the service with its Auditor
-// (gateway.New), the store-backed revocation list (gateway.NewRevocations),
-// bearer verification (auth.NewVerifier), MCP at /mcp
-// (mcpadapter.NewHTTPHandler), the OpenAPI document, and httpapi.New behind
-// a real HTTP server (httptest). Everything is closed when the test ends.
+// Package gatewaytest starts a complete real gateway for tests, assembled
+// by the same build as praxa serve's (package assembly: the service on the
+// configuration's connections with its pins checked, the revocation list
+// and verifier, the limiter, the metrics, the reloader, MCP at /mcp and the
+// REST edge, with the background jobs running), around what only a test
+// adds: a real OIDC issuer (package issuer) served over HTTP and trusted
+// through config.Auth.Issuers (discovery, not a static key set), a real
+// SQLite file in t.TempDir() (sqlitestore.Open) or a PostgreSQL database,
+// and a real HTTP server (httptest). Everything is closed when the test
+// ends.
 //
 // It is test support only: it must not be imported by non-test code (a
 // test of this package enforces that with go list -deps over the module's
@@ -22,7 +22,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,21 +30,17 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/assembly"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
-	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/ratelimit"
-	"github.com/praxa/praxa/gateway/scripts"
-	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/pgstore"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
-	"github.com/praxa/praxa/openapi"
 )
 
 // Options tune New. The zero value (or nil) starts a gateway over the
@@ -119,10 +114,6 @@ type Gateway struct {
 	Handler http.Handler
 	// Config is the configuration, Defaults applied.
 	Config *config.Config
-	// Connections are the connections of the configuration the gateway
-	// started with (package connect); after a reload, Switch.Manager()
-	// holds the current ones.
-	Connections *connect.Manager
 	// Switch holds the current connections; the engine runs executors
 	// through it, and a reload swaps it.
 	Switch *connect.Switch
@@ -163,6 +154,7 @@ type Gateway struct {
 	Tokens *connect.Tokens
 
 	opts  Options
+	gw    *assembly.Gateway
 	log   *slog.Logger
 	close func()
 }
@@ -223,15 +215,6 @@ func AllScopes() []string {
 	return out
 }
 
-// openAPI is the OpenAPI document, built once.
-var openAPI = sync.OnceValues(func() ([]byte, error) {
-	doc, err := openapi.Build()
-	if err != nil {
-		return nil, err
-	}
-	return openapi.MarshalJSON(doc)
-})
-
 // New starts a complete gateway; opts may be nil. It fails the test when
 // any part does not start, and closes every part when the test ends.
 func New(t testing.TB, opts *Options) *Gateway {
@@ -246,8 +229,6 @@ func New(t testing.TB, opts *Options) *Gateway {
 	if level == nil {
 		level = slog.LevelWarn
 	}
-	log := telemetry.Logger(slog.New(slog.NewJSONHandler(g.Logs, &slog.HandlerOptions{Level: level})))
-	g.log = log
 	if g.Issuer == nil {
 		g.Issuer = NewIssuer(t, issuer.Options{Now: o.Now})
 	}
@@ -287,15 +268,15 @@ func New(t testing.TB, opts *Options) *Gateway {
 	})
 	// From here on, Close (run at cleanup, before the logs are printed)
 	// undoes what was started.
-	var started []func() error
-	runCtx, cancel := context.WithCancel(ctx)
+	var gw *assembly.Gateway
 	var closeOnce sync.Once
 	g.close = func() {
 		closeOnce.Do(func() {
 			srv.Close()
-			cancel()
-			for i := len(started) - 1; i >= 0; i-- {
-				if err := started[i](); err != nil {
+			if gw != nil {
+				cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := gw.Close(cctx); err != nil {
 					t.Errorf("gatewaytest: close: %v", err)
 				}
 			}
@@ -306,141 +287,46 @@ func New(t testing.TB, opts *Options) *Gateway {
 	}
 	t.Cleanup(g.close)
 
-	g.Tokens = connect.NewTokens(nil)
-	conns, workflows, _, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log, Tokens: g.Tokens})
-	if err != nil {
-		t.Fatal(err)
+	// The requestState keys of the configuration, or one every replica
+	// of every test shares (serve --dev generates one per process).
+	var states *mcpadapter.RequestStateCodec
+	if len(cfg.Server.RequestStateKeys) == 0 {
+		var err error
+		if states, err = mcpadapter.NewRequestStateCodec([][]byte{[]byte(TestRequestStateKey)}, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
-	g.Connections = conns
-	g.Switch = connect.NewSwitch(conns)
-	started = append(started, func() error {
-		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer scancel()
-		return g.Switch.Close(sctx)
-	})
-	index, err := discovery.Build(workflows, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The skills and certificate issuers the configuration names, as
-	// serve loads them.
-	skillCatalog, err := loadSkills(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scriptCatalog, err := scripts.FromConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certIssuers, err := gateway.CertificateIssuers(cfg.Certificates)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Auditor = gateway.NewAuditor(st, &gateway.AuditorOptions{Logger: log})
-	g.Service = gateway.New(st, &gateway.Options{Now: o.Now, Logger: log,
-		Retention: time.Duration(cfg.Server.Idempotency.Retention), Auditor: g.Auditor,
-		Workflows: workflows, Policy: cfg.Policy,
-		Discovery: index, Lexicon: cfg.Lexicon, LexiconWrites: o.LexiconWrites,
-		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Runners: g.Switch.Runners(), Skills: skillCatalog, Scripts: scriptCatalog,
-		CertificateIssuers: certIssuers, LeaseTTL: cfg.LeaseTTL(), RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas})
-	started = append(started, func() error {
-		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer scancel()
-		return g.Service.Close(sctx)
-	})
-
 	interval := o.RevocationInterval
 	if interval <= 0 {
 		interval = time.Hour
 	}
-	var verifier atomic.Pointer[auth.Verifier]
-	g.Revocations, err = gateway.NewRevocations(ctx, st, interval, func(jti string) {
-		if v := verifier.Load(); v != nil {
-			v.Forget(jti)
-		}
-		g.Tokens.Forget(jti)
-	}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Verifier, err = auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: g.Revocations, Now: o.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	verifier.Store(g.Verifier)
-	g.Tokens.SetRevocations(g.Revocations)
-	runDone := make(chan struct{})
-	go func() { defer close(runDone); g.Revocations.Run(runCtx) }()
-	started = append(started, func() error { <-runDone; return nil })
-
-	toolSet := o.ToolSet
-	if toolSet == "" {
-		toolSet = contracts.SetAll
-	}
-	g.Direct, err = mcpadapter.NewDirectSet(mcpadapter.DirectTools(cfg.Exposed()), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The requestState keys of the configuration, or one every replica
-	// of every test shares (serve --dev generates one per process).
-	stateKeys := cfg.Server.RequestStateKeys
-	if len(stateKeys) == 0 {
-		stateKeys = []string{TestRequestStateKey}
-	}
-	states, err := mcpadapter.RequestStateCodecFor(stateKeys, nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mcpOpts := &mcpadapter.Options{Logger: log, ToolSet: toolSet, DirectSet: g.Direct, JoinTrace: telemetry.JoinTrace,
-		RequestState: states, PublicURL: cfg.Server.PublicURL,
-		CallTimeout: time.Duration(cfg.Server.Limits.RequestTimeout), MaxBodyBytes: cfg.Server.Limits.MaxBodyBytes, SDKOnly: o.MCPSDKOnly}
-	mcpHandler, err := mcpadapter.NewHTTPHandler(&mcpadapter.Local{Service: g.Service, MaxDepth: cfg.Server.Limits.MaxDepth, MaxElements: cfg.Server.Limits.MaxElements, ToolSet: toolSet,
-		IDs: func(ctx context.Context) (string, string) { return telemetry.RequestID(ctx), telemetry.TraceID(ctx) }},
-		mcpOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Reloader = &gateway.Reloader{Service: g.Service, Switch: g.Switch, Source: o.ConfigFile,
-		Load:    func(context.Context) (*config.Config, []byte, error) { return g.loadConfigData() },
-		Prepare: func(cfg *config.Config) { g.prepare(cfg, g.Config.Server.Addr) },
-		Connect: &connect.Options{Logger: log, Tokens: g.Tokens}, Skills: loadSkills,
-		Stage: func(cfg *config.Config) (func(), error) {
-			return g.Direct.Stage(mcpadapter.DirectTools(cfg.Exposed()))
-		},
-		Running: cfg, ImportRetryBase: o.ImportRetryBase, ImportRetryMax: o.ImportRetryBase}
-	// proxy.import connections that could not be listed at start are
-	// retried in the background, as serve does.
-	retryDone := make(chan struct{})
-	go func() { defer close(retryDone); g.Reloader.RetryImports(runCtx) }()
-	started = append(started, func() error { g.Reloader.Close(); <-retryDone; return nil })
-	doc, err := openAPI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Metrics = httpapi.NewMetrics()
-	g.Metrics.RegisterQuotas(g.Service) // as serve.go
-	g.Limiter = ratelimit.New(runCtx, st, log, ratelimit.ClusterOptions{Slice: cfg.Server.Limits.ClusterSlice})
-	g.Metrics.RegisterLimiter(g.Limiter)
-	g.Service.SetLimiter(g.Limiter)
-	g.Handler = httpapi.New(httpapi.Options{
-		MCP:     mcpHandler,
-		MCPTool: mcpOpts.Registers,
-		OpenAPI: doc,
-		Service: g.Service, Auth: g.Verifier, Config: cfg, Metrics: g.Metrics, Logger: log, Limiter: g.Limiter,
-		Revocations: g.Revocations, Issuers: []string{g.Issuer.URL}, Now: o.Now,
-		Ready: func(ctx context.Context) error {
-			_, err := st.RevokedSince(ctx, time.Now())
-			return err
-		},
-		Reload: func(ctx context.Context, by gateway.ReloadTrigger) (any, error) { return g.Reloader.Reload(ctx, by) },
+	gw, err := assembly.Build(ctx, cfg, st, &assembly.Options{
+		Logger: slog.New(slog.NewJSONHandler(g.Logs, &slog.HandlerOptions{Level: level})), Now: o.Now,
+		Service:            gateway.Options{LexiconWrites: o.LexiconWrites, SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch},
+		RevocationInterval: interval, ToolSet: o.ToolSet, RequestState: states,
+		Source: o.ConfigFile, Load: func(context.Context) (*config.Config, []byte, error) { return g.loadConfigData() },
+		Prepare:         func(cfg *config.Config) { g.prepare(cfg, g.Config.Server.Addr) },
+		ImportRetryBase: o.ImportRetryBase, ImportRetryMax: o.ImportRetryBase,
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.gw, g.log = gw, gw.Logger
+	g.Switch, g.Tokens, g.Auditor, g.Service = gw.Switch, gw.Tokens, gw.Auditor, gw.Service
+	g.Revocations, g.Verifier, g.Limiter, g.Metrics = gw.Revocations, gw.Verifier, gw.Limiter, gw.Metrics
+	g.Direct, g.Reloader = gw.Direct, gw.Reloader
+	gw.Run(ctx)
+	g.Handler, err = gw.HTTPHandler(&assembly.HTTPOptions{MCPSDKOnly: o.MCPSDKOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if o.Wrap != nil {
 		g.Handler = o.Wrap(g.Handler)
 	}
 	srv.Config.Handler = g.Handler
 	srv.Config.ReadHeaderTimeout = 5 * time.Second
 	srv.Config.MaxHeaderBytes = 64 << 10 // as serve.go
-	srv.Config.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	srv.Config.ErrorLog = slog.NewLogLogger(g.log.Handler(), slog.LevelWarn)
 	srv.Start()
 	g.URL, g.Client = srv.URL, srv.Client()
 	return g
@@ -489,12 +375,6 @@ func (g *Gateway) loadConfigData() (*config.Config, []byte, error) {
 	}
 	cfg, err := fn()
 	return cfg, nil, err
-}
-
-// loadSkills loads the skills a configuration names, as serve does (the
-// embedded examples' for a configuration parsed from memory).
-func loadSkills(cfg *config.Config) (*skills.Catalog, error) {
-	return skills.FromConfig(cfg, examples.FS, examples.Root)
 }
 
 func embeddedConfig() (*config.Config, error) {
@@ -587,16 +467,14 @@ func (g *Gateway) StoredEvents(t testing.TB, tenant, traceID string) []store.Eve
 	return out
 }
 
-// StdioSession connects a go-sdk client, over in-memory transports, to an
-// MCP server on the gateway's service and DirectSet bound to the bearer
-// token tok, as praxa mcp binds its credential: a stdio-like session that
-// is told when the tool list changes. Each notifications/tools/list_changed
-// sends on the returned channel (buffered, 8). Both ends close when t ends.
+// StdioSession connects a go-sdk client, over in-memory transports, to the
+// MCP server praxa mcp serves on stdio (assembly.Gateway.StdioServer),
+// bound to the bearer token tok: a session that is told when the tool list
+// changes. Each notifications/tools/list_changed sends on the returned
+// channel (buffered, 8). Both ends close when t ends.
 func (g *Gateway) StdioSession(t testing.TB, tok string) (*mcp.ClientSession, <-chan struct{}) {
 	t.Helper()
-	local := &mcpadapter.Local{Service: g.Service, ToolSet: contracts.SetAll,
-		Bind: func(ctx context.Context) (*auth.Principal, error) { return g.Verifier.Verify(ctx, tok) }}
-	srv, err := mcpadapter.New(local, &mcpadapter.Options{DirectSet: g.Direct, ToolListChanged: true})
+	srv, _, err := g.gw.StdioServer(context.Background(), tok)
 	if err != nil {
 		t.Fatal(err)
 	}
