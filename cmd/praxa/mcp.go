@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -26,10 +27,11 @@ func init() {
 }
 
 func runMCP(ctx context.Context, env *environment, args []string) error {
-	fs := newFlagSet(env, "mcp", "[--token TOKEN] [--tools SET] [--gateway URL | --data-dir DIR [--config FILE] [--dev]]")
+	fs := newFlagSet(env, "mcp", "[--token TOKEN] [--tools SET] [--metrics-addr HOST:PORT] [--gateway URL | --data-dir DIR [--config FILE] [--dev]]")
 	token := fs.String("token", "", "access token the server acts with (default $PRAXA_TOKEN)")
 	tools := fs.String("tools", contracts.SetAll, "tool set to register: "+setNames())
 	remote := fs.String("gateway", "", "act as a client of the gateway at this URL instead of the local store")
+	metricsAddr := fs.String("metrics-addr", "", metricsAddrUsage)
 	var f serveFlags
 	f.registerFor(env, fs, true, false)
 	if err := parseFlags(fs, args); err != nil {
@@ -47,7 +49,19 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		return errors.New("no credential: pass --token or set PRAXA_TOKEN (the MCP server never runs anonymously)")
 	}
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// The metrics listener is bound first: an address that cannot be
+	// bound stops the command before anything starts.
+	var metricsLn net.Listener
+	if *metricsAddr != "" {
+		ln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		metricsLn = ln
+		defer ln.Close()
+	}
 	var srv *mcp.Server
+	var metrics *httpapi.Metrics
 	if *remote != "" {
 		client, err := restclient.New(*remote, &restclient.Options{Token: restclient.StaticToken(tok),
 			HTTPClient: &http.Client{Timeout: 60 * time.Second}})
@@ -70,7 +84,8 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		}
 		// Every request gets its ids, is recovered and recorded, as on a
 		// gateway's own stdio server.
-		srv.AddReceivingMiddleware(mcpadapter.Instrument(telemetry.NewRecorder(httpapi.NewMetrics().Requests(), log, opts.Registers), log))
+		metrics = httpapi.NewMetrics()
+		srv.AddReceivingMiddleware(mcpadapter.Instrument(telemetry.NewRecorder(metrics.Requests(), log, opts.Registers), log))
 	} else {
 		gw, closeFn, err := localGateway(ctx, env, f, *tools, log)
 		if err != nil {
@@ -88,7 +103,12 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 			fmt.Fprintf(env.stderr, "praxa mcp: %s\n", p)
 		}
 		reloadOnHangup(ctx, gw.Reloader, gw.Logger, env.stderr)
+		metrics = gw.Metrics
 		fmt.Fprintf(env.stderr, "praxa mcp: serving %s tools on stdio for %s (tenant %s)\n", *tools, p.Subject, p.Tenant)
+	}
+	if metricsLn != nil {
+		defer serveMetrics(metricsLn, metrics, log)()
+		fmt.Fprintf(env.stderr, "praxa mcp: metrics at http://%s/metrics\n", metricsLn.Addr())
 	}
 	// Requests read before stdin ends are answered before the session
 	// closes (stdio_drain.go).
@@ -146,4 +166,18 @@ func localGateway(ctx context.Context, env *environment, f serveFlags, toolSet s
 		gw.Close(closeCtx)
 		st.Close()
 	}, nil
+}
+
+// metricsAddrUsage documents praxa mcp --metrics-addr.
+const metricsAddrUsage = "serve the server's Prometheus metrics at /metrics on this address (HOST:PORT, e.g. 127.0.0.1:9464): " +
+	"the requests it serves, under route \"stdio\", and with a local store the gateway's own; default none"
+
+// serveMetrics serves m at /metrics on ln, apart from stdio, until the
+// returned function is called.
+func serveMetrics(ln net.Listener, m *httpapi.Metrics, log *slog.Logger) (stop func()) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	go srv.Serve(ln)
+	return func() { srv.Close() }
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +48,41 @@ func TestMCPCommand(t *testing.T) {
 		started := stdioDrive(t, cs)
 		assertMissionState(t, gw.url, tok, started, "test")
 	})
+	t.Run("metrics", func(t *testing.T) {
+		for _, mode := range []struct {
+			name string
+			args []string
+			own  string // a metric only a local store's gateway has
+		}{
+			{"local store", []string{"--dev", "--data-dir", dir}, "praxa_leases_swept_total"},
+			{"gateway", []string{"--gateway", gw.url}, ""},
+		} {
+			t.Run(mode.name, func(t *testing.T) {
+				cs, stderr := connectStdio(t, bin, childEnv(), append([]string{"mcp", "--token", tok, "--metrics-addr", "127.0.0.1:0"}, mode.args...)...)
+				// stderr is copied from the child's pipe: it may trail the
+				// session's start a little.
+				var m []string
+				for deadline := time.Now().Add(10 * time.Second); m == nil; time.Sleep(20 * time.Millisecond) {
+					m = regexp.MustCompile(`praxa mcp: metrics at (http://\S+/metrics)`).FindStringSubmatch(stderr.String())
+					if m == nil && time.Now().After(deadline) {
+						t.Fatalf("stderr does not say where the metrics are:\n%s", stderr.String())
+					}
+				}
+				for range 2 {
+					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: contracts.ToolPraxecQuery, Arguments: map[string]any{}})
+					must(t, err, "praxec.query")
+				}
+				res, err := http.Get(m[1])
+				must(t, err, "GET %s", m[1])
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				want := `praxa_http_requests_total{mcp_method="tools/call",mcp_tool="praxec.query",method="",route="stdio",status="200"} 2`
+				if res.StatusCode != http.StatusOK || !strings.Contains(string(body), want) || !strings.Contains(string(body), mode.own) {
+					t.Errorf("GET %s: %d, want %s and %q:\n%s", m[1], res.StatusCode, want, mode.own, body)
+				}
+			})
+		}
+	})
 
 	refusals := []struct {
 		name, want string
@@ -59,6 +96,7 @@ func TestMCPCommand(t *testing.T) {
 		{"no token, gateway", "no credential", childEnv(), []string{"mcp", "--gateway", gw.url}},
 		{"bad token, gateway", "refuses the credential", childEnv(), []string{"mcp", "--gateway", gw.url, "--token", "not-a-token"}},
 		{"unknown tool set", "unknown tool set", childEnv(), []string{"mcp", "--dev", "--data-dir", dir, "--token", tok, "--tools", "nope"}},
+		{"metrics address", "--metrics-addr", childEnv(), []string{"mcp", "--dev", "--data-dir", dir, "--token", tok, "--metrics-addr", "no-port"}},
 	}
 	for _, r := range refusals {
 		t.Run(r.name, func(t *testing.T) {
