@@ -30,7 +30,8 @@ type Local struct {
 	MaxDepth, MaxElements int
 	// ToolSet is the tool set the server registers; policy may match on it.
 	ToolSet string
-	// IDs mints request and trace ids.
+	// IDs returns the request and trace ids of the request a call is in
+	// (every runtime: telemetry.RequestID and telemetry.TraceID).
 	IDs func(ctx context.Context) (requestID, traceID string)
 }
 
