@@ -47,6 +47,7 @@ import (
 
 // admission is one call on its way through the chain.
 type admission struct {
+	s    *Service
 	p    *auth.Principal
 	tool contracts.Tool
 	c    *Call
@@ -67,33 +68,33 @@ type admission struct {
 // admissionStep is one check of the chain: nil passes.
 type admissionStep struct {
 	name  string
-	check func(s *Service, ctx context.Context, a *admission) *contracts.Error
+	check func(a *admission, ctx context.Context) *contracts.Error
 }
 
 // admissionChain is the order of checks before execution, written once.
 var admissionChain = [...]admissionStep{
-	{"allowlist", (*Service).allowlisted},
-	{"scope", (*Service).scopeBeforeBody},
-	{"tenancy", (*Service).pathOwned},
-	{"key", (*Service).headerKey},
-	{"arguments", (*Service).readArguments},
-	{"dispatch", (*Service).dispatched},
-	{"tenancy", (*Service).argumentOwned},
-	{"key", (*Service).argumentKey},
-	{"schema", (*Service).validated},
-	{"implemented", (*Service).isImplemented},
+	{"allowlist", (*admission).allowlisted},
+	{"scope", (*admission).scopeBeforeBody},
+	{"tenancy", (*admission).pathOwned},
+	{"key", (*admission).headerKey},
+	{"arguments", (*admission).readArguments},
+	{"dispatch", (*admission).dispatched},
+	{"tenancy", (*admission).argumentOwned},
+	{"key", (*admission).argumentKey},
+	{"schema", (*admission).validated},
+	{"implemented", (*admission).isImplemented},
 }
 
 // admit runs the chain for a call of tool. It returns the admitted call,
 // or the refusal (with the operation it was refused as, when known).
 func (s *Service) admit(ctx context.Context, p *auth.Principal, tool contracts.Tool, c *Call) (*admission, *contracts.Error) {
-	a := &admission{p: p, tool: tool, c: c, opName: tool.OperationID}
+	a := &admission{s: s, p: p, tool: tool, c: c, opName: tool.OperationID}
 	if c.Capability != "" {
 		a.opName = string(contracts.OpStart)
 	}
 	a.op, a.implemented = s.ops[a.opName]
 	for _, step := range admissionChain {
-		if err := step.check(s, ctx, a); err != nil {
+		if err := step.check(a, ctx); err != nil {
 			return a, err
 		}
 	}
@@ -110,7 +111,7 @@ func (a *admission) praxec() bool {
 // travel outside its arguments (a REST path and header).
 func (a *admission) outsideBody() bool { return a.c.Surface == SurfaceREST }
 
-func (s *Service) allowlisted(_ context.Context, a *admission) *contracts.Error {
+func (a *admission) allowlisted(_ context.Context) *contracts.Error {
 	if !a.p.AllowsTool(a.tool.Name) {
 		return contracts.Errorf(contracts.CodeToolNotAllowed, "the token does not allow the tool %s", a.tool.Name)
 	}
@@ -120,7 +121,7 @@ func (s *Service) allowlisted(_ context.Context, a *admission) *contracts.Error 
 // scopeBeforeBody checks the scope a call names before its body: a
 // contract tool's, or for a direct call the start row's (the praxec.command
 // start it stands for). The praxec pair waits for its row (dispatched).
-func (s *Service) scopeBeforeBody(_ context.Context, a *admission) *contracts.Error {
+func (a *admission) scopeBeforeBody(_ context.Context) *contracts.Error {
 	switch {
 	case a.c.Capability != "":
 		return requireScope(a.p, contracts.ScopeMissionsWrite)
@@ -132,16 +133,16 @@ func (s *Service) scopeBeforeBody(_ context.Context, a *admission) *contracts.Er
 
 // pathOwned checks, before the key and the body, that the object a REST
 // path names belongs to the caller's tenant.
-func (s *Service) pathOwned(ctx context.Context, a *admission) *contracts.Error {
+func (a *admission) pathOwned(ctx context.Context) *contracts.Error {
 	if !a.outsideBody() || a.praxec() || !a.implemented || a.op.exists == nil {
 		return nil
 	}
-	return s.owns(ctx, a.op, a.p, a.c.PathValue)
+	return a.s.owns(ctx, a.op, a.p, a.c.PathValue)
 }
 
 // headerKey checks the idempotency key a REST header carries: required
 // operations need one; a versioned one takes one when sent.
-func (s *Service) headerKey(_ context.Context, a *admission) *contracts.Error {
+func (a *admission) headerKey(_ context.Context) *contracts.Error {
 	if !a.outsideBody() || a.tool.Idempotency == contracts.IdempotencySafeRead || a.c.Capability != "" {
 		return nil
 	}
@@ -152,7 +153,7 @@ func (s *Service) headerKey(_ context.Context, a *admission) *contracts.Error {
 	return nil
 }
 
-func (s *Service) readArguments(_ context.Context, a *admission) *contracts.Error {
+func (a *admission) readArguments(_ context.Context) *contracts.Error {
 	args, err := a.c.Args()
 	if err != nil {
 		return contracts.AsError(err)
@@ -166,7 +167,7 @@ func (s *Service) readArguments(_ context.Context, a *admission) *contracts.Erro
 
 // dispatched classifies a praxec call by the keys its body holds, and
 // checks the row's scope.
-func (s *Service) dispatched(_ context.Context, a *admission) *contracts.Error {
+func (a *admission) dispatched(_ context.Context) *contracts.Error {
 	if !a.praxec() {
 		return nil
 	}
@@ -175,13 +176,13 @@ func (s *Service) dispatched(_ context.Context, a *admission) *contracts.Error {
 		return contracts.AsError(err)
 	}
 	a.opName = string(d.Operation)
-	a.op, a.implemented = s.ops[a.opName]
+	a.op, a.implemented = a.s.ops[a.opName]
 	return requireScope(a.p, d.Row.Scope)
 }
 
 // argumentOwned checks that the object the path argument names (in the
 // arguments, off REST) belongs to the caller's tenant.
-func (s *Service) argumentOwned(ctx context.Context, a *admission) *contracts.Error {
+func (a *admission) argumentOwned(ctx context.Context) *contracts.Error {
 	if a.outsideBody() || !a.implemented || a.op.exists == nil || a.tool.PathArgument == "" {
 		return nil
 	}
@@ -189,7 +190,7 @@ func (s *Service) argumentOwned(ctx context.Context, a *admission) *contracts.Er
 	if !ok {
 		return nil // the schema refuses it
 	}
-	return s.owns(ctx, a.op, a.p, id)
+	return a.s.owns(ctx, a.op, a.p, id)
 }
 
 // argumentKey takes the idempotency key from the arguments: off REST, a
@@ -198,7 +199,7 @@ func (s *Service) argumentOwned(ctx context.Context, a *admission) *contracts.Er
 // Idempotency-Key header and as the idempotencyKey member must be the same.
 // A key that is present but empty or not a string is malformed, not
 // missing.
-func (s *Service) argumentKey(_ context.Context, a *admission) *contracts.Error {
+func (a *admission) argumentKey(_ context.Context) *contracts.Error {
 	raw, present := a.args["idempotencyKey"]
 	switch {
 	case a.c.Capability != "":
@@ -230,14 +231,14 @@ func (s *Service) argumentKey(_ context.Context, a *admission) *contracts.Error 
 // validated checks the arguments against the input schema: the tool's, or
 // for a direct call its capability's (the only schema its arguments have:
 // pointers read as the start's input, /input/NAME).
-func (s *Service) validated(_ context.Context, a *admission) *contracts.Error {
+func (a *admission) validated(_ context.Context) *contracts.Error {
 	if a.c.Capability == "" {
 		if err := contracts.ValidateInput(a.tool.Name, a.args); err != nil {
 			return contracts.AsError(err)
 		}
 		return nil
 	}
-	d, ok := s.workflows.Lookup(config.ProxyDefaultWorkflow)
+	d, ok := a.s.workflows.Lookup(config.ProxyDefaultWorkflow)
 	if !ok {
 		return nil // the move answers not-found itself
 	}
@@ -249,7 +250,7 @@ func (s *Service) validated(_ context.Context, a *admission) *contracts.Error {
 	return nil
 }
 
-func (s *Service) isImplemented(_ context.Context, a *admission) *contracts.Error {
+func (a *admission) isImplemented(_ context.Context) *contracts.Error {
 	if !a.implemented {
 		return contracts.Errorf(contracts.CodeNotImplemented, "%s is not available on this gateway yet", a.opName)
 	}
