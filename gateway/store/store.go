@@ -50,10 +50,16 @@ type Store interface {
 	// AppendEvents appends audit events in a transaction of their own; it is
 	// meant for batched, asynchronous audit of reads.
 	AppendEvents(ctx context.Context, events []Event) error
-	// SweepIdempotency deletes idempotency records that expired before t,
-	// and the resolved start leases kept for as long as the idempotency
-	// record of their key (StartLease.ExpiresAt) that expired before t, and
-	// returns how many rows it deleted.
+	// SweepIdempotency turns the idempotency records that expired before t
+	// into their tombstones (IdempotencyRecord.TombstoneUntil: the answer
+	// is dropped, the key, operation, fingerprint, object and CreatedAt
+	// kept), deletes the records and tombstones whose TombstoneUntil (or,
+	// without a tombstone, ExpiresAt) is before t, and deletes the
+	// resolved start leases kept for as long as the idempotency record of
+	// their key (StartLease.ExpiresAt) that expired before t. It returns
+	// how many rows it changed or deleted. A key has one row, record then
+	// tombstone, so the table holds at most the keys of one tombstone
+	// window.
 	SweepIdempotency(ctx context.Context, t time.Time) (int, error)
 	// RevokedSince lists revocations recorded at or after t, oldest first.
 	RevokedSince(ctx context.Context, t time.Time) ([]Revocation, error)
@@ -64,7 +70,10 @@ type Store interface {
 // ReadTx reads inside a transaction.
 type ReadTx interface {
 	// GetIdempotency returns the record of key in namespace, or ErrNotFound.
-	// A record past its ExpiresAt is reported as ErrNotFound.
+	// A record past its ExpiresAt but not past its TombstoneUntil is
+	// returned as its tombstone: Expired set, Status, Header and Body
+	// empty (whether the sweeper has dropped them yet or not). A record
+	// past both is reported as ErrNotFound.
 	GetIdempotency(ctx context.Context, namespace, key string, now time.Time) (IdempotencyRecord, error)
 	// GetIntent returns the tenant's intent, or ErrNotFound (also for
 	// another tenant's intent).
@@ -150,7 +159,8 @@ type ReadTx interface {
 type Tx interface {
 	ReadTx
 	// InsertIdempotency stores a new record; ErrExists if the namespace and
-	// key hold a record that has not expired (an expired one is replaced).
+	// key hold a record or a tombstone that has not expired at the new
+	// record's CreatedAt (an expired one is replaced).
 	InsertIdempotency(ctx context.Context, rec IdempotencyRecord) error
 	// InsertIntent stores a new intent; ErrExists if its id is taken.
 	InsertIntent(ctx context.Context, in Intent) error
@@ -246,7 +256,22 @@ type IdempotencyRecord struct {
 	Header    map[string]string
 	Body      []byte
 	CreatedAt time.Time
+	// ExpiresAt is when the record stops replaying.
 	ExpiresAt time.Time
+	// TombstoneUntil is when the key is forgotten: from ExpiresAt until
+	// then the record is a tombstone (its key, operation, fingerprint,
+	// object and CreatedAt, without the answer) that keeps the key from
+	// acting again. Zero, or not after ExpiresAt, is no tombstone (and
+	// reads back as zero).
+	TombstoneUntil time.Time
+	// Object names what the request created or acted on, as the gateway
+	// names it (a mission), "" for nothing it can link: a tombstone keeps
+	// it so that a late retry can be pointed at it.
+	Object string
+	// Expired is set by GetIdempotency on a tombstone: the record is past
+	// its ExpiresAt, and Status, Header and Body are empty. Drivers
+	// ignore it on insert.
+	Expired bool
 }
 
 // Intent is a recorded natural-language intent.

@@ -165,8 +165,14 @@ func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) 
 	defer s.db.mu.Unlock()
 	n := 0
 	for k, rec := range s.db.idem {
-		if nanos(rec.ExpiresAt) < nanos(t) {
+		switch {
+		case forgetAt(rec) < nanos(t):
 			delete(s.db.idem, k)
+			n++
+		case rec.Status != 0 && nanos(rec.ExpiresAt) < nanos(t):
+			// Expired: its tombstone keeps the key, not the answer.
+			rec.Status, rec.Header, rec.Body = 0, nil, []byte{}
+			s.db.idem[k] = rec
 			n++
 		}
 	}
@@ -304,10 +310,21 @@ func (t *txn) mustWrite() {
 // GetIdempotency implements store.ReadTx.
 func (t *txn) GetIdempotency(ctx context.Context, namespace, key string, now time.Time) (store.IdempotencyRecord, error) {
 	rec, ok := t.idemRecord(idemKey{namespace, key})
-	if !ok || nanos(rec.ExpiresAt) < nanos(now) {
+	if !ok || forgetAt(rec) < nanos(now) {
 		return store.IdempotencyRecord{}, store.ErrNotFound
 	}
-	return copyRecord(rec), nil
+	rec = copyRecord(rec)
+	if rec.Status == 0 || nanos(rec.ExpiresAt) < nanos(now) {
+		// A tombstone, as the SQL drivers answer one.
+		rec.Expired, rec.Status, rec.Header, rec.Body = true, 0, nil, nil
+	}
+	return rec, nil
+}
+
+// forgetAt is when rec goes: at the end of its tombstone or, without one,
+// when it expires (the SQL drivers' forget_at).
+func forgetAt(rec store.IdempotencyRecord) int64 {
+	return max(nanos(rec.ExpiresAt), nanos(rec.TombstoneUntil))
 }
 
 func (t *txn) idemRecord(k idemKey) (store.IdempotencyRecord, bool) {
@@ -322,16 +339,21 @@ func (t *txn) idemRecord(k idemKey) (store.IdempotencyRecord, bool) {
 func (t *txn) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord) error {
 	t.mustWrite()
 	k := idemKey{rec.Namespace, rec.Key}
-	// As in the SQLite driver: a record whose expiry precedes the new
-	// record's creation gives way; any other makes this an ErrExists.
-	if old, ok := t.idemRecord(k); ok && nanos(old.ExpiresAt) >= nanos(rec.CreatedAt) {
+	// As in the SQLite driver: a record forgotten (past its tombstone, or
+	// its expiry without one) before the new record's creation gives way;
+	// any other makes this an ErrExists.
+	if old, ok := t.idemRecord(k); ok && forgetAt(old) >= nanos(rec.CreatedAt) {
 		return store.ErrExists
 	}
 	rec = copyRecord(rec)
 	if rec.Body == nil {
 		rec.Body = []byte{}
 	}
-	rec.CreatedAt, rec.ExpiresAt = normTime(rec.CreatedAt), normTime(rec.ExpiresAt)
+	rec.Expired = false
+	rec.CreatedAt, rec.ExpiresAt, rec.TombstoneUntil = normTime(rec.CreatedAt), normTime(rec.ExpiresAt), normTime(rec.TombstoneUntil)
+	if nanos(rec.TombstoneUntil) <= nanos(rec.ExpiresAt) {
+		rec.TombstoneUntil = time.Time{} // no tombstone, as the SQL drivers read it back
+	}
 	if t.idem == nil {
 		t.idem = map[idemKey]store.IdempotencyRecord{}
 	}

@@ -30,16 +30,8 @@ func TestMigrateEventsCallTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err := Open(ctx, path, nil)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
-	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	s := openMigrated(ctx, t, path, db)
+	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		for _, tc := range []struct {
 			tenant, trace string
 			want          []string
@@ -68,22 +60,8 @@ func TestMigrateEventsCallTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rows, err := s.reader.QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT seq FROM events WHERE tenant = ? AND trace_id = ?
+	joined := queryPlan(ctx, t, s, `SELECT seq FROM events WHERE tenant = ? AND trace_id = ?
 		UNION SELECT seq FROM events WHERE tenant = ? AND call_trace_id = ? AND call_trace_id <> '' ORDER BY seq`, "a", "mine", "a", "mine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	joined := strings.Join(plan, "\n")
 	if !strings.Contains(joined, "USING COVERING INDEX events_call_trace") && !strings.Contains(joined, "USING INDEX events_call_trace") ||
 		!strings.Contains(joined, "events_trace") || strings.Contains(joined, "SCAN events") {
 		t.Errorf("a trace read does not use both indexes:\n%s", joined)

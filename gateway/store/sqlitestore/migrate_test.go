@@ -36,15 +36,7 @@ func TestMigrateIntentsByID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err := Open(ctx, path, nil)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
+	s := openMigrated(ctx, t, path, db)
 	var indexes []string
 	rows, err := s.reader.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'intents'`)
 	if err != nil {
@@ -108,15 +100,7 @@ func TestMigrateEventsSeq(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err := Open(ctx, path, nil)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
+	s := openMigrated(ctx, t, path, db)
 	var table string
 	if err := s.reader.QueryRowContext(ctx, `SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'events'`).Scan(&table); err != nil {
 		t.Fatal(err)
@@ -184,6 +168,88 @@ func TestMigrateEventsSeq(t *testing.T) {
 // recording them as applied, and returns the file's path and an open
 // handle on it: the store as a gateway of that age left it, for a test to
 // fill with rows of the old shape before Open applies the rest.
+// TestMigrateIdempotencyTombstones applies the migrations before 0018 to
+// a file, stores an idempotency record in the old table, then opens the
+// store: the record keeps its answer until it expires, is a tombstone for
+// the default window (30 days from its creation) after, and the sweep's
+// two statements each read a range of their own index.
+func TestMigrateIdempotencyTombstones(t *testing.T) {
+	ctx := context.Background()
+	path, db := migratedBefore(ctx, t, "0018")
+	created := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	expires := created.Add(24 * time.Hour)
+	if _, err := db.ExecContext(ctx, `INSERT INTO idempotency (namespace, key, operation, fingerprint, status, header, body, created_at, expires_at)
+		VALUES ('ns', 'key-before-0018-001', 'createMission', 'fp', 201, 'null', CAST('{"runId":"r1"}' AS BLOB), ?, ?)`, created.UnixNano(), expires.UnixNano()); err != nil {
+		t.Fatal(err)
+	}
+	s := openMigrated(ctx, t, path, db)
+	window := created.Add(30 * 24 * time.Hour)
+	read := func(at time.Time) (store.IdempotencyRecord, error) {
+		var rec store.IdempotencyRecord
+		err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+			var err error
+			rec, err = tx.GetIdempotency(ctx, "ns", "key-before-0018-001", at)
+			return err
+		})
+		return rec, err
+	}
+	if rec, err := read(created); err != nil || rec.Expired || rec.Status != 201 || !rec.TombstoneUntil.Equal(window) {
+		t.Errorf("before its expiry: %+v, %v; want the record, its tombstone until %v", rec, err, window)
+	}
+	if rec, err := read(expires.Add(time.Hour)); err != nil || !rec.Expired || rec.Fingerprint != "fp" {
+		t.Errorf("after its expiry: %+v, %v; want its tombstone", rec, err)
+	}
+	if _, err := read(window.Add(time.Second)); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("after the window: %v, want ErrNotFound", err)
+	}
+	for _, tc := range []struct{ stmt, index string }{
+		{`UPDATE idempotency SET status = 0, header = 'null', body = x'' WHERE status <> 0 AND expires_at < 1 AND forget_at >= 1`, "idempotency_unswept"},
+		{`DELETE FROM idempotency WHERE forget_at < 1`, "idempotency_forget"},
+	} {
+		if plan := queryPlan(ctx, t, s, tc.stmt); !strings.Contains(plan, tc.index) || strings.Contains(plan, "SCAN idempotency") {
+			t.Errorf("%s:\n%s\nwant a range of %s", tc.stmt, plan, tc.index)
+		}
+	}
+}
+
+// openMigrated closes db, which migratedBefore opened on path, and opens
+// the store on path: the migrations left run.
+func openMigrated(ctx context.Context, t *testing.T, path string, db *sql.DB) *Store {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// queryPlan is SQLite's plan of query, one line a step.
+func queryPlan(ctx context.Context, t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.reader.QueryContext(ctx, `EXPLAIN QUERY PLAN `+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}
+
 func migratedBefore(ctx context.Context, t *testing.T, version string) (string, *sql.DB) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "praxa.db")

@@ -37,6 +37,7 @@ func Run(t *testing.T, factory Factory) {
 		{"IdempotencyExpiry", testIdempotencyExpiry},
 		{"IdempotencyClaimRace", testIdempotencyClaimRace},
 		{"IdempotencyNamespaces", testIdempotencyNamespaces},
+		{"IdempotencyTombstones", testIdempotencyTombstones},
 		{"IntentTenancy", testIntentTenancy},
 		{"UpdateAtomic", testUpdateAtomic},
 		{"UpdateIsolatesFailures", testUpdateIsolatesFailures},
@@ -252,6 +253,95 @@ func testIdempotencyNamespaces(t *testing.T, o Opener) {
 		b, _ := tx.GetIdempotency(ctx, "tenant-b", "same-key-000000001", epoch)
 		if a.Fingerprint != "a" || b.Fingerprint != "b" {
 			t.Errorf("namespaces leak: a=%q b=%q", a.Fingerprint, b.Fingerprint)
+		}
+		return nil
+	})
+}
+
+// testIdempotencyTombstones: a record past its ExpiresAt reads as its
+// tombstone (Expired, no answer; key, operation, fingerprint, object and
+// CreatedAt kept) until its TombstoneUntil, before and after the sweep
+// drops its answer, and keeps the key from a new record meanwhile; the
+// sweep deletes it at the end of the window, after which the key is free.
+func testIdempotencyTombstones(t *testing.T, o Opener) {
+	s := o.Open(t)
+	rec := record("ns", "key-tombstone-00001", "fp1")
+	rec.Object, rec.TombstoneUntil = "run:r1", epoch.Add(30*time.Hour)
+	plain := record("ns", "key-no-tombstone-01", "fp2") // no tombstone
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.InsertIdempotency(ctx, rec); err != nil {
+			return err
+		}
+		return tx.InsertIdempotency(ctx, plain)
+	})
+	expired, forgotten := rec.ExpiresAt.Add(time.Second), rec.TombstoneUntil.Add(time.Second)
+	wantTombstone := func(when string, at time.Time) {
+		t.Helper()
+		view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+			got, err := tx.GetIdempotency(ctx, "ns", rec.Key, at)
+			if err != nil {
+				t.Fatalf("%s: GetIdempotency: %v, want the tombstone", when, err)
+			}
+			want := rec
+			want.Expired, want.Status, want.Header, want.Body = true, 0, nil, nil
+			if len(got.Body) == 0 {
+				got.Body = nil
+			}
+			if !got.CreatedAt.Equal(want.CreatedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) || !got.TombstoneUntil.Equal(want.TombstoneUntil) {
+				t.Errorf("%s: times = %v, %v, %v; want %v, %v, %v", when, got.CreatedAt, got.ExpiresAt, got.TombstoneUntil,
+					want.CreatedAt, want.ExpiresAt, want.TombstoneUntil)
+			}
+			got.CreatedAt, got.ExpiresAt, got.TombstoneUntil = want.CreatedAt, want.ExpiresAt, want.TombstoneUntil
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: GetIdempotency = %+v, want %+v", when, got, want)
+			}
+			return nil
+		})
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetIdempotency(ctx, "ns", rec.Key, epoch)
+		if err != nil || got.Expired || got.Status != 200 || got.Object != "run:r1" || !got.TombstoneUntil.Equal(rec.TombstoneUntil) {
+			t.Errorf("live record = %+v, %v; want it whole, with its object and window", got, err)
+		}
+		if _, err := tx.GetIdempotency(ctx, "ns", plain.Key, expired); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("expired record without a tombstone: %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	wantTombstone("expired, not swept", expired)
+	again := record("ns", rec.Key, "fp3")
+	again.CreatedAt, again.ExpiresAt = expired, expired.Add(time.Hour)
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertIdempotency(ctx, again) }); !errors.Is(err, store.ErrExists) {
+		t.Errorf("a new record over a tombstone: %v, want ErrExists", err)
+	}
+	// The sweep drops the answer (one row changed) and deletes the record
+	// without a tombstone (one row gone).
+	if n, err := s.SweepIdempotency(context.Background(), expired); err != nil || n != 2 {
+		t.Errorf("SweepIdempotency(expired) = %d, %v; want 2", n, err)
+	}
+	wantTombstone("swept", expired)
+	// A replica whose clock lags still reads the swept row as a tombstone:
+	// its answer is gone.
+	wantTombstone("swept, read before its expiry", epoch)
+	if n, err := s.SweepIdempotency(context.Background(), expired); err != nil || n != 0 {
+		t.Errorf("SweepIdempotency again = %d, %v; want 0", n, err)
+	}
+	wantTombstone("at the end of the window", rec.TombstoneUntil)
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if _, err := tx.GetIdempotency(ctx, "ns", rec.Key, forgotten); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("past the window: %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	if n, err := s.SweepIdempotency(context.Background(), forgotten); err != nil || n != 1 {
+		t.Errorf("SweepIdempotency(forgotten) = %d, %v; want 1", n, err)
+	}
+	again.CreatedAt, again.ExpiresAt = forgotten, forgotten.Add(time.Hour)
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertIdempotency(ctx, again) })
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		got, err := tx.GetIdempotency(ctx, "ns", rec.Key, forgotten)
+		if err != nil || got.Expired || got.Fingerprint != "fp3" || got.Object != "" {
+			t.Errorf("a new record after the window = %+v, %v", got, err)
 		}
 		return nil
 	})

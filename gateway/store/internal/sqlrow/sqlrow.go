@@ -34,7 +34,7 @@ const (
 	SubmitColumns      = `fingerprint, response, created_at, status`
 	ApprovalColumns    = `tenant, id, workflow_id, run_id, transition, queue, status, requested_by, resolved_by, doc, created_at, resolved_at`
 	PendingColumns     = `tenant, subject_key, command_key, subject, doc, created_by, created_at`
-	IdempotencyColumns = `operation, fingerprint, status, header, body, created_at, expires_at`
+	IdempotencyColumns = `operation, fingerprint, status, header, body, created_at, expires_at, object, forget_at`
 	IntentColumns      = `subject, text, tags, trace_id, created_at`
 	EventColumns       = `seq, type, at, subject, client_id, operation, tool, run_id, workflow_id, outcome, code, request_id, attributes, trace_id, call_trace_id`
 	RevocationColumns  = `jti, revoked_at, expires_at, by_subject, reason`
@@ -198,14 +198,15 @@ func PendingSubject(row Scanner) (store.PendingSubject, error) {
 }
 
 // Idempotency reads IdempotencyColumns into the record under namespace and
-// key, which the row does not repeat.
+// key, which the row does not repeat. forget_at is when the row goes: its
+// TombstoneUntil, or its ExpiresAt when it has no tombstone (ForgetAt).
 func Idempotency(row Scanner, namespace, key string) (store.IdempotencyRecord, error) {
 	var (
-		rec              store.IdempotencyRecord
-		header           string
-		created, expires int64
+		rec                      store.IdempotencyRecord
+		header                   string
+		created, expires, forget int64
 	)
-	if err := row.Scan(&rec.Operation, &rec.Fingerprint, &rec.Status, &header, &rec.Body, &created, &expires); err != nil {
+	if err := row.Scan(&rec.Operation, &rec.Fingerprint, &rec.Status, &header, &rec.Body, &created, &expires, &rec.Object, &forget); err != nil {
 		return rec, err
 	}
 	if err := decode("header", header, &rec.Header); err != nil {
@@ -213,7 +214,27 @@ func Idempotency(row Scanner, namespace, key string) (store.IdempotencyRecord, e
 	}
 	rec.Namespace, rec.Key = namespace, key
 	rec.CreatedAt, rec.ExpiresAt = fromNanos(created), fromNanos(expires)
+	if forget > expires {
+		rec.TombstoneUntil = fromNanos(forget)
+	}
 	return rec, nil
+}
+
+// ForgetAt is the forget_at column of rec: when its row goes, at the end
+// of its tombstone or, without one, when it expires.
+func ForgetAt(rec store.IdempotencyRecord) int64 {
+	return max(Nanos(rec.ExpiresAt), Nanos(rec.TombstoneUntil))
+}
+
+// Tombstone makes rec, read at now, what store.ReadTx.GetIdempotency
+// answers: past its ExpiresAt (or with its answer dropped by the sweeper,
+// Status 0) it is a tombstone, Expired and without its answer.
+func Tombstone(rec store.IdempotencyRecord, now time.Time) store.IdempotencyRecord {
+	if rec.Status != 0 && Nanos(rec.ExpiresAt) >= Nanos(now) {
+		return rec
+	}
+	rec.Expired, rec.Status, rec.Header, rec.Body = true, 0, nil, nil
+	return rec
 }
 
 // Intent reads IntentColumns into the intent of tenant and id, which the row

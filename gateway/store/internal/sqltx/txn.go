@@ -14,8 +14,11 @@ import (
 // GetIdempotency implements store.ReadTx.
 func (t *Tx) GetIdempotency(ctx context.Context, namespace, key string, now time.Time) (store.IdempotencyRecord, error) {
 	rec, err := sqlrow.Idempotency(t.queryRow(ctx, `SELECT `+sqlrow.IdempotencyColumns+`
-		FROM idempotency WHERE namespace = ? AND key = ? AND expires_at >= ?`, namespace, key, now.UnixNano()), namespace, key)
-	return rec, t.rowErr("get idempotency", err)
+		FROM idempotency WHERE namespace = ? AND key = ? AND forget_at >= ?`, namespace, key, now.UnixNano()), namespace, key)
+	if err != nil {
+		return rec, t.rowErr("get idempotency", err)
+	}
+	return sqlrow.Tombstone(rec, now), nil
 }
 
 // InsertIdempotency implements store.Tx.
@@ -24,16 +27,18 @@ func (t *Tx) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord)
 	if err != nil {
 		return t.wrap("idempotency header", err)
 	}
-	// An expired record gives way; a live one makes this insert a no-op.
+	// A record forgotten (past its tombstone) gives way; a live one or a
+	// tombstone makes this insert a no-op.
 	return t.insert(ctx, "insert idempotency", `INSERT INTO idempotency
-		(namespace, key, operation, fingerprint, status, header, body, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		(namespace, key, operation, fingerprint, status, header, body, created_at, expires_at, object, forget_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (namespace, key) DO UPDATE SET
 			operation = excluded.operation, fingerprint = excluded.fingerprint, status = excluded.status,
-			header = excluded.header, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
-		WHERE idempotency.expires_at < excluded.created_at`,
+			header = excluded.header, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at,
+			object = excluded.object, forget_at = excluded.forget_at
+		WHERE idempotency.forget_at < excluded.created_at`,
 		rec.Namespace, rec.Key, rec.Operation, rec.Fingerprint, rec.Status, string(header), sqlrow.NonNilBytes(rec.Body),
-		sqlrow.Nanos(rec.CreatedAt), sqlrow.Nanos(rec.ExpiresAt))
+		sqlrow.Nanos(rec.CreatedAt), sqlrow.Nanos(rec.ExpiresAt), rec.Object, sqlrow.ForgetAt(rec))
 }
 
 // InsertIntent implements store.Tx.
@@ -150,21 +155,32 @@ func (t *Tx) RevokedSince(ctx context.Context, since time.Time) ([]store.Revocat
 		WHERE revoked_at >= ? ORDER BY revoked_at, jti`, unlimited, sqlrow.Nanos(since))
 }
 
-// SweepExpired deletes the idempotency records that expired before at,
-// and the resolved start leases kept as long as their key's record
-// (StartLease.ExpiresAt) that expired with them, and answers how many
-// rows went: the work of store.Store's SweepIdempotency, which each
-// driver runs in a transaction of its own.
+// SweepExpired turns the idempotency records that expired before at into
+// their tombstones (the answer dropped: status 0, no header, an empty
+// body), deletes the rows forgotten before at (forget_at: the end of the
+// tombstone, or the expiry of a record without one) and the resolved start
+// leases kept as long as their key's record (StartLease.ExpiresAt) that
+// expired with them, and answers how many rows changed or went: the work
+// of store.Store's SweepIdempotency, which each driver runs in a
+// transaction of its own. Each statement reads a range of its own index:
+// idempotency_unswept (expires_at of the rows with an answer) and
+// idempotency_forget.
 func (t *Tx) SweepExpired(ctx context.Context, at time.Time) (int, error) {
-	n, err := t.exec(ctx, `DELETE FROM idempotency WHERE expires_at < ?`, at.UnixNano())
+	now := at.UnixNano()
+	stripped, err := t.exec(ctx, `UPDATE idempotency SET status = 0, header = 'null', body = ?
+		WHERE status <> 0 AND expires_at < ? AND forget_at >= ?`, []byte{}, now, now)
+	if err != nil {
+		return 0, t.wrap("sweep idempotency records into tombstones", err)
+	}
+	n, err := t.exec(ctx, `DELETE FROM idempotency WHERE forget_at < ?`, now)
 	if err != nil {
 		return 0, t.wrap("sweep idempotency records", err)
 	}
-	m, err := t.exec(ctx, `DELETE FROM start_leases WHERE expires_at > 0 AND expires_at < ? AND status <> 0`, at.UnixNano())
+	m, err := t.exec(ctx, `DELETE FROM start_leases WHERE expires_at > 0 AND expires_at < ? AND status <> 0`, now)
 	if err != nil {
 		return 0, t.wrap("sweep start leases", err)
 	}
-	return int(n + m), nil
+	return int(stripped + n + m), nil
 }
 
 // ExportEvents implements store.ReadTx: the events after f.AfterSeq that
