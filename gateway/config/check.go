@@ -25,6 +25,7 @@ const maxLeeway = 5 * time.Minute
 var durationFields = []string{
 	"/server/limits/requestTimeout",
 	"/server/idempotency/retention",
+	"/server/idempotency/tombstoneRetention",
 	"/proxy/runRetention",
 	"/auth/leeway",
 	"/auth/jwksRefreshInterval",
@@ -210,6 +211,32 @@ func (c *checker) durations() {
 		if ptr == "/auth/leeway" && d > maxLeeway {
 			c.report(ptr, "must be at most 5m")
 		}
+	}
+	c.tombstoneRetention()
+}
+
+// tombstoneRetention checks that server.idempotency.tombstoneRetention,
+// when set, is not shorter than the retention: a key's tombstone follows
+// its record. (Unset, it is the longer of its default and the retention.)
+func (c *checker) tombstoneRetention() {
+	const ptr = "/server/idempotency/tombstoneRetention"
+	s, set := c.str(ptr)
+	if !set {
+		return
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return
+	}
+	retention, spelled := DefaultIdempotencyRetention, "24h"
+	if r, ok := c.str("/server/idempotency/retention"); ok {
+		if retention, err = time.ParseDuration(r); err != nil {
+			return
+		}
+		spelled = r
+	}
+	if d < retention {
+		c.report(ptr, "must be at least server.idempotency.retention (%s): a key is kept from acting again for this long from its first use, and replays before that; set it to %s or more", spelled, spelled)
 	}
 }
 

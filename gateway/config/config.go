@@ -154,7 +154,20 @@ func (r *Rate) BurstOrDefault() int {
 type Idempotency struct {
 	// Retention is how long a completed record replays (default 24h).
 	Retention Duration `json:"retention,omitempty"`
+	// TombstoneRetention is how long, from its first use, a key is kept
+	// from acting again (default DefaultTombstoneRetention, at least
+	// Retention): past Retention its record is a tombstone that answers
+	// the same key 409 idempotency-key-expired instead of replaying.
+	TombstoneRetention Duration `json:"tombstoneRetention,omitempty"`
 }
+
+// DefaultIdempotencyRetention is server.idempotency.retention when it is
+// not set.
+const DefaultIdempotencyRetention = 24 * time.Hour
+
+// DefaultTombstoneRetention is server.idempotency.tombstoneRetention when
+// it is not set: 30 days.
+const DefaultTombstoneRetention = 30 * 24 * time.Hour
 
 // Auth configures bearer-token verification.
 type Auth struct {
@@ -251,7 +264,10 @@ func (c *Config) Defaults(addr string) {
 		l.Burst = 100
 	}
 	if c.Server.Idempotency.Retention == 0 {
-		c.Server.Idempotency.Retention = Duration(24 * time.Hour)
+		c.Server.Idempotency.Retention = Duration(DefaultIdempotencyRetention)
+	}
+	if c.Server.Idempotency.TombstoneRetention == 0 {
+		c.Server.Idempotency.TombstoneRetention = Duration(max(DefaultTombstoneRetention, time.Duration(c.Server.Idempotency.Retention)))
 	}
 	a := &c.Auth
 	if a.Resource == "" {

@@ -175,7 +175,7 @@ func TestDefaults(t *testing.T) {
 				RatePerSecond:  50,
 				Burst:          100,
 			},
-			Idempotency: Idempotency{Retention: Duration(24 * time.Hour)},
+			Idempotency: Idempotency{Retention: Duration(24 * time.Hour), TombstoneRetention: Duration(DefaultTombstoneRetention)},
 		},
 		Auth: Auth{
 			Resource:            "http://127.0.0.1:8080",
