@@ -39,6 +39,7 @@ const (
 	CodeIdempotencyKeyInvalid   Code = "idempotency-key-invalid"
 	CodeIdempotencyKeyReused    Code = "idempotency-key-reused"
 	CodeIdempotencyInProgress   Code = "idempotency-request-in-progress"
+	CodeIdempotencyKeyExpired   Code = "idempotency-key-expired"
 	CodeMalformedJSON           Code = "malformed-json"
 	CodeRequestLimits           Code = "request-limits"
 	CodeContentTooLarge         Code = "content-too-large"
@@ -129,6 +130,7 @@ var codeRegistry = map[Code]CodeInfo{
 	CodeIdempotencyKeyInvalid:   {Status: 400, Title: "The idempotency key is malformed"},
 	CodeIdempotencyKeyReused:    {Status: 422, Title: "The idempotency key was used for another request", Stop: true},
 	CodeIdempotencyInProgress:   {Status: 409, Title: "A request with this idempotency key is in progress", Retryable: true},
+	CodeIdempotencyKeyExpired:   {Status: 409, Title: "The idempotency key already answered this request and its answer is no longer kept", Stop: true},
 	CodeMalformedJSON:           {Status: 400, Title: "The body is not well-formed JSON"},
 	CodeRequestLimits:           {Status: 400, Title: "The body exceeds a structural limit"},
 	CodeContentTooLarge:         {Status: 413, Title: "The body is too large"},

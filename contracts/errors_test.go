@@ -26,6 +26,7 @@ var wantStatus = map[contracts.Code]int{
 	"SUBJECT_NEEDS_DEFINITION":        200,
 	"idempotency-key-reused":          422,
 	"idempotency-request-in-progress": 409,
+	"idempotency-key-expired":         409,
 	"content-too-large":               413,
 	"unsupported-media-type":          415,
 	"rate-limited":                    429,

@@ -76,11 +76,11 @@ func (t Tool) ErrorCodes() []Code {
 	set[CodeToolNotAllowed] = true
 	switch t.Idempotency {
 	case IdempotencyRequired:
-		for _, c := range []Code{CodeIdempotencyKeyMissing, CodeIdempotencyKeyInvalid, CodeIdempotencyKeyReused, CodeIdempotencyInProgress} {
+		for _, c := range []Code{CodeIdempotencyKeyMissing, CodeIdempotencyKeyInvalid, CodeIdempotencyKeyReused, CodeIdempotencyInProgress, CodeIdempotencyKeyExpired} {
 			set[c] = true
 		}
 	case IdempotencyVersioned:
-		for _, c := range []Code{CodeIdempotencyKeyInvalid, CodeIdempotencyKeyReused, CodeIdempotencyInProgress} {
+		for _, c := range []Code{CodeIdempotencyKeyInvalid, CodeIdempotencyKeyReused, CodeIdempotencyInProgress, CodeIdempotencyKeyExpired} {
 			set[c] = true
 		}
 	}

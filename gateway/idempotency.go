@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
@@ -31,6 +32,17 @@ import (
 // key either, so the caller can correct the request and resend it with the
 // same key, as the links it follows carry one. Internal failures roll back
 // and consume nothing.
+//
+// A record replays for the retention (server.idempotency.retention, 24h by
+// default). Past it the record is a tombstone until the tombstone window
+// ends (server.idempotency.tombstoneRetention from the key's first use, 30
+// days by default; store.IdempotencyRecord.TombstoneUntil): the answer is
+// dropped, the key, its fingerprint, the object the request created or
+// acted on (keyObject) and when are kept. A late retry of the same request
+// with the key answers 409 idempotency-key-expired, linking that object,
+// instead of acting a second time; another request with the key answers
+// idempotency-key-reused, as within the retention. Only past the window
+// is the key forgotten.
 
 // storedRefusal is a refusal kept under an idempotency key: the seeds/000
 // envelope (with the trace id of the request that met it) and that
@@ -123,8 +135,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 			// Refused before it ran (a move lease held elsewhere): no key.
 			return &Result{Err: e.refusal}
 		}
-		rec := store.IdempotencyRecord{Namespace: ns, Key: key, Operation: tool.OperationID, Fingerprint: fp,
-			CreatedAt: e.now, ExpiresAt: e.now.Add(s.retention)}
+		rec := s.keyRecord(ns, key, tool.OperationID, fp, e.now)
 		res, prev := s.runMutation(ctx, op, e, &rec)
 		if prev != nil {
 			return s.replay(p, tool, e, *prev, fp)
@@ -168,6 +179,15 @@ func recordedRefusal(err *contracts.Error) bool {
 	return err.Status() == http.StatusConflict && err.Code != contracts.CodeIdempotencyInProgress || err.Code == contracts.CodeOutcomeUnknown
 }
 
+// keyRecord is the idempotency record of a key first used at now, without
+// its answer: it replays for the retention, then is the key's tombstone
+// until the end of the tombstone window. The one place a record's times
+// are decided.
+func (s *Service) keyRecord(ns, key, operation, fp string, now time.Time) store.IdempotencyRecord {
+	return store.IdempotencyRecord{Namespace: ns, Key: key, Operation: operation, Fingerprint: fp,
+		CreatedAt: now, ExpiresAt: now.Add(s.retention), TombstoneUntil: now.Add(s.tombstones)}
+}
+
 func inProgress() *contracts.Error {
 	return &contracts.Error{Code: contracts.CodeIdempotencyInProgress,
 		Message: "a request with this idempotency key is still being processed",
@@ -208,6 +228,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 		if rec != nil && (res.Err == nil || recordedRefusal(res.Err)) {
 			rec.Status = res.Status
 			rec.Header = res.Header
+			rec.Object = keyObject(res)
 			if res.Err != nil {
 				env := res.Err.Envelope()
 				env.TraceID = e.traceID
@@ -247,10 +268,14 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 }
 
 // replay answers with a stored record, or refuses a key reused for another
-// request.
+// request, or a late retry of the request of an expired key (its
+// tombstone).
 func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec store.IdempotencyRecord, fp string) *Result {
 	if rec.Operation != tool.OperationID || !sameFingerprint(rec.Fingerprint, fp, tool.OperationID, e.args) {
 		return &Result{Err: keyReused(tool, rec)}
+	}
+	if rec.Expired {
+		return &Result{Err: keyExpired(tool, rec)}
 	}
 	s.audit.Record(e.eventOf("request.replayed", "replayed", "", e.now, nil))
 	res := &Result{Status: rec.Status, Header: rec.Header, Replayed: true, audited: true}

@@ -538,9 +538,8 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 	}
 
 	if writeKey && l.Key != "" {
-		now := s.now()
-		rec := store.IdempotencyRecord{Namespace: l.Namespace, Key: l.Key, Operation: l.Operation, Fingerprint: l.KeyFingerprint,
-			Status: answer.Status(), Body: body, CreatedAt: now, ExpiresAt: now.Add(s.retention)}
+		rec := s.keyRecord(l.Namespace, l.Key, l.Operation, l.KeyFingerprint, s.now())
+		rec.Status, rec.Body, rec.Object = answer.Status(), body, keyObject(&Result{Err: &answer})
 		if err := tx.InsertIdempotency(ctx, rec); err != nil && !errors.Is(err, store.ErrExists) {
 			return nil, err
 		}

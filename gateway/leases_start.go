@@ -325,8 +325,8 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 		return leaseChanged(fmt.Errorf("resolve start lease %s: %w", l.Ref, err), startInProgress(l.Ref))
 	}
 	if writeKey && l.Key != "" {
-		rec := store.IdempotencyRecord{Namespace: l.Namespace, Key: l.Key, Operation: l.Operation, Fingerprint: l.KeyFingerprint,
-			Status: answer.Status(), Body: body, CreatedAt: now, ExpiresAt: now.Add(s.retention)}
+		rec := s.keyRecord(l.Namespace, l.Key, l.Operation, l.KeyFingerprint, now)
+		rec.Status, rec.Body = answer.Status(), body
 		if err := tx.InsertIdempotency(ctx, rec); err != nil && !errors.Is(err, store.ErrExists) {
 			return err
 		}

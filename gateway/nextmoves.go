@@ -2,6 +2,9 @@ package gateway
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
@@ -96,25 +99,122 @@ func keyReused(tool contracts.Tool, rec store.IdempotencyRecord) *contracts.Erro
 	err := &contracts.Error{Code: contracts.CodeIdempotencyKeyReused,
 		Message: "this idempotency key was already used for a different request",
 		Hint:    "Use a new key for a new mutation; reuse a key only to retry the identical request."}
-	if rec.Status < 400 {
-		var first struct {
-			RunID    string `json:"runId"`
-			Workflow struct {
-				ID string `json:"id"`
-			} `json:"workflow"`
-		}
-		_ = json.Unmarshal(rec.Body, &first)
-		switch {
-		case praxecTool(tool) && first.Workflow.ID != "":
-			err.Links = append(err.Links, contracts.Link{Rel: "get", Title: "Read the workflow the key started",
-				Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": first.Workflow.ID}})
-		case !praxecTool(tool) && first.RunID != "":
-			err.Links = append(err.Links, contracts.Link{Rel: "get", Title: "Read the mission the key created",
-				Method: contracts.ToolGetMission, Args: map[string]any{"runId": first.RunID}})
-		}
+	if l, ok := objectLink(tool, recordObject(rec)); ok {
+		err.Links = append(err.Links, l)
 	}
 	err.Links = append(err.Links, newKeyLink(tool))
 	return err
+}
+
+// keyExpired is the refusal of a late retry: the same request with a key
+// whose record expired and whose tombstone (store.IdempotencyRecord
+// Expired) remains. The request was answered once; its answer is no longer
+// kept, and it is not run again. Its next move reads back what the first
+// request created or acted on; it offers no new key, since sending the
+// request again under one would repeat its effect.
+func keyExpired(tool contracts.Tool, rec store.IdempotencyRecord) *contracts.Error {
+	err := &contracts.Error{Code: contracts.CodeIdempotencyKeyExpired,
+		Message: fmt.Sprintf("this idempotency key answered the same request at %s; that answer is no longer kept (it replays for the idempotency retention), and the request is not run a second time",
+			rec.CreatedAt.UTC().Format(time.RFC3339)),
+		Hint: "Do not send it again: read back what the first request did (the linked get, when there is one). Only to act a second time on purpose, send the request with a new idempotency key."}
+	if l, ok := objectLink(tool, rec.Object); ok {
+		l.Title = "Read back what the key's first request did"
+		err.Links = append(err.Links, l)
+	}
+	return err
+}
+
+// The objects of idempotency records (store.IdempotencyRecord.Object): the
+// mission a keyed request created or acted on, as each surface names it,
+// a workflow id for the praxec pair, a runId for the aura tools: one
+// "workflow:ID" or "run:ID" word for each the answer names, separated by
+// a space (runIds and workflow ids hold no space).
+const (
+	objectWorkflow = "workflow:"
+	objectRun      = "run:"
+)
+
+// keyObject is the object of the answer res, kept in its key's record: the
+// mission a successful answer projects, or the one the get link of a
+// refusal reads (a conflict, an outcome-unknown); "" for none.
+func keyObject(res *Result) string {
+	if res.Err != nil {
+		for _, l := range res.Err.Links {
+			if l.Rel == "get" {
+				if o := missionObject(stringArg(l.Args, "workflowId"), stringArg(l.Args, "runId")); o != "" {
+					return o
+				}
+			}
+		}
+		return ""
+	}
+	switch v := res.value.(type) {
+	case Projection:
+		return missionObject(v.Workflow.ID, v.RunID)
+	case *Projection:
+		return missionObject(v.Workflow.ID, v.RunID)
+	case json.RawMessage: // a replayed submit (replaySubmit)
+		return bodyObject(v)
+	}
+	return ""
+}
+
+// recordObject is the object a refusal of rec's key links: a tombstone's,
+// or the mission a successful answer names (read from the answer for a
+// record stored before records had an object); none for a recorded
+// refusal.
+func recordObject(rec store.IdempotencyRecord) string {
+	switch {
+	case rec.Expired:
+		return rec.Object
+	case rec.Status >= 400:
+		return ""
+	case rec.Object != "":
+		return rec.Object
+	}
+	return bodyObject(rec.Body)
+}
+
+// bodyObject is the object of a successful answer's JSON.
+func bodyObject(body []byte) string {
+	var first struct {
+		RunID    string `json:"runId"`
+		Workflow struct {
+			ID string `json:"id"`
+		} `json:"workflow"`
+	}
+	_ = json.Unmarshal(body, &first)
+	return missionObject(first.Workflow.ID, first.RunID)
+}
+
+// missionObject is the object naming a mission by its workflow id, its
+// runId, or both ("" for neither).
+func missionObject(workflowID, runID string) string {
+	var words []string
+	if workflowID != "" {
+		words = append(words, objectWorkflow+workflowID)
+	}
+	if runID != "" {
+		words = append(words, objectRun+runID)
+	}
+	return strings.Join(words, " ")
+}
+
+// objectLink is the read of object on tool's surface: the praxec get of
+// its workflow, aura_get_mission of its run; none when the object has no
+// name on that surface (the key's first request came on the other one).
+func objectLink(tool contracts.Tool, object string) (contracts.Link, bool) {
+	for _, word := range strings.Fields(object) {
+		if id, ok := strings.CutPrefix(word, objectWorkflow); ok && praxecTool(tool) {
+			return contracts.Link{Rel: "get", Title: "Read the workflow the key started",
+				Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": id}}, true
+		}
+		if id, ok := strings.CutPrefix(word, objectRun); ok && !praxecTool(tool) {
+			return contracts.Link{Rel: "get", Title: "Read the mission the key created",
+				Method: contracts.ToolGetMission, Args: map[string]any{"runId": id}}, true
+		}
+	}
+	return contracts.Link{}, false
 }
 
 // keyInFlight is the refusal of a key whose first request is still

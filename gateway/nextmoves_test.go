@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -109,4 +110,46 @@ func firstKey(m map[string]any) string {
 		return k
 	}
 	return ""
+}
+
+// TestKeyExpiredLinks: the refusal of a late retry links the object its
+// key's tombstone keeps, as the caller's surface reads it, and offers no
+// new key; the object of an answer is what keyExpired then links.
+func TestKeyExpiredLinks(t *testing.T) {
+	object := keyObject(&Result{value: Projection{RunID: "run-9", Workflow: WorkflowRef{ID: "wf_9"}}})
+	if object != "workflow:wf_9 run:run-9" {
+		t.Fatalf("keyObject of an aura projection = %q", object)
+	}
+	refusal := &Result{Err: &contracts.Error{Code: contracts.CodeOutcomeUnknown, Links: []contracts.Link{
+		{Rel: "deploy", Method: contracts.ToolPraxecCommand, Args: map[string]any{"workflowId": "wf_other"}},
+		{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": "wf_8"}}}}}
+	if o := keyObject(refusal); o != "workflow:wf_8" {
+		t.Errorf("keyObject of a refusal = %q, want its get link's workflow", o)
+	}
+	if o := keyObject(&Result{value: IntentResult{IntentID: "int_1"}}); o != "" {
+		t.Errorf("keyObject of an intent = %q, want none", o)
+	}
+	tomb := store.IdempotencyRecord{Expired: true, Object: object}
+	for _, c := range []struct {
+		tool string
+		rec  store.IdempotencyRecord
+		get  string
+		arg  map[string]any
+	}{
+		{contracts.ToolCreateMission, tomb, contracts.ToolGetMission, map[string]any{"runId": "run-9"}},
+		{contracts.ToolPraxecCommand, tomb, contracts.ToolPraxecQuery, map[string]any{"workflowId": "wf_9"}},
+		{contracts.ToolCreateMission, store.IdempotencyRecord{Expired: true, Object: "workflow:wf_9"}, "", nil},
+		{contracts.ToolSubmitIntent, store.IdempotencyRecord{Expired: true}, "", nil},
+	} {
+		err := keyExpired(tools[c.tool], c.rec)
+		if err.Code != contracts.CodeIdempotencyKeyExpired || err.Status() != 409 {
+			t.Fatalf("%s: %+v", c.tool, err)
+		}
+		switch {
+		case c.get == "" && len(err.Links) != 0:
+			t.Errorf("%s, %q: links %+v, want none", c.tool, c.rec.Object, err.Links)
+		case c.get != "" && (len(err.Links) != 1 || err.Links[0].Method != c.get || !maps.Equal(err.Links[0].Args, c.arg)):
+			t.Errorf("%s: links %+v, want one get of %s %v", c.tool, err.Links, c.get, c.arg)
+		}
+	}
 }

@@ -39,6 +39,9 @@ type Service struct {
 	inflight  sync.Map // namespace + "\x00" + key -> struct{}
 	workflows *workflow.Registry
 	engine    *workflow.Engine
+	// tombstones is how long a key is kept from acting again, from its
+	// first use (idempotency.go).
+	tombstones time.Duration
 	// moves serializes the moves that reach outside (see external.go).
 	moves    moveLocks
 	owner    string        // names this process in its move leases (leases.go)
@@ -76,6 +79,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Retention is how long idempotency records replay (default 24h).
 	Retention time.Duration
+	// TombstoneRetention is how long, from its first use, a key is kept
+	// from acting again (config.DefaultTombstoneRetention when zero; never
+	// less than Retention): past Retention the key answers 409
+	// idempotency-key-expired (idempotency.go).
+	TombstoneRetention time.Duration
 	// Auditor receives the events of reads and refusals; nil creates one
 	// on the store.
 	Auditor *Auditor
@@ -153,8 +161,11 @@ func New(st store.Store, opts *Options) *Service {
 	if o.Workflows == nil {
 		o.Workflows, _ = workflow.Compile(nil)
 	}
+	if o.TombstoneRetention <= 0 {
+		o.TombstoneRetention = config.DefaultTombstoneRetention
+	}
 	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention,
-		workflows: o.Workflows}
+		tombstones: max(o.TombstoneRetention, o.Retention), workflows: o.Workflows}
 	s.policy.Store(&o.Policy)
 	s.quotas.quotas.Store(&o.Quotas)
 	s.SetLimiter(nil)

@@ -262,6 +262,7 @@ func (g *Gateway) buildService(ctx context.Context) error {
 	so.Workflows, so.Discovery, so.Runners = workflows, index, g.Switch.Runners()
 	so.Policy, so.Lexicon = cfg.Policy, cfg.Lexicon
 	so.Retention, so.LeaseTTL = time.Duration(cfg.Server.Idempotency.Retention), cfg.LeaseTTL()
+	so.TombstoneRetention = time.Duration(cfg.Server.Idempotency.TombstoneRetention)
 	so.RunRetention = cfg.RunRetention()
 	so.Quotas = cfg.Server.Quotas
 	so.Quarantines, so.ToolListChanges = quarantines, changes

@@ -239,8 +239,20 @@ func TestIdempotentReplay(t *testing.T) {
 		}
 	})
 
-	t.Run("after the retention window the key is fresh", func(t *testing.T) {
+	t.Run("after the retention window the key acts no more", func(t *testing.T) {
 		h.clock.Advance(time.Duration(h.cfg.Server.Idempotency.Retention) + time.Minute)
+		r := h.submit(t, h.tokenA(t), k, intentBody)
+		p := wantProblem(t, r, http.StatusConflict, contracts.CodeIdempotencyKeyExpired)
+		if p.Retryable == nil || *p.Retryable {
+			t.Errorf("an expired key is retryable: %s", r.Body)
+		}
+		notReplayed(t, r)
+		wantProblem(t, h.submit(t, h.tokenA(t), k, `{"intent":"delete the payments service"}`), http.StatusUnprocessableEntity,
+			contracts.CodeIdempotencyKeyReused)
+	})
+
+	t.Run("after the tombstone window the key is fresh", func(t *testing.T) {
+		h.clock.Advance(time.Duration(h.cfg.Server.Idempotency.TombstoneRetention))
 		r := h.submit(t, h.tokenA(t), k, intentBody)
 		wantStatus(t, r, http.StatusOK)
 		notReplayed(t, r)

@@ -31,7 +31,7 @@ func NewMetrics() *Metrics {
 			Name: "praxa_auth_refusals_total", Help: "Requests refused by authentication, by reason.",
 		}, []string{"reason"}),
 		idempotency: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "praxa_idempotency_total", Help: "Idempotency outcomes: replayed, reused (422), in_progress (409).",
+			Name: "praxa_idempotency_total", Help: "Idempotency outcomes: replayed, reused (422), in_progress (409), expired (409: a late retry refused by the key's tombstone).",
 		}, []string{"outcome"}),
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "praxa_rate_limited_total", Help: "Requests refused by a rate limit (server.limits: per principal, per tenant).",

@@ -229,6 +229,8 @@ func TestMetrics(t *testing.T) {
 	wantStatus(t, h.submit(t, tk, k, intentBody), http.StatusOK)
 	wantStatus(t, h.submit(t, tk, k, intentBody), http.StatusOK)
 	wantStatus(t, h.submit(t, tk, k, `{"intent":"other"}`), http.StatusUnprocessableEntity)
+	h.clock.Advance(time.Duration(h.cfg.Server.Idempotency.Retention) + time.Minute)
+	wantStatus(t, h.submit(t, h.tokenA(t), k, intentBody), http.StatusConflict)
 
 	text := h.metricsText(t)
 	for _, tc := range []struct {
@@ -240,12 +242,14 @@ func TestMetrics(t *testing.T) {
 		{"praxa_http_requests_total", map[string]string{"route": "/v8/traces/{traceId}", "method": "GET", "status": "401"}, 3},
 		{"praxa_http_requests_total", map[string]string{"route": "/v8/intents", "method": "POST", "status": "200"}, 2},
 		{"praxa_http_requests_total", map[string]string{"route": "/v8/intents", "method": "POST", "status": "422"}, 1},
+		{"praxa_http_requests_total", map[string]string{"route": "/v8/intents", "method": "POST", "status": "409"}, 1},
 		{"praxa_auth_refusals_total", map[string]string{"reason": "missing"}, 1},
 		{"praxa_auth_refusals_total", map[string]string{"reason": "expired"}, 1},
 		{"praxa_auth_refusals_total", map[string]string{"reason": "unsupported algorithm"}, 1},
 		{"praxa_idempotency_total", map[string]string{"outcome": "replayed"}, 1},
 		{"praxa_idempotency_total", map[string]string{"outcome": "reused"}, 1},
-		{"praxa_http_request_duration_seconds_count", map[string]string{"route": "/v8/intents", "method": "POST"}, 3},
+		{"praxa_idempotency_total", map[string]string{"outcome": "expired"}, 1},
+		{"praxa_http_request_duration_seconds_count", map[string]string{"route": "/v8/intents", "method": "POST"}, 4},
 	} {
 		if got := metricValue(text, tc.name, tc.labels); got != tc.want {
 			t.Errorf("%s%v = %v, want %v", tc.name, tc.labels, got, tc.want)

@@ -160,6 +160,8 @@ func (s *server) writeResult(w http.ResponseWriter, r *http.Request, res *gatewa
 			s.Metrics.idempotency.WithLabelValues("reused").Inc()
 		case contracts.CodeIdempotencyInProgress:
 			s.Metrics.idempotency.WithLabelValues("in_progress").Inc()
+		case contracts.CodeIdempotencyKeyExpired:
+			s.Metrics.idempotency.WithLabelValues("expired").Inc()
 		}
 		rid, trace := requestID(r.Context()), ""
 		if res.Replayed {
