@@ -164,15 +164,11 @@ func TestMigrateEventsSeq(t *testing.T) {
 	}
 }
 
-// migratedBefore applies the migrations older than version to a new file,
-// recording them as applied, and returns the file's path and an open
-// handle on it: the store as a gateway of that age left it, for a test to
-// fill with rows of the old shape before Open applies the rest.
 // TestMigrateIdempotencyTombstones applies the migrations before 0018 to
 // a file, stores an idempotency record in the old table, then opens the
 // store: the record keeps its answer until it expires, is a tombstone for
 // the default window (30 days from its creation) after, and the sweep's
-// two statements each read a range of their own index.
+// two statements each read a range of idempotency_sweep.
 func TestMigrateIdempotencyTombstones(t *testing.T) {
 	ctx := context.Background()
 	path, db := migratedBefore(ctx, t, "0018")
@@ -203,8 +199,8 @@ func TestMigrateIdempotencyTombstones(t *testing.T) {
 		t.Errorf("after the window: %v, want ErrNotFound", err)
 	}
 	for _, tc := range []struct{ stmt, index string }{
-		{`UPDATE idempotency SET status = 0, header = 'null', body = x'' WHERE status <> 0 AND expires_at < 1 AND forget_at >= 1`, "idempotency_unswept"},
-		{`DELETE FROM idempotency WHERE forget_at < 1`, "idempotency_forget"},
+		{`UPDATE idempotency SET status = 0, header = 'null', body = x'', sweep_at = forget_at WHERE sweep_at < 1 AND status <> 0 AND forget_at >= 1`, "idempotency_sweep"},
+		{`DELETE FROM idempotency WHERE sweep_at < 1`, "idempotency_sweep"},
 	} {
 		if plan := queryPlan(ctx, t, s, tc.stmt); !strings.Contains(plan, tc.index) || strings.Contains(plan, "SCAN idempotency") {
 			t.Errorf("%s:\n%s\nwant a range of %s", tc.stmt, plan, tc.index)
@@ -250,6 +246,10 @@ func queryPlan(ctx context.Context, t *testing.T, s *Store, query string, args .
 	return strings.Join(plan, "\n")
 }
 
+// migratedBefore applies the migrations older than version to a new file,
+// recording them as applied, and returns the file's path and an open
+// handle on it: the store as a gateway of that age left it, for a test to
+// fill with rows of the old shape before Open applies the rest.
 func migratedBefore(ctx context.Context, t *testing.T, version string) (string, *sql.DB) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "praxa.db")

@@ -30,15 +30,15 @@ func (t *Tx) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord)
 	// A record forgotten (past its tombstone) gives way; a live one or a
 	// tombstone makes this insert a no-op.
 	return t.insert(ctx, "insert idempotency", `INSERT INTO idempotency
-		(namespace, key, operation, fingerprint, status, header, body, created_at, expires_at, object, forget_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		(namespace, key, operation, fingerprint, status, header, body, created_at, expires_at, object, forget_at, sweep_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (namespace, key) DO UPDATE SET
 			operation = excluded.operation, fingerprint = excluded.fingerprint, status = excluded.status,
 			header = excluded.header, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at,
-			object = excluded.object, forget_at = excluded.forget_at
+			object = excluded.object, forget_at = excluded.forget_at, sweep_at = excluded.sweep_at
 		WHERE idempotency.forget_at < excluded.created_at`,
 		rec.Namespace, rec.Key, rec.Operation, rec.Fingerprint, rec.Status, string(header), sqlrow.NonNilBytes(rec.Body),
-		sqlrow.Nanos(rec.CreatedAt), sqlrow.Nanos(rec.ExpiresAt), rec.Object, sqlrow.ForgetAt(rec))
+		sqlrow.Nanos(rec.CreatedAt), sqlrow.Nanos(rec.ExpiresAt), rec.Object, sqlrow.ForgetAt(rec), sqlrow.Nanos(rec.ExpiresAt))
 }
 
 // InsertIntent implements store.Tx.
@@ -162,17 +162,17 @@ func (t *Tx) RevokedSince(ctx context.Context, since time.Time) ([]store.Revocat
 // leases kept as long as their key's record (StartLease.ExpiresAt) that
 // expired with them, and answers how many rows changed or went: the work
 // of store.Store's SweepIdempotency, which each driver runs in a
-// transaction of its own. Each statement reads a range of its own index:
-// idempotency_unswept (expires_at of the rows with an answer) and
-// idempotency_forget.
+// transaction of its own. Both idempotency statements read the range of
+// idempotency_sweep before at: sweep_at is expires_at until the answer is
+// dropped, then forget_at, so a sweep touches only the rows due.
 func (t *Tx) SweepExpired(ctx context.Context, at time.Time) (int, error) {
 	now := at.UnixNano()
-	stripped, err := t.exec(ctx, `UPDATE idempotency SET status = 0, header = 'null', body = ?
-		WHERE status <> 0 AND expires_at < ? AND forget_at >= ?`, []byte{}, now, now)
+	stripped, err := t.exec(ctx, `UPDATE idempotency SET status = 0, header = 'null', body = ?, sweep_at = forget_at
+		WHERE sweep_at < ? AND status <> 0 AND forget_at >= ?`, []byte{}, now, now)
 	if err != nil {
 		return 0, t.wrap("sweep idempotency records into tombstones", err)
 	}
-	n, err := t.exec(ctx, `DELETE FROM idempotency WHERE forget_at < ?`, now)
+	n, err := t.exec(ctx, `DELETE FROM idempotency WHERE sweep_at < ?`, now)
 	if err != nil {
 		return 0, t.wrap("sweep idempotency records", err)
 	}
