@@ -131,13 +131,15 @@ func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) f
 	// when the start has a runId or a key to be known by.
 	var hook func(context.Context) error
 	if ref := startRef(e, runID); ref != "" {
+		// The run the lease stores has the id the start's workflow gets.
+		e.startRun = newID("wf")
 		hook = s.startLeaseHook(e, ref, definitionID)
 	} else {
 		hook = s.startQuotaHook(e, definitionID) // quotas.go
 	}
 	tape := workflow.NewRecorder(hook).RenewBefore(s.renewStartLease(e))
-	_, _ = s.engine.Start(workflow.WithTape(ctx, tape), workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID,
-		Tenant: e.principal.Tenant})
+	_, _ = s.engine.Start(workflow.WithTape(ctx, tape), workflow.StartRequest{ID: e.startRun, DefinitionID: definitionID, Input: input,
+		RunID: runID, Tenant: e.principal.Tenant})
 	e.tape = tape
 	return func() {
 		if e.startLease != nil {

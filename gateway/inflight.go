@@ -61,8 +61,9 @@ func (s *Service) movingRef(ctx context.Context, tx store.ReadTx, in *workflow.I
 
 // startRunning answers a read of a runId that names no mission yet but
 // whose start holds its lease (a start that calls outside, still
-// running): idempotency-request-in-progress, with the read to retry,
-// instead of not-found. Nil when no start of the runId runs.
+// running, whose lease was taken without a run: see runStarting):
+// idempotency-request-in-progress, with the read to retry, instead of
+// not-found. Nil when no start of the runId runs.
 func (s *Service) startRunning(ctx context.Context, tx store.ReadTx, tenant, runID string) (*contracts.Error, error) {
 	l, err := tx.GetStartLease(ctx, tenant, "run:"+runID)
 	switch {
@@ -73,11 +74,25 @@ func (s *Service) startRunning(ctx context.Context, tx store.ReadTx, tenant, run
 	case l.Status != 0:
 		return nil, nil // resolved: the start ended without a run
 	}
-	ce := startInProgress(l.Ref)
-	ce.Message = fmt.Sprintf("run %s is still starting: its first move (of workflow %s) calls outside the gateway", runID, l.DefinitionID)
-	ce.Hint = "Read the mission again in a moment."
-	ce.Links = []contracts.Link{{Rel: "get", Title: "Read the mission", Method: contracts.ToolGetMission, Args: map[string]any{"runId": runID}}}
-	return ce, nil
+	return runStarting(store.Mission{RunID: runID, DefinitionID: l.DefinitionID}, true), nil
+}
+
+// runStarting answers a read or a move of the run m whose start still
+// runs: the run its start stored with its start lease (leases_start.go,
+// Status starting), or only the lease of a runId (a lease taken before
+// runs were stored with leases): idempotency-request-in-progress, with
+// the read to retry, on the surface that names the run by runId (aura)
+// or by workflow id (praxec).
+func runStarting(m store.Mission, byRunID bool) *contracts.Error {
+	ce := &contracts.Error{Code: contracts.CodeIdempotencyInProgress,
+		Message: fmt.Sprintf("run %s is still starting: its first move (of workflow %s) calls outside the gateway", m.RunID, m.DefinitionID),
+		Hint:    "Read the mission again in a moment."}
+	if byRunID {
+		ce.Links = []contracts.Link{{Rel: "get", Title: "Read the mission", Method: contracts.ToolGetMission, Args: map[string]any{"runId": m.RunID}}}
+	} else {
+		ce.Links = []contracts.Link{{Rel: "get", Title: "Read the workflow again", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": m.ID}}}
+	}
+	return ce
 }
 
 // MoveRunning is the cause of the outcome-unknown answer of a request

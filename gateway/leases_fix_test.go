@@ -374,7 +374,8 @@ func TestResolvedStartLeaseExpiry(t *testing.T) {
 			if err := tx.InsertStartLease(ctx, l); err != nil {
 				return err
 			}
-			return s.resolveStartLease(ctx, tx, e, l, nil, true)
+			_, err := s.resolveStartLease(ctx, tx, e, l, nil, true)
+			return err
 		}); err != nil {
 			t.Fatal(err)
 		}

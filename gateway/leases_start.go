@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -38,6 +40,20 @@ import (
 // store.SweepIdempotency deletes it) and, keyed, so does the idempotency
 // record. A request that finds a live lease held by another answers 409
 // idempotency-request-in-progress at once; nothing calls twice.
+//
+// The lease's transaction also stores the start's run (issue 27 item 7):
+// the workflow the start will be, under the id and runId it will have
+// (minted before the first call, StartLease.WorkflowID), at its initial
+// state, version 0, status starting, its lastRun saying its outcome is
+// unknown, with the start's trace. So whatever happens to the gateway
+// during the call, the object the call may have acted for exists and can
+// be read back: the start's transaction replaces it with the workflow; a
+// release (no call may have acted) deletes it, freeing its runId; a
+// resolution as outcome-unknown makes it an active run at version 1,
+// still at its initial state, which the 504 links and whose read shows
+// the outcome and the trace. While the lease is held, reads and moves of
+// the run answer 409 in progress (runStarting). The run costs no fsync:
+// it is one more row of the lease's own transaction.
 
 // startRef is what a start lease is keyed by ("" for none).
 func startRef(e *env, runID string) string {
@@ -90,7 +106,7 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 		tenant := e.principal.Tenant
 		l := store.StartLease{Tenant: tenant, Ref: ref, DefinitionID: definitionID, Fingerprint: startFingerprint(e),
 			Namespace: e.idemNS, Key: e.idemKey, Operation: e.tool.OperationID, KeyFingerprint: e.idemFP,
-			Owner: s.owner + "/" + newID("st"), CreatedAt: now, Deadline: now.Add(s.leaseTTL)}
+			Owner: s.owner + "/" + newID("st"), CreatedAt: now, Deadline: now.Add(s.leaseTTL), WorkflowID: e.startRun}
 		var prev store.StartLease
 		err := s.takeLease(ctx, e, leaseSite{
 			find: func(ctx context.Context, tx store.Tx) (leaseFound, error) {
@@ -127,7 +143,10 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 				}
 				return foundLease(lerr, prev.Deadline, now)
 			},
-			resolve: func(ctx context.Context, tx store.Tx) error { return s.resolveStartLease(ctx, tx, e, prev, nil, true) },
+			resolve: func(ctx context.Context, tx store.Tx) error {
+				_, err := s.resolveStartLease(ctx, tx, e, prev, nil, true)
+				return err
+			},
 			insert: func(ctx context.Context, tx store.Tx) error {
 				// The held lease is an open mission from now on: the
 				// start's quota slot, taken before its first outside call
@@ -135,7 +154,10 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 				if err := s.checkQuota(ctx, tx, startQuotaNeed(e, definitionID)); err != nil {
 					return err
 				}
-				return tx.InsertStartLease(ctx, l)
+				if err := tx.InsertStartLease(ctx, l); err != nil {
+					return err
+				}
+				return s.storeStartingRun(ctx, tx, e, l)
 			},
 			busy: func() *contracts.Error { return startInProgress(ref) },
 		})
@@ -193,7 +215,7 @@ func (s *Service) checkStartLease(ctx context.Context, tx store.Tx, e *env, runI
 	case s.now().Before(l.Deadline):
 		return startInProgress(ref)
 	}
-	if err := s.resolveStartLease(ctx, tx, e, l, nil, true); err != nil {
+	if _, err := s.resolveStartLease(ctx, tx, e, l, nil, true); err != nil {
 		return err
 	}
 	l, err = tx.GetStartLease(ctx, e.principal.Tenant, ref)
@@ -228,6 +250,9 @@ func (s *Service) finishStart(ctx context.Context, tx store.Tx, e *env, definiti
 		return err
 	}
 	l := *e.startLease
+	if _, rerr := startingRunOf(ctx, tx, l); rerr != nil { // the run before the lease (startingRunOf)
+		return rerr
+	}
 	if err == nil {
 		if err := tx.DeleteStartLease(ctx, l.Tenant, l.Ref, l.Owner); err != nil {
 			// Taken for stopped and resolved while the call ran: its
@@ -236,10 +261,11 @@ func (s *Service) finishStart(ctx context.Context, tx store.Tx, e *env, definiti
 		}
 		return nil
 	}
-	if rerr := s.resolveStartLease(ctx, tx, e, l, ce, false); rerr != nil {
+	answer, rerr := s.resolveStartLease(ctx, tx, e, l, ce, false)
+	if rerr != nil {
 		return s.lostStartLease(ctx, tx, e, l, rerr)
 	}
-	return err
+	return answer
 }
 
 // lostStartLease answers a start whose own lease was resolved by another
@@ -280,10 +306,18 @@ func (s *Service) settleStartLease(ctx context.Context, e *env, tape *workflow.T
 			return err
 		}
 		if !acted {
-			return tx.DeleteStartLease(ctx, l.Tenant, l.Ref, l.Owner)
+			// Nothing happened: the lease goes, and the run stored with
+			// it (read first: see startingRunOf).
+			if _, err := startingRunOf(ctx, tx, got); err != nil {
+				return err
+			}
+			if err := tx.DeleteStartLease(ctx, l.Tenant, l.Ref, l.Owner); err != nil {
+				return err
+			}
+			return dropStartingRun(ctx, tx, got)
 		}
 		e.events = e.events[:0]
-		if err := s.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
+		if _, err := s.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
 			return err
 		}
 		return tx.AppendEvents(ctx, e.events)
@@ -298,8 +332,10 @@ func (s *Service) settleStartLease(ctx context.Context, e *env, tape *workflow.T
 // ce (the start's own answer), or when nil the answer of a start whose
 // gateway stopped mid-call. The lease becomes the record of the answer;
 // with writeKey so does the idempotency record of its key (a request that
-// records its own answer passes false).
-func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l store.StartLease, ce *contracts.Error, writeKey bool) error {
+// records its own answer passes false); the run stored with the lease
+// becomes a run whose start's outcome is unknown (resolveStartingRun),
+// which the answer links. It returns the answer.
+func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l store.StartLease, ce *contracts.Error, writeKey bool) (*contracts.Error, error) {
 	if ce == nil {
 		ce = &contracts.Error{Code: contracts.CodeOutcomeUnknown,
 			Message: fmt.Sprintf("the start of workflow %s called outside the gateway and its answer was not recorded; the call may have taken effect",
@@ -308,9 +344,17 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 	}
 	answer := *ce
 	answer.Cause = nil
+	run, err := startingRunOf(ctx, tx, l)
+	if err != nil {
+		return nil, err
+	}
+	if run != nil {
+		answer.Links = append(startRunLinks(l, *run), answer.Links...)
+		answer.Hint = "Do not assume it failed: read the run back (the linked get: its lastRun says what is unknown, with the start's trace) and the upstream before starting it again. Retrying the same request answers this again; it does not call again."
+	}
 	body, err := json.Marshal(answer.Envelope())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// A record keyed by runId is kept for good (a runId is single-use);
 	// one keyed by an idempotency key as long as the key's record.
@@ -322,13 +366,19 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 	// The first write: a resolver that read the lease before its holder
 	// renewed it (a new owner) stops here, before anything is written.
 	if err := tx.ResolveStartLease(ctx, l.Tenant, l.Ref, l.Owner, answer.Status(), body, expires); err != nil {
-		return leaseChanged(fmt.Errorf("resolve start lease %s: %w", l.Ref, err), startInProgress(l.Ref))
+		return nil, leaseChanged(fmt.Errorf("resolve start lease %s: %w", l.Ref, err), startInProgress(l.Ref))
+	}
+	trace := ""
+	if run != nil {
+		if trace, err = s.resolveStartingRun(ctx, tx, *run, answer.Message, now); err != nil {
+			return nil, err
+		}
 	}
 	if writeKey && l.Key != "" {
 		rec := s.keyRecord(l.Namespace, l.Key, l.Operation, l.KeyFingerprint, now)
-		rec.Status, rec.Body = answer.Status(), body
+		rec.Status, rec.Body, rec.Object = answer.Status(), body, keyObject(&Result{Err: &answer})
 		if err := tx.InsertIdempotency(ctx, rec); err != nil && !errors.Is(err, store.ErrExists) {
-			return err
+			return nil, err
 		}
 	}
 	attrs := map[string]any{"definitionId": l.DefinitionID}
@@ -337,8 +387,156 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 	if runID, ok := strings.CutPrefix(l.Ref, "run:"); ok {
 		ev.RunID = runID
 	}
+	if run != nil {
+		// The start's own trace shows how it ended.
+		ev.WorkflowID, ev.RunID = run.ID, run.RunID
+		if trace != "" && trace != ev.TraceID {
+			ev.TraceID, ev.CallTraceID = trace, cmp.Or(ev.CallTraceID, ev.TraceID)
+		}
+	}
 	e.events = append(e.events, ev)
+	return &answer, nil
+}
+
+// ownsRun reports whether m is the run this call's start stored with its
+// start lease.
+func (e *env) ownsRun(m store.Mission) bool {
+	return e.startLease != nil && e.startLease.WorkflowID != "" && e.startLease.WorkflowID == m.ID && e.startLease.Tenant == m.Tenant
+}
+
+// startRunID is the runId of the run a start lease's start stores: the
+// runId the caller gave, else its workflow id (as the engine mints it).
+func startRunID(l store.StartLease) string {
+	if runID, ok := strings.CutPrefix(l.Ref, "run:"); ok {
+		return runID
+	}
+	return l.WorkflowID
+}
+
+// storeStartingRun stores, in the transaction that takes the start lease
+// l, the run of the start: its workflow at the initial state, version 0,
+// status starting, its lastRun saying the start's outcome is unknown
+// (what it stays if the start never completes), with the call's trace.
+// Nothing for a lease without one.
+func (s *Service) storeStartingRun(ctx context.Context, tx store.Tx, e *env, l store.StartLease) error {
+	if l.WorkflowID == "" {
+		return nil
+	}
+	d, ok := s.workflows.Lookup(l.DefinitionID)
+	if !ok {
+		return fmt.Errorf("start lease %s: no workflow %s", l.Ref, l.DefinitionID)
+	}
+	input, _ := e.args["input"].(map[string]any)
+	last := map[string]any{"start": l.DefinitionID, "outcome": workflow.OutcomeUnknown, "ok": false, "traceId": e.traceID}
+	if capability := stringArg(input, "capability"); capability != "" && l.DefinitionID == config.ProxyDefaultWorkflow {
+		last["capability"] = capability
+	}
+	in := &workflow.Instance{ID: l.WorkflowID, RunID: startRunID(l), Tenant: l.Tenant, DefinitionID: d.ID, DefinitionVersion: d.Version,
+		State: d.Initial, Version: 0, Context: map[string]any{workflow.LastRunKey: last}, Input: input, Evidence: []string{}}
+	m, err := toStore(in, d, store.Mission{CreatedAt: l.CreatedAt, UpdatedAt: l.CreatedAt})
+	if err != nil {
+		return err
+	}
+	m.Status = store.StatusStarting
+	return tx.InsertMission(ctx, m)
+}
+
+// startingRunOf reads the run stored with the start lease l while it is
+// still starting, nil when there is none (a lease taken without one).
+// Every transaction that writes a start lease and its run reads the run
+// first, as a move's transactions read the workflow before its lease: on
+// PostgreSQL the read locks the run's row (pgstore), so a start that
+// completes and a gateway resolving its lease take the two rows in one
+// order and cannot deadlock.
+func startingRunOf(ctx context.Context, tx store.ReadTx, l store.StartLease) (*store.Mission, error) {
+	if l.WorkflowID == "" {
+		return nil, nil
+	}
+	m, err := tx.GetMission(ctx, l.Tenant, l.WorkflowID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case m.Status != store.StatusStarting:
+		return nil, nil
+	}
+	return &m, nil
+}
+
+// resolveStartingRun makes the run a start stored with its lease what an
+// unknown outcome leaves: an active run at version 1, still at its
+// initial state, its lastRun saying what is unknown (message). It returns
+// the trace of the start, which lastRun keeps.
+func (s *Service) resolveStartingRun(ctx context.Context, tx store.Tx, m store.Mission, message string, now time.Time) (string, error) {
+	in, err := fromStore(m)
+	if err != nil {
+		return "", err
+	}
+	last, _ := in.Context[workflow.LastRunKey].(map[string]any)
+	if last == nil {
+		last = map[string]any{}
+		in.Context[workflow.LastRunKey] = last
+	}
+	last["error"] = message
+	in.Version = 1
+	d, _ := s.workflows.Lookup(in.DefinitionID)
+	m.UpdatedAt = now
+	nm, err := toStore(in, d, m)
+	if err != nil {
+		return "", err
+	}
+	if err := tx.UpdateMission(ctx, nm, 0); err != nil {
+		return "", fmt.Errorf("the run of start %s: %w", m.ID, err)
+	}
+	trace, _ := last["traceId"].(string)
+	return trace, nil
+}
+
+// dropStartingRun deletes the run stored with the start lease l, whose
+// start released the lease without any call that may have acted: nothing
+// happened, and its runId is free again.
+func dropStartingRun(ctx context.Context, tx store.Tx, l store.StartLease) error {
+	if l.WorkflowID == "" {
+		return nil
+	}
+	if err := tx.DeleteMission(ctx, l.Tenant, l.WorkflowID, 0); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("the run of start lease %s: %w", l.Ref, err)
+	}
 	return nil
+}
+
+// startRunLinks are the reads of the run m a start stored with its lease
+// l, on the surface of the start: aura_get_mission and the start's trace
+// for aura_create_mission, the praxec get otherwise.
+func startRunLinks(l store.StartLease, m store.Mission) []contracts.Link {
+	if l.Operation != tools[contracts.ToolCreateMission].OperationID {
+		return []contracts.Link{{Rel: "get", Title: "Read the run back: its lastRun says what is unknown", Method: contracts.ToolPraxecQuery,
+			Args: map[string]any{"workflowId": m.ID}}}
+	}
+	links := []contracts.Link{{Rel: "get", Title: "Read the run back: its lastRun says what is unknown", Method: contracts.ToolGetMission,
+		Args: map[string]any{"runId": m.RunID}}}
+	if in, err := fromStore(m); err == nil {
+		if l, ok := startTraceLink(in); ok {
+			links = append(links, l)
+		}
+	}
+	return links
+}
+
+// startTraceLink is the read of the audit trace of the start of in, when
+// in's lastRun says the start's outcome is unknown (a run whose start's
+// gateway stopped mid-call, or whose call's answer was lost): the trace
+// shows what the start did and how it ended. aura_get_mission adds it to
+// the run's links.
+func startTraceLink(in *workflow.Instance) (contracts.Link, bool) {
+	last, _ := in.Context[workflow.LastRunKey].(map[string]any)
+	trace, _ := last["traceId"].(string)
+	if _, start := last["start"]; !start || last["outcome"] != workflow.OutcomeUnknown || trace == "" {
+		return contracts.Link{}, false
+	}
+	return contracts.Link{Rel: "trace", Title: "Read the audit trace of the start whose outcome is unknown", Method: contracts.ToolGetTrace,
+		Args: map[string]any{"traceId": trace}}, true
 }
 
 // replayStart answers a start from a resolved start lease: the recorded

@@ -156,7 +156,7 @@ func (s *Service) sweepStart(ctx context.Context, l store.StartLease) (bool, err
 		case got.Status != 0 || got.Owner != l.Owner || s.now().Before(got.Deadline):
 			return nil
 		}
-		if err := s.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
+		if _, err := s.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
 			return err
 		}
 		done = true

@@ -223,6 +223,9 @@ func (s *Service) loadMission(ctx context.Context, tx store.ReadTx, tenant strin
 	if err != nil {
 		return nil, m, err
 	}
+	if m.Status == store.StatusStarting {
+		return nil, m, runStarting(m, byRunID) // inflight.go
+	}
 	in, err := fromStore(m)
 	return in, m, err
 }
@@ -259,7 +262,12 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 		if err != nil {
 			return err
 		}
-		if err := tx.InsertMission(ctx, m); err != nil {
+		if e.ownsRun(m) {
+			// The run stored with the start's lease becomes the workflow.
+			if err := tx.UpdateMission(ctx, m, 0); err != nil {
+				return fmt.Errorf("the run stored with start lease %s: %w", e.startLease.Ref, err)
+			}
+		} else if err := tx.InsertMission(ctx, m); err != nil {
 			if errors.Is(err, store.ErrExists) {
 				return runIDTaken(ctx, tx, in)
 			}
@@ -382,17 +390,20 @@ func auraError(err error, runID string) error {
 
 // startMission starts a workflow for the call's principal.
 func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definitionID, runID string, input map[string]any) (*workflow.Outcome, error) {
-	if runID != "" {
-		if existing, err := tx.GetMissionByRunID(ctx, e.principal.Tenant, runID); err == nil {
-			return nil, runIDTaken(ctx, tx, &workflow.Instance{Tenant: e.principal.Tenant, RunID: existing.RunID})
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return nil, err
-		}
-	}
+	// The start's lease first: the run a start stores with its lease has
+	// its runId, and the lease says whose it is and how it ended.
 	if err := s.checkStartLease(ctx, tx, e, runID); err != nil { // leases_start.go
 		return nil, err
 	}
-	out, err := s.engine.Start(s.moveCtx(ctx, e), workflow.StartRequest{DefinitionID: definitionID, Input: input, RunID: runID, Tenant: e.principal.Tenant})
+	if runID != "" {
+		if existing, err := tx.GetMissionByRunID(ctx, e.principal.Tenant, runID); err == nil && !e.ownsRun(existing) {
+			return nil, runIDTaken(ctx, tx, &workflow.Instance{Tenant: e.principal.Tenant, RunID: existing.RunID})
+		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	out, err := s.engine.Start(s.moveCtx(ctx, e), workflow.StartRequest{ID: e.startRun, DefinitionID: definitionID, Input: input, RunID: runID,
+		Tenant: e.principal.Tenant})
 	if err != nil {
 		if out != nil {
 			s.engineEvents(e, out.Events, runID)
@@ -648,6 +659,9 @@ func (s *Service) getMission(ctx context.Context, tx store.ReadTx, e *env) (any,
 		return nil, err
 	}
 	p := s.project(in, statusWaiting, styleAura, nil)
+	if l, ok := startTraceLink(in); ok { // leases_start.go
+		p.Links = append(p.Links, l)
+	}
 	if p.Moving, err = s.movingRef(ctx, tx, in); err != nil {
 		return nil, err
 	}

@@ -278,8 +278,11 @@ type env struct {
 	idemNS, idemKey, idemFP string
 	lease                   *store.MoveLease
 	refusal                 *contracts.Error
-	// startLease is the start lease the call holds (leases_start.go).
+	// startLease is the start lease the call holds (leases_start.go);
+	// startRun is the id of the run a start stores with its lease, minted
+	// before its first outside call.
 	startLease *store.StartLease
+	startRun   string
 	// callTraceID is the trace the caller named (praxec.command traceId),
 	// which every event of the call carries besides traceID.
 	callTraceID string

@@ -12,6 +12,7 @@ package e2e_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -243,12 +244,13 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 
 				// Past its deadline the lease's gateway is taken for stopped.
 				offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+				var unknown problem
 				for range 2 {
 					rs, err = tc.send(w, tok)
 					if err != nil {
 						t.Fatal(err)
 					}
-					wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+					unknown = wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 				}
 				if c := api.deploy.Load(); c != 1 {
 					t.Errorf("the upstream was called %d times, want 1", c)
@@ -268,9 +270,39 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 				if c := api.deploy.Load(); c != 1 {
 					t.Errorf("after the stuck call returned the upstream was called %d times, want 1", c)
 				}
+				// The 504 links the run the start stored with its lease: it
+				// reads as a run whose start's outcome is unknown.
+				wantUnknownRun(t, w, tok, unknown, tc.ok == http.StatusCreated)
 			})
 		}
 	})
+}
+
+// wantUnknownRun follows the get link of a start's 504 outcome-unknown
+// (aura: aura_get_mission, with the start's trace beside it; praxec: the
+// workflow's get) and checks the run it reads: at version 1 and at its
+// initial state, its lastRun saying the start's outcome is unknown.
+func wantUnknownRun(t *testing.T, w *gw, tok string, p problem, aura bool) {
+	t.Helper()
+	get := findLink(t, p.Links, "get")
+	var run *resp
+	if aura {
+		if get.Method != contracts.ToolGetMission {
+			t.Fatalf("the 504's get link names %s: %+v", get.Method, p.Links)
+		}
+		findLink(t, p.Links, "trace")
+		run = w.getMission(t, tok, get.Args["runId"].(string))
+	} else {
+		if get.Method != contracts.ToolPraxecQuery {
+			t.Fatalf("the 504's get link names %s: %+v", get.Method, p.Links)
+		}
+		run = w.query(t, tok, get.Args)
+	}
+	wantStatus(t, run, http.StatusOK)
+	body := run.object(t)
+	if v := num(t, body, "workflow.version"); v != 1 || str(t, body, "context.lastRun.outcome") != "unknown" || str(t, body, "context.lastRun.error") == "" {
+		t.Errorf("the run of a start whose outcome is unknown: %s", run.Body)
+	}
 }
 
 // waitCalls waits for the upstream to have been called want times; hold
@@ -520,6 +552,68 @@ func TestApprovalLease(t *testing.T) {
 		wantStatus(t, lr, http.StatusOK)
 		if n := len(lr.object(t)["approvals"].([]any)); n != 2 {
 			t.Errorf("%d approved approvals, want 2: %s", n, lr.Body)
+		}
+	})
+}
+
+// refusedYAML adds a workflow whose start deploys at once: a
+// deterministic first move that calls the upstream.
+const refusedYAML = `
+workflows:
+  deploy_now:
+    version: 1
+    title: Deploy now
+    initial: draft
+    states:
+      draft: {title: Draft}
+      deployed: {title: Deployed, terminal: true}
+    transitions:
+      - name: deploy
+        title: Deploy
+        from: draft
+        to: deployed
+        actor: deterministic
+        executor: {kind: rest, connection: api, method: POST, path: /deploy}
+`
+
+// TestStartRefusedLeavesNoRun: a start whose first outside call the
+// upstream refuses (nothing happened) releases its lease and deletes the
+// run it stored with it, keyed or not: the runId reads as not found and
+// starts again, calling again; a read while the call runs answers 409 in
+// progress (issue 27 item 7).
+func TestStartRefusedLeavesNoRun(t *testing.T) {
+	stores(t, func(t *testing.T, dsn string) {
+		ti := newIssuer(t)
+		var calls atomic.Int32
+		hold := make(chan struct{}, 1)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			<-hold
+			http.Error(w, `{"error":"refused"}`, http.StatusBadRequest)
+		}))
+		t.Cleanup(srv.Close)
+		g := apiGateway(t, ti, "refused.yaml", leasesYAML+refusedYAML, srv.URL, dsn, nil, nil)
+		w := wrap(g)
+		tok := ti.token(t, tenantA, userA)
+		start := map[string]any{"definitionId": "deploy_now", "runId": "run-refused", "idempotencyKey": newKey()}
+		for i := range 2 {
+			done := make(chan *resp, 1)
+			go func() {
+				rs, err := w.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: start, token: tok})
+				if err != nil {
+					rs = &resp{Status: 599, Body: []byte(err.Error())}
+				}
+				done <- rs
+			}()
+			waitCalls(t, &calls, int32(i+1), hold)
+			wantProblem(t, w.getMission(t, tok, "run-refused"), http.StatusConflict, contracts.CodeIdempotencyInProgress)
+			hold <- struct{}{}
+			wantProblem(t, <-done, http.StatusBadGateway, contracts.CodeUpstreamFailed)
+			wantProblem(t, w.getMission(t, tok, "run-refused"), http.StatusNotFound, contracts.CodeNotFound)
+			delete(start, "idempotencyKey") // then without a key
+		}
+		if c := calls.Load(); c != 2 {
+			t.Errorf("the upstream was called %d times, want 2: a refused start runs again", c)
 		}
 	})
 }

@@ -182,6 +182,13 @@ type Tx interface {
 	// mission does not exist. This compare-and-set is what keeps two
 	// gateways from firing two transitions from one version.
 	UpdateMission(ctx context.Context, m Mission, expectedVersion int64) error
+	// DeleteMission removes the tenant's mission id if its stored version
+	// is expectedVersion: ErrConflict if it is another, ErrNotFound if
+	// there is none (or it is another tenant's). Its runId is free again.
+	// The gateway deletes only the run a start stored with its start lease
+	// (StartLease.WorkflowID, at version 0) when the start released the
+	// lease without any call that may have acted.
+	DeleteMission(ctx context.Context, tenant, id string, expectedVersion int64) error
 	// PutSubmit records the answer of a submit so an exact replay can
 	// return it; ErrExists if the version already has one.
 	PutSubmit(ctx context.Context, r SubmitRecord) error
@@ -330,7 +337,9 @@ type Mission struct {
 	State             string
 	Version           int64
 	// Status is active, completed, cancelled or expired (a proxy_default
-	// run the gateway ended for idleness).
+	// run the gateway ended for idleness), or starting: the run a start
+	// stores with its start lease, at version 0, while the start's first
+	// outside call runs (StartLease.WorkflowID); no quota counts it.
 	Status    string
 	ParentID  string
 	Doc       []byte
@@ -360,6 +369,10 @@ type EventFilter struct {
 	// from the first).
 	AfterSeq int64
 }
+
+// StatusStarting is the Status of the run a start stores with its start
+// lease while its first outside call runs (see Mission.Status).
+const StatusStarting = "starting"
 
 // MissionFilter narrows ListMissions: each non-empty field must match
 // exactly.
@@ -465,6 +478,13 @@ type StartLease struct {
 	// idempotency record; one keyed by runId is kept for good (a runId is
 	// single-use).
 	ExpiresAt time.Time
+	// WorkflowID is the run the start stored with the lease, in the same
+	// transaction (a Mission with Status starting), so that a start whose
+	// call may have acted always leaves an object to read back: the
+	// start's transaction replaces it, a release deletes it, a resolution
+	// records its unknown outcome on it. "" for a lease taken without one
+	// (before the gateway stored runs with their leases).
+	WorkflowID string
 }
 
 // Approval is a human approval a transition waits for.

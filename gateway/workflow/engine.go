@@ -178,6 +178,10 @@ type Engine struct {
 
 // StartRequest starts an instance.
 type StartRequest struct {
+	// ID is the instance's id; "" mints one. A start that stores its run
+	// before its first outside call (the gateway's start lease) names it
+	// here, in both of its runs (the recording and the replay).
+	ID           string
 	DefinitionID string
 	Input        map[string]any
 	RunID        string
@@ -210,7 +214,10 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 			return nil, prefixPointers(err, "/input")
 		}
 	}
-	id := e.NewID("wf")
+	id := req.ID
+	if id == "" {
+		id = e.NewID("wf")
+	}
 	runID := req.RunID
 	if runID == "" {
 		runID = id

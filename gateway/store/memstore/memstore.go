@@ -232,6 +232,7 @@ type txn struct {
 	deleted map[int64]bool
 
 	missions  map[string]store.Mission
+	dropped   map[string]store.Mission // the missions deleted, as they were
 	submits   map[submitKey]store.SubmitRecord
 	approvals map[string]store.Approval
 	lexicon   map[string]store.LexiconTerm
@@ -252,6 +253,10 @@ func (t *txn) apply() {
 	maps.Copy(db.idem, t.idem)
 	maps.Copy(db.intents, t.intents)
 	maps.Copy(db.revs, t.revs)
+	for id, m := range t.dropped {
+		delete(db.missions, id)
+		delete(db.runIDs, runKey{m.Tenant, m.RunID})
+	}
 	for id, m := range t.missions {
 		db.missions[id] = m
 		db.runIDs[runKey{m.Tenant, m.RunID}] = id

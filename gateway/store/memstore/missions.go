@@ -35,8 +35,19 @@ func (t *txn) mission(id string) (store.Mission, bool) {
 	if m, ok := t.missions[id]; ok {
 		return m, true
 	}
+	if _, gone := t.dropped[id]; gone {
+		return store.Mission{}, false
+	}
 	m, ok := t.db.missions[id]
 	return m, ok
+}
+
+// staged reports whether the transaction wrote (or deleted) the mission
+// id: its committed version no longer counts.
+func (t *txn) staged(id string) bool {
+	_, written := t.missions[id]
+	_, gone := t.dropped[id]
+	return written || gone
 }
 
 func (t *txn) missionIDByRun(tenant, runID string) (string, bool) {
@@ -46,6 +57,9 @@ func (t *txn) missionIDByRun(tenant, runID string) (string, bool) {
 		}
 	}
 	id, ok := t.db.runIDs[runKey{tenant, runID}]
+	if ok && t.staged(id) {
+		return "", false // rewritten above, or deleted
+	}
 	return id, ok
 }
 
@@ -53,6 +67,7 @@ func (t *txn) stageMission(m store.Mission) {
 	if t.missions == nil {
 		t.missions = map[string]store.Mission{}
 	}
+	delete(t.dropped, m.ID)
 	t.missions[m.ID] = m
 }
 
@@ -101,7 +116,7 @@ func (t *txn) selectMissions(keep func(store.Mission) bool, order func(a, b stor
 		add(id)
 	}
 	for id := range t.db.missions {
-		if _, staged := t.missions[id]; !staged {
+		if !t.staged(id) {
 			add(id)
 		}
 	}
@@ -156,6 +171,25 @@ func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersio
 	old.DefinitionVersion = m.DefinitionVersion
 	old.WaitDeadline = normTime(m.WaitDeadline)
 	t.stageMission(old)
+	return nil
+}
+
+// DeleteMission implements store.Tx: a compare-and-set on the version,
+// as UpdateMission.
+func (t *txn) DeleteMission(ctx context.Context, tenant, id string, expectedVersion int64) error {
+	t.mustWrite()
+	old, ok := t.mission(id)
+	if !ok || old.Tenant != tenant {
+		return store.ErrNotFound
+	}
+	if old.Version != expectedVersion {
+		return store.ErrConflict
+	}
+	delete(t.missions, id)
+	if t.dropped == nil {
+		t.dropped = map[string]store.Mission{}
+	}
+	t.dropped[id] = old
 	return nil
 }
 

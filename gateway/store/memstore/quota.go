@@ -25,7 +25,7 @@ func (t *txn) TenantUsage(ctx context.Context, tenant, kind string) (int, error)
 			}
 		}
 		for id, m := range t.db.missions {
-			if _, staged := t.missions[id]; !staged && open(m) {
+			if !t.staged(id) && open(m) {
 				n++
 			}
 		}
@@ -86,7 +86,7 @@ func (t *txn) OpenMissions(ctx context.Context, tenant string, limit int) ([]sto
 		add(m)
 	}
 	for id, m := range t.db.missions {
-		if _, staged := t.missions[id]; !staged {
+		if !t.staged(id) {
 			add(m)
 		}
 	}

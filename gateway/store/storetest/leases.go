@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -164,7 +165,7 @@ func testSubmitRefusal(t *testing.T, o Opener) {
 func startLease(tenant, ref, owner string) store.StartLease {
 	return store.StartLease{Tenant: tenant, Ref: ref, DefinitionID: "deploy", Fingerprint: "fp-" + owner,
 		Namespace: "ns", Key: "key-0000000000000001", Operation: "createMission", KeyFingerprint: "kfp", Owner: owner,
-		CreatedAt: epoch, Deadline: epoch.Add(time.Minute)}
+		CreatedAt: epoch, Deadline: epoch.Add(time.Minute), WorkflowID: "wf_" + strings.ReplaceAll(owner, "/", "_")}
 }
 
 // testStartLeases: a start lease is inserted once per tenant and ref (held

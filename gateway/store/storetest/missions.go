@@ -108,6 +108,68 @@ func testMissionCompareAndSet(t *testing.T, o Opener) {
 	}
 }
 
+// testDeleteMission: a mission is deleted only at the version expected
+// and only by its tenant, atomically with the rest of its transaction;
+// its runId is free again afterwards, within the transaction and after.
+func testDeleteMission(t *testing.T, o Opener) {
+	s := o.Open(t)
+	starting := mission("a", "wf_start", "run-start")
+	starting.Version, starting.Status = 0, "starting"
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMission(ctx, starting) })
+	for _, c := range []struct {
+		tenant  string
+		version int64
+		want    error
+	}{{"b", 0, store.ErrNotFound}, {"a", 1, store.ErrConflict}} {
+		if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+			return tx.DeleteMission(ctx, c.tenant, "wf_start", c.version)
+		}); !errors.Is(err, c.want) {
+			t.Errorf("DeleteMission(%s, version %d) = %v, want %v", c.tenant, c.version, err, c.want)
+		}
+	}
+	// A failed transaction deletes nothing.
+	failed := errors.New("rolled back")
+	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.DeleteMission(ctx, "a", "wf_start", 0); err != nil {
+			return err
+		}
+		return failed
+	}); !errors.Is(err, failed) {
+		t.Fatalf("Update = %v", err)
+	}
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if m, err := tx.GetMissionByRunID(ctx, "a", "run-start"); err != nil || m.Status != "starting" {
+			t.Errorf("after a rolled-back delete: %+v, %v", m, err)
+		}
+		return nil
+	})
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.DeleteMission(ctx, "a", "wf_start", 0); err != nil {
+			return err
+		}
+		if _, err := tx.GetMissionByRunID(ctx, "a", "run-start"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("the runId of a deleted mission, in its transaction: %v, want ErrNotFound", err)
+		}
+		if err := tx.DeleteMission(ctx, "a", "wf_start", 0); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a second delete: %v, want ErrNotFound", err)
+		}
+		return nil
+	})
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if _, err := tx.GetMission(ctx, "a", "wf_start"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a deleted mission: %v, want ErrNotFound", err)
+		}
+		if list, err := tx.ListMissions(ctx, "a", store.MissionFilter{}, 10); err != nil || len(list) != 0 {
+			t.Errorf("ListMissions after the delete = %+v, %v", list, err)
+		}
+		return nil
+	})
+	// The runId is free again.
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertMission(ctx, mission("a", "wf_again", "run-start"))
+	})
+}
+
 func testSubmits(t *testing.T, o Opener) {
 	s := o.Open(t)
 	r := store.SubmitRecord{Tenant: "a", WorkflowID: "wf_1", ExpectedVersion: 4, Fingerprint: "fp", Response: []byte(`{"ok":1}`), CreatedAt: epoch}

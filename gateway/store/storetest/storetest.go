@@ -54,6 +54,7 @@ func Run(t *testing.T, factory Factory) {
 		{"Closed", testClosed},
 		{"Missions", testMissions},
 		{"MissionCompareAndSet", testMissionCompareAndSet},
+		{"DeleteMission", testDeleteMission},
 		{"IdleMissions", testIdleMissions},
 		{"IdleMissionsMany", testIdleMissionsMany},
 		{"ExpiredWaits", testExpiredWaits},

@@ -27,7 +27,7 @@ const (
 	CertificateColumns = `id, issuer, subject, doc, created_at, updated_at`
 	CoverageColumns    = `id, tenant, subject, recorded_at, doc`
 	LeaseColumns       = `tenant, workflow_id, expected_version, transition, fingerprint, namespace, key, operation, key_fingerprint, owner, created_at, deadline`
-	StartLeaseColumns  = `tenant, ref, definition_id, fingerprint, namespace, key, operation, key_fingerprint, owner, created_at, deadline, status, response, expires_at`
+	StartLeaseColumns  = `tenant, ref, definition_id, fingerprint, namespace, key, operation, key_fingerprint, owner, created_at, deadline, status, response, expires_at, workflow_id`
 	LexiconColumns     = `key, term, entry, version, tenant, subject, client_id, updated_at`
 	PinColumns         = `capability, connection, tool, sha256, definition, offered_sha256, offered_definition, offered_at, version, accepted_by, created_at, updated_at`
 	MissionColumns     = `tenant, id, run_id, definition_id, definition_version, state, version, status, parent_id, doc, created_at, updated_at, wait_deadline`
@@ -114,7 +114,7 @@ func StartLease(row Scanner) (store.StartLease, error) {
 	var l store.StartLease
 	var created, deadline, expires int64
 	if err := row.Scan(&l.Tenant, &l.Ref, &l.DefinitionID, &l.Fingerprint, &l.Namespace, &l.Key, &l.Operation, &l.KeyFingerprint,
-		&l.Owner, &created, &deadline, &l.Status, &l.Response, &expires); err != nil {
+		&l.Owner, &created, &deadline, &l.Status, &l.Response, &expires, &l.WorkflowID); err != nil {
 		return l, err
 	}
 	l.CreatedAt, l.Deadline, l.ExpiresAt = fromNanos(created), fromNanos(deadline), fromNanos(expires)

@@ -74,10 +74,10 @@ func (t *Tx) ExpiredStartLeases(ctx context.Context, now time.Time, limit int) (
 
 // InsertStartLease implements store.Tx.
 func (t *Tx) InsertStartLease(ctx context.Context, l store.StartLease) error {
-	return t.insert(ctx, "insert start lease", `INSERT INTO start_leases (`+sqlrow.StartLeaseColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return t.insert(ctx, "insert start lease", `INSERT INTO start_leases (`+sqlrow.StartLeaseColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`,
 		l.Tenant, l.Ref, l.DefinitionID, l.Fingerprint, l.Namespace, l.Key, l.Operation, l.KeyFingerprint, l.Owner,
-		sqlrow.Nanos(l.CreatedAt), sqlrow.Nanos(l.Deadline), l.Status, sqlrow.NonNilBytes(l.Response), sqlrow.Nanos(l.ExpiresAt))
+		sqlrow.Nanos(l.CreatedAt), sqlrow.Nanos(l.Deadline), l.Status, sqlrow.NonNilBytes(l.Response), sqlrow.Nanos(l.ExpiresAt), l.WorkflowID)
 }
 
 // startLeaseThere answers a change of a held start lease that changed

@@ -86,6 +86,14 @@ func (t *Tx) UpdateMission(ctx context.Context, m store.Mission, expectedVersion
 		m.ID, m.Tenant, expectedVersion)
 }
 
+// DeleteMission implements store.Tx.
+func (t *Tx) DeleteMission(ctx context.Context, tenant, id string, expectedVersion int64) error {
+	return t.changeOne(ctx, "delete mission", func() error {
+		_, err := t.GetMission(ctx, tenant, id)
+		return err
+	}, `DELETE FROM missions WHERE id = ? AND tenant = ? AND version = ?`, id, tenant, expectedVersion)
+}
+
 // PutSubmit implements store.Tx.
 func (t *Tx) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
 	return t.insert(ctx, "put submit", `INSERT INTO mission_submits (tenant, workflow_id, expected_version, fingerprint, response, created_at, status)

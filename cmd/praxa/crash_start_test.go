@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// crashStartConfig exposes one command line capability whose effect (a
+// line appended to the file %[1]s) happens at once and whose call then
+// takes a while: long enough to kill the gateway in the middle of it, on
+// a loaded machine too. The lease is short so that the restarted gateway
+// resolves the start within the test.
+const crashStartConfig = `server:
+  leaseTTL: 4s
+  limits:
+    ratePerSecond: -1
+connections:
+  sh: {kind: cli, command: /bin/sh}
+proxy:
+  expose:
+    - name: effect
+      description: Append a line to the effects file, then take a while.
+      executor:
+        kind: cli
+        connection: sh
+        args: ["-c", "echo effect >> %[1]s; sleep 5"]
+        timeoutMs: 3500
+`
+
+// crashAnswerOf is a decoded answer of the gateway.
+type crashAnswerOf struct {
+	status   int
+	replayed bool
+	body     map[string]any
+	raw      []byte
+}
+
+// crashDo sends one request to the gateway at base.
+func crashDo(t *testing.T, client *http.Client, method, base, path, token, key, trace string, body any) (crashAnswerOf, error) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	if trace != "" {
+		req.Header.Set("Traceparent", "00-"+trace+"-00f067aa0ba902b7-01")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return crashAnswerOf{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return crashAnswerOf{}, err
+	}
+	a := crashAnswerOf{status: resp.StatusCode, replayed: resp.Header.Get("Idempotent-Replayed") == "true", raw: raw}
+	if err := json.Unmarshal(raw, &a.body); err != nil {
+		t.Fatalf("%s %s: %d, not a JSON object: %s", method, path, resp.StatusCode, raw)
+	}
+	return a, nil
+}
+
+// crashLink returns the link with rel of an answer, nil when it has none.
+func crashLink(body map[string]any, rel string) map[string]any {
+	links, _ := body["links"].([]any)
+	for _, l := range links {
+		if m, _ := l.(map[string]any); m != nil && m["rel"] == rel {
+			return m
+		}
+	}
+	return nil
+}
+
+// crashEffects counts the effects the capability's command made.
+func crashEffects(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "effect\n")
+}
+
+// TestCrashDuringStartLeavesRun: a gateway killed with SIGKILL while the
+// command line call of a mission start is running (its effect made) leaves
+// the run it stored with the start's lease. After a restart on the same
+// data directory, the retry of the start (same key, same body) answers 409
+// in progress until the lease ends, then the recorded 504 outcome-unknown,
+// which links the run and the start's trace; reading the run shows that
+// its start's outcome is unknown, and the trace how it ended. The effect
+// happened once: nothing calls again (issue 27 item 7).
+func TestCrashDuringStartLeavesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and kills it: skipped with -short")
+	}
+	bin := crashBuild(t)
+	dataDir := t.TempDir()
+	effects := filepath.Join(t.TempDir(), "effects")
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
+	if err := os.WriteFile(cfgPath, fmt.Appendf(nil, crashStartConfig, effects), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Restarts reuse the first port: the dev issuer's URL, and with it the
+	// principal's idempotency namespace, contains it.
+	child := crashStart(t, bin, "127.0.0.1:0", dataDir, cfgPath)
+	t.Cleanup(func() {
+		select {
+		case <-child.done:
+		default:
+			child.kill(t)
+		}
+	})
+	u, err := url.Parse(child.url)
+	if err != nil {
+		t.Fatalf("listening URL %q: %v", child.url, err)
+	}
+	addr := u.Host
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		t.Fatalf("listening URL %q: %v", child.url, err)
+	}
+	token := crashToken(t, bin, dataDir)
+	client := crashClient()
+
+	tr := make([]byte, 16)
+	rand.Read(tr)
+	trace, key := hex.EncodeToString(tr), "crash-start-"+hex.EncodeToString(tr[:8])
+	start := map[string]any{"definitionId": "proxy_default", "goal": "make the effect", "input": map[string]any{"capability": "effect"}}
+	killed := make(chan error, 1)
+	go func() {
+		_, err := crashDo(t, client, http.MethodPost, child.url, "/v8/missions", token, key, trace, start)
+		killed <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for crashEffects(t, effects) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if crashEffects(t, effects) != 1 {
+		t.Fatalf("the start's command made %d effects, want 1; gateway: %s", crashEffects(t, effects), child.stderr())
+	}
+	child.kill(t)
+	if err := <-killed; err == nil {
+		t.Fatalf("the start answered although its gateway was killed mid-call")
+	}
+
+	child = crashStart(t, bin, addr, dataDir, cfgPath)
+	// The retry: in progress while the lease of the killed gateway holds,
+	// then its recorded outcome.
+	var got crashAnswerOf
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		got, err = crashDo(t, client, http.MethodPost, child.url, "/v8/missions", token, key, "", start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.status != http.StatusConflict || time.Now().After(deadline) {
+			break
+		}
+		if got.body["code"] != "idempotency-request-in-progress" {
+			t.Fatalf("retry: 409 %s", got.raw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got.status != http.StatusGatewayTimeout || got.body["code"] != "outcome-unknown" {
+		t.Fatalf("retry after the lease: %d %s, want 504 outcome-unknown", got.status, got.raw)
+	}
+	get := crashLink(got.body, "get")
+	if get == nil || get["method"] != "aura_get_mission" {
+		t.Fatalf("the 504 links no run to read back: %s", got.raw)
+	}
+	runID, _ := get["args"].(map[string]any)["runId"].(string)
+	if l := crashLink(got.body, "trace"); l == nil || l["args"].(map[string]any)["traceId"] != trace {
+		t.Errorf("the 504 links no trace of the start %s: %s", trace, got.raw)
+	}
+
+	// The run: its start's outcome unknown, still at the initial state.
+	run, err := crashDo(t, client, http.MethodGet, child.url, "/v8/missions/"+url.PathEscape(runID), token, "", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.status != http.StatusOK {
+		t.Fatalf("GET the run %s: %d %s", runID, run.status, run.raw)
+	}
+	ctx, _ := run.body["context"].(map[string]any)
+	last, _ := ctx["lastRun"].(map[string]any)
+	if last["outcome"] != "unknown" || last["capability"] != "effect" || last["traceId"] != trace || last["error"] == nil {
+		t.Errorf("the run's lastRun = %v, want the start's unknown outcome, its capability, error and trace", last)
+	}
+	if l := crashLink(run.body, "trace"); l == nil || l["method"] != "aura_get_trace" {
+		t.Errorf("the run links no trace: %s", run.raw)
+	}
+	events, err := crashDo(t, client, http.MethodGet, child.url, "/v8/traces/"+trace, token, "", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	list, _ := events.body["events"].([]any)
+	for _, ev := range list {
+		if m, _ := ev.(map[string]any); m["type"] == "start.outcome_unknown" && m["runId"] == runID {
+			found = true
+		}
+	}
+	if events.status != http.StatusOK || !found {
+		t.Errorf("the start's trace %s: %d %s; want its start.outcome_unknown naming %s", trace, events.status, events.raw, runID)
+	}
+
+	// Every later retry replays the record; nothing called again.
+	again, err := crashDo(t, client, http.MethodPost, child.url, "/v8/missions", token, key, "", start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.status != http.StatusGatewayTimeout || !again.replayed || crashLink(again.body, "get") == nil {
+		t.Errorf("a later retry: %d (replayed %v) %s, want the recorded 504 with its link", again.status, again.replayed, again.raw)
+	}
+	if n := crashEffects(t, effects); n != 1 {
+		t.Errorf("the command made %d effects, want 1", n)
+	}
+	child.stop(t)
+}
