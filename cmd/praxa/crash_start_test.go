@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -121,35 +120,10 @@ func crashEffects(t *testing.T, path string) int {
 // its start's outcome is unknown, and the trace how it ended. The effect
 // happened once: nothing calls again (issue 27 item 7).
 func TestCrashDuringStartLeavesRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and kills it: skipped with -short")
-	}
-	bin := crashBuild(t)
-	dataDir := t.TempDir()
 	effects := filepath.Join(t.TempDir(), "effects")
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(cfgPath, fmt.Appendf(nil, crashStartConfig, effects), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// Restarts reuse the first port: the dev issuer's URL, and with it the
-	// principal's idempotency namespace, contains it.
-	child := crashStart(t, bin, "127.0.0.1:0", dataDir, cfgPath)
-	t.Cleanup(func() {
-		select {
-		case <-child.done:
-		default:
-			child.kill(t)
-		}
-	})
-	u, err := url.Parse(child.url)
-	if err != nil {
-		t.Fatalf("listening URL %q: %v", child.url, err)
-	}
-	addr := u.Host
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		t.Fatalf("listening URL %q: %v", child.url, err)
-	}
-	token := crashToken(t, bin, dataDir)
+	site := crashSetup(t, fmt.Sprintf(crashStartConfig, effects))
+	child := site.child
+	token := crashToken(t, site.bin, site.dataDir)
 	client := crashClient()
 
 	tr := make([]byte, 16)
@@ -173,10 +147,14 @@ func TestCrashDuringStartLeavesRun(t *testing.T) {
 		t.Fatalf("the start answered although its gateway was killed mid-call")
 	}
 
-	child = crashStart(t, bin, addr, dataDir, cfgPath)
+	site.restart(t)
+	child = site.child
 	// The retry: in progress while the lease of the killed gateway holds,
 	// then its recorded outcome.
-	var got crashAnswerOf
+	var (
+		got crashAnswerOf
+		err error
+	)
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		got, err = crashDo(t, client, http.MethodPost, child.url, "/v8/missions", token, key, "", start)
 		if err != nil {

@@ -164,6 +164,53 @@ func (c *crashChild) stop(t *testing.T) {
 	}
 }
 
+// crashSite is a praxa serve --dev killed and restarted on one data
+// directory and one port.
+type crashSite struct {
+	bin, dataDir, cfgPath, addr string
+	// child is the running process (the last one started).
+	child *crashChild
+}
+
+// crashSetup builds the binary, writes the configuration cfg and starts
+// praxa serve --dev on a free port; the test is skipped with -short. The
+// cleanup kills the child running then.
+func crashSetup(t *testing.T, cfg string) *crashSite {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and kills it: skipped with -short")
+	}
+	s := &crashSite{bin: crashBuild(t), dataDir: t.TempDir(), cfgPath: filepath.Join(t.TempDir(), "praxec.yaml")}
+	if err := os.WriteFile(s.cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.child = crashStart(t, s.bin, "127.0.0.1:0", s.dataDir, s.cfgPath)
+	t.Cleanup(func() {
+		select {
+		case <-s.child.done:
+		default:
+			s.child.kill(t)
+		}
+	})
+	u, err := url.Parse(s.child.url)
+	if err != nil {
+		t.Fatalf("listening URL %q: %v", s.child.url, err)
+	}
+	if _, _, err := net.SplitHostPort(u.Host); err != nil {
+		t.Fatalf("listening URL %q: %v", s.child.url, err)
+	}
+	s.addr = u.Host
+	return s
+}
+
+// restart starts praxa serve again on the site's data directory and port:
+// in dev mode the issuer's URL (and with it the principal's idempotency
+// namespace) contains the port.
+func (s *crashSite) restart(t *testing.T) {
+	t.Helper()
+	s.child = crashStart(t, s.bin, s.addr, s.dataDir, s.cfgPath)
+}
+
 // crashToken runs `praxa token` for the data directory.
 func crashToken(t *testing.T, bin, dataDir string) string {
 	t.Helper()
@@ -250,15 +297,8 @@ func (l *crashLedger) add(key, intentID string) {
 // exactly once: every retry answers 200 (fresh or replayed), every 200 of a
 // key names one intent, and the database holds one intent per key.
 func TestCrashRestartExactlyOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and kills it: skipped with -short")
-	}
-	bin := crashBuild(t)
-	dataDir := t.TempDir()
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(cfgPath, []byte(crashConfig), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	site := crashSetup(t, crashConfig)
+	bin, dataDir := site.bin, site.dataDir
 
 	const (
 		rounds    = 3
@@ -267,27 +307,6 @@ func TestCrashRestartExactlyOnce(t *testing.T) {
 		maxRetry  = 3   // attempts per key after a restart (transport errors only)
 		roundTime = 60 * time.Second
 	)
-	// The first start picks a free port; restarts reuse it, because in dev
-	// mode the issuer URL (and with it the principal's idempotency
-	// namespace) contains the port.
-	child := crashStart(t, bin, "127.0.0.1:0", dataDir, cfgPath)
-	u, err := url.Parse(child.url)
-	if err != nil {
-		t.Fatalf("listening URL %q: %v", child.url, err)
-	}
-	addr := u.Host
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		t.Fatalf("listening URL %q: %v", child.url, err)
-	}
-	t.Cleanup(func() {
-		if child != nil {
-			select {
-			case <-child.done:
-			default:
-				child.kill(t)
-			}
-		}
-	})
 
 	led := &crashLedger{seen: map[string]map[string]int{}}
 	var allKeys []string
@@ -324,7 +343,7 @@ func TestCrashRestartExactlyOnce(t *testing.T) {
 						return
 					}
 					inflight.Add(1)
-					a := crashPost(ctx, client, child.url, token, keys[i])
+					a := crashPost(ctx, client, site.child.url, token, keys[i])
 					inflight.Add(-1)
 					switch {
 					case a.err != nil:
@@ -347,7 +366,7 @@ func TestCrashRestartExactlyOnce(t *testing.T) {
 		}
 		inflightAtKill = inflight.Load()
 		killed.Store(true)
-		child.kill(t)
+		site.child.kill(t)
 		wg.Wait()
 		client.CloseIdleConnections()
 		cancel()
@@ -356,16 +375,16 @@ func TestCrashRestartExactlyOnce(t *testing.T) {
 
 		// Restart on the same data directory and port; retry every key of
 		// the round with the identical body.
-		child = crashStart(t, bin, addr, dataDir, cfgPath)
+		site.restart(t)
 		token = crashToken(t, bin, dataDir)
-		crashRetry(t, child.url, token, keys, led, workers, maxRetry, fmt.Sprintf("round %d", round))
+		crashRetry(t, site.child.url, token, keys, led, workers, maxRetry, fmt.Sprintf("round %d", round))
 	}
 
 	// Every key of every round once more, after all the restarts.
-	crashRetry(t, child.url, crashToken(t, bin, dataDir), allKeys, led, workers, maxRetry, "final")
-	child.stop(t)
+	crashRetry(t, site.child.url, crashToken(t, bin, dataDir), allKeys, led, workers, maxRetry, "final")
+	site.child.stop(t)
 	if t.Failed() {
-		t.Fatalf("stderr of the last run:\n%s", child.stderr())
+		t.Fatalf("stderr of the last run:\n%s", site.child.stderr())
 	}
 
 	// Exactly once: one intent id per key across every 200 seen ...
