@@ -4,7 +4,8 @@
 // mcpecho, the naive relay mcprelay and mcphome answering the home body,
 // and its load driver mcpload; and all.sh, which runs both, gobench.sh on
 // BenchmarkSubmitIntent and (GROWTH=1) BenchmarkStoreGrowth, and prints
-// every ratio of the hot-path targets from one run. It has test files
+// every ratio of the hot-path targets from one run; abbench.sh compares
+// benchmarks between builds in interleaved rounds. It has test files
 // only; BENCHMARKS.md at the repository root gives the commands and the
 // figures.
 //
@@ -21,6 +22,8 @@
 //   - BenchmarkSQLiteRead/reparsed against BenchmarkSQLiteRead/prepared;
 //   - BenchmarkStoreGrowth/1M against BenchmarkStoreGrowth/10k (skipped
 //     without PRAXA_GROWTH_DIR);
+//   - BenchmarkSubmitIntentTombstones/tombstones against its records
+//     variant (skipped without PRAXA_TOMBSTONE_DIR);
 //   - BenchmarkSubmitIntent/postgres and BenchmarkMissionTransition/postgres
 //     against their sqlite-durable variants (they skip without
 //     PRAXA_TEST_PG_DSN).
