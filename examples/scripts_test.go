@@ -9,9 +9,9 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
-// TestExampleScripts runs README's script snippet: scripts.yaml served by
-// a gateway on a SQLite file, orders.quote started over REST as
-// praxec.command, the quote computed by scripts/quote.cel.
+// TestExampleScripts runs the script snippet of docs/connections.md:
+// scripts.yaml served by a gateway on a SQLite file, orders.quote started
+// over REST as praxec.command, the quote computed by scripts/quote.cel.
 func TestExampleScripts(t *testing.T) {
 	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: "scripts.yaml", ScriptsSearch: true})
 	tok := g.Token(t, "acme", "alice", gatewaytest.AllScopes(), nil)

@@ -201,19 +201,19 @@ func TestKindsMatchSchemaDescriptions(t *testing.T) {
 	}
 }
 
-// TestKindsMatchREADME holds the table to README.md: the kinds an inline
-// executor of proxy.expose may have, and the connection kinds "Declare
-// backends" describes, in the table's order.
-func TestKindsMatchREADME(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// TestKindsMatchDoc holds the table to docs/connections.md: the kinds an
+// inline executor of proxy.expose may have, and the connection kinds
+// "Declare backends" describes, in the table's order.
+func TestKindsMatchDoc(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "connections.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
+	doc := string(b)
 	quoted := regexp.MustCompile("`([a-z]+)`")
-	m := regexp.MustCompile("an inline `executor`\\s*\\(([^)]*)\\)").FindStringSubmatch(readme)
+	m := regexp.MustCompile("an inline `executor`\\s*\\(([^)]*)\\)").FindStringSubmatch(doc)
 	if m == nil {
-		t.Fatal("README.md lists no kinds of an inline executor")
+		t.Fatal("docs/connections.md lists no kinds of an inline executor")
 	}
 	var listed []Kind
 	for _, q := range quoted.FindAllStringSubmatch(m[1], -1) {
@@ -221,12 +221,12 @@ func TestKindsMatchREADME(t *testing.T) {
 	}
 	slices.Sort(listed)
 	if all := slices.Sorted(slices.Values(Kinds())); !slices.Equal(listed, all) {
-		t.Errorf("README.md lists the executor kinds %v, the table has %v", listed, all)
+		t.Errorf("docs/connections.md lists the executor kinds %v, the table has %v", listed, all)
 	}
 
-	_, backends, ok := strings.Cut(readme, "- **Declare backends**")
+	_, backends, ok := strings.Cut(doc, "- **Declare backends**")
 	if !ok {
-		t.Fatal("README.md has no Declare backends item")
+		t.Fatal("docs/connections.md has no Declare backends item")
 	}
 	backends, _, _ = strings.Cut(backends, "\n- **")
 	var described []Kind
@@ -234,6 +234,6 @@ func TestKindsMatchREADME(t *testing.T) {
 		described = append(described, Kind(q[1]))
 	}
 	if !slices.Equal(described, ConnectionKinds()) {
-		t.Errorf("README.md's Declare backends describes the connection kinds %v, the table has %v", described, ConnectionKinds())
+		t.Errorf("docs/connections.md's Declare backends describes the connection kinds %v, the table has %v", described, ConnectionKinds())
 	}
 }

@@ -8,23 +8,24 @@ import (
 	"testing"
 )
 
-// TestREADMERateLimitSnippet: the snippet of README's Rate limits section
-// loads as it is printed, its limits where the gateway reads them.
-func TestREADMERateLimitSnippet(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// TestDocRateLimitSnippet: the snippet of the Rate limits section of
+// docs/operators.md loads as it is printed, its limits where the gateway
+// reads them.
+func TestDocRateLimitSnippet(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "operators.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(readme), "### Rate limits\n")
+	_, rest, ok := strings.Cut(string(doc), "## Rate limits\n")
 	if !ok {
-		t.Fatal("README has no Rate limits section")
+		t.Fatal("docs/operators.md has no Rate limits section")
 	}
 	_, rest, ok = strings.Cut(rest, "```yaml\n")
 	block, _, ok2 := strings.Cut(rest, "```\n")
 	if !ok || !ok2 {
 		t.Fatal("the Rate limits section has no yaml block")
 	}
-	cfg, err := Parse("README.md", []byte(block))
+	cfg, err := Parse("docs/operators.md", []byte(block))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,16 +166,16 @@ func TestAuditSinkFile(t *testing.T) {
 	}
 }
 
-// TestREADMEGuardSnippet: the guard snippet of README's Connections
-// section loads as it is printed.
-func TestREADMEGuardSnippet(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// TestDocGuardSnippet: the guard snippet of docs/connections.md loads as
+// it is printed.
+func TestDocGuardSnippet(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "connections.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(readme), "- **Guard them.**")
+	_, rest, ok := strings.Cut(string(doc), "- **Guard them.**")
 	if !ok {
-		t.Fatal("README has no Guard them section")
+		t.Fatal("docs/connections.md has no Guard them item")
 	}
 	_, rest, ok = strings.Cut(rest, "  ```yaml\n")
 	block, _, ok2 := strings.Cut(rest, "  ```\n")
@@ -186,7 +186,7 @@ func TestREADMEGuardSnippet(t *testing.T) {
 	for line := range strings.Lines(block) {
 		b.WriteString(strings.TrimPrefix(line, "  "))
 	}
-	cfg, err := Parse("README.md", []byte(b.String()))
+	cfg, err := Parse("docs/connections.md", []byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,11 @@ import (
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
-// readmeSnippet returns the YAML block of README.md's Connections section
-// that declares an executor of kind, dedented.
-func readmeSnippet(t *testing.T, kind string) string {
+// docSnippet returns the YAML block of docs/connections.md that declares
+// an executor of kind, dedented.
+func docSnippet(t *testing.T, kind string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "connections.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,18 +36,18 @@ func readmeSnippet(t *testing.T, kind string) string {
 		}
 		return strings.Join(lines, "\n") + "\n"
 	}
-	t.Fatalf("README.md shows no YAML block with an executor of kind %s", kind)
+	t.Fatalf("docs/connections.md shows no YAML block with an executor of kind %s", kind)
 	return ""
 }
 
-// runSnippet loads a README snippet as praxa serve would, with the base
+// runSnippet loads a snippet of the docs as praxa serve would, with the base
 // URLs of its connections pointed at local servers, and runs capability
 // id with args as the first move of a proxy_default run.
 func runSnippet(t *testing.T, yaml string, urls map[string]string, env map[string]string, id string, args map[string]any) map[string]any {
 	t.Helper()
-	cfg, err := config.Parse("README.md", []byte(yaml))
+	cfg, err := config.Parse("docs/connections.md", []byte(yaml))
 	if err != nil {
-		t.Fatalf("README's snippet does not load: %v\n%s", err, yaml)
+		t.Fatalf("the snippet does not load: %v\n%s", err, yaml)
 	}
 	for name, u := range urls {
 		c, ok := cfg.Connections[name]
@@ -75,11 +75,11 @@ func runSnippet(t *testing.T, yaml string, urls map[string]string, env map[strin
 	return last["output"].(map[string]any)
 }
 
-// TestREADMEParallel runs README's parallel snippet against a local REST
-// upstream.
-func TestREADMEParallel(t *testing.T) {
+// TestDocParallel runs the parallel snippet of docs/connections.md against
+// a local REST upstream.
+func TestDocParallel(t *testing.T) {
 	api := newBranchAPI(t, 0)
-	out := runSnippet(t, readmeSnippet(t, "parallel"), map[string]string{"ci": api.srv.URL, "tracker": api.srv.URL}, nil,
+	out := runSnippet(t, docSnippet(t, "parallel"), map[string]string{"ci": api.srv.URL, "tracker": api.srv.URL}, nil,
 		"release.status", map[string]any{"ref": "v1.2.0"})
 	build, _ := out["build"].(map[string]any)
 	issues, _ := out["issues"].(map[string]any)
@@ -91,28 +91,28 @@ func TestREADMEParallel(t *testing.T) {
 	}
 }
 
-// TestREADMELLM runs README's llm snippet against the protocol-level
-// chat-completions server.
-func TestREADMELLM(t *testing.T) {
+// TestDocLLM runs the llm snippet of docs/connections.md against the
+// protocol-level chat-completions server.
+func TestDocLLM(t *testing.T) {
 	s := newChatServer(t, func(int, chatRequest) reply { return reply{content: `{"risk":"high","reason":"drops a table"}`} })
-	out := runSnippet(t, readmeSnippet(t, "llm"), map[string]string{"local_model": s.srv.URL + "/v1"}, map[string]string{"OPENAI_API_KEY": "sk-readme"},
+	out := runSnippet(t, docSnippet(t, "llm"), map[string]string{"local_model": s.srv.URL + "/v1"}, map[string]string{"OPENAI_API_KEY": "sk-doc"},
 		"review.classify", map[string]any{"diff": "DROP TABLE users;"})
 	if j, _ := out["json"].(map[string]any); j["risk"] != "high" {
 		t.Errorf("output %v", out)
 	}
 	reqs, auth := s.got()
-	if len(reqs) != 1 || auth[0] != "Bearer sk-readme" || !strings.Contains(reqs[0].lastUser(), "DROP TABLE users;") {
+	if len(reqs) != 1 || auth[0] != "Bearer sk-doc" || !strings.Contains(reqs[0].lastUser(), "DROP TABLE users;") {
 		t.Errorf("requests %v, auth %v", reqs, auth)
 	}
 }
 
-// TestREADMEAuth runs README's auth snippet: tickets (token-exchange) and
+// TestDocAuth runs the auth snippet of docs/connections.md: tickets (token-exchange) and
 // metrics (client-credentials) against a local token endpoint and REST
 // upstream; the upstream sees the exchanged token and the gateway's own.
-func TestREADMEAuth(t *testing.T) {
-	cfg, err := config.Parse("README.md", []byte(readmeSnippet(t, "token-exchange")))
+func TestDocAuth(t *testing.T) {
+	cfg, err := config.Parse("docs/connections.md", []byte(docSnippet(t, "token-exchange")))
 	if err != nil {
-		t.Fatalf("README's auth snippet does not load: %v", err)
+		t.Fatalf("the auth snippet does not load: %v", err)
 	}
 	te := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, secret, _ := r.BasicAuth()

@@ -12,15 +12,15 @@ import (
 	"github.com/praxa/praxa/contracts"
 )
 
-var updateREADME = flag.Bool("update-readme", false, "rewrite README.md's table of error codes from the registry")
+var updateDoc = flag.Bool("update-doc", false, "rewrite docs/errors.md's table of error codes from the registry")
 
-// The markers around README.md's table of error codes.
+// The markers around docs/errors.md's table of error codes.
 const (
-	codesBegin = "<!-- error codes: generated from contracts.Codes(); go test ./contracts -run TestREADMEErrorCodes -update-readme -->\n"
+	codesBegin = "<!-- error codes: generated from contracts.Codes(); go test ./contracts -run TestDocErrorCodes -update-doc -->\n"
 	codesEnd   = "<!-- end of error codes -->\n"
 )
 
-// codeTable renders the registry as README.md shows it.
+// codeTable renders the registry as docs/errors.md shows it.
 func codeTable() string {
 	var b strings.Builder
 	b.WriteString("| code | from | HTTP status | problem type slug | retryable | stop | title |\n")
@@ -42,32 +42,32 @@ func codeTable() string {
 	return b.String()
 }
 
-// TestREADMEErrorCodes: README.md's table of error codes is the registry's
-// (every code the gateway answers, with its status and problem type), so
-// the documentation cannot drift from the code.
-func TestREADMEErrorCodes(t *testing.T) {
-	path := filepath.Join("..", "README.md")
+// TestDocErrorCodes: docs/errors.md's table of error codes is the
+// registry's (every code the gateway answers, with its status and problem
+// type), so the documentation cannot drift from the code.
+func TestDocErrorCodes(t *testing.T) {
+	path := filepath.Join("..", "docs", "errors.md")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(raw)
-	begin := strings.Index(readme, codesBegin)
-	end := strings.Index(readme, codesEnd)
+	doc := string(raw)
+	begin := strings.Index(doc, codesBegin)
+	end := strings.Index(doc, codesEnd)
 	if begin < 0 || end < begin {
-		t.Fatalf("README.md has no table of error codes between %q and %q", codesBegin, codesEnd)
+		t.Fatalf("docs/errors.md has no table of error codes between %q and %q", codesBegin, codesEnd)
 	}
-	got, want := readme[begin+len(codesBegin):end], codeTable()
+	got, want := doc[begin+len(codesBegin):end], codeTable()
 	if got == want {
 		return
 	}
-	if *updateREADME {
-		if err := os.WriteFile(path, []byte(readme[:begin+len(codesBegin)]+want+readme[end:]), 0o644); err != nil {
+	if *updateDoc {
+		if err := os.WriteFile(path, []byte(doc[:begin+len(codesBegin)]+want+doc[end:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("README.md's table of error codes is not the registry's; run go test ./contracts -run TestREADMEErrorCodes -update-readme. Want:\n%s", want)
+	t.Errorf("docs/errors.md's table of error codes is not the registry's; run go test ./contracts -run TestDocErrorCodes -update-doc. Want:\n%s", want)
 }
 
 // TestCodeSpelling: the codes seeds/000 defines are spelled as the seed
