@@ -389,7 +389,28 @@ func runDocShell(t *testing.T, bin, root, name string, blocks []docBlock) {
 		serveLog, _ := os.ReadFile(filepath.Join(work, "serve.log"))
 		t.Fatalf("%s: %v\n%s\n--- the servers' log (last lines):\n%s", name, err, tail(string(out), 120), tail(string(serveLog), 40))
 	}
-	t.Logf("%s: ran %d blocks\n%s", name, len(blocks), tail(string(out), 20))
+	t.Logf("%s: ran %d blocks:\n%s", name, len(blocks), commandsRun(string(out)))
+}
+
+// jwtRE matches a JSON Web Token, which commandsRun shows as TOKEN.
+var jwtRE = regexp.MustCompile(`eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`)
+
+// commandsRun lists the commands a page's script traced (set -x), each
+// cut to one line.
+func commandsRun(out string) string {
+	var cmds []string
+	for line := range strings.Lines(out) {
+		c, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "+ doc: ")
+		if !ok || c == "local -" || c == "set +x" || strings.HasPrefix(c, "printf ") {
+			continue
+		}
+		c = jwtRE.ReplaceAllString(c, "TOKEN")
+		if len(c) > 160 {
+			c = c[:160] + "..."
+		}
+		cmds = append(cmds, "  "+c)
+	}
+	return strings.Join(cmds, "\n")
 }
 
 // goEnv is what the go command needs in a child whose HOME is elsewhere:
