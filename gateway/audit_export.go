@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
+	"github.com/praxa/praxa/gateway/periodic"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -79,30 +79,20 @@ func SweepAudit(ctx context.Context, st store.Store, before time.Time) (int, err
 	}
 }
 
-// auditSweepEvery is how often RunAuditRetention sweeps.
+// auditSweepEvery is how often the audit retention job sweeps.
 const auditSweepEvery = 10 * time.Minute
 
-// RunAuditRetention applies audit.retention until ctx ends: at start and
-// every auditSweepEvery, it deletes the events older than retention. A
-// zero retention keeps every event and returns at once.
-func RunAuditRetention(ctx context.Context, st store.Store, retention time.Duration, log *slog.Logger) {
+// AuditRetentionJob applies audit.retention: at start and every
+// auditSweepEvery, it deletes the events older than retention. A zero
+// retention keeps every event: there is no job (false).
+func AuditRetentionJob(st store.Store, retention time.Duration) (periodic.Job, bool) {
 	if retention <= 0 {
-		return
+		return periodic.Job{}, false
 	}
-	t := time.NewTicker(auditSweepEvery)
-	defer t.Stop()
-	for {
-		if n, err := SweepAudit(ctx, st, time.Now().Add(-retention)); err != nil {
-			if ctx.Err() == nil {
-				log.Warn("audit retention sweep failed", "err", err)
-			}
-		} else if n > 0 {
-			log.Info("audit events past the retention deleted", "deleted", n, "retention", retention.String())
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	return periodic.Job{Name: "audit retention sweep", Every: periodic.Fixed(auditSweepEvery), AtStart: true,
+		Done: "audit events past the retention deleted", DoneKey: "deleted",
+		Round: func(ctx context.Context) (int, bool, error) {
+			n, err := SweepAudit(ctx, st, time.Now().Add(-retention))
+			return n, false, err
+		}}, true
 }

@@ -26,7 +26,7 @@ const sweepBatch = 100
 // sweepTool names the sweeper in the audit events it records.
 var sweepTool = contracts.Tool{Name: "lease-sweeper", OperationID: "sweepLeases"}
 
-// LeaseSweepInterval is how often RunLeaseSweeper sweeps for a lease TTL:
+// LeaseSweepInterval is how often the lease sweep (Jobs) sweeps for a lease TTL:
 // a quarter of it, bounded to [1s, 1m].
 func LeaseSweepInterval(ttl time.Duration) time.Duration {
 	return min(max(ttl/4, time.Second), time.Minute)
@@ -35,24 +35,6 @@ func LeaseSweepInterval(ttl time.Duration) time.Duration {
 // LeasesSwept reports how many expired leases the sweeper resolved since
 // the Service was built.
 func (s *Service) LeasesSwept() int64 { return s.swept.Load() }
-
-// RunLeaseSweeper sweeps the expired leases every LeaseSweepInterval of the
-// Service's lease TTL until ctx ends (praxa serve runs it for the life of
-// the gateway).
-func (s *Service) RunLeaseSweeper(ctx context.Context) {
-	t := time.NewTicker(LeaseSweepInterval(s.leaseTTL))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.SweepLeases(ctx); err != nil && ctx.Err() == nil {
-				s.log.WarnContext(ctx, "lease sweep failed", "err", err)
-			}
-		}
-	}
-}
 
 // SweepLeases resolves, once, the move and start leases past their
 // deadline as outcome-unknown (never by calling again), and returns how

@@ -69,7 +69,7 @@ func (s *Service) RunRetention() time.Duration {
 // expired since the Service was built.
 func (s *Service) RunsExpired() int64 { return s.runs.expired.Load() }
 
-// RunSweepInterval is how often RunRunSweeper sweeps for a run retention:
+// RunSweepInterval is how often the run sweep (Jobs) sweeps for a run retention:
 // a quarter of it, bounded to [1s, 1m] (and a minute while expiry is off,
 // to see a reload turn it on).
 func RunSweepInterval(retention time.Duration) time.Duration {
@@ -82,32 +82,6 @@ func RunSweepInterval(retention time.Duration) time.Duration {
 // runSweepCatchUp is the pause before the next sweep when the last one
 // stopped at its bound with idle runs left.
 const runSweepCatchUp = time.Second
-
-// RunRunSweeper expires the idle proxy_default runs every
-// RunSweepInterval of the run retention in force until ctx ends (praxa
-// serve runs it for the life of the gateway). A sweep that stops at its
-// bound with runs left is followed by another after a second, so a
-// backlog drains without one sweep holding the store for long.
-func (s *Service) RunRunSweeper(ctx context.Context) {
-	t := time.NewTimer(RunSweepInterval(s.RunRetention()))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		_, more, err := s.sweepRuns(ctx)
-		if err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "run sweep failed", "err", err)
-		}
-		next := RunSweepInterval(s.RunRetention())
-		if more {
-			next = runSweepCatchUp
-		}
-		t.Reset(next)
-	}
-}
 
 // SweepIdleRuns expires, once, the proxy_default runs idle longer than the
 // run retention (none when it is 0), at most runBatches pages of runBatch

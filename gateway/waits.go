@@ -322,27 +322,9 @@ func (s *Service) cancelChild(ctx context.Context, tx store.Tx, e *env, parent *
 	return s.persist(ctx, tx, e, out, child, m)
 }
 
-// WaitSweepInterval is how often RunWaitSweeper looks for parked moves
+// WaitSweepInterval is how often the wait sweep (Jobs) looks for parked moves
 // past their timeoutMs.
 const WaitSweepInterval = time.Second
-
-// RunWaitSweeper ends the waits past their deadline every
-// WaitSweepInterval until ctx ends (praxa serve runs it for the life of
-// the gateway).
-func (s *Service) RunWaitSweeper(ctx context.Context) {
-	t := time.NewTicker(WaitSweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.SweepWaits(ctx); err != nil && ctx.Err() == nil {
-				s.log.WarnContext(ctx, "wait sweep failed", "err", err)
-			}
-		}
-	}
-}
 
 // SweepWaits fails, once, the parked moves whose wait passed its deadline
 // (the workflow executor's timeoutMs): the parent's move fails with a

@@ -39,6 +39,7 @@ import (
 	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
+	"github.com/praxa/praxa/gateway/periodic"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/mcpadapter"
@@ -322,30 +323,17 @@ func (g *Gateway) metrics() *httpapi.Metrics {
 }
 
 // Run starts the background jobs on ctx and returns: revocation polling,
-// the idempotency sweep, audit retention (audit.retention), the lease, run
-// and wait sweepers, and the retries of proxy.import connections that
-// could not be listed at start. They stop when ctx ends or at Close, which
-// waits for them. Call it once.
+// the retries of proxy.import connections that could not be listed at
+// start, and the periodic jobs (periodic.Run each): the idempotency sweep,
+// audit retention (audit.retention), and the service's lease, run and wait
+// sweepers (gateway.Service.Jobs). They stop when ctx ends or at Close,
+// which waits for them. Call it once.
 func (g *Gateway) Run(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	context.AfterFunc(g.jobs, cancel)
-	cfg, log := g.Config, g.Logger
+	log := g.Logger
 	for _, job := range []func(context.Context){
 		g.Revocations.Run,
-		func(ctx context.Context) { sweepIdempotency(ctx, g.Store, log) },
-		// audit.retention: events older than it go (gateway/audit_export.go).
-		func(ctx context.Context) {
-			gateway.RunAuditRetention(ctx, g.Store, time.Duration(cfg.Audit.Retention), log)
-		},
-		// Expired move and start leases resolve as outcome-unknown
-		// without waiting for a request (gateway/leases_sweep.go).
-		g.Service.RunLeaseSweeper,
-		// proxy_default runs idle longer than proxy.runRetention move to
-		// their terminal state expired (gateway/runs_expire.go).
-		g.Service.RunRunSweeper,
-		// Moves parked on a sub-workflow past their timeoutMs fail and
-		// the sub-workflow is cancelled (gateway/waits.go).
-		g.Service.RunWaitSweeper,
 		// proxy.import connections that could not be listed at start
 		// are retried (gateway/imports.go); /readyz and discovery show
 		// their state.
@@ -353,29 +341,30 @@ func (g *Gateway) Run(ctx context.Context) {
 	} {
 		g.running.Go(func() { job(ctx) })
 	}
+	jobs := append([]periodic.Job{idempotencySweep(g.Store)}, g.Service.Jobs()...)
+	// audit.retention: events older than it go (gateway/audit_export.go).
+	if j, ok := gateway.AuditRetentionJob(g.Store, time.Duration(g.Config.Audit.Retention)); ok {
+		jobs = append(jobs, j)
+	}
+	for _, j := range jobs {
+		g.running.Go(func() { periodic.Run(ctx, log, j) })
+	}
 }
 
 // sweepIdempotencyEvery is how often expired idempotency records are
-// deleted.
+// swept.
 const sweepIdempotencyEvery = 10 * time.Minute
 
-// sweepIdempotency deletes the expired idempotency records every
-// sweepIdempotencyEvery until ctx ends.
-func sweepIdempotency(ctx context.Context, st store.Store, log *slog.Logger) {
-	t := time.NewTicker(sweepIdempotencyEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if n, err := st.SweepIdempotency(ctx, time.Now()); err != nil {
-				log.Warn("idempotency sweep failed", "err", err)
-			} else if n > 0 {
-				log.Info("idempotency records expired", "deleted", n)
-			}
-		}
-	}
+// idempotencySweep turns the idempotency records past their retention into
+// tombstones and deletes the tombstones past theirs, every
+// sweepIdempotencyEvery.
+func idempotencySweep(st store.Store) periodic.Job {
+	return periodic.Job{Name: "idempotency sweep", Every: periodic.Fixed(sweepIdempotencyEvery),
+		Done: "idempotency records expired", DoneKey: "deleted",
+		Round: func(ctx context.Context) (int, bool, error) {
+			n, err := st.SweepIdempotency(ctx, time.Now())
+			return n, false, err
+		}}
 }
 
 // Close ends the gateway: no reload from here on (a reload in progress

@@ -41,7 +41,7 @@ type Audit struct {
 	// file's directory.
 	Sink string `json:"sink,omitempty"`
 	// Retention is how long the store keeps an audit event: serve deletes
-	// the older ones, in batches, every few minutes (gateway.RunAuditRetention).
+	// the older ones, in batches, every few minutes (gateway.AuditRetentionJob).
 	// Zero keeps every event.
 	Retention Duration `json:"retention,omitempty"`
 }

@@ -323,7 +323,7 @@ func waitCalls(t *testing.T, calls *atomic.Int32, want int32, hold chan struct{}
 // move's, left by a stuck gateway) are resolved by the sweeper with no
 // request meeting them; the retries then answer the recorded 504 without
 // calling; two sweepers never both resolve a lease. Then serve's wiring:
-// a short server.leaseTTL and RunLeaseSweeper resolve a stuck start on
+// a short server.leaseTTL and the lease sweep resolve a stuck start on
 // the real clock.
 func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 	stores(t, func(t *testing.T, dsn string) {
@@ -411,7 +411,7 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 }
 
 // TestLeaseSweeperRunsOnConfiguredTTL: server.leaseTTL sets the lease TTL
-// and RunLeaseSweeper, as serve runs it, resolves a stuck start on the real
+// and the lease sweep, as serve runs it, resolves a stuck start on the real
 // clock without any request; the stuck gateway's late answer and the
 // retry are the recorded 504.
 func TestLeaseSweeperRunsOnConfiguredTTL(t *testing.T) {
@@ -422,9 +422,8 @@ func TestLeaseSweeperRunsOnConfiguredTTL(t *testing.T) {
 	if g.Config.LeaseTTL() != time.Second {
 		t.Fatalf("LeaseTTL() = %v", g.Config.LeaseTTL())
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go g.Service.RunLeaseSweeper(ctx)
+	// gatewaytest runs the service's jobs, the lease sweep among them,
+	// as serve does.
 	w := wrap(g)
 	tok := ti.token(t, tenantA, userA)
 	late := make(chan *resp, 1)
