@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -285,39 +284,4 @@ func eventFor(p *auth.Principal, tool contracts.Tool, typ, outcome, code, reques
 		e.Tenant, e.Subject, e.ClientID = p.Tenant, p.Subject, p.ClientID
 	}
 	return e
-}
-
-// redacted is what a redacted value reads as.
-const redacted = "[redacted]"
-
-// sensitive reports whether an attribute name suggests a secret.
-func sensitive(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range []string{"token", "secret", "password", "authorization", "credential", "cookie", "apikey", "api_key", "idempotencykey", "private"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// redact returns a copy of attrs with secret-looking members replaced.
-func redact(attrs map[string]any) map[string]any {
-	if attrs == nil {
-		return nil
-	}
-	out := make(map[string]any, len(attrs))
-	for k, v := range attrs {
-		switch {
-		case sensitive(k):
-			out[k] = redacted
-		default:
-			if m, ok := v.(map[string]any); ok {
-				out[k] = redact(m)
-			} else {
-				out[k] = v
-			}
-		}
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/praxa/praxa/gateway/redact"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
 )
@@ -72,7 +73,7 @@ func TestExportAndSweepAudit(t *testing.T) {
 	if gb, _ := json.Marshal(got[0]); string(gb) != string(must(json.Marshal(want))) {
 		t.Errorf("exported line %s, want the sink's %s", gb, must(json.Marshal(want)))
 	}
-	if got[0].Attributes["apiToken"] != redacted || got[0].Tenant != "acme" || got[0].ClientID != "cli" {
+	if got[0].Attributes["apiToken"] != redact.Redacted || got[0].Tenant != "acme" || got[0].ClientID != "cli" {
 		t.Errorf("exported line not redacted or not whole: %+v", got[0])
 	}
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/redact"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
@@ -148,7 +149,7 @@ func TestAuditSinkFile(t *testing.T) {
 			t.Errorf("%s: sink line %+v, trace shows %+v", ev.Type, l, tr)
 		}
 	}
-	if got := lines["connection.called"].Attributes; got["apiKey"] != redacted || got["upstream"].(map[string]any)["password"] != redacted ||
+	if got := lines["connection.called"].Attributes; got["apiKey"] != redact.Redacted || got["upstream"].(map[string]any)["password"] != redact.Redacted ||
 		got["upstream"].(map[string]any)["host"] != "api.example.com" {
 		t.Errorf("connection.called attributes %v, want apiKey and upstream.password redacted, host kept", got)
 	}

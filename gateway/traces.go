@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/redact"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -59,6 +60,6 @@ func traceEvent(ev store.Event) TraceEvent {
 	return TraceEvent{
 		Seq: ev.Seq, Type: ev.Type, At: ev.At.UTC().Format(time.RFC3339Nano), Outcome: ev.Outcome, Code: ev.Code,
 		Subject: ev.Subject, Operation: ev.Operation, Tool: ev.Tool, RunID: ev.RunID, WorkflowID: ev.WorkflowID,
-		RequestID: ev.RequestID, Attributes: redact(ev.Attributes),
+		RequestID: ev.RequestID, Attributes: redact.Attributes(ev.Attributes),
 	}
 }
