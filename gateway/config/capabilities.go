@@ -54,6 +54,10 @@ type Capability struct {
 	// a capability that wraps it): the upstream's budget. Cluster-wide
 	// on PostgreSQL, as server.limits.
 	Limits *Rate `json:"limits,omitempty"`
+	// Audit says what the audit events of the capability's calls record
+	// and which sinks receive them (CapabilityAudit); a capability that
+	// wraps this one adds its own.
+	Audit *CapabilityAudit `json:"audit,omitempty"`
 }
 
 // Reliability bounds the run of a capability and says what may be tried
@@ -165,6 +169,9 @@ type Exposure struct {
 	// Annotations set the MCP tool annotations, over those of the
 	// capability an exposure references.
 	Annotations *Annotations `json:"annotations,omitempty"`
+	// Audit is the inline capability's audit block, or what an exposure
+	// adds to the referenced capability's (CapabilityAudit).
+	Audit *CapabilityAudit `json:"audit,omitempty"`
 }
 
 // ProxyDefaultWorkflow is the id of the built-in workflow proxy capabilities
@@ -208,6 +215,11 @@ type ExposedCapability struct {
 	// one (it and those it wraps, innermost first): a call spends a token
 	// of each.
 	Limits []CapabilityLimit
+	// Audit is what the audit events of its calls record and the sinks
+	// that receive them: the audit blocks of the capabilities it stands
+	// for and of its exposure, stacked innermost first (zero for an
+	// imported capability).
+	Audit CapabilityAudit
 	// Upstream is, for a capability proxy.import took from an MCP server,
 	// the tool it stands for (nil for the others): what its pin covers.
 	Upstream *UpstreamTool
@@ -294,6 +306,7 @@ func (c *Config) exposedDeclared() []ExposedCapability {
 				x.Reliability = e.Reliability
 			}
 			x.Annotations = x.Annotations.overlay(e.Annotations)
+			x.Audit = x.Audit.stack(e.Audit)
 			out = append(out, x)
 			continue
 		}
@@ -303,7 +316,8 @@ func (c *Config) exposedDeclared() []ExposedCapability {
 		out = append(out, ExposedCapability{ID: e.Name, Source: src, Title: e.Title, Description: e.Description,
 			Domain: e.Domain, Tags: slices.Clone(e.Tags), Aliases: slices.Clone(e.Aliases), ExposeDirectly: e.ExposeDirectly,
 			InputSchema: e.InputSchema, OutputSchema: e.OutputSchema, Guards: slices.Clone(e.Guards), Executor: e.Executor,
-			Produces: slices.Clone(e.Produces), Reliability: e.Reliability, Annotations: e.Annotations})
+			Produces: slices.Clone(e.Produces), Reliability: e.Reliability, Annotations: e.Annotations,
+			Audit: CapabilityAudit{}.stack(e.Audit)})
 	}
 	wrapped := map[string]bool{}
 	for _, cp := range c.Capabilities {
@@ -372,6 +386,7 @@ func (c *Config) resolveCapability(id string, depth int) (ExposedCapability, boo
 		x.Reliability = cp.Reliability
 	}
 	x.Annotations = x.Annotations.overlay(cp.Annotations)
+	x.Audit = x.Audit.stack(cp.Audit)
 	if cp.Limits != nil {
 		x.Limits = append(slices.Clone(x.Limits), CapabilityLimit{Capability: id, Rate: *cp.Limits})
 	}

@@ -116,7 +116,7 @@ func (c *checker) capabilities() {
 
 // capabilityBody checks what a capability and an exposure share: the paths
 // and the workflow of the executor, the input and output schemas, the
-// reliability, the annotations and the guards.
+// reliability, the annotations, the guards and the audit block.
 func (c *checker) capabilityBody(ptr string, wfIDs []string) {
 	if _, ok := c.obj(ptr + "/executor"); ok {
 		c.executor(ptr+"/executor", wfIDs)
@@ -126,6 +126,7 @@ func (c *checker) capabilityBody(ptr string, wfIDs []string) {
 	c.reliability(ptr, wfIDs)
 	c.annotations(ptr) // annotations.go
 	c.guards(ptr + "/guards")
+	c.capabilityAudit(ptr + "/audit") // audit_check.go
 }
 
 // wrapCycles reports every wraps through which a capability ends up

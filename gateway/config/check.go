@@ -300,14 +300,20 @@ func executorKindAt(doc *document, ptr string) (Kind, bool) {
 // unknownExecutorMember words an unknown member name of an executor of the
 // given kind.
 func unknownExecutorMember(kind Kind, name string) string {
-	members := kind.Members()
-	what := kind.article() + " " + string(kind) + " executor"
 	owners := kindNames(func(k *kindInfo) bool { return slices.Contains(k.members, name) })
+	return unknownKindMember(kind.article()+" "+string(kind)+" executor", "executors", name, kind.Members(), owners)
+}
+
+// unknownKindMember words an unknown member name of an object of one kind
+// (an executor, a connection, a guard, an audit sink): what names it ("an
+// mcp executor"), plural names its family ("executors"), members are
+// what the kind takes and owners the other kinds that take name.
+func unknownKindMember(what, plural, name string, members, owners []string) string {
 	switch {
 	case len(owners) > 0 && len(members) == 1:
-		return fmt.Sprintf("is not a known field of %s (%s belongs to %s executors), which has no field but kind", what, name, joinAnd(owners))
+		return fmt.Sprintf("is not a known field of %s (%s belongs to %s %s), which has no field but kind", what, name, joinAnd(owners), plural)
 	case len(owners) > 0:
-		return fmt.Sprintf("is not a known field of %s (%s belongs to %s executors); known fields: %s", what, name, joinAnd(owners), strings.Join(members, ", "))
+		return fmt.Sprintf("is not a known field of %s (%s belongs to %s %s); known fields: %s", what, name, joinAnd(owners), plural, strings.Join(members, ", "))
 	case len(members) == 1:
 		return fmt.Sprintf("is not a known field of %s, which has no field but kind", what)
 	}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -23,16 +22,8 @@ func connectionKindAt(doc *document, ptr string) (Kind, bool) {
 
 // unknownConnectionMember words an unknown member of a connection.
 func unknownConnectionMember(kind Kind, name string) string {
-	members := kind.ConnectionMembers()
 	owners := kindNames(func(k *kindInfo) bool { return slices.Contains(k.connectionMembers, name) })
-	what := kind.article() + " " + string(kind) + " connection"
-	if len(owners) > 0 {
-		return fmt.Sprintf("is not a known field of %s (%s belongs to %s connections); known fields: %s", what, name, joinAnd(owners), strings.Join(members, ", "))
-	}
-	if s, ok := suggest(name, members); ok {
-		return fmt.Sprintf("is not a known field of %s; did you mean %q?", what, s)
-	}
-	return fmt.Sprintf("is not a known field of %s; known fields: %s", what, strings.Join(members, ", "))
+	return unknownKindMember(kind.article()+" "+string(kind)+" connection", "connections", name, kind.ConnectionMembers(), owners)
 }
 
 // envNameRE matches an environment variable name.

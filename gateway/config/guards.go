@@ -184,19 +184,25 @@ func lastToken(ptr string) string {
 // guardKindAt returns the kind of the guard at ptr when ptr is a guard of
 // a known kind.
 func guardKindAt(doc *document, ptr string) (string, bool) {
-	if typeAt(ptr) != reflect.TypeFor[Guard]() {
+	return memberKindAt[Guard](doc, ptr, guardMembers)
+}
+
+// memberKindAt returns the kind of the object at ptr when ptr is a T (a
+// guard, an audit sink) whose kind is a key of members, the members of
+// each kind.
+func memberKindAt[T any](doc *document, ptr string, members map[string][]string) (string, bool) {
+	if typeAt(ptr) != reflect.TypeFor[T]() {
 		return "", false
 	}
 	v, _ := lookup(doc.value, ptr+"/kind")
 	kind, _ := v.(string)
-	_, ok := guardMembers[kind]
+	_, ok := members[kind]
 	return kind, ok
 }
 
 // unknownGuardMember words an unknown member name of a guard of the given
 // kind.
 func unknownGuardMember(kind, name string) string {
-	members := guardMembers[kind]
 	what := "an " + kind + " guard"
 	if kind == GuardSchedule {
 		what = "a schedule guard"
@@ -207,11 +213,5 @@ func unknownGuardMember(kind, name string) string {
 			owners = append(owners, k)
 		}
 	}
-	if len(owners) > 0 {
-		return fmt.Sprintf("is not a known field of %s (%s belongs to %s guards); known fields: %s", what, name, joinAnd(owners), strings.Join(members, ", "))
-	}
-	if s, ok := suggest(name, members); ok {
-		return fmt.Sprintf("is not a known field of %s; did you mean %q?", what, s)
-	}
-	return fmt.Sprintf("is not a known field of %s; known fields: %s", what, strings.Join(members, ", "))
+	return unknownKindMember(what, "guards", name, guardMembers[kind], owners)
 }

@@ -329,6 +329,8 @@ func explain(doc *document, fe contracts.FieldError, pos position, ptr string) s
 			return "must be a reference ${NAME} to an environment variable of the gateway that holds the key, never the key itself"
 		case "must match the pattern " + hourWindowPattern:
 			return "must be a window HH:MM-HH:MM such as 09:00-17:00"
+		case "must match the pattern " + recordPathPattern:
+			return "must be a path into the call's arguments or output: $.arguments or $.output, then .MEMBER steps of letters, digits, '_' and '-' (such as $.arguments.title or $.output.url)"
 		case "must match the pattern ^/":
 			return "must be an absolute path (starting with /)"
 		case "must match the pattern " + termPattern:
@@ -449,6 +451,9 @@ func unknownField(doc *document, ptr string) locatedProblem {
 	}
 	if kind, ok := connectionKindAt(doc, parentPointer(ptr)); ok {
 		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownConnectionMember(kind, name)}, ptr}
+	}
+	if kind, ok := auditSinkKindAt(doc, parentPointer(ptr)); ok {
+		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownAuditSinkMember(kind, name)}, ptr}
 	}
 	msg := "is not a known " + what
 	if known := knownFields(parentPointer(ptr)); len(known) > 0 {

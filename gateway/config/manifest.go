@@ -18,7 +18,7 @@ import (
 //
 // Each capability is declared as an inline proxy.expose entry is (name,
 // title, description, tags, aliases, domain, exposeDirectly, inputSchema,
-// outputSchema, guards, executor, produces, reliability) and joins the
+// outputSchema, guards, executor, produces, reliability, audit) and joins the
 // proxy surface, proxy_default and the discovery index after the
 // configuration's own capabilities. Validation is strict (seeds/002's
 // declarative manifests): the file is JSON; unknown members are refused
@@ -250,7 +250,7 @@ func parseManifest(file string, data []byte, cfg *document, taken map[string]str
 		caps = append(caps, ExposedCapability{ID: e.Name, Source: src, Title: e.Title, Description: e.Description,
 			Domain: e.Domain, Tags: slices.Clone(e.Tags), Aliases: slices.Clone(e.Aliases), ExposeDirectly: e.ExposeDirectly,
 			InputSchema: schema, OutputSchema: output, Guards: slices.Clone(e.Guards), Executor: e.Executor,
-			Produces: slices.Clone(e.Produces), Reliability: e.Reliability})
+			Produces: slices.Clone(e.Produces), Reliability: e.Reliability, Audit: CapabilityAudit{}.stack(e.Audit)})
 	}
 	if len(problems) > 0 {
 		return fail(problems)
