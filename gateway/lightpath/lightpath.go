@@ -61,7 +61,8 @@ func (p *Path) Takes(capability string) bool {
 // completed with what happened: type EventCalled, outcome allowed (the
 // upstream answered, ok or not) or refused (with the error's code), and
 // the attributes capability, ok, the executor's kind and connection, the
-// upstream's error message and the attempts when there are any. It
+// upstream's error message and the attempts when there are any, and the
+// arguments and output the capability's audit block records. It
 // answers the call, or the contract error that refused or ended it.
 //
 // An answer whose event could not be committed is not given: the call
@@ -93,6 +94,10 @@ func (p *Path) Call(ctx context.Context, capability string, args workflow.Checke
 		}
 		if len(call.Attempts) > 0 {
 			attrs["attempts"] = call.Attempts
+		}
+		// What the capability's audit block records of the call.
+		for k, v := range call.Recorded {
+			attrs[k] = v
 		}
 	}
 	ev.Attributes = attrs

@@ -80,6 +80,11 @@ type Call struct {
 	// Attempts lists the attempts made (retries, fallbacks) when there
 	// was more than one, as the audit event and a run's lastRun show them.
 	Attempts []any
+	// Recorded is what the capability's audit block records of the call
+	// (config.CapabilityAudit.Record): {"arguments": ..., "output": ...},
+	// redacted; nil when it records nothing. The audit event of the call
+	// carries its members as attributes.
+	Recorded map[string]any
 }
 
 // Record renders c as a run's lastRun shows a move: capability, ok,
@@ -148,6 +153,7 @@ func (e *Engine) CallStandalone(ctx context.Context, d *Definition, name string,
 	if listAttempts(attempts) {
 		call.Attempts = attemptRecords(attempts)
 	}
+	call.Recorded = t.recorded(args, output)
 	return call, nil
 }
 

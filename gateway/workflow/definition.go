@@ -58,6 +58,9 @@ type Transition struct {
 	// (config.ExposedCapability.OutputSchema, compiled once; nil: none),
 	// which a successful output must satisfy (checkOutput).
 	output *jsonschema.Schema
+	// record are the paths a proxy capability's audit block records of
+	// its calls (config.CapabilityAudit.Record; record.go).
+	record []string
 }
 
 // Actor returns the transition's actor, agent by default.

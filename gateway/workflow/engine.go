@@ -238,7 +238,7 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 		}
 		if err := guards(t, in, args, e.now(ctx)); err != nil {
 			ge := err.(*guardError)
-			out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID, Attributes: ge.attributes(t.Name)})
+			out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID, Attributes: t.capabilityAttributes(ge.attributes(t.Name), args, nil)})
 			ce := ge.contract(in, t)
 			ce.Links = proxyGuardLinks(d, in, t, ge, args, false)
 			return out, ce
@@ -281,7 +281,11 @@ func (e *Engine) Fire(ctx context.Context, in *Instance, name string, args map[s
 	}
 	if err := guards(t, in, args, e.now(ctx)); err != nil {
 		ge := err.(*guardError)
-		out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID, Attributes: ge.attributes(name)})
+		attrs := ge.attributes(name)
+		if d.proxy {
+			attrs = t.capabilityAttributes(attrs, args, nil)
+		}
+		out.Events = append(out.Events, Event{Type: "guard.rejected", WorkflowID: in.ID, Attributes: attrs})
 		ce := ge.contract(in, t)
 		if d.proxy {
 			ce.Links = proxyGuardLinks(d, in, t, ge, args, true)
@@ -618,6 +622,11 @@ func (e *Engine) complete(ctx context.Context, d *Definition, in *Instance, t *T
 		// What was tried before the answer: retries and fallbacks, a
 		// parallel executor's branches, an llm call's usage.
 		fired["attempts"] = attemptRecords(attempts)
+	}
+	if d.proxy {
+		// A move of a proxy run is a call of the capability: its event
+		// names it and records what its audit block asks (record.go).
+		fired = t.capabilityAttributes(fired, args, output)
 	}
 	out.Events = append(out.Events, Event{Type: "transition.fired", WorkflowID: in.ID, Attributes: fired})
 	return e.enter(ctx, d, in, out, depth, t.Name, actor)

@@ -71,6 +71,7 @@ func (r *Registry) AddProxy(caps []config.ExposedCapability) error {
 			h := c.Hints()
 			t.hints = &h
 			t.limits = c.Limits
+			t.record = c.Audit.Record
 			d.limited = d.limited || len(c.Limits) > 0
 			if len(c.OutputSchema) > 0 {
 				if t.output, err = compile(config.ProxyDefaultWorkflow+"."+c.ID+".output", c.OutputSchema); err != nil {
