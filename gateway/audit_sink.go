@@ -30,11 +30,12 @@ import (
 // so a crash of the operating system may lose the last lines. Close syncs
 // the file.
 type AuditSink struct {
-	mu     sync.Mutex
-	w      io.Writer
-	file   *os.File // nil when w is not a file the sink owns
-	log    *slog.Logger
-	failed atomic.Int64
+	mu      sync.Mutex
+	w       io.Writer
+	file    *os.File // nil when w is not a file the sink owns
+	log     *slog.Logger
+	written atomic.Int64
+	failed  atomic.Int64
 }
 
 // NewAuditSink returns a sink writing to w (the standard error, say); the
@@ -103,12 +104,17 @@ func (s *AuditSink) write(events []store.Event) {
 			if n := s.failed.Add(1); n == 1 || n%1000 == 0 {
 				s.log.Error("audit sink write failed; the event is in the store", "type", ev.Type, "failed", n, "err", err)
 			}
+			continue
 		}
+		s.written.Add(1)
 	}
 }
 
 // Failed reports how many events the sink could not write.
 func (s *AuditSink) Failed() int64 { return s.failed.Load() }
+
+// counts reports the events written and those that could not be.
+func (s *AuditSink) counts() (delivered, dropped int64) { return s.written.Load(), s.failed.Load() }
 
 // Close syncs and closes the file the sink opened; a sink on a writer it
 // does not own has nothing to close.
@@ -133,12 +139,22 @@ func (s *AuditSink) Close() error {
 // fails, or whose function returns an error, sends nothing. Closing the
 // returned store closes st, then sink.
 func WithAuditSink(st store.Store, sink *AuditSink) store.Store {
-	return &sinkStore{Store: st, sink: sink}
+	return &sinkStore{Store: st, sink: sink, close: sink.Close}
 }
 
+// committedSink receives the events a store committed (an AuditSink, the
+// capabilities' AuditHooks); it must not block for long: the committing
+// call waits for it.
+type committedSink interface {
+	write(events []store.Event)
+}
+
+// sinkStore hands the events its store commits to sink, and closes it
+// after the store (close nil: the sink's owner closes it).
 type sinkStore struct {
 	store.Store
-	sink *AuditSink
+	sink  committedSink
+	close func() error
 }
 
 // Unwrap returns the store the sink wraps (store.BucketsOf looks through
@@ -169,7 +185,10 @@ func (s *sinkStore) AppendEvents(ctx context.Context, events []store.Event) erro
 
 func (s *sinkStore) Close() error {
 	err := s.Store.Close()
-	if cerr := s.sink.Close(); err == nil {
+	if s.close == nil {
+		return err
+	}
+	if cerr := s.close(); err == nil {
 		err = cerr
 	}
 	return err

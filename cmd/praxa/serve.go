@@ -225,7 +225,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		Service: gateway.Options{LexiconWrites: f.lexiconWrites, SkillsSearch: f.skillsSearch, ScriptsSearch: f.scriptsSearch},
 		// Input requests protect their requestState with the configured
 		// keys, the same on every replica (--dev: a fresh one).
-		Getenv: env.getenv, GenerateRequestStateKey: f.dev,
+		Getenv: env.getenv, GenerateRequestStateKey: f.dev, Stderr: env.stderr,
 		Source: path, Load: func(context.Context) (*config.Config, []byte, error) { return readConfigData(path, f.dev) },
 		Prepare:  func(c *config.Config) { completeConfig(c, ln.Addr().String(), tlsConf != nil) },
 		Problems: func(p string) { fmt.Fprintf(env.stderr, "praxa: %s\n", p) }})

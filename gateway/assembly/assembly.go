@@ -23,6 +23,7 @@ package assembly
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -79,7 +80,10 @@ type Options struct {
 	// the codec instead (gatewaytest: a key its replicas share).
 	Getenv                  func(string) string
 	GenerateRequestStateKey bool
-	RequestState            *mcpadapter.RequestStateCodec
+	// Stderr is where the capabilities' audit sinks of kind stderr write
+	// (nil: os.Stderr); Getenv reads their http headers' ${NAME} too.
+	Stderr       io.Writer
+	RequestState *mcpadapter.RequestStateCodec
 
 	// Load reads the configuration again for a reload (SIGHUP, POST
 	// /v8/config/reload), with the bytes read (nil: a reload is refused,
@@ -114,6 +118,11 @@ type Gateway struct {
 	Service *gateway.Service
 	// Auditor writes the events of reads and refusals.
 	Auditor *gateway.Auditor
+	// AuditHooks hand the committed events of the capabilities whose
+	// audit block names sinks to those sinks (the service's store is
+	// wrapped with them); a reload opens and closes sinks with the
+	// configuration.
+	AuditHooks *gateway.AuditHooks
 	// Switch holds the connections the executors run on; a reload swaps
 	// them.
 	Switch *connect.Switch
@@ -257,7 +266,13 @@ func (g *Gateway) buildService(ctx context.Context) error {
 	for _, w := range cfg.Warnings() {
 		log.Warn("configuration: " + w)
 	}
-	g.Auditor = gateway.NewAuditor(g.Store, &gateway.AuditorOptions{Logger: log})
+	// The capabilities' audit sinks see every event the service commits.
+	g.AuditHooks, err = gateway.NewAuditHooks(cfg, &gateway.AuditHooksOptions{Logger: log, Stderr: o.Stderr, Getenv: o.Getenv})
+	if err != nil {
+		return err
+	}
+	st := gateway.WithAuditHooks(g.Store, g.AuditHooks)
+	g.Auditor = gateway.NewAuditor(st, &gateway.AuditorOptions{Logger: log})
 	so := o.Service
 	so.Logger, so.Now, so.Auditor = log, o.Now, g.Auditor
 	so.Workflows, so.Discovery, so.Runners = workflows, index, g.Switch.Runners()
@@ -268,7 +283,7 @@ func (g *Gateway) buildService(ctx context.Context) error {
 	so.Quotas = cfg.Server.Quotas
 	so.Quarantines, so.ToolListChanges = quarantines, changes
 	so.Skills, so.Scripts, so.CertificateIssuers = skillCatalog, scriptCatalog, certIssuers
-	g.Service = gateway.New(g.Store, &so)
+	g.Service = gateway.New(st, &so)
 	return nil
 }
 
@@ -299,7 +314,16 @@ func (g *Gateway) reloader() *gateway.Reloader {
 		Connect: &connect.Options{Logger: g.Logger, Tokens: g.Tokens},
 		Skills:  loadSkills,
 		Stage: func(cfg *config.Config) (func(), error) {
-			return g.Direct.Stage(mcpadapter.DirectTools(cfg.Exposed()))
+			direct, err := g.Direct.Stage(mcpadapter.DirectTools(cfg.Exposed()))
+			if err != nil {
+				return nil, err
+			}
+			// Last: the sinks it opens are kept only by its apply.
+			hooks, err := g.AuditHooks.Stage(cfg)
+			if err != nil {
+				return nil, err
+			}
+			return func() { direct(); hooks() }, nil
 		},
 		Problems: o.Problems, Running: g.Config,
 		ImportRetryBase: o.ImportRetryBase, ImportRetryMax: o.ImportRetryMax,
@@ -319,6 +343,7 @@ func (g *Gateway) metrics() *httpapi.Metrics {
 	m.RegisterQuotas(svc)
 	m.RegisterLimiter(g.Limiter)
 	m.RegisterPins(svc)
+	m.RegisterAuditHooks(g.AuditHooks)
 	return m
 }
 
@@ -377,7 +402,8 @@ func (g *Gateway) Close(ctx context.Context) error {
 		g.Reloader.Close()
 		g.stopJobs()
 		g.running.Wait()
-		g.closeErr = errors.Join(g.Service.Close(ctx), g.Switch.Close(ctx))
+		// The service's last events reach the audit sinks before they close.
+		g.closeErr = errors.Join(g.Service.Close(ctx), g.AuditHooks.Close(ctx), g.Switch.Close(ctx))
 	})
 	return g.closeErr
 }
@@ -390,6 +416,11 @@ func (g *Gateway) undo() {
 	if g.Service != nil {
 		if err := g.Service.Close(ctx); err != nil {
 			g.Logger.Warn("closing the service of a gateway that did not start", "err", err)
+		}
+	}
+	if g.AuditHooks != nil {
+		if err := g.AuditHooks.Close(ctx); err != nil {
+			g.Logger.Warn("closing the audit sinks of a gateway that did not start", "err", err)
 		}
 	}
 	if g.Switch != nil {
