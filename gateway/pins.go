@@ -495,9 +495,7 @@ func (s *Service) AcceptCapability(ctx context.Context, p *auth.Principal, req A
 			Operation: contracts.EndpointAcceptCapability, RequestID: req.RequestID, TraceID: req.TraceID,
 			Attributes: map[string]any{"capability": req.Name, "connection": pin.Connection, "tool": pin.Tool,
 				"sha256": res.SHA256, "previousSha256": res.PreviousSHA256}}
-		if p != nil {
-			ev.Tenant, ev.ClientID = p.Tenant, p.ClientID
-		}
+		byPrincipal(&ev, p)
 		return tx.AppendEvents(ctx, []store.Event{ev})
 	})
 	if err != nil {

@@ -400,9 +400,6 @@ func (s *Service) auditReload(ctx context.Context, by ReloadTrigger, res *Reload
 	}
 	e := store.Event{Type: "config.reloaded", At: s.now(), Operation: contracts.EndpointReloadConfig, Outcome: "allowed",
 		Subject: by.Via, RequestID: by.RequestID, TraceID: by.TraceID, Attributes: attrs}
-	if p := by.Principal; p != nil {
-		e.Tenant, e.Subject, e.ClientID = p.Tenant, p.Subject, p.ClientID
-	}
 	if len(warnings) > 0 {
 		attrs["warnings"] = warnings
 	}
@@ -419,6 +416,7 @@ func (s *Service) auditReload(ctx context.Context, by ReloadTrigger, res *Reload
 		attrs["workflows"], attrs["capabilities"], attrs["connections"] = res.Workflows, res.Capabilities, res.Connections
 		attrs["skills"], attrs["certificateIssuers"] = res.Skills, res.CertificateIssuers
 	}
+	byPrincipal(&e, by.Principal)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	werr := s.store.Update(wctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, []store.Event{e}) })

@@ -146,9 +146,7 @@ func (s *Service) RevokeToken(ctx context.Context, p *auth.Principal, req Revoke
 		}
 		ev := store.Event{Type: "token.revoked", At: now, Outcome: "allowed", Subject: by, Attributes: map[string]any{"jti": req.JTI},
 			RequestID: req.RequestID, TraceID: req.TraceID, Operation: contracts.EndpointRevokeToken}
-		if p != nil {
-			ev.Tenant, ev.ClientID = p.Tenant, p.ClientID
-		}
+		byPrincipal(&ev, p)
 		return tx.AppendEvents(ctx, []store.Event{ev})
 	})
 	if err != nil {

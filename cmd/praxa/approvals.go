@@ -12,24 +12,25 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/assembly"
-	"github.com/praxa/praxa/gateway/auth"
 )
 
 func init() {
 	register(command{name: "approvals", summary: "list, approve or reject pending human approvals", run: runApprovals})
 }
 
-// runApprovals acts on the data directory's store with the operator's
-// authority: praxa approvals list|approve ID|reject ID --tenant T.
+// runApprovals acts on the data directory's store as an operator (the
+// principal of --token, or the operating-system user: operator.go): praxa
+// approvals list|approve ID|reject ID --tenant T.
 func runApprovals(ctx context.Context, env *environment, args []string) error {
-	const synopsis = "list|approve ID|reject ID --tenant T [--note TEXT] [--status S] [--data-dir DIR] [--config FILE]"
+	const synopsis = "list|approve ID|reject ID [--tenant T] [--token TOKEN] [--note TEXT] [--status S] [--data-dir DIR] [--config FILE]"
 	if len(args) == 0 || (args[0] != "list" && args[0] != "approve" && args[0] != "reject") {
 		fmt.Fprintln(env.stderr, "Usage: praxa approvals "+synopsis)
 		return errUsage
 	}
 	verb := args[0]
 	fs := newFlagSet(env, "approvals "+verb, synopsis)
-	tenant := fs.String("tenant", "", "tenant whose approvals to act on (required)")
+	tenant := fs.String("tenant", "", "tenant whose approvals to act on (required without a token; with one, its tenant)")
+	token := operatorToken(fs)
 	note := fs.String("note", "", "a note kept in the audit trail")
 	status := fs.String("status", "pending", "list: pending, approved, rejected, cancelled or all")
 	format := fs.String("format", "table", "list: table or json")
@@ -43,7 +44,7 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 	if err := parseFlags(fs, rest); err != nil {
 		return err
 	}
-	if *tenant == "" || (verb != "list" && id == "") {
+	if (*tenant == "" && *token == "" && env.getenv("PRAXA_TOKEN") == "") || (verb != "list" && id == "") {
 		fmt.Fprintln(env.stderr, "Usage: praxa approvals "+synopsis)
 		return errUsage
 	}
@@ -57,6 +58,10 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer st.Close()
+	operator, err := operatorPrincipal(ctx, env, f, cfg, st, *token, contracts.ScopeApprovalsWrite, *tenant)
+	if err != nil {
+		return err
+	}
 	var svc *gateway.Service
 	if verb == "list" {
 		svc = gateway.New(st, &gateway.Options{LeaseTTL: cfg.LeaseTTL()})
@@ -67,14 +72,13 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		// Nothing runs in the background: the gateway is assembled for
 		// its service alone.
 		cfg.Defaults(f.addr)
-		gw, err := assembly.Build(ctx, cfg, st, &assembly.Options{Logger: log})
+		gw, err := assembly.Build(ctx, cfg, st, &assembly.Options{Logger: log, Stderr: env.stderr, Getenv: env.getenv})
 		if err != nil {
 			return err
 		}
 		defer gw.Close(context.WithoutCancel(ctx))
 		svc = gw.Service
 	}
-	operator := &auth.Principal{Subject: "operator", Tenant: *tenant, Scopes: auth.NewScopeSet(contracts.ScopeApprovalsWrite)}
 	if verb == "list" {
 		if *status == "all" {
 			*status = ""

@@ -44,8 +44,18 @@ workflows:
 // the approved move on the configuration's connections, as the REST route
 // does: the upstream is called once, the mission moves on, and approving
 // again calls nothing.
-func TestApprovalsCommandRunsTheApprovedMove(t *testing.T) {
-	var deploys atomic.Int32
+// approvalsFixture is praxa serve --dev, in process, on approvalsYAML
+// whose upstream counts its deploys; tok is the token serve printed.
+type approvalsFixture struct {
+	app              *app
+	cfgPath, dataDir string
+	tok              string
+	deploys          *atomic.Int32
+}
+
+func newApprovalsFixture(t *testing.T) *approvalsFixture {
+	t.Helper()
+	deploys := new(atomic.Int32)
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.URL.Path == "/deploy" {
 			deploys.Add(1)
@@ -55,7 +65,7 @@ func TestApprovalsCommandRunsTheApprovedMove(t *testing.T) {
 		}
 		http.NotFound(w, r)
 	}))
-	defer api.Close()
+	t.Cleanup(api.Close)
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
 	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(approvalsYAML, api.URL)), 0o600); err != nil {
 		t.Fatal(err)
@@ -64,7 +74,7 @@ func TestApprovalsCommandRunsTheApprovedMove(t *testing.T) {
 	var serveLog bytes.Buffer
 	env := &environment{stdin: strings.NewReader(""), stdout: &serveLog, stderr: &serveLog, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	app, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
 	if err != nil {
 		t.Fatal(err)
@@ -74,33 +84,47 @@ func TestApprovalsCommandRunsTheApprovedMove(t *testing.T) {
 	if printed == nil {
 		t.Fatalf("serve --dev printed no token:\n%s", serveLog.String())
 	}
-	praxec := func(tool string, body map[string]any) map[string]any {
-		t.Helper()
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest(http.MethodPost, app.url+"/v8/praxec/"+tool, bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+printed[1])
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var m map[string]any
-		json.NewDecoder(res.Body).Decode(&m)
-		if res.StatusCode != http.StatusOK {
-			t.Fatalf("praxec.%s %v: %d %v", tool, body, res.StatusCode, m)
-		}
-		return m
+	return &approvalsFixture{app: app, cfgPath: cfgPath, dataDir: dataDir, tok: printed[1], deploys: deploys}
+}
+
+// praxec calls praxec.TOOL over REST with the fixture's token.
+func (f *approvalsFixture) praxec(t *testing.T, tool string, body map[string]any) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, f.app.url+"/v8/praxec/"+tool, bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+f.tok)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	command := func(body map[string]any) map[string]any { t.Helper(); return praxec("command", body) }
-	started := command(map[string]any{"definitionId": "release"})
-	wf := started["workflow"].(map[string]any)
-	asked := command(map[string]any{"workflowId": wf["id"], "expectedVersion": wf["version"], "transition": "release"})
+	defer res.Body.Close()
+	var m map[string]any
+	json.NewDecoder(res.Body).Decode(&m)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("praxec.%s %v: %d %v", tool, body, res.StatusCode, m)
+	}
+	return m
+}
+
+// askApproval starts a release and asks for its approval, returning the
+// workflow and the approval's id; nothing is deployed yet.
+func (f *approvalsFixture) askApproval(t *testing.T) (map[string]any, string) {
+	t.Helper()
+	wf := f.praxec(t, "command", map[string]any{"definitionId": "release"})["workflow"].(map[string]any)
+	asked := f.praxec(t, "command", map[string]any{"workflowId": wf["id"], "expectedVersion": wf["version"], "transition": "release"})
 	approval, _ := asked["approval"].(map[string]any)
 	id, _ := approval["id"].(string)
-	if id == "" || deploys.Load() != 0 {
-		t.Fatalf("asking for the release: %v (upstream called %d times)", asked, deploys.Load())
+	if id == "" || f.deploys.Load() != 0 {
+		t.Fatalf("asking for the release: %v (upstream called %d times)", asked, f.deploys.Load())
 	}
+	return wf, id
+}
+
+func TestApprovalsCommandRunsTheApprovedMove(t *testing.T) {
+	f := newApprovalsFixture(t)
+	deploys, dataDir, cfgPath := f.deploys, f.dataDir, f.cfgPath
+	wf, id := f.askApproval(t)
 
 	// Without the gateway's configuration the command cannot fire the
 	// move, and says which flag it needs; nothing is called.
@@ -127,7 +151,7 @@ func TestApprovalsCommandRunsTheApprovedMove(t *testing.T) {
 	if n := deploys.Load(); n != 1 {
 		t.Errorf("approving again called the upstream (%d calls)", n)
 	}
-	got := praxec("query", map[string]any{"workflowId": wf["id"]})
+	got := f.praxec(t, "query", map[string]any{"workflowId": wf["id"]})
 	if state := got["workflow"].(map[string]any)["state"]; state != "released" {
 		t.Errorf("the workflow is in state %v after the approval, want released: %v", state, got)
 	}

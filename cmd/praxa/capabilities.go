@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os/user"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/auth"
 )
 
 func init() {
@@ -19,12 +17,13 @@ func init() {
 }
 
 // runCapabilities acts on the pins of imported capabilities in the data
-// directory's store with the operator's authority: praxa capabilities
-// list | accept NAME [--sha256 H]. It needs no running gateway: the
+// directory's store as an operator (the principal of --token, or the
+// operating-system user: operator.go): praxa capabilities list | accept
+// NAME [--sha256 H]. It needs no running gateway: the
 // offered definition is stored beside the pin, and a gateway holding the
 // capability in quarantine lifts it at the next call.
 func runCapabilities(ctx context.Context, env *environment, args []string) error {
-	const synopsis = "list|accept NAME [--sha256 H] [--format table|json] [--data-dir DIR] [--store S] [--config FILE]"
+	const synopsis = "list|accept NAME [--sha256 H] [--token TOKEN] [--format table|json] [--data-dir DIR] [--store S] [--config FILE]"
 	if len(args) == 0 || (args[0] != "list" && args[0] != "accept") {
 		fmt.Fprintln(env.stderr, "Usage: praxa capabilities "+synopsis)
 		return errUsage
@@ -33,6 +32,7 @@ func runCapabilities(ctx context.Context, env *environment, args []string) error
 	fs := newFlagSet(env, "capabilities "+verb, synopsis)
 	sum := fs.String("sha256", "", "accept: the SHA-256 of the offered definition reviewed (refused when the upstream now offers another)")
 	format := fs.String("format", "table", "list: table or json (json holds both definitions)")
+	token := operatorToken(fs)
 	var f serveFlags
 	f.registerFor(env, fs, true, false)
 	rest := args[1:]
@@ -77,7 +77,10 @@ func runCapabilities(ctx context.Context, env *environment, args []string) error
 		}
 		return tw.Flush()
 	}
-	operator := &auth.Principal{Subject: "operator", ClientID: cliActor(), Scopes: auth.NewScopeSet(contracts.ScopeCapabilitiesAdmin)}
+	operator, err := operatorPrincipal(ctx, env, f, cfg, st, *token, contracts.ScopeCapabilitiesAdmin, "")
+	if err != nil {
+		return err
+	}
 	res, err := svc.AcceptCapability(ctx, operator, gateway.AcceptRequest{Name: name, SHA256: *sum})
 	if err != nil {
 		return err
@@ -85,13 +88,4 @@ func runCapabilities(ctx context.Context, env *environment, args []string) error
 	fmt.Fprintf(env.stdout, "%s accepted: sha256 %s (was %s); a gateway holding it in quarantine serves it from its next call\n",
 		res.Capability, res.SHA256, res.PreviousSHA256)
 	return nil
-}
-
-// cliActor names who runs the command line, for the audit event's client
-// id: "praxa-cli" and the local user, when known.
-func cliActor() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return "praxa-cli:" + u.Username
-	}
-	return "praxa-cli"
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/ids"
 )
@@ -20,15 +20,17 @@ func init() {
 }
 
 // lexiconSynopsis is the usage line of praxa lexicon.
-const lexiconSynopsis = "define TERM DEFINITION --tenant T [--context C] [--refs A,B] [--governance G] | alias TERM ALIAS... --tenant T | list [--format table|json]"
+const lexiconSynopsis = "define TERM DEFINITION --tenant T [--context C] [--refs A,B] [--governance G] [--token TOKEN] | alias TERM ALIAS... --tenant T [--token TOKEN] | list [--format table|json]"
 
 // runLexicon is the operator's path to the lexicon (the one the
 // LEXICON_WRITES_DISABLED answer names in operatorCommand): it opens the
 // data directory's store with the configuration the gateway loads, and
 // writes the overlay the running gateways read, whether or not they accept
 // defines from callers. A define or an alias is the write praxec.command
-// define makes, with its checks and its lexicon.defined audit event, by
-// the subject operator in the tenant --tenant names.
+// define makes, with its checks and its lexicon.defined audit event (to
+// the configured audit.sink too), by the operator (the principal of
+// --token, or the operating-system user: operator.go) in the tenant
+// --tenant names (with a token, its own).
 func runLexicon(ctx context.Context, env *environment, args []string) error {
 	if len(args) > 0 && asksHelp(args[:1]) {
 		fmt.Fprintln(env.stdout, "Usage: praxa lexicon "+lexiconSynopsis)
@@ -43,19 +45,20 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 	var synopsis string
 	switch verb {
 	case "define":
-		synopsis = "TERM DEFINITION --tenant T [--context C] [--refs A,B] [--governance G] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
+		synopsis = "TERM DEFINITION --tenant T [--context C] [--refs A,B] [--governance G] [--token TOKEN] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
 	case "alias":
-		synopsis = "TERM ALIAS... --tenant T [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
+		synopsis = "TERM ALIAS... --tenant T [--token TOKEN] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
 	default:
 		synopsis = "[--format table|json] [--tenant T] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
 	}
 	fs := newFlagSet(env, "lexicon "+verb, synopsis)
-	var tenant, boundedContext, refs, governance, format *string
+	var tenant, boundedContext, refs, governance, format, token *string
 	if verb == "list" {
 		format = fs.String("format", "table", "table or json")
 		tenant = fs.String("tenant", "", "also list the tenant's placeholder terms: unknown subjects its paused commands wait on (PENDING_DEFINITION)")
 	} else {
-		tenant = fs.String("tenant", "", "the tenant the operator acts for, recorded on the lexicon.defined audit event (required; the lexicon itself is gateway-wide)")
+		tenant = fs.String("tenant", "", "the tenant the operator acts for, recorded on the lexicon.defined audit event (required without a token; with one, its tenant; the lexicon itself is gateway-wide)")
+		token = operatorToken(fs)
 	}
 	if verb == "define" {
 		boundedContext = fs.String("context", "", "the term's bounded context (bounded_context)")
@@ -81,14 +84,15 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 		return usageErr("list takes no arguments")
 	case verb == "list" && *format != "table" && *format != "json":
 		return usageErr(fmt.Sprintf("unknown format %q", *format))
-	case verb != "list" && *tenant == "":
+	case verb != "list" && *tenant == "" && *token == "" && env.getenv("PRAXA_TOKEN") == "":
 		return usageErr("--tenant is required")
 	}
 	cfg, err := loadConfig(f.config, f.dev)
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, f)
+	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
 	if err != nil {
 		return err
 	}
@@ -125,7 +129,10 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 		}
 		definition["aliases_add"] = aliases
 	}
-	operator := &auth.Principal{Subject: "operator", Tenant: *tenant, Scopes: auth.NewScopeSet(contracts.ScopeLexiconWrite)}
+	operator, err := operatorPrincipal(ctx, env, f, cfg, st, *token, contracts.ScopeLexiconWrite, *tenant)
+	if err != nil {
+		return err
+	}
 	trace := ids.Trace()
 	res, err := svc.DefineTerm(ctx, operator, contracts.LexiconPrefix+positional[0], definition, trace)
 	if err != nil {

@@ -98,8 +98,12 @@ func TestLexiconCommand(t *testing.T) {
 	if len(hits) == 0 || hits[0].(map[string]any)["term"] != "guardrail" {
 		t.Errorf("lexicon search after the define: %v", hits)
 	}
+	// Run without a token, the command acts as the operating-system
+	// user: subject os:NAME, the uid recorded.
+	osSubject, uid := testOSAccount(t)
 	event := lexiconEvent(t, dataDir, stdout)
-	if event.Subject != "operator" || event.Tenant != devTenant || event.Attributes["term"] != "guardrail" || event.Attributes["action"] != "define" {
+	if event.Subject != osSubject || event.ClientID != "praxa-cli" || event.Attributes["uid"] != uid || event.Tenant != devTenant ||
+		event.Attributes["term"] != "guardrail" || event.Attributes["action"] != "define" {
 		t.Errorf("the define's audit event: %+v", event)
 	}
 
@@ -110,7 +114,7 @@ func TestLexiconCommand(t *testing.T) {
 	if e := lookup("safety check"); e == nil || e["definition_short"] != "A check that stops a move." {
 		t.Errorf("lookup of the alias: %v", e)
 	}
-	if event := lexiconEvent(t, dataDir, stdout); event.Subject != "operator" || event.Attributes["action"] != "aliases_add" {
+	if event := lexiconEvent(t, dataDir, stdout); event.Subject != osSubject || event.Attributes["action"] != "aliases_add" {
 		t.Errorf("the alias's audit event: %+v", event)
 	}
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -64,15 +65,21 @@ func runToken(_ context.Context, env *environment, args []string) error {
 	return nil
 }
 
+// runTokens is praxa tokens revoke JTI: the revocation every replica
+// reads, with its token.revoked audit event (to the configured audit.sink
+// too), by the operator (the principal of --token, or the
+// operating-system user: operator.go).
 func runTokens(ctx context.Context, env *environment, args []string) error {
+	const synopsis = "JTI [--reason TEXT] [--token TOKEN] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
 	if len(args) == 0 || args[0] != "revoke" {
-		fmt.Fprintln(env.stderr, "Usage: praxa tokens revoke JTI [--reason TEXT] [--data-dir DIR]")
+		fmt.Fprintln(env.stderr, "Usage: praxa tokens revoke "+synopsis)
 		return errUsage
 	}
-	fs := newFlagSet(env, "tokens revoke", "JTI [--reason TEXT] [--data-dir DIR]")
+	fs := newFlagSet(env, "tokens revoke", synopsis)
 	reason := fs.String("reason", "", "why the token is revoked (kept in the audit trail)")
-	dataDir := fs.String("data-dir", defaultDataDir(env), "data directory of the gateway")
-	storeDSN := fs.String("store", defaultStore(env), storeUsage)
+	token := operatorToken(fs)
+	var f serveFlags
+	f.registerFor(env, fs, true, false)
 	rest := args[1:]
 	var jti string
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
@@ -88,14 +95,23 @@ func runTokens(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(env.stderr, "praxa tokens revoke: name the token id (jti) to revoke")
 		return errUsage
 	}
-	st, err := openStore(ctx, serveFlags{dataDir: *dataDir, store: *storeDSN})
+	cfg, err := loadConfig(f.config, f.dev)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	operator, err := operatorPrincipal(ctx, env, f, cfg, st, *token, contracts.ScopeTokensWrite, "")
+	if err != nil {
+		return err
+	}
 	svc := gateway.New(st, nil)
 	defer svc.Close(ctx)
-	if err := svc.RevokeToken(ctx, nil, gateway.RevokeRequest{JTI: jti, Reason: *reason}, nil); err != nil {
+	if err := svc.RevokeToken(ctx, operator, gateway.RevokeRequest{JTI: jti, Reason: *reason}, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "revoked %s (running gateways refuse it within seconds)\n", jti)

@@ -75,6 +75,12 @@ type Principal struct {
 	Issuer string
 	// Expiry is the exp claim.
 	Expiry time.Time
+	// LocalUID is set on the one principal that is no token's: the
+	// operating-system account running an operator command with direct
+	// access to the store (praxa approvals, capabilities, lexicon,
+	// tokens), whose Subject is then os:NAME. It holds the account's uid,
+	// which every audit event of the principal records (attribute uid).
+	LocalUID string
 }
 
 // HasScope reports whether the principal was granted scope.
