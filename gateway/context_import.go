@@ -18,6 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
@@ -237,20 +238,21 @@ func checkTenant(tenant string) error {
 // tenant's memory. name is how problems name the file. Each line is one
 // record: {"id", "compartment", "purposes": [...], "content", "tags"?: [...],
 // "createdAt"?: RFC 3339}; the tenant comes from the caller, never from the
-// file.
-func (s *Service) ImportMemory(ctx context.Context, tenant, name string, r io.Reader) (ImportReport, error) {
-	return s.importContext(ctx, store.KindMemory, tenant, name, r)
+// file. by is who imports, as the audit event records it (nil: the
+// subject operator).
+func (s *Service) ImportMemory(ctx context.Context, by *auth.Principal, tenant, name string, r io.Reader) (ImportReport, error) {
+	return s.importContext(ctx, by, store.KindMemory, tenant, name, r)
 }
 
 // ImportGoals imports the goals of a JSON Lines file into tenant's context.
 // Each line is one goal: {"id", "compartment", "purposes": [...], "title",
 // "description"?, "status"?: active (default), paused, achieved or
 // abandoned, "tags"?: [...], "createdAt"?: RFC 3339}.
-func (s *Service) ImportGoals(ctx context.Context, tenant, name string, r io.Reader) (ImportReport, error) {
-	return s.importContext(ctx, store.KindGoal, tenant, name, r)
+func (s *Service) ImportGoals(ctx context.Context, by *auth.Principal, tenant, name string, r io.Reader) (ImportReport, error) {
+	return s.importContext(ctx, by, store.KindGoal, tenant, name, r)
 }
 
-func (s *Service) importContext(ctx context.Context, kind, tenant, name string, r io.Reader) (ImportReport, error) {
+func (s *Service) importContext(ctx context.Context, by *auth.Principal, kind, tenant, name string, r io.Reader) (ImportReport, error) {
 	if err := checkTenant(tenant); err != nil {
 		return ImportReport{}, err
 	}
@@ -344,9 +346,12 @@ func (s *Service) importContext(ctx context.Context, kind, tenant, name string, 
 				return err
 			}
 		}
-		return tx.AppendEvents(ctx, []store.Event{{Type: kind + ".imported", At: now, Tenant: tenant, Subject: "operator",
+		ev := store.Event{Type: kind + ".imported", At: now, Subject: "operator",
 			Outcome: "allowed", TraceID: rep.TraceID, Attributes: map[string]any{"file": path.Base(name),
-				"added": rep.Added, "updated": rep.Updated, "unchanged": rep.Unchanged}}})
+				"added": rep.Added, "updated": rep.Updated, "unchanged": rep.Unchanged}}
+		byPrincipal(&ev, by)
+		ev.Tenant = tenant
+		return tx.AppendEvents(ctx, []store.Event{ev})
 	})
 	if err != nil {
 		return ImportReport{}, asContractError(err)
@@ -396,8 +401,9 @@ func sameContextRecord(old, rec store.ContextRecord) bool {
 // one certificate object or an array of them. Certificates are checked
 // against the format, not against the issuers: one with a bad signature or
 // an unknown issuer is stored and listed as such (the report gives each
-// one's verification now). Idempotent by id, as the other imports.
-func (s *Service) ImportCertificates(ctx context.Context, name string, r io.Reader) (ImportReport, error) {
+// one's verification now). Idempotent by id, as the other imports. by is
+// who imports, as the audit event records it (nil: the subject operator).
+func (s *Service) ImportCertificates(ctx context.Context, by *auth.Principal, name string, r io.Reader) (ImportReport, error) {
 	im := &importer{file: name}
 	var list []struct {
 		line int
@@ -467,9 +473,11 @@ func (s *Service) ImportCertificates(ctx context.Context, name string, r io.Read
 				return err
 			}
 		}
-		return tx.AppendEvents(ctx, []store.Event{{Type: "certificates.imported", At: now, Subject: "operator",
+		ev := store.Event{Type: "certificates.imported", At: now, Subject: "operator",
 			Outcome: "allowed", TraceID: rep.TraceID, Attributes: map[string]any{"file": path.Base(name),
-				"added": rep.Added, "updated": rep.Updated, "unchanged": rep.Unchanged}}})
+				"added": rep.Added, "updated": rep.Updated, "unchanged": rep.Unchanged}}
+		byPrincipal(&ev, by)
+		return tx.AppendEvents(ctx, []store.Event{ev})
 	})
 	if err != nil {
 		return ImportReport{}, asContractError(err)

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"regexp"
 	"strings"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
 )
 
 // This file holds the context commands (praxa memory import, praxa goals
@@ -106,7 +108,7 @@ func printReport(env *environment, what string, rep gateway.ImportReport, format
 
 // importCommand runs "praxa NOUN import FILE ...".
 func importCommand(ctx context.Context, env *environment, args []string, noun string, tenanted bool,
-	do func(ctx context.Context, svc *gateway.Service, tenant, name string, r io.Reader) (gateway.ImportReport, error)) error {
+	do func(ctx context.Context, svc *gateway.Service, by *auth.Principal, tenant, name string, r io.Reader) (gateway.ImportReport, error)) error {
 	synopsis := "import FILE [--config FILE | --dev] [--format text|json] [--data-dir DIR]"
 	if tenanted {
 		synopsis = "import FILE --tenant T [--config FILE] [--format text|json] [--data-dir DIR]"
@@ -154,20 +156,14 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 		return errUsage
 	}
 	var opts gateway.Options
-	if !tenanted {
-		cfg, err := loadConfig(f.config, f.dev)
-		if err != nil {
-			return err
-		}
-		if opts.CertificateIssuers, err = gateway.CertificateIssuers(cfg.Certificates); err != nil {
-			return err
-		}
-	} else {
-		cfg, err := loadConfig(f.config, false)
-		if err != nil {
-			return err
-		}
+	cfg, err := loadConfig(f.config, f.dev)
+	if err != nil {
+		return err
+	}
+	if tenanted {
 		opts.Quotas = cfg.Server.Quotas
+	} else if opts.CertificateIssuers, err = gateway.CertificateIssuers(cfg.Certificates); err != nil {
+		return err
 	}
 	r, closeInput, err := openInput(env, file)
 	if err != nil {
@@ -177,14 +173,21 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	st, err := openStore(ctx, f)
+	// The import is the operating-system user's (operator.go); its
+	// audit event reaches the configured audit.sink too.
+	by, err := osOperator(*tenant)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	svc := gateway.New(st, &opts)
 	defer svc.Close(ctx)
-	rep, err := do(ctx, svc, *tenant, file, r)
+	rep, err := do(ctx, svc, by, *tenant, file, r)
 	if err != nil {
 		return err
 	}
@@ -193,15 +196,15 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 
 // runMemory imports memory records: praxa memory import FILE --tenant T.
 func runMemory(ctx context.Context, env *environment, args []string) error {
-	return importCommand(ctx, env, args, "memory", true, func(ctx context.Context, svc *gateway.Service, tenant, name string, r io.Reader) (gateway.ImportReport, error) {
-		return svc.ImportMemory(ctx, tenant, name, r)
+	return importCommand(ctx, env, args, "memory", true, func(ctx context.Context, svc *gateway.Service, by *auth.Principal, tenant, name string, r io.Reader) (gateway.ImportReport, error) {
+		return svc.ImportMemory(ctx, by, tenant, name, r)
 	})
 }
 
 // runGoals imports goals: praxa goals import FILE --tenant T.
 func runGoals(ctx context.Context, env *environment, args []string) error {
-	return importCommand(ctx, env, args, "goals", true, func(ctx context.Context, svc *gateway.Service, tenant, name string, r io.Reader) (gateway.ImportReport, error) {
-		return svc.ImportGoals(ctx, tenant, name, r)
+	return importCommand(ctx, env, args, "goals", true, func(ctx context.Context, svc *gateway.Service, by *auth.Principal, tenant, name string, r io.Reader) (gateway.ImportReport, error) {
+		return svc.ImportGoals(ctx, by, tenant, name, r)
 	})
 }
 
@@ -210,7 +213,7 @@ func runGoals(ctx context.Context, env *environment, args []string) error {
 // report verifies each certificate against; the gateway verifies them again
 // whenever it lists them.
 func runCertificates(ctx context.Context, env *environment, args []string) error {
-	return importCommand(ctx, env, args, "certificates", false, func(ctx context.Context, svc *gateway.Service, _, name string, r io.Reader) (gateway.ImportReport, error) {
-		return svc.ImportCertificates(ctx, name, r)
+	return importCommand(ctx, env, args, "certificates", false, func(ctx context.Context, svc *gateway.Service, by *auth.Principal, _, name string, r io.Reader) (gateway.ImportReport, error) {
+		return svc.ImportCertificates(ctx, by, name, r)
 	})
 }

@@ -19,7 +19,9 @@ import (
 )
 
 // This file establishes who runs an operator command (praxa approvals,
-// capabilities accept, lexicon define and alias, tokens revoke): the
+// capabilities accept, lexicon define and alias, tokens revoke; the
+// imports of memory, goals and certificates act as the operating-system
+// user only, there being no scope for them): the
 // identity its audit events record and the self-approval rule compares.
 // It is never a name the caller types. Either the command is given an
 // access token (--token, or PRAXA_TOKEN), verified exactly as the gateway
@@ -57,7 +59,7 @@ func operatorPrincipal(ctx context.Context, env *environment, f serveFlags, cfg 
 		token = env.getenv("PRAXA_TOKEN")
 	}
 	if token == "" {
-		return osOperator(scope, tenant)
+		return osOperator(tenant, scope)
 	}
 	p, err := verifyOperatorToken(ctx, f, cfg, st, token)
 	if err != nil {
@@ -121,13 +123,13 @@ func configLabel(cfg *config.Config) string {
 }
 
 // osOperator is the principal of the operating-system account running the
-// command, granted scope in tenant.
-func osOperator(scope contracts.Scope, tenant string) (*auth.Principal, error) {
+// command, in tenant, granted scopes (the imports need none).
+func osOperator(tenant string, scopes ...contracts.Scope) (*auth.Principal, error) {
 	subject, uid, err := osAccount()
 	if err != nil {
 		return nil, err
 	}
-	return &auth.Principal{Subject: subject, ClientID: operatorClientID, Tenant: tenant, Scopes: auth.NewScopeSet(scope), LocalUID: uid}, nil
+	return &auth.Principal{Subject: subject, ClientID: operatorClientID, Tenant: tenant, Scopes: auth.NewScopeSet(scopes...), LocalUID: uid}, nil
 }
 
 // osAccount names the operating-system account running the process:

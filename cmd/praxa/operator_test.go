@@ -50,7 +50,7 @@ func sinkLines(t *testing.T, path string) map[string]map[string]any {
 }
 
 // TestOperatorActionsReachAuditSink: the state-changing operator commands
-// (lexicon define, tokens revoke, capabilities accept) write their audit
+// (lexicon define, tokens revoke, capabilities accept, memory import) write their audit
 // events to the configured audit.sink as the gateway writes its own, and
 // run without a token they act as the operating-system user: subject
 // os:NAME, client praxa-cli, the uid recorded. A USER variable naming
@@ -85,6 +85,7 @@ func TestOperatorActionsReachAuditSink(t *testing.T) {
 		{"lexicon", "define", "guardrail", "A check that stops a move.", "--tenant", "acme"},
 		{"tokens", "revoke", "jti-123", "--reason", "leaked"},
 		{"capabilities", "accept", "gh.create_pr", "--sha256", offered},
+		{"memory", "import", filepath.Join("..", "..", "examples", "memory.jsonl"), "--tenant", "acme"},
 	} {
 		out.Reset()
 		errb.Reset()
@@ -94,7 +95,7 @@ func TestOperatorActionsReachAuditSink(t *testing.T) {
 	}
 	subject, uid := testOSAccount(t)
 	lines := sinkLines(t, filepath.Join(cfgDir, "audit.jsonl"))
-	for _, typ := range []string{"lexicon.defined", "token.revoked", "capability.pin_accepted"} {
+	for _, typ := range []string{"lexicon.defined", "token.revoked", "capability.pin_accepted", "memory.imported"} {
 		l, ok := lines[typ]
 		if !ok {
 			t.Errorf("the audit sink has no %s: %v", typ, lines)
@@ -105,8 +106,10 @@ func TestOperatorActionsReachAuditSink(t *testing.T) {
 			t.Errorf("%s: subject %v, client %v, uid %v; want %s, praxa-cli, %s", typ, l["subject"], l["clientId"], attrs["uid"], subject, uid)
 		}
 	}
-	if l := lines["lexicon.defined"]; l != nil && l["tenant"] != "acme" {
-		t.Errorf("lexicon.defined in tenant %v", l["tenant"])
+	for _, typ := range []string{"lexicon.defined", "memory.imported"} {
+		if l := lines[typ]; l != nil && l["tenant"] != "acme" {
+			t.Errorf("%s in tenant %v", typ, l["tenant"])
+		}
 	}
 }
 

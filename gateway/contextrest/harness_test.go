@@ -255,7 +255,7 @@ func (h *harness) listCertificates(t testing.TB, token string, query url.Values)
 // importFile imports an example file (or the given text) for tenant.
 func (h *harness) importMemory(t testing.TB, tenant, text string) gateway.ImportReport {
 	t.Helper()
-	rep, err := h.svc.ImportMemory(context.Background(), tenant, "memory.jsonl", strings.NewReader(text))
+	rep, err := h.svc.ImportMemory(context.Background(), nil, tenant, "memory.jsonl", strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func (h *harness) importMemory(t testing.TB, tenant, text string) gateway.Import
 
 func (h *harness) importGoals(t testing.TB, tenant, text string) gateway.ImportReport {
 	t.Helper()
-	rep, err := h.svc.ImportGoals(context.Background(), tenant, "goals.jsonl", strings.NewReader(text))
+	rep, err := h.svc.ImportGoals(context.Background(), nil, tenant, "goals.jsonl", strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func (h *harness) importGoals(t testing.TB, tenant, text string) gateway.ImportR
 
 func (h *harness) importCertificates(t testing.TB, name, text string) gateway.ImportReport {
 	t.Helper()
-	rep, err := h.svc.ImportCertificates(context.Background(), name, strings.NewReader(text))
+	rep, err := h.svc.ImportCertificates(context.Background(), nil, name, strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
