@@ -193,6 +193,14 @@ func (h *AuditHooks) open(spec config.AuditHookSink) (*hookSink, error) {
 	return nil, errors.New("audit sink: unknown kind " + spec.Kind)
 }
 
+// idle reports whether no capability has a sink: a transaction then need
+// not collect its events for the hooks (one committing while a reload
+// adds the first sink may reach it without them).
+func (h *AuditHooks) idle() bool {
+	routes := h.routes.Load()
+	return routes == nil || len(*routes) == 0
+}
+
 // write hands each committed event of a capability with sinks to them.
 func (h *AuditHooks) write(events []store.Event) {
 	routes := h.routes.Load()
