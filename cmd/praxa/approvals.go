@@ -44,7 +44,7 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 	if err := parseFlags(fs, rest); err != nil {
 		return err
 	}
-	if (*tenant == "" && *token == "" && env.getenv("PRAXA_TOKEN") == "") || (verb != "list" && id == "") {
+	if (*tenant == "" && *token == "" && env.getenv(operatorTokenEnv) == "") || (verb != "list" && id == "") {
 		fmt.Fprintln(env.stderr, "Usage: praxa approvals "+synopsis)
 		return errUsage
 	}

@@ -84,7 +84,7 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 		return usageErr("list takes no arguments")
 	case verb == "list" && *format != "table" && *format != "json":
 		return usageErr(fmt.Sprintf("unknown format %q", *format))
-	case verb != "list" && *tenant == "" && *token == "" && env.getenv("PRAXA_TOKEN") == "":
+	case verb != "list" && *tenant == "" && *token == "" && env.getenv(operatorTokenEnv) == "":
 		return usageErr("--tenant is required")
 	}
 	cfg, err := loadConfig(f.config, f.dev)

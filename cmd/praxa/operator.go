@@ -24,7 +24,7 @@ import (
 // user only, there being no scope for them): the
 // identity its audit events record and the self-approval rule compares.
 // It is never a name the caller types. Either the command is given an
-// access token (--token, or PRAXA_TOKEN), verified exactly as the gateway
+// access token (--token, or PRAXA_OPERATOR_TOKEN), verified exactly as the gateway
 // verifies a bearer token and as the console verifies the token of the
 // person who signs in (trusted issuer, audience, signature, expiry,
 // revocation), and it acts as that token's principal; or it acts as the
@@ -36,8 +36,15 @@ import (
 // token.
 const operatorClientID = "praxa-cli"
 
+// operatorTokenEnv is the environment variable an operator command reads
+// its token from when --token is not given. It is not PRAXA_TOKEN, which
+// every example exports for the agent's calls: an operator command in that
+// shell would act as the agent, approving its own request or doing what
+// only an operator may, with no sign of it.
+const operatorTokenEnv = "PRAXA_OPERATOR_TOKEN"
+
 // operatorTokenUsage documents --token of the operator commands.
-const operatorTokenUsage = "act as the principal of this access token (default $PRAXA_TOKEN), verified as the gateway verifies a bearer token " +
+const operatorTokenUsage = "act as the principal of this access token (default $" + operatorTokenEnv + "; never $PRAXA_TOKEN, the agent's), verified as the gateway verifies a bearer token " +
 	"(with --dev, by the dev issuer of the data directory); without one, act as the operating-system user running the command " +
 	"(subject os:NAME, its uid recorded on every audit event)"
 
@@ -47,7 +54,7 @@ func operatorToken(fs *flag.FlagSet) *string {
 }
 
 // operatorPrincipal returns the principal an operator command acts as, with the
-// scope it needs: the verified principal of token (or of PRAXA_TOKEN when
+// scope it needs: the verified principal of token (or of $PRAXA_OPERATOR_TOKEN when
 // token is empty), which must grant scope and, when tenant is named, be of
 // that tenant; else the operating-system account running the command, in
 // tenant (the command requires it when it acts in one). cfg is the
@@ -56,7 +63,7 @@ func operatorToken(fs *flag.FlagSet) *string {
 // (the revoked tokens).
 func operatorPrincipal(ctx context.Context, env *environment, f serveFlags, cfg *config.Config, st store.Store, token string, scope contracts.Scope, tenant string) (*auth.Principal, error) {
 	if token == "" {
-		token = env.getenv("PRAXA_TOKEN")
+		token = env.getenv(operatorTokenEnv)
 	}
 	if token == "" {
 		return osOperator(tenant, scope)
@@ -67,7 +74,7 @@ func operatorPrincipal(ctx context.Context, env *environment, f serveFlags, cfg 
 	}
 	switch {
 	case !p.HasScope(scope):
-		return nil, fmt.Errorf("the access token (--token or PRAXA_TOKEN) does not grant %s, which this command needs: use a token that does, "+
+		return nil, fmt.Errorf("the access token (--token or PRAXA_OPERATOR_TOKEN) does not grant %s, which this command needs: use a token that does, "+
 			"or run the command without one to act as the operating-system user", scope)
 	case tenant != "" && tenant != p.Tenant:
 		return nil, fmt.Errorf("the access token is of tenant %s, and --tenant names %s: an operator acts in its token's tenant (leave --tenant out, or use a token of %s)",
@@ -108,8 +115,8 @@ func verifyOperatorToken(ctx context.Context, f serveFlags, cfg *config.Config, 
 		if re := (*auth.RefusalError)(nil); errors.As(err, &re) {
 			why = re.Error()
 		}
-		return nil, fmt.Errorf("the access token (--token or PRAXA_TOKEN) is refused: %s; this gateway trusts the issuers of %s (with --dev, its dev issuer) for the audience %s. "+
-			"Use a token it accepts, or unset PRAXA_TOKEN and leave --token out to act as the operating-system user", why, configLabel(cfg), cfg.Auth.Resource)
+		return nil, fmt.Errorf("the access token (--token or PRAXA_OPERATOR_TOKEN) is refused: %s; this gateway trusts the issuers of %s (with --dev, its dev issuer) for the audience %s. "+
+			"Use a token it accepts, or unset PRAXA_OPERATOR_TOKEN and leave --token out to act as the operating-system user", why, configLabel(cfg), cfg.Auth.Resource)
 	}
 	return p, nil
 }

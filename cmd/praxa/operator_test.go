@@ -113,7 +113,7 @@ func TestOperatorActionsReachAuditSink(t *testing.T) {
 	}
 }
 
-// TestOperatorToken: with --token (or PRAXA_TOKEN) an operator command
+// TestOperatorToken: with --token (or PRAXA_OPERATOR_TOKEN) an operator command
 // acts as the token's principal, verified as the gateway verifies a bearer
 // token: its subject and client on the audit event, no uid. A token the
 // gateway would refuse, one without the command's scope, or one of
@@ -139,15 +139,16 @@ func TestOperatorToken(t *testing.T) {
 	if ev := lexiconEvent(t, dataDir, stdout); ev.Subject != devSubject || ev.Tenant != devTenant || ev.Attributes["uid"] != nil || ev.ClientID == "praxa-cli" {
 		t.Errorf("the event of a define with a token: %+v", ev)
 	}
-	// PRAXA_TOKEN stands for --token.
+	// PRAXA_OPERATOR_TOKEN stands for --token; PRAXA_TOKEN, the agent's,
+	// is never read.
 	var out, errb bytes.Buffer
 	env := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
-		getenv: func(k string) string { return map[string]string{"PRAXA_TOKEN": devTok}[k] }}
+		getenv: func(k string) string { return map[string]string{"PRAXA_OPERATOR_TOKEN": devTok}[k] }}
 	if code := run(context.Background(), env, []string{"lexicon", "define", "from-env", "A term.", "--data-dir", dataDir, "--dev"}); code != 0 {
-		t.Fatalf("lexicon define with PRAXA_TOKEN: %d %s", code, errb.String())
+		t.Fatalf("lexicon define with PRAXA_OPERATOR_TOKEN: %d %s", code, errb.String())
 	}
 	if ev := lexiconEvent(t, dataDir, out.String()); ev.Subject != devSubject {
-		t.Errorf("the event of a define with PRAXA_TOKEN: %+v", ev)
+		t.Errorf("the event of a define with PRAXA_OPERATOR_TOKEN: %+v", ev)
 	}
 
 	for _, tc := range []struct {
@@ -155,7 +156,7 @@ func TestOperatorToken(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"not a token", []string{"--token", "not.a.token"}, "the access token (--token or PRAXA_TOKEN) is refused"},
+		{"not a token", []string{"--token", "not.a.token"}, "the access token (--token or PRAXA_OPERATOR_TOKEN) is refused"},
 		{"no scope", []string{"--token", mint("--scope", "missions:read")}, "does not grant lexicon:write"},
 		{"other tenant", []string{"--token", devTok, "--tenant", "acme"}, "is of tenant dev, and --tenant names acme"},
 	} {
