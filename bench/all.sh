@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # bench/all.sh: one command for every ratio of the hot-path targets, from
-# one run: bench/mcp.sh (MCP: proxied, relayed and direct calls, the home
-# read against a bare go-sdk server), bench/load.sh with TMPFS=1 (REST: the
+# one run: bench/mcp.sh (MCP: proxied, relayed and direct calls, the peer
+# proxy on mark3labs/mcp-go and TBXark/mcp-proxy itself when TBXARK_SRC
+# names its source, the same call as a praxec.command run, the home read
+# against a bare go-sdk server and against praxa built from BASE_REF, the
+# 64-session soak), bench/load.sh with TMPFS=1 (REST: the
 # home read answered from memory and the store reads against bare chi, tail
 # ratios, the durable write against the same server on tmpfs) and
 # bench/gobench.sh on BenchmarkSubmitIntent (the durable write in process
@@ -19,12 +22,14 @@
 #   OUT=<new dir under /tmp>; every variable of mcp.sh and load.sh passes
 #   through (SERVER_CPU, LOAD_CPU, SESSIONS, CONNS, THREADS, QUIET_MAX,
 #   MAX_FOREIGN, HOST_MIN, HOST_WAIT: a run with the host slow or too much
-#   foreign CPU is run again once). DURATION and WARMUP in whole seconds
+#   foreign CPU is run again once; BASE_REF, TBXARK_SRC, SOAK,
+#   SOAK_SESSIONS, SOAK_DURATION). DURATION and WARMUP in whole seconds
 #   (wrk takes no fractions). Set MCP=0, REST=0, INPROC=0 or GROWTH=0 to leave a phase
 #   out. The MCP phase runs with REVISIONS=1 (bench/mcp.sh): the same
 #   proxied call and home read at 2026-07-28 and at 2025-11-25 (set
 #   REVISIONS=0 to leave those out).
-# Output: each phase's table, then the targets with their ratios, also in
+# Output: each phase's table, then the targets with their ratios (the MCP
+# ones with each side's calls/s and its server's µs of CPU a call), also in
 # $OUT/targets.txt; everything else under $OUT/{mcp,rest,inproc,growth}.
 set -euo pipefail
 
@@ -108,26 +113,46 @@ if [ "$GROWTH" = 1 ]; then
 	if [ -z "$keep" ]; then rm -f "$GROWTH_DIR"/growth-*.db "$GROWTH_DIR"/growth-*.db-* "$GROWTH_DIR"/growth-*.seed.json; fi
 fi
 
-# target NAME OP BOUND TEXT: one row of the targets table.
+# target NAME OP BOUND TEXT: one row of the targets table; an MCP row
+# (bench/mcp.sh's ratios.txt) ends with each side's calls/s and µs of its
+# server's CPU a call.
 target() {
-	local name=$1 op=$2 bound=$3 text=$4 line value range verdict
+	local name=$1 op=$2 bound=$3 text=$4 line value range verdict abs
 	line=$(awk -v n="$name" '$1 == n' "$OUT/ratios.txt" | head -n1)
 	if [ -z "$line" ]; then return 0; fi
 	value=$(echo "$line" | awk '{print $2}')
 	range=$(echo "$line" | awk '{print $3}')
+	abs=$(echo "$line" | awk 'NF >= 7 {printf "%s/s %sµs : %s/s %sµs", $4, $5, $6, $7} NF == 5 {printf "%s/s %sµs", $4, $5}')
 	verdict=$(awk -v v="$value" -v b="$bound" -v op="$op" 'BEGIN {
 		if (v == "n/a") print "n/a"; else if (op == ">=" ? v >= b : v <= b) print "met"; else print "NOT met" }')
 	[ "$op" = "-" ] && verdict="(baseline)"
-	printf '%-44s %-8s %-14s %-10s %s\n' "$text" "$value" "$range" "$op $bound" "$verdict"
+	printf '%-48s %-8s %-14s %-10s %-10s %s\n' "$text" "$value" "$range" "$op $bound" "$verdict" "$abs"
 }
 
 {
 	echo
 	echo "hot-path targets, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo '+changes')"
-	echo "DURATION=$DURATION RUNS=$RUNS (medians; range: per-round ratios)"
-	printf '%-44s %-8s %-14s %-10s %s\n' figure ratio range target verdict
-	target "mcp-proxied/direct-x1" ">=" 0.3 "1 proxied call /mcp vs direct, sequential"
-	target "mcp-proxied/direct-x8" ">=" 0.5 "1 proxied call /mcp vs direct, 8 sessions"
+	echo "DURATION=$DURATION RUNS=$RUNS (medians; range: per-round ratios; last column: calls/s and µs of server CPU a call, A : B)"
+	printf '%-48s %-8s %-14s %-10s %-10s %s\n' figure ratio range target verdict "A : B"
+	echo "issue 29, the MCP edge:"
+	target "mcp-proxied/peer-x8" ">=" 1.5 "1 proxied /mcp vs the mcp-go peer, 8 sessions"
+	target "mcp-proxied/direct-x8" ">=" 0.5 "1 proxied /mcp vs direct, 8 sessions"
+	target "mcp-proxied/peer-x1" ">=" 1.0 "2 proxied /mcp vs the mcp-go peer, sequential"
+	target "mcp-proxied/direct-x1" ">=" 0.3 "2 proxied /mcp vs direct, sequential"
+	target "mcp-proxied/tbxark-x8" "-" "" "  proxied /mcp vs TBXark/mcp-proxy, 8 sessions"
+	target "mcp-proxied/tbxark-x1" "-" "" "  proxied /mcp vs TBXark/mcp-proxy, sequential"
+	target "mcp-peer/direct-x8" "-" "" "  mcp-go peer vs direct, 8 sessions"
+	target "mcp-peer/direct-x1" "-" "" "  mcp-go peer vs direct, sequential"
+	target "mcp-command/proxied-x8" ">=" 0.7 "3 praxec.command run vs direct exposure, x8"
+	target "mcp-command/proxied-x1" "-" "" "  praxec.command run vs direct exposure, x1"
+	target "mcp-home/home-base-x1" ">=" 2 "4 MCP home vs ${BASE_REF-c6825fc}'s, sequential"
+	target "mcp-home/home-base-x8" ">=" 2 "4 MCP home vs ${BASE_REF-c6825fc}'s, 8 sessions"
+	target "soak-errors" "<=" 0 "5 soak, ${SOAK_SESSIONS:-64} sessions ${SOAK_DURATION:-30s}: errors"
+	target "soak-p99/p50" "<=" 5 "5 soak: p99 / p50"
+	target "soak-goroutines-delta" "<=" 2 "5 soak: goroutines, 5 s after vs before"
+	target "soak-fds-delta" "<=" 2 "5 soak: open fds, 5 s after vs before"
+	echo "issue 13, the hot path:"
+	# its target 1 (the proxied call vs direct, 0.3 / 0.5) is issue 29's 1 and 2, above
 	target "mcp-relay/direct-x1" "-" "" "  bare go-sdk relay vs direct, sequential"
 	target "mcp-relay/direct-x8" "-" "" "  bare go-sdk relay vs direct, 8 sessions"
 	target "mcp-rawrelay/direct-x1" "-" "" "  go-sdk server, raw upstream POST vs direct, sequential"

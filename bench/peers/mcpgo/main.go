@@ -20,15 +20,19 @@
 // upstream has none.
 //
 // It lives in a Go module of its own (bench/peers/mcpgo) so that the main
-// module never depends on mark3labs/mcp-go.
+// module never depends on mark3labs/mcp-go. go.mod pins the version
+// TBXark/mcp-proxy pins (v0.44.0), whose server serves MCP 2025-11-25 at
+// most; the code builds on the newest releases too (v1.6.0 serves
+// 2026-07-28), which bench/mcp.sh's PEER_MCPGO selects.
 //
 // Usage:
 //
 //	mcpgorelay -upstream URL [-addr 127.0.0.1:0] [-token-env NAME] [-idle-conns N]
 //
 // It prints "mcpgorelay: listening on URL" on stderr once it listens (the
-// MCP endpoint is that URL, any path), "mcpgorelay: upstream protocol P, N
-// tools" before; SIGINT or SIGTERM stop it.
+// MCP endpoint is that URL, any path), and before it "mcpgorelay:
+// mark3labs/mcp-go V serves up to P, upstream protocol Q, N tools";
+// SIGINT or SIGTERM stop it.
 package main
 
 import (
@@ -40,6 +44,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -81,7 +86,8 @@ func run(addr, upstream, token string, idle int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", upstream, err)
 	}
-	fmt.Fprintf(os.Stderr, "mcpgorelay: upstream protocol %s, %d tools\n", info.ProtocolVersion, n)
+	fmt.Fprintf(os.Stderr, "mcpgorelay: mark3labs/mcp-go %s serves up to %s, upstream protocol %s, %d tools\n",
+		mcpgoVersion(), mcp.LATEST_PROTOCOL_VERSION, info.ProtocolVersion, n)
 	return serve(addr, bearer(token, server.NewStreamableHTTPServer(srv, server.WithStateLess(true))))
 }
 
@@ -128,6 +134,18 @@ func forwardTools(ctx context.Context, up *client.Client, srv *server.MCPServer)
 		srv.AddTool(t, up.CallTool)
 	}
 	return len(res.Tools), nil
+}
+
+// mcpgoVersion is the version of mark3labs/mcp-go built in.
+func mcpgoVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/mark3labs/mcp-go" {
+				return m.Version
+			}
+		}
+	}
+	return "?"
 }
 
 // bearer is TBXark's authTokens check with one token: a request whose
