@@ -109,3 +109,25 @@ host_wait() {
 # median, minmax: of the numbers on stdin, one a line.
 median() { sort -g | awk '{a[NR] = $1} END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 minmax() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {print lo "-" hi}'; }
+
+# mcp_proxy_config FILE UPSTREAM_URL: the praxa configuration of the MCP
+# load scripts: the upstream's echo imported from an mcp connection as the
+# capability up.echo, listed as an MCP tool of its own, and no
+# per-principal rate limit (one token sends all the traffic).
+mcp_proxy_config() {
+	cat >"$1" <<YAML
+server:
+  limits:
+    ratePerSecond: -1
+connections:
+  upstream:
+    kind: mcp
+    url: $2
+proxy:
+  import:
+    - connection: upstream
+      prefix: up
+      include: [echo]
+      exposeDirectly: true
+YAML
+}

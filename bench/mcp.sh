@@ -233,24 +233,8 @@ start mcpecho -addr 127.0.0.1:0
 start mcprelay -addr 127.0.0.1:0 -upstream "$URL_mcpecho"
 start_as rawrelay mcprelay -addr 127.0.0.1:0 -upstream "$URL_mcpecho" -raw
 
-# One token sends all the traffic: lift the per-principal rate limit. The
-# upstream's echo becomes the capability up.echo, listed as an MCP tool of
-# its own.
-cat >"$OUT/praxec.yaml" <<YAML
-server:
-  limits:
-    ratePerSecond: -1
-connections:
-  upstream:
-    kind: mcp
-    url: $URL_mcpecho
-proxy:
-  import:
-    - connection: upstream
-      prefix: up
-      include: [echo]
-      exposeDirectly: true
-YAML
+# The upstream's echo becomes the capability up.echo (lib.sh).
+mcp_proxy_config "$OUT/praxec.yaml" "$URL_mcpecho"
 "$OUT/praxa" config validate "$OUT/praxec.yaml" >/dev/null
 start praxa serve --dev --addr 127.0.0.1:0 --data-dir "$OUT/data" --config "$OUT/praxec.yaml"
 # The same gateway with its data on tmpfs: what the audit event's fsync
