@@ -234,11 +234,7 @@ func (i *Issuer) serveCodeGrant(w http.ResponseWriter, r *http.Request, o *Autho
 		ttl = DefaultTTL
 	}
 	a := ac.account
-	extra := map[string]any{"client_id": ac.client}
-	for k, v := range a.Extra {
-		extra[k] = v
-	}
-	access, err := i.Mint("", o.Audience, a.Subject, a.Tenant, a.Scopes, ttl, extra)
+	access, err := i.mintIssued(o.Audience, a, a.Scopes, ttl, map[string]any{"client_id": ac.client})
 	if err != nil {
 		tokenError(w, http.StatusInternalServerError, "server_error", "could not sign the token")
 		return

@@ -13,9 +13,8 @@ import (
 	"testing"
 )
 
-// authzServer is an issuer with the authorization endpoint on, served on a
-// loopback listener.
-func authzServer(t *testing.T) (*Issuer, *httptest.Server) {
+// served is a new issuer served on a loopback listener until t ends.
+func served(t *testing.T) (*Issuer, *httptest.Server) {
 	t.Helper()
 	is, err := New(Options{})
 	if err != nil {
@@ -24,6 +23,14 @@ func authzServer(t *testing.T) (*Issuer, *httptest.Server) {
 	srv := httptest.NewServer(is)
 	t.Cleanup(srv.Close)
 	is.SetIssuer(srv.URL)
+	return is, srv
+}
+
+// authzServer is an issuer with the authorization endpoint on, served on a
+// loopback listener.
+func authzServer(t *testing.T) (*Issuer, *httptest.Server) {
+	t.Helper()
+	is, srv := served(t)
 	is.EnableAuthorization(AuthorizationOptions{Audience: "https://gw.example", Clients: map[string][]string{"console": {"http://127.0.0.1/cb"}},
 		Accounts: []Account{{Subject: "alice", Tenant: "t1", Scopes: []string{"missions:read"}, Label: "Alice"}}})
 	return is, srv

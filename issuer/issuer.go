@@ -51,8 +51,11 @@ const (
 const (
 	DiscoveryPath = "/.well-known/openid-configuration"
 	JWKSPath      = "/jwks"
-	// TokenPath is a stub token endpoint: it answers every request with
-	// 400 unsupported_grant_type. Tokens come from Sign and Mint.
+	// TokenPath is the token endpoint: the authorization_code grant once
+	// EnableAuthorization was called, client_credentials and
+	// refresh_token once EnableTokenGrants was; any other request is
+	// answered 400 unsupported_grant_type. Tokens also come out of band,
+	// from Sign and Mint.
 	TokenPath = "/token"
 )
 
@@ -103,6 +106,14 @@ type Issuer struct {
 	// code flow; codes are the codes issued and not yet redeemed.
 	authz *AuthorizationOptions
 	codes map[string]authCode
+
+	// grants, once EnableTokenGrants set it, serves the
+	// client_credentials and refresh_token grants; refresh holds the
+	// refresh tokens issued and not yet redeemed.
+	grants  *TokenOptions
+	refresh map[string]refreshGrant
+	// issued are the jti of the access tokens the token endpoint issued.
+	issued []string
 
 	jwksFetches      atomic.Int64
 	discoveryFetches atomic.Int64
@@ -381,17 +392,29 @@ func (i *Issuer) Discovery() ([]byte, error) {
 		"response_types_supported":              []string{"code"},
 		"subject_types_supported":               []string{"public"},
 		"id_token_signing_alg_values_supported": algs,
-		"grant_types_supported":                 []string{"client_credentials"},
 	}
+	// The grants and client authentications listed are those the token
+	// endpoint answers.
+	grants, methods := []string{}, []string{}
 	i.mu.RLock()
 	if i.authz != nil {
 		doc["authorization_endpoint"] = base + AuthorizePath
-		doc["grant_types_supported"] = []string{"authorization_code", "client_credentials"}
+		grants, methods = append(grants, "authorization_code"), append(methods, "none")
 		doc["code_challenge_methods_supported"] = []string{"S256"}
-		doc["token_endpoint_auth_methods_supported"] = []string{"none"}
 		doc["scopes_supported"] = []string{"openid"}
 	}
+	if i.grants != nil {
+		grants = append(grants, "client_credentials", "refresh_token")
+		methods = append(methods, "client_secret_basic", "client_secret_post")
+		if !slices.Contains(methods, "none") {
+			methods = append(methods, "none")
+		}
+	}
 	i.mu.RUnlock()
+	doc["grant_types_supported"] = grants
+	if len(methods) > 0 {
+		doc["token_endpoint_auth_methods_supported"] = methods
+	}
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("issuer: encode discovery: %w", err)
@@ -400,14 +423,15 @@ func (i *Issuer) Discovery() ([]byte, error) {
 }
 
 // ServeHTTP serves the discovery document, the JWKS and the token
-// endpoint (a stub answering unsupported_grant_type, but for the
-// authorization_code grant once EnableAuthorization was called), and then
-// the authorization endpoint, relative to the path prefix; anything else
-// is 404. The authorization endpoint and the code grant answer only a
+// endpoint (answering unsupported_grant_type, but for the
+// authorization_code grant once EnableAuthorization was called and the
+// client_credentials and refresh_token grants once EnableTokenGrants
+// was), and then the authorization endpoint, relative to the path prefix;
+// anything else is 404. The authorization endpoint and the code grant answer only a
 // request that came in on a loopback listener from a loopback peer.
 func (i *Issuer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	i.mu.RLock()
-	prefix, down, authz := i.prefix, i.down, i.authz
+	prefix, down, authz, grants := i.prefix, i.down, i.authz, i.grants
 	i.mu.RUnlock()
 	path := r.URL.Path
 	if prefix != "" {
@@ -439,6 +463,12 @@ func (i *Issuer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if authz != nil && r.Method == http.MethodPost && loopbackRequest(r) && r.FormValue("grant_type") == "authorization_code" {
 			i.serveCodeGrant(w, r, authz)
 			return
+		}
+		if grants != nil && r.Method == http.MethodPost {
+			if gt := r.FormValue("grant_type"); gt == "client_credentials" || gt == "refresh_token" {
+				i.serveTokenGrant(w, r, grants)
+				return
+			}
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
