@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/restclient"
 )
 
 // openAPIPath is where a gateway serves its OpenAPI document.
@@ -266,7 +267,7 @@ func conAnnotations(t *T) {
 func conResourceMetadata(t *T) {
 	resp := t.get("/.well-known/oauth-protected-resource", "")
 	t.expectStatus("protected resource metadata", resp, http.StatusOK)
-	var meta resourceMetadata
+	var meta restclient.ResourceMetadata
 	if err := json.Unmarshal(resp.Body, &meta); err != nil {
 		t.Fatalf("the metadata is not JSON: %s", snippet(resp.Body))
 	}

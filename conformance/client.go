@@ -64,39 +64,17 @@ func (ra *retryAfter) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// resourceMetadata is the part of RFC 9728 protected resource metadata the
-// suite reads.
-type resourceMetadata struct {
-	Resource               string   `json:"resource"`
-	AuthorizationServers   []string `json:"authorization_servers"`
-	ScopesSupported        []string `json:"scopes_supported"`
-	BearerMethodsSupported []string `json:"bearer_methods_supported"`
-}
-
 // fetchResourceMetadata reads the target's protected resource metadata at
-// the root well-known URL, where a gateway serving /v8 and /mcp under one
-// resource identifier publishes it.
-func fetchResourceMetadata(ctx context.Context, hc *http.Client, base string) (resourceMetadata, error) {
-	var meta resourceMetadata
-	where := base + "/.well-known/oauth-protected-resource"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, where, nil)
+// the well-known URL under its base URL, where a gateway serving /v8 and
+// /mcp under one resource identifier publishes it.
+func fetchResourceMetadata(ctx context.Context, hc *http.Client, base string) (*restclient.ResourceMetadata, error) {
+	c, err := restclient.New(base, &restclient.Options{HTTPClient: hc})
 	if err != nil {
-		return meta, err
+		return nil, fmt.Errorf("conformance: %w", err)
 	}
-	resp, err := hc.Do(req)
+	meta, err := c.ResourceMetadata(ctx)
 	if err != nil {
-		return meta, fmt.Errorf("conformance: the target does not answer: %w", err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return meta, fmt.Errorf("conformance: %s: %w", where, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return meta, fmt.Errorf("conformance: %s answered %d: the target serves no protected resource metadata", where, resp.StatusCode)
-	}
-	if err := json.Unmarshal(b, &meta); err != nil || meta.Resource == "" {
-		return meta, fmt.Errorf("conformance: %s holds no resource identifier", where)
+		return nil, fmt.Errorf("conformance: the target's protected resource metadata: %w", err)
 	}
 	return meta, nil
 }

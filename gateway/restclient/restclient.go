@@ -5,8 +5,14 @@
 // into the JSON body (POST) or the query string (GET). The MCP adapter's
 // remote mode and the conformance suite use it.
 //
-// It imports only package contracts, so it can talk to any gateway that
-// claims the contract.
+// A client's token comes from a TokenSource. Renewing is one that obtains
+// its tokens itself (from a command, or an OAuth token endpoint through
+// golang.org/x/oauth2) and renews them before they expire and when the
+// gateway refuses them, never switching principal; praxa mcp acts with
+// it, on a local store as through a remote gateway.
+//
+// Of this module it imports only package contracts, so it can talk to any
+// gateway that claims the contract.
 package restclient
 
 import (
@@ -29,7 +35,7 @@ import (
 type Client struct {
 	base  *url.URL
 	http  *http.Client
-	token func(ctx context.Context) (string, error)
+	token TokenSource
 	limit int64
 }
 
@@ -37,15 +43,11 @@ type Client struct {
 type Options struct {
 	// HTTPClient sends the requests (default http.DefaultClient).
 	HTTPClient *http.Client
-	// Token returns the bearer token of each request; nil sends none.
-	Token func(ctx context.Context) (string, error)
+	// Token gives the bearer token of each request; nil sends none. A
+	// Renewer renews a token the gateway refuses (see Renewer).
+	Token TokenSource
 	// MaxResponseBytes bounds a response body (default 8 MiB).
 	MaxResponseBytes int64
-}
-
-// StaticToken returns a Token function that always answers tok.
-func StaticToken(tok string) func(context.Context) (string, error) {
-	return func(context.Context) (string, error) { return tok, nil }
 }
 
 // New returns a client of the gateway at baseURL (scheme, host and port;
@@ -79,6 +81,10 @@ type Response struct {
 	Body []byte
 	// Problem is the decoded problem of an error answer.
 	Problem *Problem
+	// RenewErr is why the token the gateway refused (401 invalid-token)
+	// could not be renewed, when Options.Token is a Renewer; nil
+	// otherwise.
+	RenewErr error
 }
 
 // Replayed reports whether the answer was replayed for an idempotency key.
@@ -225,7 +231,10 @@ func invalidArgument(code contracts.Code, pointer, keyword, detail, message stri
 
 // Do sends one request to path (relative to the base URL, and already
 // escaped: a path segment holding a value is escaped with url.PathEscape)
-// and reads the answer. A non-nil body is sent as application/json.
+// and reads the answer. A non-nil body is sent as application/json. When
+// the gateway refuses the token (401 invalid-token) and Options.Token is
+// a Renewer, the token is renewed and the request sent once more with it;
+// a renewal that fails leaves the refusal as the answer, with RenewErr.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, header http.Header, body []byte) (*Response, error) {
 	u := *c.base
 	u.RawPath = strings.TrimRight(c.base.EscapedPath(), "/") + path
@@ -237,11 +246,36 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 	if query != nil {
 		u.RawQuery = query.Encode()
 	}
+	var tok string
+	if c.token != nil {
+		if tok, err = c.token.Token(ctx); err != nil {
+			return nil, fmt.Errorf("restclient: token: %w", err)
+		}
+	}
+	resp, err := c.send(ctx, method, u.String(), path, header, body, tok)
+	if err != nil || resp.Status != http.StatusUnauthorized || resp.Problem == nil || resp.Problem.Code != contracts.CodeInvalidToken {
+		return resp, err
+	}
+	r, ok := c.token.(Renewer)
+	if !ok || tok == "" {
+		return resp, nil
+	}
+	fresh, rerr := r.Renew(ctx, tok)
+	if rerr != nil {
+		resp.RenewErr = rerr
+		return resp, nil
+	}
+	return c.send(ctx, method, u.String(), path, header, body, fresh)
+}
+
+// send sends one request with the bearer token tok (none when empty) and
+// reads the answer.
+func (c *Client) send(ctx context.Context, method, target, path string, header http.Header, body []byte, tok string) (*Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
 		return nil, fmt.Errorf("restclient: %w", err)
 	}
@@ -254,14 +288,8 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json, application/problem+json")
-	if c.token != nil {
-		tok, err := c.token(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("restclient: token: %w", err)
-		}
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
