@@ -71,7 +71,7 @@ func benchStacks(b *testing.B) []benchStack {
 		b.Fatal(err)
 	}
 	adapter, err := mcpadapter.New(&mcpadapter.Local{Service: h.service,
-		Bind: func(context.Context) (*auth.Principal, error) { return p, nil }}, nil)
+		Bind: func(context.Context) (*auth.Principal, *auth.Credential, error) { return p, nil, nil }}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

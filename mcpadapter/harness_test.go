@@ -116,6 +116,18 @@ func newClient() *mcp.Client {
 	return mcp.NewClient(&mcp.Implementation{Name: "mcpadapter-test", Version: "0"}, nil)
 }
 
+// bind is a Local.Bind to the principal of tok, verified on every call,
+// as praxa mcp binds a fixed token.
+func (h *harness) bind(tok string) func(context.Context) (*auth.Principal, *auth.Credential, error) {
+	return func(ctx context.Context) (*auth.Principal, *auth.Credential, error) {
+		p, err := h.verifier.Verify(ctx, tok)
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, auth.NewCredential(tok, p), nil
+	}
+}
+
 // inMemory connects a client to an adapter server whose Local backend is
 // bound to the principal of tok, as praxa mcp binds its credential.
 func (h *harness) inMemory(t testing.TB, tok string, opts *mcpadapter.Options) *mcp.ClientSession {
@@ -125,12 +137,19 @@ func (h *harness) inMemory(t testing.TB, tok string, opts *mcpadapter.Options) *
 		set = opts.ToolSet
 	}
 	local := &mcpadapter.Local{Service: h.service, ToolSet: set,
-		Bind: func(ctx context.Context) (*auth.Principal, error) { return h.verifier.Verify(ctx, tok) },
+		Bind: h.bind(tok),
 		IDs:  func(context.Context) (string, string) { return ids.Request(), ids.Trace() }}
 	srv, err := mcpadapter.New(local, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return connectServer(t, srv)
+}
+
+// connectServer connects a client to srv over in-memory transports; both
+// ends close when t ends.
+func connectServer(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)

@@ -112,7 +112,7 @@ func (in *inputs) before(ctx context.Context, req *mcp.CallToolRequest, args jso
 	if dec.Decode(&c) != nil || c.RunID == "" || c.Signal == "" || c.ExpectedVersion == nil {
 		return nil, args, false // the service refuses it as it stands
 	}
-	p, ce := in.local.principal(ctx)
+	_, p, ce := in.local.principal(ctx)
 	if ce != nil {
 		return nil, args, false
 	}
@@ -240,7 +240,7 @@ func (in *inputs) after(ctx context.Context, req *mcp.CallToolRequest, o Outcome
 		return nil, false
 	}
 	var c signalCall
-	p, ce := in.local.principal(ctx)
+	_, p, ce := in.local.principal(ctx)
 	if json.Unmarshal(req.Params.Arguments, &c) != nil || c.ExpectedVersion == nil || ce != nil {
 		return nil, false
 	}

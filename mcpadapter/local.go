@@ -3,7 +3,6 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
@@ -16,15 +15,19 @@ import (
 // REST.
 type Local struct {
 	Service *gateway.Service
-	// Bind, when set, gives the principal every call acts as (stdio: the
-	// configured credential, verified again on each call so an expired or
-	// revoked token stops working). When nil the principal comes from the
-	// request context, where the HTTP transport's authentication put it.
-	Bind func(ctx context.Context) (*auth.Principal, error)
-	// Credential is Bind's token, handed to the moves a call runs so that
-	// a connection whose auth is token-exchange acts as this principal
-	// (nil: the one the HTTP transport put in the request context).
-	Credential *auth.Credential
+	// Bind, when set, gives the principal every call acts as and the
+	// credential it was verified from (stdio: the configured credential,
+	// renewed when it can be and verified again on each call, so that an
+	// expired or revoked token stops working). The credential is handed
+	// to the moves the call runs, so that a connection whose auth is
+	// token-exchange acts as this principal; nil hands none. When Bind is
+	// nil, both come from the request context, where the HTTP
+	// transport's authentication put them.
+	Bind func(ctx context.Context) (*auth.Principal, *auth.Credential, error)
+	// Renewal says how the operator renews Bind's credential: the refusal
+	// of a credential no longer accepted carries it (nil: restart the
+	// server with a fresh token).
+	Renewal *Renewal
 	// MaxDepth bounds argument nesting (default 32); MaxElements the JSON
 	// values the arguments hold (default 20000).
 	MaxDepth, MaxElements int
@@ -38,12 +41,9 @@ type Local struct {
 // Call implements Backend.
 func (l *Local) Call(ctx context.Context, tool string, args json.RawMessage) Outcome {
 	rid, trace := l.ids(ctx)
-	p, ce := l.principal(ctx)
+	ctx, p, ce := l.principal(ctx)
 	if ce != nil {
 		return Outcome{Err: ce, TraceID: trace}
-	}
-	if l.Credential != nil {
-		ctx = auth.WithCredential(ctx, l.Credential)
 	}
 	res := l.Service.Invoke(ctx, p, gateway.Call{
 		Tool: tool, Surface: gateway.SurfaceMCP, RequestID: rid, TraceID: trace, ToolSet: l.ToolSet,
@@ -59,12 +59,9 @@ func (l *Local) Call(ctx context.Context, tool string, args json.RawMessage) Out
 // service's typed entry point (gateway.Service.CallDirect).
 func (l *Local) CallDirect(ctx context.Context, capability string, args json.RawMessage) *gateway.DirectResult {
 	rid, trace := l.ids(ctx)
-	p, ce := l.principal(ctx)
+	ctx, p, ce := l.principal(ctx)
 	if ce != nil {
 		return &gateway.DirectResult{Err: ce, TraceID: trace}
-	}
-	if l.Credential != nil {
-		ctx = auth.WithCredential(ctx, l.Credential)
 	}
 	r := l.Service.CallDirect(ctx, p, gateway.DirectCall{Capability: capability, Surface: gateway.SurfaceMCP,
 		RequestID: rid, TraceID: trace, ToolSet: l.ToolSet, Args: l.decoder(args)})
@@ -74,26 +71,25 @@ func (l *Local) CallDirect(ctx context.Context, capability string, args json.Raw
 	return r
 }
 
-// principal is who a call acts as: the bound credential's principal, or the
-// one the HTTP transport's authentication put in ctx.
-func (l *Local) principal(ctx context.Context) (*auth.Principal, *contracts.Error) {
+// principal is who a call acts as: the bound credential's principal
+// (with the credential put in the returned context), or the one the HTTP
+// transport's authentication put in ctx.
+func (l *Local) principal(ctx context.Context) (context.Context, *auth.Principal, *contracts.Error) {
 	if l.Bind != nil {
-		p, err := l.Bind(ctx)
+		p, cred, err := l.Bind(ctx)
 		if err != nil {
-			code := contracts.CodeInvalidToken
-			if !errors.Is(err, auth.ErrInvalidToken) {
-				code = contracts.CodeUnavailable
-			}
-			return nil, &contracts.Error{Code: code, Message: "the server's credential is no longer accepted: " + auth.Reason(err),
-				Hint: "Restart the MCP server with a fresh token.", Cause: err}
+			return ctx, nil, l.Renewal.refusal(err)
 		}
-		return p, nil
+		if cred != nil {
+			ctx = auth.WithCredential(ctx, cred)
+		}
+		return ctx, p, nil
 	}
 	p, ok := auth.FromContext(ctx)
 	if !ok {
-		return nil, &contracts.Error{Code: contracts.CodeUnauthenticated, Message: "this call needs a bearer access token"}
+		return ctx, nil, &contracts.Error{Code: contracts.CodeUnauthenticated, Message: "this call needs a bearer access token"}
 	}
-	return p, nil
+	return ctx, p, nil
 }
 
 // ids mints the request and trace ids of a call; a trace the request

@@ -15,6 +15,11 @@ import (
 // the tool's REST operation on that gateway, which decides everything.
 type Remote struct {
 	Client *restclient.Client
+	// Renewal says how the operator renews the client's credential: a
+	// refusal of the token (invalid-token), or a token that could not be
+	// obtained, carries it. With none, the gateway's refusal stands as it
+	// came.
+	Renewal *Renewal
 }
 
 // Call implements Backend.
@@ -32,12 +37,31 @@ func (r *Remote) Call(ctx context.Context, tool string, args json.RawMessage) Ou
 		return Outcome{Err: refused}
 	}
 	if err != nil {
-		return Outcome{Err: &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway could not be reached", Cause: err}}
+		return Outcome{Err: r.unsent(err)}
 	}
 	if resp.Problem != nil {
-		return Outcome{Err: resp.Problem.Err(), Replayed: resp.Replayed(), TraceID: resp.Problem.TraceID}
+		return Outcome{Err: r.problem(resp), Replayed: resp.Replayed(), TraceID: resp.Problem.TraceID}
 	}
 	return Outcome{Body: json.RawMessage(bytes.TrimSpace(resp.Body)), Replayed: resp.Replayed()}
+}
+
+// unsent is the refusal of a call that got no answer: its token could not
+// be obtained (invalid-token, with how to renew it), or the gateway could
+// not be reached.
+func (r *Remote) unsent(err error) *contracts.Error {
+	if restclient.RenewalReason(err) != "" {
+		return r.Renewal.refusal(err)
+	}
+	return &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway could not be reached", Cause: err}
+}
+
+// problem is the gateway's refusal; one of the token says how to renew.
+func (r *Remote) problem(resp *restclient.Response) *contracts.Error {
+	e := resp.Problem.Err()
+	if e.Code == contracts.CodeInvalidToken {
+		e = r.Renewal.remoteRefusal(e, resp.RenewErr)
+	}
+	return e
 }
 
 // CallDirect runs a call of a directly exposed capability on the remote
@@ -51,10 +75,10 @@ func (r *Remote) CallDirect(ctx context.Context, capability string, args json.Ra
 	t, _ := contracts.Lookup(contracts.ToolPraxecCommand)
 	resp, err := r.Client.Do(ctx, t.Method, t.Path, nil, nil, start)
 	if err != nil {
-		return &gateway.DirectResult{Err: &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway could not be reached", Cause: err}}
+		return &gateway.DirectResult{Err: r.unsent(err)}
 	}
 	if resp.Problem != nil {
-		return &gateway.DirectResult{Err: resp.Problem.Err(), TraceID: resp.Problem.TraceID}
+		return &gateway.DirectResult{Err: r.problem(resp), TraceID: resp.Problem.TraceID}
 	}
 	return runAnswer(bytes.TrimSpace(resp.Body), capability)
 }

@@ -181,16 +181,7 @@ func TestRemoteDirectCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := newClient().Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	cs := connectServer(t, srv)
 
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "up.echo", Arguments: map[string]any{"text": "hi", "capability": "up.fail"}})
 	if err != nil || res.IsError || textOf(t, res) != "echo: hi" {

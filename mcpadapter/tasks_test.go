@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -290,7 +289,7 @@ func TestTasksSessionDeclared(t *testing.T) {
 	tok := h.token(t, nil, nil)
 	for _, declared := range []bool{true, false} {
 		local := &mcpadapter.Local{Service: h.service, ToolSet: contracts.SetAll,
-			Bind: func(ctx context.Context) (*auth.Principal, error) { return h.verifier.Verify(ctx, tok) },
+			Bind: h.bind(tok),
 			IDs:  func(context.Context) (string, string) { return ids.Request(), ids.Trace() }}
 		srv, err := mcpadapter.New(local, nil)
 		if err != nil {

@@ -67,8 +67,15 @@ func (s *devServe) stderr() string {
 // ends.
 func startDevServe(t *testing.T, bin, dataDir string, flags ...string) *devServe {
 	t.Helper()
+	return startServe(t, bin, append([]string{"--dev", "--data-dir", dataDir}, flags...)...)
+}
+
+// startServe runs `praxa serve --addr 127.0.0.1:0` with flags until it
+// prints its address; the child is stopped when t ends.
+func startServe(t *testing.T, bin string, flags ...string) *devServe {
+	t.Helper()
 	s := &devServe{done: make(chan struct{})}
-	s.cmd = exec.Command(bin, append([]string{"serve", "--dev", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, flags...)...)
+	s.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, flags...)...)
 	s.cmd.Dir = t.TempDir() // no ./praxec.yaml: the embedded example configuration
 	s.cmd.Env = childEnv()
 	stderr, err := s.cmd.StderrPipe()

@@ -27,8 +27,10 @@ func init() {
 }
 
 func runMCP(ctx context.Context, env *environment, args []string) error {
-	fs := newFlagSet(env, "mcp", "[--token TOKEN] [--tools SET] [--metrics-addr HOST:PORT] [--gateway URL | --data-dir DIR [--config FILE] [--dev]]")
-	token := fs.String("token", "", "access token the server acts with (default $PRAXA_TOKEN)")
+	fs := newFlagSet(env, "mcp", "[--token TOKEN | --token-command 'COMMAND' | --client-id ID (--client-secret-env NAME | --refresh-token-env NAME) "+
+		"[--token-url URL | --issuer URL] [--scope S]] [--tools SET] [--metrics-addr HOST:PORT] [--gateway URL [--tenant-claim NAME] | --data-dir DIR [--config FILE] [--dev]]")
+	var cf credentialFlags
+	cf.register(fs)
 	tools := fs.String("tools", contracts.SetAll, "tool set to register: "+setNames())
 	remote := fs.String("gateway", "", "act as a client of the gateway at this URL instead of the local store")
 	metricsAddr := fs.String("metrics-addr", "", metricsAddrUsage)
@@ -41,12 +43,9 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stderr, "praxa mcp: unknown tool set %q (known: %s)\n", *tools, setNames())
 		return errUsage
 	}
-	tok := *token
-	if tok == "" {
-		tok = env.getenv("PRAXA_TOKEN")
-	}
-	if tok == "" {
-		return errors.New("no credential: pass --token or set PRAXA_TOKEN (the MCP server never runs anonymously)")
+	kind, err := cf.kind(env)
+	if err != nil {
+		return err
 	}
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// The metrics listener is bound first: an address that cannot be
@@ -60,26 +59,55 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		metricsLn = ln
 		defer ln.Close()
 	}
+	// A renewed token that names another principal stops the server: it
+	// never acts as anyone but the principal it was bound to at start.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	var srv *mcp.Server
 	var metrics *httpapi.Metrics
 	if *remote != "" {
-		client, err := restclient.New(*remote, &restclient.Options{Token: restclient.StaticToken(tok),
-			HTTPClient: &http.Client{Timeout: 60 * time.Second}})
+		hc := &http.Client{Timeout: 60 * time.Second}
+		target := credentialTarget{check: restclient.ClaimsCheck(cf.tenantClaim), invocation: "praxa mcp --gateway " + config.ShellQuote(*remote)}
+		if kind == clientCredentials || kind == refreshToken {
+			// The gateway names its issuers and the audience its tokens
+			// must have (RFC 9728).
+			anon, err := restclient.New(*remote, &restclient.Options{HTTPClient: hc})
+			if err != nil {
+				return err
+			}
+			meta, err := anon.ResourceMetadata(ctx)
+			if err != nil {
+				return fmt.Errorf("gateway %s: %w", *remote, err)
+			}
+			target.issuers, target.resource = meta.AuthorizationServers, meta.Resource
+		}
+		src, renewal, err := cf.source(ctx, env, kind, target, stop, log)
+		if err != nil {
+			return err
+		}
+		client, err := restclient.New(*remote, &restclient.Options{Token: src, HTTPClient: hc})
 		if err != nil {
 			return err
 		}
 		// Check the credential once at start: a gateway that refuses it
 		// stops the server here rather than failing every call.
 		resp, err := client.CallTool(ctx, contracts.ToolPraxecQuery, []byte(`{}`))
+		if reason := restclient.RenewalReason(err); reason != "" {
+			return fmt.Errorf("no token for gateway %s: %s", *remote, reason)
+		}
 		if err != nil {
 			return fmt.Errorf("gateway %s: %w", *remote, err)
 		}
 		if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusBadRequest && resp.Problem != nil && resp.Problem.Code == contracts.CodeInvalidRequest {
-			return fmt.Errorf("gateway %s refuses the credential: %s", *remote, resp.Problem.Detail)
+			detail := resp.Problem.Detail
+			if reason := restclient.RenewalReason(resp.RenewErr); reason != "" {
+				detail += "; renewing it failed: " + reason
+			}
+			return fmt.Errorf("gateway %s refuses the credential: %s", *remote, detail)
 		}
 		log = telemetry.Logger(log)
 		opts := &mcpadapter.Options{ToolSet: *tools, Logger: log}
-		if srv, err = mcpadapter.New(&mcpadapter.Remote{Client: client}, opts); err != nil {
+		if srv, err = mcpadapter.New(&mcpadapter.Remote{Client: client, Renewal: renewal}, opts); err != nil {
 			return err
 		}
 		// Every request gets its ids, is recovered and recorded, as on a
@@ -92,11 +120,20 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 			return err
 		}
 		defer closeFn()
+		target := credentialTarget{check: gw.CheckToken, issuers: gw.IssuerURLs(), resource: gw.Config.Auth.Resource,
+			invocation: localInvocation(f)}
+		if f.dev {
+			target.devDataDir = f.dataDir
+		}
+		src, renewal, err := cf.source(ctx, env, kind, target, stop, gw.Logger)
+		if err != nil {
+			return err
+		}
 		// The capabilities marked exposeDirectly are tools of their own, as
 		// on serve's /mcp; SIGHUP reloads the configuration, those tools
 		// included (the session is told the tool list changed).
 		var p *auth.Principal
-		if srv, p, err = gw.StdioServer(ctx, tok); err != nil {
+		if srv, p, err = gw.StdioServer(ctx, assembly.StdioCredential{Token: src, Renewal: renewal}); err != nil {
 			return err
 		}
 		for _, p := range gw.Problems {
@@ -113,11 +150,28 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	// Requests read before stdin ends are answered before the session
 	// closes (stdio_drain.go).
 	drain := newStdioDrain(ctx)
-	err := srv.Run(ctx, &mcp.IOTransport{Reader: drain.reader(env.stdin), Writer: drain.writer(env.stdout)})
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: drain.reader(env.stdin), Writer: drain.writer(env.stdout)})
+	if cause := context.Cause(ctx); errors.Is(cause, restclient.ErrIdentityChanged) {
+		return cause
+	}
 	if err != nil && ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// localInvocation is the praxa mcp command line of a local store (no
+// credential, and no --store: a DSN may hold a password).
+func localInvocation(f serveFlags) string {
+	cmd := "praxa mcp"
+	if f.dev {
+		cmd += " --dev"
+	}
+	cmd += " --data-dir " + config.ShellQuote(f.dataDir)
+	if f.config != "" {
+		cmd += " --config " + config.ShellQuote(f.config)
+	}
+	return cmd
 }
 
 // localGateway assembles the gateway of the data directory's store and

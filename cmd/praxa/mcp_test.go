@@ -114,8 +114,26 @@ func TestMCPCommand(t *testing.T) {
 	}
 }
 
-// connectStdio starts bin args as an MCP server over stdio with env.
+// connectStdio starts bin args as an MCP server over stdio with env; it
+// must exit cleanly when the session closes, as t ends.
 func connectStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.ClientSession, *syncBuffer) {
+	t.Helper()
+	cs, cmd, stderr := startStdio(t, bin, env, args...)
+	t.Cleanup(func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("close: %v\nstderr:\n%s", err, stderr.String())
+		}
+		if cmd.ProcessState == nil || !cmd.ProcessState.Success() {
+			t.Errorf("praxa mcp did not exit cleanly on EOF: %v\nstderr:\n%s", cmd.ProcessState, stderr.String())
+		}
+	})
+	return cs, stderr
+}
+
+// startStdio starts bin args as an MCP server over stdio with env and
+// connects to it. The process has exited, and cmd.ProcessState is set,
+// once the session is closed.
+func startStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.ClientSession, *exec.Cmd, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
@@ -129,15 +147,7 @@ func connectStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.
 	if err != nil {
 		t.Fatalf("connect to %v: %v\nstderr:\n%s", args, err, stderr.String())
 	}
-	t.Cleanup(func() {
-		if err := cs.Close(); err != nil {
-			t.Errorf("close: %v\nstderr:\n%s", err, stderr.String())
-		}
-		if cmd.ProcessState == nil || !cmd.ProcessState.Success() {
-			t.Errorf("praxa mcp did not exit cleanly on EOF: %v\nstderr:\n%s", cmd.ProcessState, stderr.String())
-		}
-	})
-	return cs, stderr
+	return cs, cmd, stderr
 }
 
 // stdioDrive lists the tools, reads home, starts deploy_pipeline and follows

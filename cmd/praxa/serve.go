@@ -292,6 +292,8 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 			"    -H 'Idempotency-Key: 8e03978e-40d5-43e8-bc93-6894a57f9324' \\\n"+
 			"    -d '{\"intent\":\"deploy the payments service to staging\"}' %s/v8/intents\n\n", a.url)
 		fmt.Fprintf(env.stderr, "More tokens: praxa token --data-dir %s --scope \"missions:read\" --tenant %s\n\n", f.dataDir, devTenant)
+		fmt.Fprintf(env.stderr, "An MCP host runs (the server renews its own token; docs/mcp-hosts-credentials.md):\n\n  %s --token-command %s\n\n",
+			localInvocation(f), config.ShellQuote(devTokenCommand(f.dataDir)))
 		fmt.Fprintf(env.stderr, "The token allows compartment %s and purpose %s; load the example context data with:\n\n"+
 			"  praxa memory import examples/memory.jsonl --tenant %s --data-dir %s\n"+
 			"  praxa goals import examples/goals.jsonl --tenant %s --data-dir %s\n"+

@@ -20,6 +20,7 @@ import (
 	"github.com/praxa/praxa/gateway/assembly"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/issuer"
 )
@@ -161,7 +162,7 @@ func TestHTTPHandler(t *testing.T) {
 func TestStdioServer(t *testing.T) {
 	g, is := built(t, nil)
 	ctx := context.Background()
-	if _, _, err := g.StdioServer(ctx, "not-a-token"); err == nil || !strings.Contains(err.Error(), "the credential is not accepted") {
+	if _, _, err := g.StdioServer(ctx, assembly.StdioCredential{Token: restclient.StaticToken("not-a-token")}); err == nil || !strings.Contains(err.Error(), "the credential is not accepted") {
 		t.Errorf("a refused token: %v", err)
 	}
 	tok, err := is.Mint(is.Issuer(), g.Config.Auth.Resource, "alice", "acme", []string{string(contracts.ScopeCapabilitiesRead)}, time.Hour,
@@ -169,7 +170,7 @@ func TestStdioServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, p, err := g.StdioServer(ctx, tok)
+	srv, p, err := g.StdioServer(ctx, assembly.StdioCredential{Token: restclient.StaticToken(tok)})
 	if err != nil || p.Subject != "alice" || p.Tenant != "acme" {
 		t.Fatalf("StdioServer: %v, %+v", err, p)
 	}

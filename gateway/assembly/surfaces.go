@@ -2,6 +2,7 @@ package assembly
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/mcpadapter"
 	"github.com/praxa/praxa/openapi"
@@ -79,17 +81,51 @@ func (g *Gateway) HTTPHandler(o *HTTPOptions) (http.Handler, error) {
 	}), nil
 }
 
+// StdioCredential is the credential a stdio server acts with.
+type StdioCredential struct {
+	// Token gives the access token every call is verified from
+	// (restclient.StaticToken for a fixed one). A restclient.Renewer
+	// renews a token the verifier refuses (expired, revoked), once per
+	// call; a restclient.Renewing source checks each token it obtains
+	// with CheckToken and keeps the principal from switching.
+	Token restclient.TokenSource
+	// Renewal is how the operator renews it, which the refusal of a
+	// credential no longer accepted says (nil: restart with a fresh
+	// token).
+	Renewal *mcpadapter.Renewal
+}
+
 // StdioServer returns the MCP server praxa mcp serves on stdio, for one
-// client acting as the principal of the bearer token tok: tok is verified
-// now (the principal is returned, or the verifier's refusal) and again on
-// every call, so that an expired or revoked token stops working; the
-// moves it runs act with tok (token exchange); tools/list shows the tools
-// the token allows; the tools MCP lists directly are the gateway's, and
-// the session is told when a reload changes them. Every request is
+// client acting as the principal of the credential c: its token is
+// obtained and verified now (the principal is returned, or the refusal)
+// and again on every call, so that an expired or revoked token stops
+// working unless c renews it; the moves a call runs act with the token
+// it was verified from (token exchange); tools/list shows the tools the
+// token allows; the tools MCP lists directly are the gateway's, and the
+// session is told when a reload changes them. Every request is
 // instrumented as over HTTP (mcpadapter.Instrument: ids, recovery, the
 // request metrics under route "stdio", the request line).
-func (g *Gateway) StdioServer(ctx context.Context, tok string) (*mcp.Server, *auth.Principal, error) {
-	p, err := g.Verifier.Verify(ctx, tok)
+func (g *Gateway) StdioServer(ctx context.Context, c StdioCredential) (*mcp.Server, *auth.Principal, error) {
+	bind := func(ctx context.Context) (*auth.Principal, *auth.Credential, error) {
+		tok, err := c.Token.Token(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := g.Verifier.Verify(ctx, tok)
+		if r, ok := c.Token.(restclient.Renewer); ok && errors.Is(err, auth.ErrInvalidToken) {
+			fresh, rerr := r.Renew(ctx, tok)
+			if rerr != nil {
+				return nil, nil, errors.Join(err, rerr)
+			}
+			tok = fresh
+			p, err = g.Verifier.Verify(ctx, tok)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, auth.NewCredential(tok, p), nil
+	}
+	p, _, err := bind(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the credential is not accepted: %w", err)
 	}
@@ -98,10 +134,9 @@ func (g *Gateway) StdioServer(ctx context.Context, tok string) (*mcp.Server, *au
 		return nil, nil, err
 	}
 	local := g.local()
-	local.Bind = func(ctx context.Context) (*auth.Principal, error) { return g.Verifier.Verify(ctx, tok) }
-	local.Credential = auth.NewCredential(tok, p)
+	local.Bind, local.Renewal = bind, c.Renewal
 	o.Allowed = func(ctx context.Context, tool string) bool {
-		p, err := local.Bind(ctx)
+		p, _, err := bind(ctx)
 		return err == nil && p.AllowsTool(tool)
 	}
 	o.ToolListChanged = true
@@ -111,6 +146,23 @@ func (g *Gateway) StdioServer(ctx context.Context, tok string) (*mcp.Server, *au
 	}
 	srv.AddReceivingMiddleware(mcpadapter.Instrument(telemetry.NewRecorder(g.Metrics.Requests(), g.Logger, o.Registers), g.Logger))
 	return srv, p, nil
+}
+
+// CheckToken verifies tok as the gateway verifies every token, and says
+// whose it is and when it expires: the check of a restclient.Renewing
+// source that a stdio server acts with. A refusal's reason is the
+// verifier's.
+func (g *Gateway) CheckToken(ctx context.Context, tok string) (restclient.Checked, error) {
+	p, err := g.Verifier.Verify(ctx, tok)
+	if err != nil {
+		reason := auth.Reason(err)
+		if reason == "" {
+			reason = "it could not be verified"
+		}
+		return restclient.Checked{}, &restclient.RenewError{Reason: "the new token is not accepted: " + reason, Err: err}
+	}
+	return restclient.Checked{Identity: restclient.Identity{Issuer: p.Issuer, Subject: p.Subject, Tenant: p.Tenant, ClientID: p.ClientID},
+		Expiry: p.Expiry}, nil
 }
 
 // mcpOptions are the options of every MCP server over the gateway: the

@@ -36,6 +36,7 @@ import (
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/ratelimit"
+	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/pgstore"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
@@ -474,7 +475,14 @@ func (g *Gateway) StoredEvents(t testing.TB, tenant, traceID string) []store.Eve
 // channel (buffered, 8). Both ends close when t ends.
 func (g *Gateway) StdioSession(t testing.TB, tok string) (*mcp.ClientSession, <-chan struct{}) {
 	t.Helper()
-	srv, _, err := g.gw.StdioServer(context.Background(), tok)
+	return g.StdioSessionWith(t, assembly.StdioCredential{Token: restclient.StaticToken(tok)})
+}
+
+// StdioSessionWith is StdioSession with the credential c: a token source
+// that may renew its token, and how the operator renews it.
+func (g *Gateway) StdioSessionWith(t testing.TB, c assembly.StdioCredential) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	srv, _, err := g.gw.StdioServer(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,6 +503,12 @@ func (g *Gateway) StdioSession(t testing.TB, tok string) (*mcp.ClientSession, <-
 		ss.Wait()
 	})
 	return cs, changed
+}
+
+// CheckToken verifies tok as the gateway does and says whose it is
+// (assembly.Gateway.CheckToken): the check of a renewing credential.
+func (g *Gateway) CheckToken(ctx context.Context, tok string) (restclient.Checked, error) {
+	return g.gw.CheckToken(ctx, tok)
 }
 
 // Close stops the server and closes the service and the store, reporting
