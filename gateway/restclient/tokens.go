@@ -211,6 +211,9 @@ type flight struct {
 	done chan struct{}
 	tok  string
 	err  error
+	// cancelled: the call that fetched was cancelled, so its failure
+	// is not the answer of the calls that waited.
+	cancelled bool
 }
 
 // obtain returns the token in hand unless it is due or is refused, and
@@ -227,7 +230,7 @@ func (r *Renewing) obtain(ctx context.Context, refused string) (string, error) {
 			return "", ctx.Err()
 		}
 		switch {
-		case errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded):
+		case f.err != nil && f.cancelled:
 			// Another call's cancellation is not this call's answer.
 		case refused != "" && f.err == nil && f.tok == refused:
 			return "", errRefusedAgain
@@ -268,6 +271,7 @@ func (r *Renewing) obtain(ctx context.Context, refused string) (string, error) {
 
 	r.mu.Lock()
 	f.tok, f.err = r.settle(ctx, refused, tok, chk, err)
+	f.cancelled = ctx.Err() != nil
 	r.flight = nil
 	close(f.done)
 	r.mu.Unlock()
@@ -280,7 +284,7 @@ func (r *Renewing) settle(ctx context.Context, refused, tok string, chk Checked,
 	now := r.now()
 	switch {
 	case err != nil:
-		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		if ctx.Err() == nil { // a cancelled call's failure says nothing of the source
 			r.failed, r.failedAt = err, now
 		}
 	case r.first != nil && chk.Identity != *r.first:

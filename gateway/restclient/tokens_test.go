@@ -78,13 +78,14 @@ func (s *tokens) count() int {
 	return s.fetches
 }
 
-func newScript(next ...scripted) (*tokens, *restclient.Renewing, *error) {
-	s := &tokens{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), next: next}
-	var stopped error
-	var mu sync.Mutex
-	r := restclient.NewRenewing(restclient.RenewingOptions{Fetch: s.fetch, Check: s.check, Now: s.clock,
-		Stop: func(err error) { mu.Lock(); stopped = err; mu.Unlock() }})
-	return s, r, &stopped
+// newScript returns a Renewing source over the script; stopped receives
+// what it was stopped with.
+func newScript(next ...scripted) (s *tokens, r *restclient.Renewing, stopped <-chan error) {
+	s = &tokens{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), next: next}
+	stop := make(chan error, 1)
+	r = restclient.NewRenewing(restclient.RenewingOptions{Fetch: s.fetch, Check: s.check, Now: s.clock,
+		Stop: func(err error) { stop <- err }})
+	return s, r, stop
 }
 
 func name(tok string) string { return strings.Split(tok, "|")[0] }
@@ -196,17 +197,14 @@ func TestRenewingIdentity(t *testing.T) {
 	if tok, err := r.Token(ctx); tok != "" || !errors.Is(err, restclient.ErrIdentityChanged) || s.count() != 2 {
 		t.Errorf("after the stop: %q %v after %d fetches", tok, err, s.count())
 	}
-	gatewayEventually(t, func() bool { return *stopped != nil })
-}
-
-// gatewayEventually polls cond until it holds (Stop runs on its own
-// goroutine).
-func gatewayEventually(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the condition never held")
+	// Stop runs on its own goroutine.
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, restclient.ErrIdentityChanged) {
+			t.Errorf("Stop(%v)", err)
 		}
+	case <-time.After(10 * time.Second):
+		t.Error("Stop was not called")
 	}
 }
 
@@ -383,4 +381,38 @@ func FuzzClaimsCheck(f *testing.F) {
 			t.Errorf("%s: %+v %v", b, chk, err)
 		}
 	})
+}
+
+// TestRenewingCancelledFetch: the cancellation of the call that fetches
+// is not the answer of the calls that waited for it; one of them fetches
+// anew, and no failure is remembered.
+func TestRenewingCancelledFetch(t *testing.T) {
+	var fetches atomic.Int32
+	r := restclient.NewRenewing(restclient.RenewingOptions{
+		Fetch: func(ctx context.Context) (string, error) {
+			if fetches.Add(1) == 1 {
+				<-ctx.Done()
+				return "", &restclient.RenewError{Reason: "the token command did not finish", Err: ctx.Err()}
+			}
+			return "tok", nil
+		},
+		Check: func(context.Context, string) (restclient.Checked, error) {
+			return restclient.Checked{Identity: restclient.Identity{Subject: "s", Tenant: "t"}}, nil
+		}})
+	first, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := r.Token(first); done <- err }()
+	for fetches.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	waited := make(chan string, 1)
+	go func() { tok, _ := r.Token(context.Background()); waited <- tok }()
+	time.Sleep(10 * time.Millisecond) // let the second call wait for the first's fetch
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("the cancelled call got a token")
+	}
+	if tok := <-waited; tok != "tok" || fetches.Load() != 2 {
+		t.Errorf("the waiting call: %q after %d fetches, want tok after 2", tok, fetches.Load())
+	}
 }
