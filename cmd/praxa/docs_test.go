@@ -24,6 +24,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/connect/connecttest"
+	"github.com/praxa/praxa/issuer"
 )
 
 // This file runs the commands the documentation shows, as a reader would
@@ -497,14 +498,30 @@ var placeholderRE = regexp.MustCompile(`<[^>]*>|\$\{input:[^}]*\}`)
 // runHostConfigs starts every server of the pages' host configurations
 // against a real `praxa serve --dev`, with a real token in place of the
 // placeholders, and reads the praxec home through each.
+//
+// A server that obtains its own token by the client credentials grant
+// (--client-id) runs against a second gateway, trusting a real issuer
+// whose token endpoint knows that client with the token as its secret;
+// one that runs a --token-command finds the praxa under test on PATH.
 func runHostConfigs(t *testing.T, bin string, blocks []docBlock) {
 	dataDir := t.TempDir()
 	srv := startDevServe(t, bin, dataDir)
 	tok := mintToken(t, bin, dataDir)
-	fill := func(s string) string {
+	// The client credentials gateway, started before the subtests when a
+	// server of the page names a client.
+	ccURL := ""
+	for _, b := range blocks {
+		for _, s := range hostConfig(b.text) {
+			if i := slices.Index(s.Args, "--client-id"); i >= 0 && i+1 < len(s.Args) && ccURL == "" {
+				ccURL = clientCredentialsGateway(t, bin, s.Args[i+1], tok)
+			}
+		}
+	}
+	pathEnv := "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")
+	fill := func(s, gateway string) string {
 		s = placeholderRE.ReplaceAllString(s, tok)
 		s = strings.ReplaceAll(s, "http://127.0.0.1:8080", srv.url)
-		s = strings.ReplaceAll(s, "https://praxa.example.com", srv.url)
+		s = strings.ReplaceAll(s, "https://praxa.example.com", gateway)
 		return strings.ReplaceAll(s, "/home/me/.local/share/praxa", dataDir)
 	}
 	for _, b := range blocks {
@@ -524,26 +541,30 @@ func runHostConfigs(t *testing.T, bin string, blocks []docBlock) {
 					if s.Command != "praxa" {
 						t.Fatalf("the host runs %q, not praxa", s.Command)
 					}
-					env := childEnv()
+					gateway := srv.url
+					if slices.Contains(s.Args, "--client-id") {
+						gateway = ccURL
+					}
+					env := []string{pathEnv}
 					for k, v := range s.Env {
-						env = append(env, k+"="+fill(v))
+						env = append(env, k+"="+fill(v, gateway))
 					}
 					var args []string
 					for _, a := range s.Args {
-						args = append(args, fill(a))
+						args = append(args, fill(a, gateway))
 					}
 					cs, _ = connectStdio(t, bin, env, args...)
 				case s.URL != "":
 					h := map[string]string{}
 					for k, v := range s.Headers {
-						h[k] = fill(v)
+						h[k] = fill(v, srv.url)
 					}
 					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 					defer cancel()
 					var err error
 					cs, err = mcp.NewClient(&mcp.Implementation{Name: "praxa-doc-host", Version: "0"}, nil).Connect(ctx,
-						&mcp.StreamableClientTransport{Endpoint: fill(s.URL), HTTPClient: &http.Client{Transport: headers(h)}, DisableStandaloneSSE: true}, nil)
-					must(t, err, "connect to %s", fill(s.URL))
+						&mcp.StreamableClientTransport{Endpoint: fill(s.URL, srv.url), HTTPClient: &http.Client{Transport: headers(h)}, DisableStandaloneSSE: true}, nil)
+					must(t, err, "connect to %s", fill(s.URL, srv.url))
 					t.Cleanup(func() { cs.Close() })
 				default:
 					t.Fatalf("server %s has neither a command nor a url", name)
@@ -556,6 +577,26 @@ func runHostConfigs(t *testing.T, bin string, blocks []docBlock) {
 			})
 		}
 	}
+}
+
+// clientCredentialsGateway starts a gateway trusting a real issuer whose
+// token endpoint answers the client credentials grant of clientID, with
+// secret as its secret, and returns the gateway's URL.
+func clientCredentialsGateway(t *testing.T, bin, clientID, secret string) string {
+	is, err := issuer.New(issuer.Options{})
+	must(t, err, "issuer")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err, "listen")
+	hs := &http.Server{Handler: is, ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	is.SetIssuer("http://" + ln.Addr().String())
+	const resource = "https://praxa.test/"
+	is.EnableTokenGrants(issuer.TokenOptions{Audience: resource, Clients: []issuer.Client{
+		{ID: clientID, Secret: secret, Account: issuer.Account{Tenant: "dev", Scopes: allScopes()}}}})
+	cfg := filepath.Join(t.TempDir(), "praxec.yaml")
+	must(t, os.WriteFile(cfg, []byte("auth:\n  resource: "+resource+"\n  issuers:\n    - issuer: "+is.Issuer()+"\n"), 0o600), "config")
+	return startServe(t, bin, "--data-dir", t.TempDir(), "--config", cfg).url
 }
 
 // headers sends the given headers with every request.
