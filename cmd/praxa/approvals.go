@@ -15,20 +15,15 @@ import (
 )
 
 func init() {
-	register(command{name: "approvals", summary: "list, approve or reject pending human approvals", run: runApprovals})
+	register(command{name: "approvals", summary: "list, approve or reject pending human approvals", run: runApprovals,
+		verbs: []string{"list", "approve", "reject"}})
 }
 
 // runApprovals acts on the data directory's store as an operator (the
 // principal of --token, or the operating-system user: operator.go): praxa
 // approvals list|approve ID|reject ID --tenant T.
 func runApprovals(ctx context.Context, env *environment, args []string) error {
-	const synopsis = "list|approve ID|reject ID [--tenant T] [--token TOKEN] [--note TEXT] [--status S] [--data-dir DIR] [--config FILE]"
-	if len(args) == 0 || (args[0] != "list" && args[0] != "approve" && args[0] != "reject") {
-		fmt.Fprintln(env.stderr, "Usage: praxa approvals "+synopsis)
-		return errUsage
-	}
-	verb := args[0]
-	fs := newFlagSet(env, "approvals "+verb, synopsis)
+	fs := newFlagSet(env, "approvals", "list|approve ID|reject ID")
 	tenant := fs.String("tenant", "", "tenant whose approvals to act on (required without a token; with one, its tenant)")
 	token := operatorToken(fs)
 	note := fs.String("note", "", "a note kept in the audit trail")
@@ -36,6 +31,10 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 	format := fs.String("format", "table", "list: table or json")
 	var f serveFlags
 	f.registerFor(env, fs, true, false)
+	if len(args) == 0 || (args[0] != "list" && args[0] != "approve" && args[0] != "reject") {
+		return verbUsage(fs, args)
+	}
+	verb := args[0]
 	rest := args[1:]
 	var id string
 	if verb != "list" && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
@@ -45,7 +44,7 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	if (*tenant == "" && *token == "" && env.getenv(operatorTokenEnv) == "") || (verb != "list" && id == "") {
-		fmt.Fprintln(env.stderr, "Usage: praxa approvals "+synopsis)
+		fs.Usage()
 		return errUsage
 	}
 	cfg, err := loadConfig(f.config, f.dev)

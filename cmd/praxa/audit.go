@@ -11,28 +11,27 @@ import (
 )
 
 func init() {
-	register(command{name: "audit", summary: "export audit events as JSON lines: audit export [--tenant T] [--since T] [--until T] [--type A,B] [--trace ID] [--run ID]",
+	register(command{name: "audit", summary: "export audit events as JSON lines, filtered: audit export",
 		run: runAudit, verbs: []string{"export"}})
 }
 
 // runAudit is praxa audit export: the store's audit events, filtered, as
 // JSON lines on stdout (the audit sink's lines, with their seq).
 func runAudit(ctx context.Context, env *environment, args []string) error {
-	if len(args) == 0 || args[0] != "export" {
-		fmt.Fprintln(env.stderr, "Usage: praxa audit export [--tenant T] [--since T] [--until T] [--type A,B] [--trace ID] [--run ID] [--limit N] [--data-dir DIR | --store DSN]")
-		return errUsage
-	}
-	fs := newFlagSet(env, "audit export", "[--tenant T] [--since T] [--until T] [--type A,B] [--trace ID] [--run ID] [--limit N] [--data-dir DIR | --store DSN]")
+	fs := newFlagSet(env, "audit", "export")
 	var f serveFlags
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "data directory of the gateway (also PRAXA_DATA_DIR)")
 	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
 	tenant := fs.String("tenant", "", "the tenant's events only (default: every tenant)")
-	since := fs.String("since", "", "events recorded at or after this instant: RFC 3339 (2026-12-01T00:00:00Z) or a duration ago (24h)")
-	until := fs.String("until", "", "events recorded before this instant: RFC 3339 or a duration ago")
-	types := fs.String("type", "", "comma-separated event types to keep (e.g. request.refused,transition.fired)")
-	trace := fs.String("trace", "", "the events of one trace (its own, or the one its caller named)")
-	run := fs.String("run", "", "the events of one run (runId)")
-	limit := fs.Int("limit", 0, "at most this many events (0: all)")
+	since := fs.String("since", "", "events recorded at or after this `INSTANT`: RFC 3339 (2026-12-01T00:00:00Z) or a duration ago (24h)")
+	until := fs.String("until", "", "events recorded before this `INSTANT`: RFC 3339 or a duration ago")
+	types := fs.String("type", "", "comma-separated event `TYPES` to keep (e.g. request.refused,transition.fired)")
+	trace := fs.String("trace", "", "the events of one trace `ID` (its own, or the one its caller named)")
+	run := fs.String("run", "", "the events of one run (its runId `ID`)")
+	limit := fs.Int("limit", 0, "at most this many events `N` (0: all)")
+	if len(args) == 0 || args[0] != "export" {
+		return verbUsage(fs, args)
+	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}

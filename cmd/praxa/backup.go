@@ -98,10 +98,10 @@ func runRestore(ctx context.Context, env *environment, args []string) error {
 // store's SQLite file and FILE. A PostgreSQL store is refused: it is backed
 // up with PostgreSQL's own tools.
 func backupArgs(env *environment, name, arg, argUsage string, args []string) (string, string, error) {
-	fs := newFlagSet(env, name, arg+" [--data-dir DIR | --store FILE]")
+	fs := newFlagSet(env, name, arg)
 	var f serveFlags
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "data directory of the gateway, whose praxa.db is the store (also PRAXA_DATA_DIR)")
-	fs.StringVar(&f.store, "store", defaultStore(env), "the SQLite file of the store, when not DATA_DIR/praxa.db (also PRAXA_STORE)")
+	fs.StringVar(&f.store, "store", defaultStore(env), "the SQLite `FILE` of the store, when not DATA_DIR/praxa.db (also PRAXA_STORE)")
 	var file string
 	if len(args) > 0 && (args[0] == "-" || !strings.HasPrefix(args[0], "-")) {
 		file, args = args[0], args[1:]

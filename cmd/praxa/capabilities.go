@@ -13,7 +13,8 @@ import (
 )
 
 func init() {
-	register(command{name: "capabilities", summary: "list or accept imported capabilities whose upstream definition changed", run: runCapabilities})
+	register(command{name: "capabilities", summary: "list or accept imported capabilities whose upstream definition changed", run: runCapabilities,
+		verbs: []string{"list", "accept"}})
 }
 
 // runCapabilities acts on the pins of imported capabilities in the data
@@ -23,18 +24,16 @@ func init() {
 // offered definition is stored beside the pin, and a gateway holding the
 // capability in quarantine lifts it at the next call.
 func runCapabilities(ctx context.Context, env *environment, args []string) error {
-	const synopsis = "list|accept NAME [--sha256 H] [--token TOKEN] [--format table|json] [--data-dir DIR] [--store S] [--config FILE]"
-	if len(args) == 0 || (args[0] != "list" && args[0] != "accept") {
-		fmt.Fprintln(env.stderr, "Usage: praxa capabilities "+synopsis)
-		return errUsage
-	}
-	verb := args[0]
-	fs := newFlagSet(env, "capabilities "+verb, synopsis)
+	fs := newFlagSet(env, "capabilities", "list|accept NAME")
 	sum := fs.String("sha256", "", "accept: the SHA-256 of the offered definition reviewed (refused when the upstream now offers another)")
 	format := fs.String("format", "table", "list: table or json (json holds both definitions)")
 	token := operatorToken(fs)
 	var f serveFlags
 	f.registerFor(env, fs, true, false)
+	if len(args) == 0 || (args[0] != "list" && args[0] != "accept") {
+		return verbUsage(fs, args)
+	}
+	verb := args[0]
 	rest := args[1:]
 	var name string
 	if verb == "accept" && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
@@ -44,7 +43,7 @@ func runCapabilities(ctx context.Context, env *environment, args []string) error
 		return err
 	}
 	if verb == "accept" && name == "" {
-		fmt.Fprintln(env.stderr, "Usage: praxa capabilities "+synopsis)
+		fs.Usage()
 		return errUsage
 	}
 	cfg, err := loadConfig(f.config, f.dev)

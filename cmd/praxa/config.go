@@ -13,7 +13,8 @@ import (
 )
 
 func init() {
-	register(command{name: "config", summary: "validate a praxec.yaml file, or print its JSON Schema", run: runConfig})
+	register(command{name: "config", summary: "validate a praxec.yaml file, or print its JSON Schema", run: runConfig,
+		verbs: []string{"validate", "schema"}})
 }
 
 // configUsage describes the config subcommands.

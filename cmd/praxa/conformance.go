@@ -51,12 +51,12 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func runConformance(ctx context.Context, env *environment, args []string) error {
-	fs := newFlagSet(env, "conformance", "URL [--group G] [--case ID] [--json] [--baseline FILE] [--dev-data-dir DIR | --issuer-addr ADDR] [--record]")
+	fs := newFlagSet(env, "conformance", "URL")
 	var groups, cases listFlag
 	fs.Var(&groups, "group", "run only this group (repeatable, or a comma list): "+groupNames())
 	fs.Var(&cases, "case", "run only this case (repeatable, or a comma list), e.g. AUTH-001")
 	asJSON := fs.Bool("json", false, "print the machine report (JSON) on stdout; progress goes to stderr")
-	baselineFile := fs.String("baseline", "", "known failures, one per line: CASE-ID then the reason; they do not fail the run")
+	baselineFile := fs.String("baseline", "", "known failures `FILE`, one per line: CASE-ID then the reason; they do not fail the run")
 	devDataDir := fs.String("dev-data-dir", "", "sign tokens with the dev issuer of this data directory (a target run with praxa serve --dev)")
 	issuerAddr := fs.String("issuer-addr", "127.0.0.1:8089", "where the suite's own token issuer listens (when not --dev-data-dir)")
 	issuerKeyDir := fs.String("issuer-key-dir", "", "keep the own issuer's signing key in this directory across runs")

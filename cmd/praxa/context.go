@@ -20,9 +20,9 @@ import (
 // the certificate issuers and the demo context claims of --dev.
 
 func init() {
-	register(command{name: "memory", summary: "import memory records (JSON Lines) for one tenant: memory import FILE --tenant T", run: runMemory})
-	register(command{name: "goals", summary: "import context goals (JSON Lines) for one tenant: goals import FILE --tenant T", run: runGoals})
-	register(command{name: "certificates", summary: "import model capability certificates (gateway-wide): certificates import FILE [--config FILE | --dev]", run: runCertificates})
+	register(command{name: "memory", summary: "import memory records (JSON Lines) for one tenant: memory import FILE --tenant T", run: runMemory, verbs: []string{"import"}})
+	register(command{name: "goals", summary: "import context goals (JSON Lines) for one tenant: goals import FILE --tenant T", run: runGoals, verbs: []string{"import"}})
+	register(command{name: "certificates", summary: "import model capability certificates (gateway-wide): certificates import FILE", run: runCertificates, verbs: []string{"import"}})
 }
 
 // The compartment and purpose the token serve --dev prints allows: those of
@@ -109,15 +109,11 @@ func printReport(env *environment, what string, rep gateway.ImportReport, format
 // importCommand runs "praxa NOUN import FILE ...".
 func importCommand(ctx context.Context, env *environment, args []string, noun string, tenanted bool,
 	do func(ctx context.Context, svc *gateway.Service, by *auth.Principal, tenant, name string, r io.Reader) (gateway.ImportReport, error)) error {
-	synopsis := "import FILE [--config FILE | --dev] [--format text|json] [--data-dir DIR]"
+	synopsis := "import FILE"
 	if tenanted {
-		synopsis = "import FILE --tenant T [--config FILE] [--format text|json] [--data-dir DIR]"
+		synopsis = "import FILE --tenant T"
 	}
-	if len(args) == 0 || args[0] != "import" {
-		fmt.Fprintf(env.stderr, "Usage: praxa %s %s\n", noun, synopsis)
-		return errUsage
-	}
-	fs := newFlagSet(env, noun+" import", synopsis[len("import "):])
+	fs := newFlagSet(env, noun, synopsis)
 	tenant := new(string)
 	if tenanted {
 		fs.StringVar(tenant, "tenant", "", "tenant whose records to import (required)")
@@ -127,10 +123,13 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
 	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
 	if !tenanted {
-		fs.StringVar(&f.config, "config", "", "configuration naming the trusted certificate issuers (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
+		fs.StringVar(&f.config, "config", "", "configuration `FILE` naming the trusted certificate issuers (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 		fs.BoolVar(&f.dev, "dev", false, "without --config and ./praxec.yaml, verify against the embedded example configuration")
 	} else {
-		fs.StringVar(&f.config, "config", "", "configuration naming the tenant quotas (server.quotas; default ./praxec.yaml when it exists)")
+		fs.StringVar(&f.config, "config", "", "configuration `FILE` naming the tenant quotas (server.quotas; default ./praxec.yaml when it exists)")
+	}
+	if len(args) == 0 || args[0] != "import" {
+		return verbUsage(fs, args)
 	}
 	// FILE may come before, between or after the flags.
 	rest := args[1:]
@@ -152,7 +151,7 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 		file = files[0]
 	}
 	if file == "" || (tenanted && *tenant == "") || (*format != "text" && *format != "json") {
-		fmt.Fprintf(env.stderr, "Usage: praxa %s %s\n", noun, synopsis)
+		fs.Usage()
 		return errUsage
 	}
 	var opts gateway.Options

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -24,5 +25,50 @@ func TestHelpOnStdout(t *testing.T) {
 	_, mcp, _ := runCommand(t, "mcp", "-h")
 	if !strings.Contains(serve, "listen address") || strings.Contains(mcp, "listen address") || !strings.Contains(mcp, "the built-in token issuer of the data directory") {
 		t.Errorf("-addr and -dev: serve's\n%s\nmcp's\n%s", serve, mcp)
+	}
+}
+
+// TestUsageNamesEveryFlag: the usage line of every command (and of each
+// of its verbs) names every flag its -h lists, whatever the flag: the line
+// is generated from the flag set (usageLine), so a new flag cannot be left
+// out of it.
+func TestUsageNamesEveryFlag(t *testing.T) {
+	flagRE := regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)
+	checked := 0
+	for _, c := range commands {
+		if c.name == "completion" {
+			continue // operands only
+		}
+		lines := [][]string{{c.name}}
+		if len(c.verbs) > 0 {
+			lines = nil
+			for _, v := range c.verbs {
+				lines = append(lines, []string{c.name, v})
+			}
+		}
+		for _, args := range lines {
+			code, stdout, stderr := runCommand(t, append(args, "-h")...)
+			if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "Usage: praxa "+c.name) {
+				t.Errorf("%v -h: %d\nstdout %q\nstderr %q", args, code, stdout, stderr)
+				continue
+			}
+			usage, defaults, _ := strings.Cut(stdout, "\n\n")
+			for _, m := range flagRE.FindAllStringSubmatch(defaults, -1) {
+				if !strings.Contains(usage+" ", "--"+m[1]+" ") && !strings.Contains(usage, "--"+m[1]+"]") {
+					t.Errorf("%v: the usage line leaves out --%s:\n%s", args, m[1], usage)
+				}
+				checked++
+			}
+		}
+	}
+	// serve's, which the issue found short of these.
+	_, serve, _ := runCommand(t, "serve", "-h")
+	for _, want := range []string{"[--store DSN|FILE]", "[--tools SET]", "[--lexicon-writes]", "[--tls-cert FILE]"} {
+		if !strings.Contains(serve, want) {
+			t.Errorf("serve's usage line leaves out %s:\n%s", want, serve)
+		}
+	}
+	if checked < 60 {
+		t.Errorf("only %d flags checked: the test no longer reads the -h output", checked)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -19,8 +21,21 @@ func init() {
 		verbs: []string{"define", "alias", "list"}, run: runLexicon})
 }
 
-// lexiconSynopsis is the usage line of praxa lexicon.
-const lexiconSynopsis = "define TERM DEFINITION --tenant T [--context C] [--refs A,B] [--governance G] [--token TOKEN] | alias TERM ALIAS... --tenant T [--token TOKEN] | list [--format table|json]"
+// lexiconVerbs are the verbs of praxa lexicon with their operands; each
+// verb's flags are in its own usage (praxa lexicon VERB -h).
+var lexiconVerbs = [][2]string{{"define", "TERM DEFINITION --tenant T"}, {"alias", "TERM ALIAS... --tenant T"}, {"list", ""}}
+
+// lexiconUsage writes the usage of praxa lexicon: a line per verb.
+func lexiconUsage(w io.Writer) {
+	for i, v := range lexiconVerbs {
+		head := "Usage: praxa lexicon "
+		if i > 0 {
+			head = "       praxa lexicon "
+		}
+		fmt.Fprintln(w, strings.TrimRight(head+v[0]+" "+v[1], " "))
+	}
+	fmt.Fprintln(w, "\nRun \"praxa lexicon define -h\" (alias, list) for a verb's flags.")
+}
 
 // runLexicon is the operator's path to the lexicon (the one the
 // LEXICON_WRITES_DISABLED answer names in operatorCommand): it opens the
@@ -33,25 +48,16 @@ const lexiconSynopsis = "define TERM DEFINITION --tenant T [--context C] [--refs
 // --tenant names (with a token, its own).
 func runLexicon(ctx context.Context, env *environment, args []string) error {
 	if len(args) > 0 && asksHelp(args[:1]) {
-		fmt.Fprintln(env.stdout, "Usage: praxa lexicon "+lexiconSynopsis)
-		fmt.Fprintln(env.stdout, "\nRun \"praxa lexicon define -h\" (alias, list) for a verb's flags.")
+		lexiconUsage(env.stdout)
 		return nil
 	}
-	if len(args) == 0 || (args[0] != "define" && args[0] != "alias" && args[0] != "list") {
-		fmt.Fprintln(env.stderr, "Usage: praxa lexicon "+lexiconSynopsis)
+	i := slices.IndexFunc(lexiconVerbs, func(v [2]string) bool { return len(args) > 0 && v[0] == args[0] })
+	if i < 0 {
+		lexiconUsage(env.stderr)
 		return errUsage
 	}
 	verb := args[0]
-	var synopsis string
-	switch verb {
-	case "define":
-		synopsis = "TERM DEFINITION --tenant T [--context C] [--refs A,B] [--governance G] [--token TOKEN] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
-	case "alias":
-		synopsis = "TERM ALIAS... --tenant T [--token TOKEN] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
-	default:
-		synopsis = "[--format table|json] [--tenant T] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
-	}
-	fs := newFlagSet(env, "lexicon "+verb, synopsis)
+	fs := newFlagSet(env, "lexicon "+verb, lexiconVerbs[i][1])
 	var tenant, boundedContext, refs, governance, format, token *string
 	if verb == "list" {
 		format = fs.String("format", "table", "table or json")
@@ -72,7 +78,7 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	usageErr := func(msg string) error {
-		fmt.Fprintf(env.stderr, "praxa lexicon %s: %s\nUsage: praxa lexicon %s %s\n", verb, msg, verb, synopsis)
+		fmt.Fprintf(env.stderr, "praxa lexicon %s: %s\n%s\n", verb, msg, usageLine(fs, "lexicon "+verb, lexiconVerbs[i][1]))
 		return errUsage
 	}
 	switch {

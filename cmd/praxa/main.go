@@ -107,15 +107,93 @@ func usage(w io.Writer) {
 }
 
 // newFlagSet returns a flag set that reports errors on env's stderr and lets
-// run decide the exit status.
-func newFlagSet(env *environment, name, synopsis string) *flag.FlagSet {
+// run decide the exit status. Its usage starts with usageLine: args (the
+// operands, and any flag the command requires, e.g. "FILE --tenant T") and
+// then every other flag of the set, read from the set itself, so that the
+// line cannot leave a flag out.
+func newFlagSet(env *environment, name, args string) *flag.FlagSet {
 	fs := flag.NewFlagSet("praxa "+name, flag.ContinueOnError)
 	fs.SetOutput(&usageWriter{stdout: env.stdout, stderr: env.stderr})
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: praxa %s %s\n\nFlags:\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", usageLine(fs, name, args))
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// usageWidth is the column the usage line wraps at.
+const usageWidth = 100
+
+// usageLine is "Usage: praxa NAME ARGS [--flag VALUE]...": the flags of
+// fs in its order (by name) that args does not already name, each as
+// flagSynopsis shows it, wrapped at usageWidth under the first flag.
+func usageLine(fs *flag.FlagSet, name, args string) string {
+	head := "Usage: praxa " + name
+	if args != "" {
+		head += " " + args
+	}
+	var words []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if !mentionsFlag(args, f.Name) {
+			words = append(words, "["+flagSynopsis(f)+"]")
+		}
+	})
+	indent := len("Usage: praxa " + name + " ")
+	if indent > usageWidth/3 {
+		indent = 8
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	col := len(head)
+	for _, w := range words {
+		if col+1+len(w) > usageWidth && col > indent {
+			b.WriteString("\n" + strings.Repeat(" ", indent-1))
+			col = indent - 1
+		}
+		b.WriteString(" " + w)
+		col += 1 + len(w)
+	}
+	return b.String()
+}
+
+// mentionsFlag reports whether text names the flag --name (or -name) as
+// a word of its own.
+func mentionsFlag(text, name string) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '[' || r == ']' || r == '|' }) {
+		if w == "--"+name || w == "-"+name {
+			return true
+		}
+	}
+	return false
+}
+
+// flagSynopsis is a flag as the usage line shows it: --name for a boolean,
+// else --name VALUE, VALUE being the back-quoted word of its usage text
+// (the flag package's convention, which -h shows too) or, without one,
+// the last word of its name in capitals (--data-dir DIR).
+func flagSynopsis(f *flag.Flag) string {
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return "--" + f.Name
+	}
+	value, _ := flag.UnquoteUsage(f)
+	if !strings.Contains(f.Usage, "`") {
+		value = strings.ToUpper(f.Name[strings.LastIndex(f.Name, "-")+1:])
+	}
+	return "--" + f.Name + " " + value
+}
+
+// verbUsage answers a command line that names no verb the command knows:
+// the usage of fs on stdout when args ask for help, else on stderr with
+// errUsage.
+func verbUsage(fs *flag.FlagSet, args []string) error {
+	if w, ok := fs.Output().(*usageWriter); ok {
+		w.help = len(args) > 0 && asksHelp(args[:1])
+		fs.Usage()
+		if w.help {
+			return flag.ErrHelp
+		}
+	}
+	return errUsage
 }
 
 // usageWriter is a flag set's output: a usage asked for (-h) goes to

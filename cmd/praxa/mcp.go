@@ -27,12 +27,11 @@ func init() {
 }
 
 func runMCP(ctx context.Context, env *environment, args []string) error {
-	fs := newFlagSet(env, "mcp", "[--token TOKEN | --token-command 'COMMAND' | --client-id ID (--client-secret-env NAME | --refresh-token-env NAME) "+
-		"[--token-url URL | --issuer URL] [--scope S]] [--tools SET] [--metrics-addr HOST:PORT] [--gateway URL [--tenant-claim NAME] | --data-dir DIR [--config FILE] [--dev]]")
+	fs := newFlagSet(env, "mcp", "")
 	var cf credentialFlags
 	cf.register(fs)
-	tools := fs.String("tools", contracts.SetAll, "tool set to register: "+setNames())
-	remote := fs.String("gateway", "", "act as a client of the gateway at this URL instead of the local store")
+	tools := fs.String("tools", contracts.SetAll, "tool `SET` to register: "+setNames())
+	remote := fs.String("gateway", "", "act as a client of the gateway at this `URL` instead of the local store")
 	metricsAddr := fs.String("metrics-addr", "", metricsAddrUsage)
 	var f serveFlags
 	f.registerFor(env, fs, true, false)
@@ -223,7 +222,7 @@ func localGateway(ctx context.Context, env *environment, f serveFlags, toolSet s
 }
 
 // metricsAddrUsage documents praxa mcp --metrics-addr.
-const metricsAddrUsage = "serve the server's Prometheus metrics at /metrics on this address (HOST:PORT, e.g. 127.0.0.1:9464): " +
+const metricsAddrUsage = "serve the server's Prometheus metrics at /metrics on this address (`HOST:PORT`, e.g. 127.0.0.1:9464): " +
 	"the requests it serves, under route \"stdio\", and with a local store the gateway's own; default none"
 
 // serveMetrics serves m at /metrics on ln, apart from stdio, until the

@@ -14,7 +14,7 @@ func init() {
 }
 
 func runOpenAPI(_ context.Context, env *environment, args []string) error {
-	fs := newFlagSet(env, "openapi", "[--format json|yaml]")
+	fs := newFlagSet(env, "openapi", "")
 	format := fs.String("format", "json", "output format: json or yaml")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -69,16 +69,16 @@ func (f *serveFlags) registerFor(env *environment, fs interface {
 	StringVar(*string, string, string, string)
 	BoolVar(*bool, string, bool, string)
 }, withDev, listens bool) {
-	addr := "listen address (default 127.0.0.1:8080, or server.addr of the config)"
+	addr := "listen address `HOST:PORT` (default 127.0.0.1:8080, or server.addr of the config)"
 	dev := "development mode: trust a built-in token issuer and print a ready token"
 	if !listens {
-		addr = "the address praxa serve listens on, which names its public URL and so the dev issuer's audience (default 127.0.0.1:8080, or server.addr of the config)"
+		addr = "the address `HOST:PORT` praxa serve listens on, which names its public URL and so the dev issuer's audience (default 127.0.0.1:8080, or server.addr of the config)"
 		dev = "development mode: trust the built-in token issuer of the data directory (the one praxa serve --dev made) and, without --config, load the example workflows serve --dev runs"
 	}
 	fs.StringVar(&f.addr, "addr", "", addr)
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
 	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
-	fs.StringVar(&f.config, "config", "", "configuration file (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
+	fs.StringVar(&f.config, "config", "", "configuration `FILE` (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 	if withDev {
 		fs.BoolVar(&f.dev, "dev", false, dev)
 	}
@@ -114,10 +114,10 @@ func readConfig(path string, dev bool) (*config.Config, error) {
 }
 
 func runServe(ctx context.Context, env *environment, args []string) error {
-	fs := newFlagSet(env, "serve", "[--addr HOST:PORT] [--data-dir DIR] [--config FILE] [--dev]")
+	fs := newFlagSet(env, "serve", "")
 	var f serveFlags
 	f.register(env, fs, true)
-	fs.StringVar(&f.tools, "tools", contracts.SetAll, "tool set /mcp registers: "+setNames())
+	fs.StringVar(&f.tools, "tools", contracts.SetAll, "tool `SET` /mcp registers: "+setNames())
 	fs.BoolVar(&f.skillsSearch, "enable-skills-search", false, "accept kind skill in searches (authoring time; INVALID_PARAMS otherwise)")
 	fs.BoolVar(&f.scriptsSearch, "enable-scripts-search", false, "accept kind script in searches (authoring time; INVALID_PARAMS otherwise)")
 	fs.BoolVar(&f.lexiconWrites, "lexicon-writes", false, "accept praxec.command define (lexicon:write scope); off: LEXICON_WRITES_DISABLED")

@@ -13,7 +13,7 @@ import (
 )
 
 // storeUsage documents --store for every command that opens the store.
-const storeUsage = "the gateway's store: a postgres:// DSN (several replicas share one database), or a SQLite file (default DATA_DIR/praxa.db; also PRAXA_STORE)"
+const storeUsage = "the gateway's store `DSN|FILE`: a postgres:// DSN (several replicas share one database), or a SQLite file (default DATA_DIR/praxa.db; also PRAXA_STORE)"
 
 // defaultStore is PRAXA_STORE, else "" (SQLite in the data directory).
 func defaultStore(env *environment) string { return env.getenv("PRAXA_STORE") }

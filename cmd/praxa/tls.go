@@ -34,8 +34,8 @@ func listenAddr(flag string, cfg *config.Config) string {
 
 // tlsCertUsage and tlsKeyUsage document --tls-cert and --tls-key.
 const (
-	tlsCertUsage = "serve HTTPS with this PEM certificate chain (with --tls-key); the files are read again when they change"
-	tlsKeyUsage  = "the PEM private key of --tls-cert"
+	tlsCertUsage = "serve HTTPS with this PEM certificate chain `FILE` (with --tls-key); the files are read again when they change"
+	tlsKeyUsage  = "the PEM private key `FILE` of --tls-cert"
 )
 
 // checkTLSFlags refuses one of --tls-cert and --tls-key without the other.

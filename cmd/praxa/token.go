@@ -14,18 +14,18 @@ import (
 
 func init() {
 	register(command{name: "token", summary: "mint a development token (for a gateway run with --dev)", run: runToken})
-	register(command{name: "tokens", summary: "manage access tokens: tokens revoke JTI", run: runTokens})
+	register(command{name: "tokens", summary: "manage access tokens: tokens revoke JTI", run: runTokens, verbs: []string{"revoke"}})
 }
 
 func runToken(_ context.Context, env *environment, args []string) error {
-	fs := newFlagSet(env, "token", "[--scope \"a b\"] [--tenant T] [--subject S] [--ttl D] [--compartments A,B] [--purposes A,B] [--data-dir DIR]")
-	scope := fs.String("scope", strings.Join(allScopes(), " "), "space-separated scopes")
+	fs := newFlagSet(env, "token", "")
+	scope := fs.String("scope", strings.Join(allScopes(), " "), "space-separated `\"SCOPE SCOPE\"`")
 	tenant := fs.String("tenant", devTenant, "tenant of the token")
 	subject := fs.String("subject", devSubject, "subject (sub) of the token")
-	ttl := fs.Duration("ttl", time.Hour, "lifetime of the token")
+	ttl := fs.Duration("ttl", time.Hour, "lifetime of the token, a `DURATION` (90m, 12h)")
 	dataDir := fs.String("data-dir", defaultDataDir(env), "data directory of the gateway run with --dev")
-	compartmentsFlag := fs.String("compartments", "", "comma-separated memory compartments the token allows (none by default)")
-	purposesFlag := fs.String("purposes", "", "comma-separated purposes the token allows (none by default)")
+	compartmentsFlag := fs.String("compartments", "", "comma-separated memory compartments `A,B` the token allows (none by default)")
+	purposesFlag := fs.String("purposes", "", "comma-separated purposes `A,B` the token allows (none by default)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -70,16 +70,14 @@ func runToken(_ context.Context, env *environment, args []string) error {
 // too), by the operator (the principal of --token, or the
 // operating-system user: operator.go).
 func runTokens(ctx context.Context, env *environment, args []string) error {
-	const synopsis = "JTI [--reason TEXT] [--token TOKEN] [--data-dir DIR] [--store DSN] [--config FILE] [--dev]"
-	if len(args) == 0 || args[0] != "revoke" {
-		fmt.Fprintln(env.stderr, "Usage: praxa tokens revoke "+synopsis)
-		return errUsage
-	}
-	fs := newFlagSet(env, "tokens revoke", synopsis)
+	fs := newFlagSet(env, "tokens", "revoke JTI")
 	reason := fs.String("reason", "", "why the token is revoked (kept in the audit trail)")
 	token := operatorToken(fs)
 	var f serveFlags
 	f.registerFor(env, fs, true, false)
+	if len(args) == 0 || args[0] != "revoke" {
+		return verbUsage(fs, args)
+	}
 	rest := args[1:]
 	var jti string
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {

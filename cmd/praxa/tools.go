@@ -14,7 +14,7 @@ func init() {
 }
 
 func runTools(_ context.Context, env *environment, args []string) error {
-	fs := newFlagSet(env, "tools", "[--set NAME] [--format json|table]")
+	fs := newFlagSet(env, "tools", "")
 	set := fs.String("set", contracts.SetAll, "print only the tools of this named set ("+setNames()+")")
 	format := fs.String("format", "json", "output format: json or table")
 	if err := parseFlags(fs, args); err != nil {

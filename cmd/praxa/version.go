@@ -92,11 +92,18 @@ func describeBuild(bi *debug.BuildInfo, stamp buildStamp) string {
 // runCompletion prints a completion script for a shell: the commands, and
 // the flags of the command being completed (read from its -h).
 func runCompletion(_ context.Context, env *environment, args []string) error {
-	if len(args) != 1 {
-		fmt.Fprintln(env.stderr, "Usage: praxa completion bash|zsh|fish")
-		fmt.Fprintln(env.stderr, `  bash: source <(praxa completion bash)`)
-		fmt.Fprintln(env.stderr, `  zsh:  source <(praxa completion zsh)`)
-		fmt.Fprintln(env.stderr, `  fish: praxa completion fish | source`)
+	if len(args) != 1 || asksHelp(args) {
+		w := env.stderr
+		if asksHelp(args) {
+			w = env.stdout
+		}
+		fmt.Fprintln(w, "Usage: praxa completion bash|zsh|fish")
+		fmt.Fprintln(w, `  bash: source <(praxa completion bash)`)
+		fmt.Fprintln(w, `  zsh:  source <(praxa completion zsh)`)
+		fmt.Fprintln(w, `  fish: praxa completion fish | source`)
+		if w == env.stdout {
+			return nil
+		}
 		return errUsage
 	}
 	names := make([]string, 0, len(commands))
