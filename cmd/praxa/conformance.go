@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -115,6 +116,9 @@ func runConformance(ctx context.Context, env *environment, args []string) error 
 		target.Tokens = &conformance.IssuerTokens{Issuer: is, IssuerURL: info.Issuer, Audience: aud, TenantClaim: *tenantClaim}
 	} else {
 		own, err := conformance.StartIssuer(*issuerAddr, *issuerKeyDir)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			err = listenError(*issuerAddr, listenSetting{name: "--issuer-addr"}, err)
+		}
 		if err != nil {
 			return err
 		}

@@ -51,9 +51,9 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	// bound stops the command before anything starts.
 	var metricsLn net.Listener
 	if *metricsAddr != "" {
-		ln, err := net.Listen("tcp", *metricsAddr)
+		ln, err := listen(*metricsAddr, listenSetting{name: "--metrics-addr"})
 		if err != nil {
-			return fmt.Errorf("--metrics-addr: %w", err)
+			return err
 		}
 		metricsLn = ln
 		defer ln.Close()

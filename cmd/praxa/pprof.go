@@ -32,9 +32,9 @@ func startPprof(ctx context.Context, addr string, log *slog.Logger) error {
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 		return fmt.Errorf("%s: %q is not a loopback address", pprofEnv, addr)
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(addr, listenSetting{name: pprofEnv})
 	if err != nil {
-		return fmt.Errorf("%s: %w", pprofEnv, err)
+		return err
 	}
 	runtime.SetBlockProfileRate(int(10 * time.Microsecond))
 	runtime.SetMutexProfileFraction(10)

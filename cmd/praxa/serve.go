@@ -176,14 +176,14 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	if err != nil {
 		return nil, err
 	}
-	addr := listenAddr(f.addr, cfg) // tls.go
+	addr, setting := listenAddr(f.addr, cfg) // tls.go
 	tlsConf, err := serverTLS(f, log)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(addr, setting) // listen.go
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+		return nil, err
 	}
 	completeConfig(cfg, ln.Addr().String(), tlsConf != nil)
 	if err := os.MkdirAll(f.dataDir, 0o700); err != nil {

@@ -21,15 +21,16 @@ import (
 const defaultAddr = "127.0.0.1:8080"
 
 // listenAddr is the address serve listens on: --addr, else server.addr
-// of the configuration, else defaultAddr.
-func listenAddr(flag string, cfg *config.Config) string {
+// of the configuration, else defaultAddr; and where it came from
+// (listen.go).
+func listenAddr(flag string, cfg *config.Config) (string, listenSetting) {
 	switch {
 	case flag != "":
-		return flag
+		return flag, listenSetting{name: "--addr"}
 	case cfg.Server.Addr != "":
-		return cfg.Server.Addr
+		return cfg.Server.Addr, listenSetting{name: "--addr", from: "server.addr of " + configLabel(cfg) + "; --addr overrides it"}
 	}
-	return defaultAddr
+	return defaultAddr, listenSetting{name: "--addr", from: "the default of --addr"}
 }
 
 // tlsCertUsage and tlsKeyUsage document --tls-cert and --tls-key.

@@ -262,7 +262,7 @@ func TestListenAddr(t *testing.T) {
 		{"127.0.0.1:0", "0.0.0.0:9000", "127.0.0.1:0"},
 	} {
 		cfg := &config.Config{Server: config.Server{Addr: tc.configured}}
-		if got := listenAddr(tc.flag, cfg); got != tc.want {
+		if got, _ := listenAddr(tc.flag, cfg); got != tc.want {
 			t.Errorf("listenAddr(%q, server.addr %q) = %q, want %q", tc.flag, tc.configured, got, tc.want)
 		}
 	}
