@@ -12,11 +12,34 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/assembly"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/store"
 )
 
 func init() {
 	register(command{name: "approvals", summary: "list, approve or reject pending human approvals", run: runApprovals,
 		verbs: []string{"list", "approve", "reject"}})
+}
+
+// unconfiguredWorkflow is the workflow of the tenant's approval id when
+// cfg does not define it (the built-in proxy workflow aside), else "".
+func unconfiguredWorkflow(ctx context.Context, st store.Store, tenant, id string, cfg *config.Config) string {
+	var def string
+	_ = st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		a, err := tx.GetApproval(ctx, tenant, id)
+		if err != nil {
+			return err
+		}
+		m, err := tx.GetMission(ctx, tenant, a.WorkflowID)
+		if err != nil {
+			return err
+		}
+		if _, ok := cfg.Workflows[m.DefinitionID]; !ok && m.DefinitionID != config.ProxyDefaultWorkflow {
+			def = m.DefinitionID
+		}
+		return nil
+	})
+	return def
 }
 
 // runApprovals acts on the data directory's store as an operator (the
@@ -47,7 +70,7 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	cfg, err := loadConfig(f.config, f.dev)
+	cfg, err := f.findConfig().load()
 	if err != nil {
 		return err
 	}
@@ -97,17 +120,12 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		return tw.Flush()
 	}
 	res, err := svc.ResolveApproval(ctx, operator, id, verb == "approve", *note, "", "")
-	var ce *contracts.Error
-	if errors.As(err, &ce) && ce.Code == contracts.CodeInvalidTransition && strings.Contains(ce.Message, "no longer configured") {
-		// The command loaded another configuration than the gateway's.
-		loaded := "the built-in defaults (no workflows)"
-		switch {
-		case configPath(f.config) != "":
-			loaded = configPath(f.config)
-		case f.dev:
-			loaded = "the example configuration of --dev"
+	if ce := (*contracts.Error)(nil); errors.As(err, &ce) && ce.Code == contracts.CodeInvalidTransition {
+		if def := unconfiguredWorkflow(ctx, st, operator.Tenant, id, cfg); def != "" {
+			// The command loaded another configuration than the gateway's.
+			return fmt.Errorf("approval %s waits on a move of workflow %q, which the configuration of this command does not define.\n%s",
+				id, def, f.findConfig().missing(f.dataDir))
 		}
-		return fmt.Errorf("%s\nthis command loaded %s; run it with the configuration the gateway runs: --config FILE, or --dev for the example workflows of praxa serve --dev", ce.Message, loaded)
 	}
 	if err != nil {
 		return err

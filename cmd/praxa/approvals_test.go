@@ -127,24 +127,39 @@ func TestApprovalsCommandRunsTheApprovedMove(t *testing.T) {
 	wf, id := f.askApproval(t)
 
 	// Without the gateway's configuration the command cannot fire the
-	// move, and says which flag it needs; nothing is called.
+	// move, and says what is missing and how to give it (the gateway ran
+	// with --dev: that too); nothing is called.
 	code, _, stderr := runCommand(t, "approvals", "approve", id, "--tenant", devTenant, "--data-dir", dataDir)
-	if code == 0 || !strings.Contains(stderr, "the built-in defaults") || !strings.Contains(stderr, "--config FILE, or --dev") {
-		t.Errorf("approvals approve without the configuration: %d %s", code, stderr)
+	for _, want := range []string{`waits on a move of workflow "release"`, "No configuration was found (no --config, no PRAXA_CONFIG, no praxec.yaml in ",
+		"the built-in defaults", "--config FILE, or PRAXA_CONFIG=FILE, or run it in the directory of that praxec.yaml",
+		"The gateway of " + dataDir + " ran with praxa serve --dev"} {
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("approvals approve without the configuration: %d, want %q in\n%s", code, want, stderr)
+		}
+	}
+	// Another file than the gateway's: named.
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	if err := os.WriteFile(other, []byte("version: \"1.0.0\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCommand(t, "approvals", "reject", id, "--tenant", devTenant, "--data-dir", dataDir, "--config", other)
+	if code != 1 || !strings.Contains(stderr, "This command loaded "+other+".") {
+		t.Errorf("approvals reject with another configuration: %d\n%s", code, stderr)
 	}
 	if n := deploys.Load(); n != 0 {
 		t.Fatalf("a refused approval called the upstream %d times", n)
 	}
 
-	args := []string{"approve", id, "--tenant", devTenant, "--data-dir", dataDir, "--config", cfgPath, "--dev"}
-	code, stdout, stderr := runCommand(t, append([]string{"approvals"}, args...)...)
+	// PRAXA_CONFIG names the file, as it does for serve.
+	args := []string{"approve", id, "--tenant", devTenant, "--data-dir", dataDir, "--dev"}
+	code, stdout, stderr := runCommandEnv(t, map[string]string{configEnv: cfgPath}, append([]string{"approvals"}, args...)...)
 	if code != 0 || !strings.Contains(stdout, id+" approved") || !strings.Contains(stdout, "state released") {
 		t.Fatalf("approvals approve: %d\n%s%s", code, stdout, stderr)
 	}
 	if n := deploys.Load(); n != 1 {
 		t.Fatalf("the approved move called the upstream %d times, want 1", n)
 	}
-	code, _, stderr = runCommand(t, append([]string{"approvals"}, args...)...)
+	code, _, stderr = runCommand(t, append([]string{"approvals"}, append(args, "--config", cfgPath)...)...)
 	if code == 0 || !strings.Contains(stderr, "already approved") {
 		t.Errorf("approving again: %d %s", code, stderr)
 	}

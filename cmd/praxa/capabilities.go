@@ -46,7 +46,7 @@ func runCapabilities(ctx context.Context, env *environment, args []string) error
 		fs.Usage()
 		return errUsage
 	}
-	cfg, err := loadConfig(f.config, f.dev)
+	cfg, err := f.findConfig().load()
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,14 @@ import (
 // runCommand runs one command line in process.
 func runCommand(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCommandEnv(t, nil, args...)
+}
+
+// runCommandEnv is runCommand in the environment vars (nothing else set).
+func runCommandEnv(t *testing.T, vars map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+	env := &environment{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return vars[k] }}
 	code = run(context.Background(), env, args)
 	return code, out.String(), errb.String()
 }

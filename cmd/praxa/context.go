@@ -123,10 +123,10 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
 	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
 	if !tenanted {
-		fs.StringVar(&f.config, "config", "", "configuration `FILE` naming the trusted certificate issuers (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
+		fs.StringVar(&f.config, "config", env.getenv(configEnv), "configuration `FILE` naming the trusted certificate issuers (default $"+configEnv+", else ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 		fs.BoolVar(&f.dev, "dev", false, "without --config and ./praxec.yaml, verify against the embedded example configuration")
 	} else {
-		fs.StringVar(&f.config, "config", "", "configuration `FILE` naming the tenant quotas (server.quotas; default ./praxec.yaml when it exists)")
+		fs.StringVar(&f.config, "config", env.getenv(configEnv), "configuration `FILE` naming the tenant quotas (server.quotas; default $"+configEnv+", else ./praxec.yaml when it exists)")
 	}
 	if len(args) == 0 || args[0] != "import" {
 		return verbUsage(fs, args)
@@ -155,7 +155,7 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 		return errUsage
 	}
 	var opts gateway.Options
-	cfg, err := loadConfig(f.config, f.dev)
+	cfg, err := f.findConfig().load()
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 	case verb != "list" && *tenant == "" && *token == "" && env.getenv(operatorTokenEnv) == "":
 		return usageErr("--tenant is required")
 	}
-	cfg, err := loadConfig(f.config, f.dev)
+	cfg, err := f.findConfig().load()
 	if err != nil {
 		return err
 	}

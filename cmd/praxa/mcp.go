@@ -177,8 +177,8 @@ func localInvocation(f serveFlags) string {
 // configuration (with --dev, trusting the dev issuer serve --dev made) and
 // starts its background jobs; the returned function closes it.
 func localGateway(ctx context.Context, env *environment, f serveFlags, toolSet string, log *slog.Logger) (*assembly.Gateway, func(), error) {
-	path := configPath(f.config)
-	cfg, err := readConfig(path, f.dev)
+	src := f.findConfig()
+	cfg, err := src.load()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,7 +205,7 @@ func localGateway(ctx context.Context, env *environment, f serveFlags, toolSet s
 		// keys (--dev: a fresh one); their approval pages are the
 		// gateway's.
 		Getenv: env.getenv, GenerateRequestStateKey: f.dev,
-		Source: path, Load: func(context.Context) (*config.Config, []byte, error) { return readConfigData(path, f.dev) },
+		Source: src.path, Load: func(context.Context) (*config.Config, []byte, error) { return src.read() },
 		Prepare:  func(c *config.Config) { c.Defaults(f.addr) },
 		Problems: func(p string) { fmt.Fprintf(env.stderr, "praxa mcp: %s\n", p) }})
 	if err != nil {

@@ -9,40 +9,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/ids"
 )
 
 // This file reloads the configuration of a running gateway: on SIGHUP and
 // through POST /v8/config/reload (serve), on SIGHUP (mcp on a local
 // store). gateway.Reloader does the work and audits every attempt.
-
-// configPath is the file serve reads its configuration from: path, else
-// ./praxec.yaml when it exists, else "" (the embedded configuration).
-func configPath(path string) string {
-	if path == "" {
-		if _, err := os.Stat("praxec.yaml"); err == nil {
-			path = "praxec.yaml"
-		}
-	}
-	return path
-}
-
-// readConfigData is readConfig with the bytes read, for a reload's
-// digest: the file's, the embedded example's, or none for the defaults.
-func readConfigData(path string, dev bool) (*config.Config, []byte, error) {
-	switch {
-	case path != "":
-		return config.LoadData(path)
-	case dev:
-		cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
-		return cfg, examples.PraxecYAML, err
-	default:
-		return config.Default(), nil, nil
-	}
-}
 
 // reloadOnHangup reloads the configuration on every SIGHUP until ctx ends,
 // logging the outcome to log and stderr; a refused file leaves the running

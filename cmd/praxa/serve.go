@@ -78,7 +78,7 @@ func (f *serveFlags) registerFor(env *environment, fs interface {
 	fs.StringVar(&f.addr, "addr", "", addr)
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
 	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
-	fs.StringVar(&f.config, "config", "", "configuration `FILE` (default ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
+	fs.StringVar(&f.config, "config", env.getenv(configEnv), "configuration `FILE` (default $"+configEnv+", else ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 	if withDev {
 		fs.BoolVar(&f.dev, "dev", false, dev)
 	}
@@ -97,20 +97,6 @@ func defaultDataDir(env *environment) string {
 		return filepath.Join(home, ".local", "share", "praxa")
 	}
 	return "praxa-data"
-}
-
-// loadConfig reads the configuration the flags name, or ./praxec.yaml, or
-// (in dev mode) the embedded example configuration, or the embedded
-// defaults.
-func loadConfig(path string, dev bool) (*config.Config, error) {
-	return readConfig(configPath(path), dev)
-}
-
-// readConfig reads the file path names or, when path is empty, the
-// embedded example configuration (dev mode) or the defaults.
-func readConfig(path string, dev bool) (*config.Config, error) {
-	cfg, _, err := readConfigData(path, dev)
-	return cfg, err
 }
 
 func runServe(ctx context.Context, env *environment, args []string) error {
@@ -171,8 +157,8 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	locked.stderr = &syncWriter{w: env.stderr}
 	env = &locked
 	log := slog.New(slog.NewJSONHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	path := configPath(f.config)
-	cfg, err := readConfig(path, f.dev)
+	src := f.findConfig() // configfile.go
+	cfg, err := src.load()
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +212,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 		// Input requests protect their requestState with the configured
 		// keys, the same on every replica (--dev: a fresh one).
 		Getenv: env.getenv, GenerateRequestStateKey: f.dev, Stderr: env.stderr,
-		Source: path, Load: func(context.Context) (*config.Config, []byte, error) { return readConfigData(path, f.dev) },
+		Source: src.path, Load: func(context.Context) (*config.Config, []byte, error) { return src.read() },
 		Prepare:  func(c *config.Config) { completeConfig(c, ln.Addr().String(), tlsConf != nil) },
 		Problems: func(p string) { fmt.Fprintf(env.stderr, "praxa: %s\n", p) }})
 	if err != nil {

@@ -93,7 +93,7 @@ func runTokens(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(env.stderr, "praxa tokens revoke: name the token id (jti) to revoke")
 		return errUsage
 	}
-	cfg, err := loadConfig(f.config, f.dev)
+	cfg, err := f.findConfig().load()
 	if err != nil {
 		return err
 	}
