@@ -93,7 +93,10 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		// service runs on the configuration's connections, as serve's.
 		// Nothing runs in the background: the gateway is assembled for
 		// its service alone.
-		cfg.Defaults(f.addr)
+		// With --dev its public URL is serve's (localTrust).
+		if _, err := localTrust(f, cfg); err != nil {
+			return err
+		}
 		gw, err := assembly.Build(ctx, cfg, st, &assembly.Options{Logger: log, Stderr: env.stderr, Getenv: env.getenv})
 		if err != nil {
 			return err

@@ -18,7 +18,6 @@ import (
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/telemetry"
-	"github.com/praxa/praxa/issuer"
 	"github.com/praxa/praxa/mcpadapter"
 )
 
@@ -133,7 +132,7 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 		// included (the session is told the tool list changed).
 		var p *auth.Principal
 		if srv, p, err = gw.StdioServer(ctx, assembly.StdioCredential{Token: src, Renewal: renewal}); err != nil {
-			return err
+			return fmt.Errorf("%w%s", err, refusalAdvice(err, f, gw.Config, gw.IssuerURLs())) // trust.go
 		}
 		for _, p := range gw.Problems {
 			fmt.Fprintf(env.stderr, "praxa mcp: %s\n", p)
@@ -182,19 +181,9 @@ func localGateway(ctx context.Context, env *environment, f serveFlags, toolSet s
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.Defaults(f.addr)
-	var statics []auth.StaticIssuer
-	if f.dev {
-		info, err := readDevIssuer(f.dataDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		is, err := issuer.LoadOrCreate(devDir(f.dataDir))
-		if err != nil {
-			return nil, nil, err
-		}
-		statics = append(statics, devStaticIssuer(info.Issuer, is))
-		cfg.Auth.Resource = info.Audience
+	statics, err := localTrust(f, cfg) // trust.go
+	if err != nil {
+		return nil, nil, err
 	}
 	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/issuer"
 )
 
 // This file establishes who runs an operator command (praxa approvals,
@@ -87,19 +86,9 @@ func operatorPrincipal(ctx context.Context, env *environment, f serveFlags, cfg 
 // a bearer token: its issuers, or with --dev the dev issuer of the data
 // directory, its audience, and the revocations of st.
 func verifyOperatorToken(ctx context.Context, f serveFlags, cfg *config.Config, st store.Store, token string) (*auth.Principal, error) {
-	cfg.Defaults(f.addr)
-	var statics []auth.StaticIssuer
-	if f.dev {
-		info, err := readDevIssuer(f.dataDir)
-		if err != nil {
-			return nil, err
-		}
-		is, err := issuer.LoadOrCreate(devDir(f.dataDir))
-		if err != nil {
-			return nil, err
-		}
-		statics = append(statics, devStaticIssuer(info.Issuer, is))
-		cfg.Auth.Resource = info.Audience
+	statics, err := localTrust(f, cfg) // trust.go
+	if err != nil {
+		return nil, err
 	}
 	revs, err := gateway.NewRevocations(ctx, st, 0, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -113,10 +102,10 @@ func verifyOperatorToken(ctx context.Context, f serveFlags, cfg *config.Config, 
 	if err != nil {
 		why := "it does not verify"
 		if re := (*auth.RefusalError)(nil); errors.As(err, &re) {
-			why = re.Error()
+			why = re.Description()
 		}
-		return nil, fmt.Errorf("the access token (--token or PRAXA_OPERATOR_TOKEN) is refused: %s; this gateway trusts the issuers of %s (with --dev, its dev issuer) for the audience %s. "+
-			"Use a token it accepts, or unset PRAXA_OPERATOR_TOKEN and leave --token out to act as the operating-system user", why, configLabel(cfg), cfg.Auth.Resource)
+		return nil, fmt.Errorf("the access token (--token or PRAXA_OPERATOR_TOKEN) is refused: %s%s\n"+
+			"Or unset PRAXA_OPERATOR_TOKEN and leave --token out to act as the operating-system user.", why, refusalAdvice(err, f, cfg, v.Issuers()))
 	}
 	return p, nil
 }

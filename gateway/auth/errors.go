@@ -2,6 +2,8 @@ package auth
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 )
 
 // Sentinel errors. Every refusal wraps exactly one of ErrInvalidToken and
@@ -93,6 +95,28 @@ func Reason(err error) string {
 // invalidToken returns a token refusal.
 func invalidToken(reason, detail string, cause error) *RefusalError {
 	return &RefusalError{Err: ErrInvalidToken, Reason: reason, Detail: detail, Cause: cause}
+}
+
+// IssuerError is the Cause of an untrusted-issuer refusal: the issuer the
+// token names, unverified (at most maxIssuerShown bytes of it). It is for
+// logs and for the command-line tools that explain a refusal to the
+// token's own holder (praxa mcp, the operator commands), never for a
+// decision.
+type IssuerError struct {
+	Issuer string
+}
+
+// maxIssuerShown bounds the issuer an IssuerError keeps.
+const maxIssuerShown = 256
+
+func (e *IssuerError) Error() string { return "the token names the issuer " + strconv.Quote(e.Issuer) }
+
+// untrustedIssuer is the cause of the refusal of a token naming iss.
+func untrustedIssuer(iss string) *IssuerError {
+	if len(iss) > maxIssuerShown {
+		iss = strings.ToValidUTF8(iss[:maxIssuerShown], "") + "…"
+	}
+	return &IssuerError{Issuer: iss}
 }
 
 // invalidRequest returns a request refusal.

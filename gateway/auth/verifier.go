@@ -503,7 +503,7 @@ func (v *Verifier) verify(ctx context.Context, raw string) (*Principal, error) {
 		if iss == "" {
 			return nil, invalidToken(ReasonMissingClaim, "iss", nil)
 		}
-		return nil, invalidToken(ReasonUntrustedIssuer, "", nil)
+		return nil, invalidToken(ReasonUntrustedIssuer, "", untrustedIssuer(iss))
 	}
 	if !slices.Contains(ti.algs, hdr.alg) {
 		return nil, invalidToken(ReasonUnsupportedAlg, "", nil)

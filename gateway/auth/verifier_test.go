@@ -160,6 +160,12 @@ func TestVerify(t *testing.T) {
 			if got := e.refusals.last(); got != tc.reason {
 				t.Fatalf("OnRefusal saw %q", got)
 			}
+			// An untrusted issuer's refusal names the issuer, for the
+			// token's holder (praxa mcp says so), never in the answer.
+			var ie *IssuerError
+			if tc.reason == ReasonUntrustedIssuer && (!errors.As(err, &ie) || ie.Issuer == "" || strings.Contains(err.Error(), ie.Issuer)) {
+				t.Errorf("the refusal's cause does not name the issuer apart: %#v", err)
+			}
 		})
 	}
 	if n := e.a.DiscoveryFetches(); n != 1 {
