@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -11,23 +12,54 @@ import (
 	"github.com/praxa/praxa/contracts"
 )
 
-// TestVersionAndCompletion: a binary built from a checkout names its VCS
-// revision; each shell's completion script is valid for that shell, and
-// bash's completes a command and a command's flags.
+// TestVersionAndCompletion: a binary names the revision the build
+// stamped with -ldflags, as deploy/image/build.sh stamps it, with VCS
+// stamping off (GOFLAGS=-buildvcs=false, a git worktree, a tarball: no
+// VCS settings); built with VCS stamping where the checkout allows it,
+// it names the VCS revision; each shell's completion script is valid for
+// that shell, and bash's completes a command and a command's flags.
 func TestVersionAndCompletion(t *testing.T) {
 	bin := buildPraxa(t)
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil || !strings.HasPrefix(string(out), "praxa ") || !strings.Contains(string(out), "contract ") {
 		t.Fatalf("praxa version: %q, %v", out, err)
 	}
-	// Built with VCS stamping (this environment may turn it off through
-	// GOFLAGS), a binary from a checkout names its revision.
-	if _, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
-		stamped := filepath.Join(t.TempDir(), "praxa")
-		if b, err := exec.Command("go", "build", "-buildvcs=true", "-o", stamped, ".").CombinedOutput(); err != nil {
-			t.Logf("no VCS-stamped build here: %v\n%s", err, b)
-		} else if out, err := exec.Command(stamped, "version").Output(); err != nil || !strings.Contains(string(out), "revision ") {
-			t.Errorf("a binary built from a checkout names no revision: %q, %v", out, err)
+	// The variables the image's build stamps are the ones version reads.
+	buildSh, err := os.ReadFile(filepath.Join("..", "..", "deploy", "image", "build.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamps := regexp.MustCompile(`-X main\.(\w+)=`).FindAllStringSubmatch(string(buildSh), -1)
+	var names []string
+	for _, m := range stamps {
+		names = append(names, m[1])
+	}
+	if strings.Join(names, " ") != "buildVersion buildRevision buildTime" {
+		t.Errorf("deploy/image/build.sh stamps %v, want buildVersion buildRevision buildTime (version.go)", names)
+	}
+	stamped := filepath.Join(t.TempDir(), "praxa")
+	ldflags := "-X main.buildVersion=v9.8.7-test -X main.buildRevision=0123456789abcdef -X main.buildTime=2026-12-01T10:00:00Z"
+	if b, err := exec.Command("go", "build", "-buildvcs=false", "-ldflags", ldflags, "-o", stamped, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -ldflags: %v\n%s", err, b)
+	}
+	out, err = exec.Command(stamped, "version").Output()
+	if want := "praxa v9.8.7-test revision 0123456789abcdef built from 2026-12-01T10:00:00Z go"; err != nil || !strings.HasPrefix(string(out), want) {
+		t.Errorf("a binary stamped with -ldflags and no VCS settings: %q, %v; want it to start %q", out, err, want)
+	}
+	// Built with VCS stamping, a binary whose build information holds a
+	// revision names it (go stamps none in a git worktree, whose .git is a
+	// file, nor outside a checkout).
+	withVCS := filepath.Join(t.TempDir(), "praxa")
+	if b, err := exec.Command("go", "build", "-buildvcs=auto", "-o", withVCS, ".").CombinedOutput(); err != nil {
+		t.Logf("no build with VCS stamping here: %v\n%s", err, b)
+	} else if info, err := exec.Command("go", "version", "-m", withVCS).Output(); err == nil {
+		rev := regexp.MustCompile(`(?m)^\s*build\s+vcs\.revision=(\S+)`).FindSubmatch(info)
+		out, err := exec.Command(withVCS, "version").Output()
+		switch {
+		case rev == nil:
+			t.Logf("go stamped no VCS revision here (a worktree or no checkout): %q", out)
+		case err != nil || !strings.Contains(string(out), "revision "+string(rev[1])):
+			t.Errorf("a binary stamped with VCS revision %s does not name it: %q, %v", rev[1], out, err)
 		}
 	}
 	code, _, stderr := runCommand(t, "completion", "tcsh")
