@@ -2,7 +2,7 @@
 // /console where a person signs in with the configured OpenID Connect
 // issuer (authorization code with PKCE) and then, with their own access
 // token's scopes and tenant, resolves pending approvals and reads
-// missions, traces and capabilities.
+// missions, traces, the audit trail and capabilities.
 //
 // The access token stays on the server, in a session the browser names by
 // an HttpOnly, SameSite=Strict cookie; every request verifies it again
@@ -175,6 +175,7 @@ func (c *Console) routes() http.Handler {
 		r.Get("/missions", c.signedIn(c.missionsPage))
 		r.Get("/missions/{runId}", c.signedIn(c.missionPage))
 		r.Get("/traces/{traceId}", c.signedIn(c.tracePage))
+		r.Get("/audit", c.signedIn(c.auditPage))
 		r.Get("/capabilities", c.signedIn(c.capabilitiesPage))
 		r.Post("/capabilities/{name}/accept", c.signedIn(c.accept))
 	})

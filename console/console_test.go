@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -176,6 +177,7 @@ func newHarnessWith(t *testing.T, st store.Store, o *gateway.Options) *harness {
 			{Subject: "olga", Label: "Olga, operator", Tenant: "t1",
 				Scopes: []string{string(contracts.ScopeCapabilitiesRead), string(contracts.ScopeCapabilitiesAdmin)}},
 			{Subject: "carl", Label: "Carl", Tenant: "t1", Scopes: []string{string(contracts.ScopeCapabilitiesRead)}},
+			{Subject: "audrey", Label: "Audrey, auditor", Tenant: "t1", Scopes: append(read, string(contracts.ScopeTracesRead))},
 		}})
 	var keys []auth.StaticKey
 	for _, k := range is.PublicKeys() {
@@ -557,4 +559,128 @@ func TestQuarantineAccept(t *testing.T) {
 	if len(accepted) != 1 || accepted[0].Subject != "olga" || accepted[0].Attributes["sha256"] != pin.OfferedSHA256 {
 		t.Errorf("audit of the accept: %+v", accepted)
 	}
+}
+
+// TestAuditPage: the audit page lists the signed-in person's tenant's
+// events, newest first, a page at a time, redacted as aura_get_trace
+// redacts them, filtered by subject, capability (the tool or the
+// capability attribute), outcome and time; it needs traces:read, refuses
+// a filter it cannot read, and each read is itself audited.
+func TestAuditPage(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	t.Cleanup(func() { st.Close() })
+	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	var events []store.Event
+	for i := range 60 {
+		ev := store.Event{Tenant: "t1", TraceID: fmt.Sprintf("%032x", i+1), Type: "request.allowed", At: base.Add(time.Duration(i) * time.Minute),
+			Subject: "agent-1", Outcome: "allowed", Tool: "aura_get_mission", Attributes: map[string]any{"n": float64(i)}}
+		switch {
+		case i == 7:
+			ev.Type, ev.Subject, ev.Outcome, ev.Code = "request.refused", "agent-2", "refused", "insufficient-scope"
+		case i == 8:
+			ev.Type, ev.Tool = "capability.called", ""
+			ev.Attributes = map[string]any{"n": float64(i), "capability": "ship.release", "arguments": map[string]any{"apiKey": "s3cret-key", "version": "1.4.0"}}
+		}
+		events = append(events, ev)
+	}
+	events = append(events, store.Event{Tenant: "t2", TraceID: strings.Repeat("f", 32), Type: "request.allowed", At: base, Subject: "intruder-of-t2",
+		Outcome: "allowed", Tool: "aura_get_mission"})
+	if err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, events) }); err != nil {
+		t.Fatal(err)
+	}
+	aud := gateway.NewAuditor(st, nil)
+	h := newHarnessWith(t, st, &gateway.Options{Auditor: aud})
+
+	// Without traces:read: refused.
+	csrf := h.signIn("victor")
+	res, body := h.get("/console/audit")
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(body, "traces:read") {
+		t.Errorf("without traces:read: %d\n%s", res.StatusCode, body)
+	}
+	h.post("/console/logout", url.Values{"csrf": {csrf}}, nil)
+
+	h.signIn("audrey")
+	res, body = h.get("/console/audit")
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `href="/console/audit" aria-current="page"`) {
+		t.Fatalf("the audit page: %d\n%s", res.StatusCode, body)
+	}
+	first := eventsShown(body)
+	if len(first) != 50 || first[0] != "n 59" || first[49] != "n 10" {
+		t.Errorf("the first page shows %d events, %v ... %v; want the newest 50 (n 59 to n 10)", len(first), first[:min(1, len(first))], first[max(0, len(first)-1):])
+	}
+	if strings.Contains(body, "intruder-of-t2") {
+		t.Error("the page shows another tenant's event")
+	}
+	older := regexp.MustCompile(`<a href="(/console/audit\?before=\d+)" rel="next">Older events</a>`).FindStringSubmatch(body)
+	if older == nil {
+		t.Fatalf("no link to the older events:\n%s", body)
+	}
+	_, body = h.get(htmlUnescape(older[1]))
+	rest := eventsShown(body)
+	if len(rest) != 10 || rest[0] != "n 9" || rest[9] != "n 0" || strings.Contains(body, "Older events") || !strings.Contains(body, ">Newest events</a>") {
+		t.Errorf("the second page: %v\n%s", rest, body)
+	}
+	// Redacted as a trace shows it: the key never, the version as is.
+	if strings.Contains(body, "s3cret-key") || !strings.Contains(body, "[redacted]") || !strings.Contains(body, "1.4.0") {
+		t.Errorf("the capability's event is not redacted as aura_get_trace redacts it:\n%s", body)
+	}
+
+	for _, tc := range []struct {
+		name, query string
+		want        []string
+	}{
+		{"subject", "subject=agent-2", []string{"request.refused"}},
+		{"outcome", "outcome=refused", []string{"request.refused"}},
+		{"capability, by its attribute", "capability=ship.release", []string{"capability.called"}},
+		{"capability, by the tool", "capability=aura_get_mission&since=2026-12-01T10:57&until=2026-12-01T10:59", []string{"request.allowed", "request.allowed"}},
+		{"time, RFC 3339", "since=2026-12-01T10:07:00Z&until=2026-12-01T10:09:00Z", []string{"capability.called", "request.refused"}},
+		{"nothing", "subject=nobody", nil},
+	} {
+		res, body := h.get("/console/audit?" + tc.query)
+		got := regexp.MustCompile(`<p><strong>([a-z.]+)</strong>`).FindAllStringSubmatch(body, -1)
+		var types []string
+		for _, m := range got {
+			types = append(types, m[1])
+		}
+		if res.StatusCode != http.StatusOK || strings.Join(types, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s (%s): %d %v, want %v", tc.name, tc.query, res.StatusCode, types, tc.want)
+		}
+		if tc.want == nil && !strings.Contains(body, "No event matches") {
+			t.Errorf("%s: the empty page does not say so:\n%s", tc.name, body)
+		}
+	}
+	for _, q := range []string{"outcome=maybe", "since=yesterday", "since=2026-12-02T00:00&until=2026-12-01T00:00", "before=-3", "subject=" + strings.Repeat("x", 300)} {
+		res, body := h.get("/console/audit?" + q)
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "The filter is not valid") || strings.Contains(body, "<ol class=\"events\">") {
+			t.Errorf("%s: %d\n%s", q, res.StatusCode, body)
+		}
+	}
+
+	// Each read of the trail is itself an event of the reader's.
+	if err := aud.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var reads []store.Event
+	if err := st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		reads, err = tx.ExportEvents(ctx, store.EventFilter{Tenant: "t1", Types: []string{gateway.EventAuditRead}, Subject: "audrey"}, 100)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The two pages and the six filters that the service answered.
+	if len(reads) != 8 || reads[0].TraceID != harnessTrace || reads[0].Attributes["events"] != float64(50) && reads[0].Attributes["events"] != 50 {
+		t.Errorf("audit.read events: %d, first %+v", len(reads), reads[:min(1, len(reads))])
+	}
+}
+
+// eventsShown lists the "n N" attribute of each event a page shows, in
+// order.
+func eventsShown(body string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`&#34;n&#34;: (\d+)`).FindAllStringSubmatch(body, -1) {
+		out = append(out, "n "+m[1])
+	}
+	return out
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +23,7 @@ import (
 type page struct {
 	Title string
 	// Nav is the section the page belongs to (approvals, missions,
-	// capabilities).
+	// capabilities, audit).
 	Nav string
 	// Signed-in person: empty on the sign-in pages.
 	Person, Subject, Tenant, CSRF string
@@ -406,4 +408,111 @@ func codeTitle(c contracts.Code) string {
 		return info.Title
 	}
 	return string(c)
+}
+
+// auditPageSize is how many events one page of the audit trail shows.
+const auditPageSize = 50
+
+// auditData is the audit page: the filter as given, one page of events,
+// and the links to the newest page and the next older one.
+type auditData struct {
+	Subject, Capability, Outcome, Since, Until string
+	Before                                     int64
+	Filtered                                   bool
+	Events                                     []gateway.MissionEvent
+	// NewestURL and OlderURL are built here from the filter (url.Values),
+	// never from text a template would need to trust.
+	NewestURL, OlderURL template.URL
+}
+
+// auditPage lists the tenant's audit events, newest first, filtered by
+// subject, capability, outcome and time (query members; times in UTC as
+// the form's datetime-local fields give them, or RFC 3339), a page at a
+// time (before: the seq the previous page ended at). The service decides
+// the scope (traces:read), the tenant and the redaction.
+func (c *Console) auditPage(w http.ResponseWriter, r *http.Request, u *who) {
+	q := r.URL.Query()
+	d := auditData{Subject: strings.TrimSpace(q.Get("subject")), Capability: strings.TrimSpace(q.Get("capability")),
+		Outcome: strings.TrimSpace(q.Get("outcome")), Since: strings.TrimSpace(q.Get("since")), Until: strings.TrimSpace(q.Get("until"))}
+	d.Filtered = d.Subject != "" || d.Capability != "" || d.Outcome != "" || d.Since != "" || d.Until != ""
+	aq := gateway.AuditQuery{Subject: d.Subject, Capability: d.Capability, Outcome: d.Outcome}
+	var bad []string
+	var err error
+	if aq.Since, err = formTime(d.Since); err != nil {
+		bad = append(bad, "Since: "+err.Error())
+	}
+	if aq.Until, err = formTime(d.Until); err != nil {
+		bad = append(bad, "Until: "+err.Error())
+	}
+	if b := q.Get("before"); b != "" {
+		if aq.Before, err = strconv.ParseInt(b, 10, 64); err != nil || aq.Before <= 0 {
+			bad = append(bad, "The page asked for does not exist: start again from the newest events.")
+			aq.Before = 0
+		}
+	}
+	d.Before = aq.Before
+	filter := url.Values{}
+	for k, v := range map[string]string{"subject": d.Subject, "capability": d.Capability, "outcome": d.Outcome, "since": d.Since, "until": d.Until} {
+		if v != "" {
+			filter.Set(k, v)
+		}
+	}
+	d.NewestURL = auditURL(filter)
+	render := func(status int, p *problem) {
+		c.render(w, r, status, "audit", u, page{Title: "Audit trail", Nav: "audit", Problem: p, Data: d})
+	}
+	if len(bad) > 0 {
+		render(http.StatusBadRequest, &problem{Title: "The filter is not valid", Detail: strings.Join(bad, " "), Code: string(contracts.CodeInvalidParams)})
+		return
+	}
+	rid, trace := c.o.IDs(r.Context())
+	res, err := c.o.Service.AuditEvents(r.Context(), u.principal, aq, auditPageSize, rid, trace)
+	if err != nil {
+		ce := contracts.AsError(err)
+		if ce.Code != contracts.CodeInvalidParams {
+			c.fail(w, r, u, "audit", err)
+			return
+		}
+		detail := ce.Message
+		for _, f := range ce.Fields {
+			detail += "; " + strings.TrimPrefix(f.Pointer, "/") + ": " + f.Detail
+		}
+		render(ce.Status(), &problem{Title: "The filter is not valid", Detail: detail, Code: string(ce.Code)})
+		return
+	}
+	d.Events = res.Events
+	if res.Older > 0 {
+		older := url.Values{}
+		for k, v := range filter {
+			older[k] = v
+		}
+		older.Set("before", strconv.FormatInt(res.Older, 10))
+		d.OlderURL = auditURL(older)
+	}
+	render(http.StatusOK, nil)
+}
+
+// auditURL is the audit page's address with the query v.
+func auditURL(v url.Values) template.URL {
+	if len(v) == 0 {
+		return template.URL(Prefix + "/audit")
+	}
+	return template.URL(Prefix + "/audit?" + v.Encode())
+}
+
+// formTimeLayouts are the times the audit filter reads: a datetime-local
+// field's (with or without seconds, taken as UTC), and RFC 3339.
+var formTimeLayouts = []string{"2006-01-02T15:04", "2006-01-02T15:04:05", time.RFC3339Nano}
+
+// formTime reads a time of the audit filter; "" is the zero time.
+func formTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range formTimeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, errors.New("not a time: give it as 2026-12-07T10:30 (UTC) or in RFC 3339")
 }

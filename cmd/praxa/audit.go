@@ -28,6 +28,9 @@ func runAudit(ctx context.Context, env *environment, args []string) error {
 	types := fs.String("type", "", "comma-separated event `TYPES` to keep (e.g. request.refused,transition.fired)")
 	trace := fs.String("trace", "", "the events of one trace `ID` (its own, or the one its caller named)")
 	run := fs.String("run", "", "the events of one run (its runId `ID`)")
+	subject := fs.String("subject", "", "the events of one principal (its subject)")
+	outcome := fs.String("outcome", "", "the events of one outcome: allowed, refused, replayed or failed")
+	capability := fs.String("capability", "", "the events of one capability or tool (its tool, or its capability attribute)")
 	limit := fs.Int("limit", 0, "at most this many events `N` (0: all)")
 	if len(args) == 0 || args[0] != "export" {
 		return verbUsage(fs, args)
@@ -39,7 +42,7 @@ func runAudit(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintf(env.stderr, "praxa audit export: unexpected %q: every filter is a flag\n", fs.Arg(0))
 		return errUsage
 	}
-	filter := store.EventFilter{Tenant: *tenant, TraceID: *trace, RunID: *run}
+	filter := store.EventFilter{Tenant: *tenant, TraceID: *trace, RunID: *run, Subject: *subject, Outcome: *outcome, Capability: *capability}
 	now := time.Now()
 	var err error
 	if filter.Since, err = instant("--since", *since, now); err != nil {

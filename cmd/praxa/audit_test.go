@@ -78,6 +78,15 @@ func TestAuditExportAndRetention(t *testing.T) {
 	if got := exportLines(t, "--data-dir", dataDir, "--until", "2000-01-01T00:00:00Z"); len(got) != 0 {
 		t.Errorf("--until 2000: %d lines", len(got))
 	}
+	subj, tool := run1[0].Subject, run1[0].Tool
+	if got := exportLines(t, "--data-dir", dataDir, "--subject", subj, "--outcome", "allowed", "--capability", tool); len(got) == 0 {
+		t.Errorf("--subject %s --outcome allowed --capability %s: no lines", subj, tool)
+	}
+	for _, f := range [][]string{{"--subject", "nobody"}, {"--outcome", "failed"}, {"--capability", "no.such.capability"}} {
+		if got := exportLines(t, append([]string{"--data-dir", dataDir}, f...)...); len(got) != 0 {
+			t.Errorf("%v: %d lines", f, len(got))
+		}
+	}
 	if got := exportLines(t, "--data-dir", dataDir, "--tenant", "nobody"); len(got) != 0 {
 		t.Errorf("--tenant nobody: %d lines", len(got))
 	}

@@ -288,6 +288,30 @@ func TestConsoleInBrowser(t *testing.T) {
 		h.screenshot(tab, "trace")
 		h.do(tab, chromedp.Navigate(h.app.url+"/console/capabilities"), chromedp.WaitVisible(chromedp.CSS("#quarantine-title")))
 		h.screenshot(tab, "capabilities")
+
+		// The audit trail, reached from the navigation: the approval
+		// among the newest events; the filter form narrows it to alice's
+		// decisions, and the trace link of one opens its trace.
+		h.do(tab, chromedp.Click(chromedp.CSS(`nav a[href="/console/audit"]`)), chromedp.WaitVisible(chromedp.CSS("ol.events")))
+		if page := h.text(tab); !strings.Contains(page, "Audit trail") || !strings.Contains(page, "human.approval.granted") || !strings.Contains(page, "by agent-7") {
+			t.Errorf("the audit page:\n%s", page)
+		}
+		h.do(tab, chromedp.SendKeys(chromedp.CSS("#f-subject"), "alice"), chromedp.SetValue(chromedp.CSS("#f-outcome"), "allowed"),
+			// The next page renders the filter it applied: the attribute
+			// (the field typed in sets the property only).
+			chromedp.Click(chromedp.CSS("form.filter button")), chromedp.WaitVisible(chromedp.CSS(`#f-subject[value="alice"]`)))
+		if loc, _ := chromedp.Run(tab, chromedp.Location()); !strings.Contains(loc, "subject=alice") || !strings.Contains(loc, "outcome=allowed") {
+			t.Errorf("the filter went to %s", loc)
+		}
+		page = h.text(tab)
+		if !strings.Contains(page, "matching the filter") || !strings.Contains(page, "human.approval.granted") || strings.Contains(page, "by agent-7") {
+			t.Errorf("the audit page filtered by alice:\n%s", page)
+		}
+		h.screenshot(tab, "audit")
+		h.do(tab, chromedp.Click(chromedp.CSS(`ol.events a[href^="/console/traces/"]`)), chromedp.WaitVisible(chromedp.CSS("ol.events")))
+		if loc, _ := chromedp.Run(tab, chromedp.Location()); !strings.Contains(loc, "/console/traces/") {
+			t.Errorf("the trace link went to %s", loc)
+		}
 	})
 
 	t.Run("viewer", func(t *testing.T) {

@@ -111,9 +111,10 @@ type ReadTx interface {
 	// mission's audit history, transitions included.
 	MissionEvents(ctx context.Context, tenant, workflowID string, limit int) ([]Event, error)
 	// ExportEvents returns up to limit events that match the filter, of
-	// every tenant when f.Tenant is empty, in append order (by Seq),
-	// starting after f.AfterSeq: praxa audit export pages through the
-	// audit trail with it.
+	// every tenant when f.Tenant is empty, in append order (by Seq), or
+	// newest first with f.Newest, between f.AfterSeq and f.BeforeSeq:
+	// praxa audit export pages through the audit trail with it, the
+	// console's audit page back from the newest.
 	ExportEvents(ctx context.Context, f EventFilter, limit int) ([]Event, error)
 	// GetSubmit returns the recorded submit of a workflow at a version, or
 	// ErrNotFound.
@@ -365,9 +366,20 @@ type EventFilter struct {
 	TraceID string
 	// RunID keeps the events of one run.
 	RunID string
+	// Subject keeps the events of one principal's subject; Outcome those
+	// of one outcome (allowed, refused, replayed, failed).
+	Subject, Outcome string
+	// Capability keeps the events of a capability or tool: its Tool, or
+	// its capability attribute (what a capability's calls and moves
+	// record, and the audit hooks route by).
+	Capability string
 	// AfterSeq keeps the events appended after the one with this Seq (0:
-	// from the first).
-	AfterSeq int64
+	// from the first); BeforeSeq those appended before it (0: to the
+	// last).
+	AfterSeq, BeforeSeq int64
+	// Newest returns the newest events first (by Seq, descending), so
+	// that a limit keeps the most recent and BeforeSeq pages back.
+	Newest bool
 }
 
 // StatusStarting is the Status of the run a start stores with its start

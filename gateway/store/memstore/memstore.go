@@ -566,12 +566,21 @@ func (t *txn) allEvents() []store.Event {
 // ExportEvents implements store.ReadTx.
 func (t *txn) ExportEvents(ctx context.Context, f store.EventFilter, limit int) ([]store.Event, error) {
 	var out []store.Event
-	for _, e := range t.allEvents() {
+	all := t.allEvents()
+	if f.Newest {
+		slices.Reverse(all)
+	}
+	for _, e := range all {
 		if len(out) >= limit && limit >= 0 {
 			break
 		}
+		capability, _ := e.Attributes["capability"].(string)
 		switch {
 		case e.Seq <= f.AfterSeq,
+			f.BeforeSeq > 0 && e.Seq >= f.BeforeSeq,
+			f.Subject != "" && e.Subject != f.Subject,
+			f.Outcome != "" && e.Outcome != f.Outcome,
+			f.Capability != "" && e.Tool != f.Capability && capability != f.Capability,
 			f.Tenant != "" && e.Tenant != f.Tenant,
 			!f.Since.IsZero() && nanos(e.At) < nanos(f.Since),
 			!f.Until.IsZero() && nanos(e.At) >= nanos(f.Until),

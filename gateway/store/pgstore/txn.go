@@ -12,10 +12,11 @@ import (
 // dialect is PostgreSQL's: $n placeholders, a bound LIMIT and the purpose
 // filter through jsonb containment.
 var dialect = &sqltx.Dialect{
-	Prefix:     "pgstore",
-	NoRows:     pgx.ErrNoRows,
-	Numbered:   true,
-	HasPurpose: `(?::text = '' OR purposes::jsonb @> jsonb_build_array(?::text))`,
+	Prefix:          "pgstore",
+	NoRows:          pgx.ErrNoRows,
+	Numbered:        true,
+	HasPurpose:      `(?::text = '' OR purposes::jsonb @> jsonb_build_array(?::text))`,
+	EventCapability: `(attributes::jsonb ->> 'capability')`,
 }
 
 // txn implements store.Tx on one PostgreSQL transaction: the queries are

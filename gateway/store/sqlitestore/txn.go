@@ -12,10 +12,11 @@ import (
 // dialect is SQLite's: ? placeholders, a LIMIT in the statement text (see
 // sqltx.Dialect.LiteralLimit) and the purpose filter through json_each.
 var dialect = &sqltx.Dialect{
-	Prefix:       "sqlitestore",
-	NoRows:       sql.ErrNoRows,
-	LiteralLimit: true,
-	HasPurpose:   `(? = '' OR EXISTS (SELECT 1 FROM json_each(context_records.purposes) WHERE json_each.value = ?))`,
+	Prefix:          "sqlitestore",
+	NoRows:          sql.ErrNoRows,
+	LiteralLimit:    true,
+	HasPurpose:      `(? = '' OR EXISTS (SELECT 1 FROM json_each(context_records.purposes) WHERE json_each.value = ?))`,
+	EventCapability: `json_extract(attributes, '$.capability')`,
 }
 
 // txn implements store.Tx on one SQLite transaction: the queries are

@@ -11,20 +11,22 @@ import (
 
 // exportEvents appends the events the export and retention cases read:
 // two tenants, three traces (one named by a caller), two runs, over four
-// seconds.
+// seconds; two subjects, a refusal, a capability named by a move's
+// attribute and by a read's tool.
 func exportEvents(t *testing.T, s store.Store) {
 	t.Helper()
 	ev := func(typ, tenant, trace, call, run string, at time.Duration) store.Event {
 		return store.Event{Tenant: tenant, TraceID: trace, CallTraceID: call, RunID: run, Type: typ, At: epoch.Add(at),
 			Subject: "alice", Outcome: "allowed", Attributes: map[string]any{"n": float64(at / time.Second)}}
 	}
+	bob := ev("b.start", "b", "t2", "", "r2", time.Second)
+	bob.Subject = "bob"
+	move := ev("a.move", "a", "t3", "t1", "r1", 2*time.Second)
+	move.Attributes["capability"] = "ship"
+	read := ev("a.read", "a", "t4", "", "", 3*time.Second)
+	read.Outcome, read.Tool = "refused", "ship"
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
-		return tx.AppendEvents(ctx, []store.Event{
-			ev("a.start", "a", "t1", "", "r1", 0),
-			ev("b.start", "b", "t2", "", "r2", time.Second),
-			ev("a.move", "a", "t3", "t1", "r1", 2*time.Second),
-			ev("a.read", "a", "t4", "", "", 3*time.Second),
-		})
+		return tx.AppendEvents(ctx, []store.Event{ev("a.start", "a", "t1", "", "r1", 0), bob, move, read})
 	})
 	// Appended later, recorded earlier: export is in append order.
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
@@ -41,9 +43,10 @@ func eventTypes(events []store.Event) []string {
 }
 
 // testExportEvents: ExportEvents filters by tenant (or none), time range,
-// types, trace (the event's or the caller's), and run, in append order,
-// pages by AfterSeq within the limit, and returns each event whole, its
-// tenant included.
+// types, trace (the event's or the caller's), run, subject, outcome and
+// capability (the tool or the capability attribute), in append order or
+// newest first, pages by AfterSeq (BeforeSeq newest first) within the
+// limit, and returns each event whole, its tenant included.
 func testExportEvents(t *testing.T, o Opener) {
 	s := o.Open(t)
 	exportEvents(t, s)
@@ -60,6 +63,13 @@ func testExportEvents(t *testing.T, o Opener) {
 			{"trace t1, the caller's too", store.EventFilter{TraceID: "t1"}, []string{"a.start", "a.move"}},
 			{"run r1 of tenant a", store.EventFilter{Tenant: "a", RunID: "r1"}, []string{"a.start", "a.move", "a.late"}},
 			{"no such tenant", store.EventFilter{Tenant: "c"}, []string{}},
+			{"subject bob", store.EventFilter{Subject: "bob"}, []string{"b.start"}},
+			{"outcome refused", store.EventFilter{Outcome: "refused"}, []string{"a.read"}},
+			{"capability ship: attribute or tool", store.EventFilter{Capability: "ship"}, []string{"a.move", "a.read"}},
+			{"capability of no event", store.EventFilter{Capability: "n"}, []string{}},
+			{"capability and outcome", store.EventFilter{Capability: "ship", Outcome: "allowed", Subject: "alice"}, []string{"a.move"}},
+			{"newest first, tenant a", store.EventFilter{Tenant: "a", Newest: true}, []string{"a.late", "a.read", "a.move", "a.start"}},
+			{"newest first since 1s", store.EventFilter{Since: epoch.Add(time.Second), Newest: true}, []string{"a.read", "a.move", "b.start"}},
 		} {
 			got, err := tx.ExportEvents(ctx, tc.f, 100)
 			if err != nil {
@@ -89,12 +99,29 @@ func testExportEvents(t *testing.T, o Opener) {
 		if want := []string{"a.start", "b.start", "a.move", "a.read", "a.late"}; !reflect.DeepEqual(all, want) {
 			t.Errorf("paged: %v, want %v", all, want)
 		}
+		// Pages of two back from the newest, as the console reads them.
+		all = nil
+		var before int64
+		for range 4 {
+			page, err := tx.ExportEvents(ctx, store.EventFilter{Newest: true, BeforeSeq: before}, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) == 0 {
+				break
+			}
+			all = append(all, eventTypes(page)...)
+			before = page[len(page)-1].Seq
+		}
+		if want := []string{"a.late", "a.read", "a.move", "b.start", "a.start"}; !reflect.DeepEqual(all, want) {
+			t.Errorf("paged newest first: %v, want %v", all, want)
+		}
 		got, err := tx.ExportEvents(ctx, store.EventFilter{Types: []string{"b.start"}}, 10)
 		if err != nil || len(got) != 1 {
 			t.Fatalf("b.start: %v %v", got, err)
 		}
 		if e := got[0]; e.Tenant != "b" || e.TraceID != "t2" || e.RunID != "r2" || !e.At.Equal(epoch.Add(time.Second)) ||
-			e.Subject != "alice" || e.Outcome != "allowed" || e.Seq == 0 || !reflect.DeepEqual(e.Attributes, map[string]any{"n": float64(1)}) {
+			e.Subject != "bob" || e.Outcome != "allowed" || e.Seq == 0 || !reflect.DeepEqual(e.Attributes, map[string]any{"n": float64(1)}) {
 			t.Errorf("the exported event: %+v", e)
 		}
 		return nil

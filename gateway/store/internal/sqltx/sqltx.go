@@ -59,6 +59,9 @@ type Dialect struct {
 	// the purpose, that is true when the purpose is empty or the JSON
 	// array in context_records.purposes holds it.
 	HasPurpose string
+	// EventCapability is the expression of an events row's capability
+	// attribute (attributes.capability) as text, NULL when it has none.
+	EventCapability string
 
 	mu      sync.RWMutex
 	rebound map[string]string

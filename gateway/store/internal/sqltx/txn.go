@@ -183,10 +183,14 @@ func (t *Tx) SweepExpired(ctx context.Context, at time.Time) (int, error) {
 	return int(stripped + n + m), nil
 }
 
-// ExportEvents implements store.ReadTx: the events after f.AfterSeq that
-// match the filter, by seq (the primary key), of one tenant or all.
+// ExportEvents implements store.ReadTx: the events between f.AfterSeq
+// and f.BeforeSeq that match the filter, by seq (the primary key; newest
+// first with f.Newest), of one tenant or all.
 func (t *Tx) ExportEvents(ctx context.Context, f store.EventFilter, limit int) ([]store.Event, error) {
 	where, args := []string{"seq > ?"}, []any{f.AfterSeq}
+	if f.BeforeSeq > 0 {
+		where, args = append(where, "seq < ?"), append(args, f.BeforeSeq)
+	}
 	if f.Tenant != "" {
 		where, args = append(where, "tenant = ?"), append(args, f.Tenant)
 	}
@@ -208,8 +212,21 @@ func (t *Tx) ExportEvents(ctx context.Context, f store.EventFilter, limit int) (
 	if f.RunID != "" {
 		where, args = append(where, "run_id = ?"), append(args, f.RunID)
 	}
+	if f.Subject != "" {
+		where, args = append(where, "subject = ?"), append(args, f.Subject)
+	}
+	if f.Outcome != "" {
+		where, args = append(where, "outcome = ?"), append(args, f.Outcome)
+	}
+	if f.Capability != "" {
+		where, args = append(where, "(tool = ? OR "+t.Dialect.EventCapability+" = ?)"), append(args, f.Capability, f.Capability)
+	}
+	order := "seq"
+	if f.Newest {
+		order = "seq DESC"
+	}
 	return list(ctx, t, "export events", "export events", sqlrow.TenantEvent,
-		`SELECT tenant, `+sqlrow.EventColumns+` FROM events WHERE `+strings.Join(where, " AND ")+` ORDER BY seq LIMIT `, limit, args...)
+		`SELECT tenant, `+sqlrow.EventColumns+` FROM events WHERE `+strings.Join(where, " AND ")+` ORDER BY `+order+` LIMIT `, limit, args...)
 }
 
 // DeleteEventsBefore implements store.Tx: the oldest events (by seq)
