@@ -105,7 +105,7 @@ func verifyOperatorToken(ctx context.Context, f serveFlags, cfg *config.Config, 
 			why = re.Description()
 		}
 		return nil, fmt.Errorf("the access token (--token or PRAXA_OPERATOR_TOKEN) is refused: %s%s\n"+
-			"Or unset PRAXA_OPERATOR_TOKEN and leave --token out to act as the operating-system user.", why, refusalAdvice(err, f, cfg, v.Issuers()))
+			"Or unset PRAXA_OPERATOR_TOKEN and leave --token out to act as the operating-system user", why, refusalAdvice(err, f, cfg, v.Issuers()))
 	}
 	return p, nil
 }
