@@ -21,7 +21,7 @@ func runAudit(ctx context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "audit", "export")
 	var f serveFlags
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "data directory of the gateway (also PRAXA_DATA_DIR)")
-	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
+	storeVar(fs, &f.store, env, storeUsage)
 	tenant := fs.String("tenant", "", "the tenant's events only (default: every tenant)")
 	since := fs.String("since", "", "events recorded at or after this `INSTANT`: RFC 3339 (2026-12-01T00:00:00Z) or a duration ago (24h)")
 	until := fs.String("until", "", "events recorded before this `INSTANT`: RFC 3339 or a duration ago")

@@ -101,7 +101,7 @@ func backupArgs(env *environment, name, arg, argUsage string, args []string) (st
 	fs := newFlagSet(env, name, arg)
 	var f serveFlags
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "data directory of the gateway, whose praxa.db is the store (also PRAXA_DATA_DIR)")
-	fs.StringVar(&f.store, "store", defaultStore(env), "the SQLite `FILE` of the store, when not DATA_DIR/praxa.db (also PRAXA_STORE)")
+	storeVar(fs, &f.store, env, "the SQLite `FILE` of the store, when not DATA_DIR/praxa.db (also PRAXA_STORE)")
 	var file string
 	if len(args) > 0 && (args[0] == "-" || !strings.HasPrefix(args[0], "-")) {
 		file, args = args[0], args[1:]

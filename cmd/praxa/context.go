@@ -121,7 +121,7 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 	format := fs.String("format", "text", "text or json")
 	var f serveFlags
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
-	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
+	storeVar(fs, &f.store, env, storeUsage)
 	if !tenanted {
 		fs.StringVar(&f.config, "config", env.getenv(configEnv), "configuration `FILE` naming the trusted certificate issuers (default $"+configEnv+", else ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 		fs.BoolVar(&f.dev, "dev", false, "without --config and ./praxec.yaml, verify against the embedded example configuration")

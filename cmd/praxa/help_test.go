@@ -72,3 +72,20 @@ func TestUsageNamesEveryFlag(t *testing.T) {
 		t.Errorf("only %d flags checked: the test no longer reads the -h output", checked)
 	}
 }
+
+// TestHelpHidesStorePassword: -h prints --store's default, PRAXA_STORE,
+// with a DSN's password masked (a PostgreSQL DSN in the environment must
+// not reach a terminal or a log through help), for every command that
+// opens the store.
+func TestHelpHidesStorePassword(t *testing.T) {
+	const dsn = "postgres://praxa:s3cret-pw@db.internal:5432/praxa"
+	for _, args := range [][]string{{"serve", "-h"}, {"mcp", "-h"}, {"audit", "export", "-h"}, {"backup", "-h"}, {"memory", "import", "-h"}} {
+		_, stdout, stderr := runCommandEnv(t, map[string]string{"PRAXA_STORE": dsn}, args...)
+		if strings.Contains(stdout+stderr, "s3cret-pw") {
+			t.Errorf("%v prints the store's password:\n%s%s", args, stdout, stderr)
+		}
+		if !strings.Contains(stdout+stderr, "postgres://praxa:xxxxx@db.internal:5432/praxa") {
+			t.Errorf("%v does not show the store's DSN masked:\n%s%s", args, stdout, stderr)
+		}
+	}
+}

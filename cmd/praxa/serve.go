@@ -54,10 +54,7 @@ type serveFlags struct {
 	skillsSearch, scriptsSearch, lexiconWrites bool
 }
 
-func (f *serveFlags) register(env *environment, fs interface {
-	StringVar(*string, string, string, string)
-	BoolVar(*bool, string, bool, string)
-}, withDev bool) {
+func (f *serveFlags) register(env *environment, fs flagDefiner, withDev bool) {
 	f.registerFor(env, fs, withDev, true)
 }
 
@@ -65,10 +62,7 @@ func (f *serveFlags) register(env *environment, fs interface {
 // store and configuration without serving (mcp on stdio, approvals, the
 // imports) when listens is false: -addr and -dev then describe what they
 // mean there.
-func (f *serveFlags) registerFor(env *environment, fs interface {
-	StringVar(*string, string, string, string)
-	BoolVar(*bool, string, bool, string)
-}, withDev, listens bool) {
+func (f *serveFlags) registerFor(env *environment, fs flagDefiner, withDev, listens bool) {
 	addr := "listen address `HOST:PORT` (default 127.0.0.1:8080, or server.addr of the config)"
 	dev := "development mode: trust a built-in token issuer and print a ready token"
 	if !listens {
@@ -77,7 +71,7 @@ func (f *serveFlags) registerFor(env *environment, fs interface {
 	}
 	fs.StringVar(&f.addr, "addr", "", addr)
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(env), "directory of the gateway's state (also PRAXA_DATA_DIR)")
-	fs.StringVar(&f.store, "store", defaultStore(env), storeUsage)
+	storeVar(fs, &f.store, env, storeUsage)
 	fs.StringVar(&f.config, "config", env.getenv(configEnv), "configuration `FILE` (default $"+configEnv+", else ./praxec.yaml when it exists; with --dev and none, the embedded examples/praxec.yaml)")
 	if withDev {
 		fs.BoolVar(&f.dev, "dev", false, dev)

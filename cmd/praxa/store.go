@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"io"
 	"log/slog"
+	"net/url"
 
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
@@ -15,8 +17,35 @@ import (
 // storeUsage documents --store for every command that opens the store.
 const storeUsage = "the gateway's store `DSN|FILE`: a postgres:// DSN (several replicas share one database), or a SQLite file (default DATA_DIR/praxa.db; also PRAXA_STORE)"
 
-// defaultStore is PRAXA_STORE, else "" (SQLite in the data directory).
-func defaultStore(env *environment) string { return env.getenv("PRAXA_STORE") }
+// storeVar defines --store on fs into p, its default PRAXA_STORE (else "":
+// SQLite in the data directory). Its value prints with a DSN's password
+// masked, so that -h, which prints a flag's default, shows no secret.
+func storeVar(fs flagDefiner, p *string, env *environment, usage string) {
+	*p = env.getenv("PRAXA_STORE")
+	fs.Var((*storeValue)(p), "store", usage)
+}
+
+// flagDefiner is the part of a flag.FlagSet that defines flags.
+type flagDefiner interface {
+	StringVar(p *string, name, value, usage string)
+	BoolVar(p *bool, name string, value bool, usage string)
+	Var(value flag.Value, name, usage string)
+}
+
+// storeValue is the value of --store.
+type storeValue string
+
+func (v *storeValue) Set(s string) error { *v = storeValue(s); return nil }
+
+func (v *storeValue) String() string {
+	if v == nil {
+		return ""
+	}
+	if u, err := url.Parse(string(*v)); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return string(*v)
+}
 
 // openStore opens the store the flags select: PostgreSQL when --store (or
 // PRAXA_STORE) is a postgres:// DSN, else the SQLite file it names, else
