@@ -77,6 +77,7 @@
 #   PEER_MCPGO= (a mark3labs/mcp-go version to build the peer on instead
 #   of its go.mod's, e.g. v1.6.0: go get in a copy of the module)
 #   SOAK=1 SOAK_SESSIONS=64 SOAK_DURATION=30s
+#   ONLY= (a list of candidates: measure only those)
 #   REVISIONS=0: 1 adds praxa25 and home25 and the ratios
 #   mcp-proxied-2026/2025-xN and mcp-home-2026/2025-xN (calls/s at
 #   2026-07-28 over calls/s at 2025-11-25: below 1, 2026-07-28 costs more);
@@ -271,6 +272,11 @@ esac
 drop() { local c keep=(); for c in "${CANDIDATES[@]}"; do [ "$c" = "$1" ] || keep+=("$c"); done; CANDIDATES=("${keep[@]}"); }
 [ -n "$TBXARK" ] || drop tbxark
 [ -n "$BASE_REF" ] || drop homebase
+# ONLY="a b ...": measure only these of the candidates (the ratios whose
+# two sides were both measured are printed).
+if [ -n "${ONLY:-}" ]; then
+	for c in "${CANDIDATES[@]}"; do [[ " $ONLY " == *" $c "* ]] || drop "$c"; done
+fi
 # has CANDIDATE: whether this run measures it.
 has() { [[ " ${CANDIDATES[*]} " == *" $1 "* ]]; }
 

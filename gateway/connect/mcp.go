@@ -94,6 +94,16 @@ type mcpConn struct {
 	// HTTP on the standalone stream.
 	notify   func(connection string)
 	imported bool
+	// The POST path of a call (mcp_post.go), for a URL connection: post
+	// sends on the connection's transport; fixedHeaders are the
+	// configured headers as the last dial interpolated them; headerTools
+	// names the listed tools whose calls stay on the session; metaJSON is
+	// the client's members of a call's _meta; nextID numbers its calls.
+	post         *http.Client
+	fixedHeaders atomic.Pointer[headerSet]
+	headerTools  atomic.Pointer[map[string]bool]
+	metaJSON     []byte
+	nextID       atomic.Int64
 
 	mu      sync.Mutex
 	cs      *mcp.ClientSession
@@ -138,9 +148,12 @@ func newMCPConn(name string, c config.Connection, o *Options) *mcpConn {
 			conn.notify(name)
 		}
 	}
-	conn.client = mcp.NewClient(&mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, copts)
+	info := &mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}
+	conn.client = mcp.NewClient(info, copts)
 	if c.URL != "" {
 		conn.transport = newTransport()
+		conn.post = &http.Client{Transport: conn.transport}
+		conn.metaJSON = clientMeta(info)
 		conn.auth, conn.tokens = newTokenAuth(name, c, o.Getenv), o.Tokens
 		if conn.auth.perCaller() {
 			conn.callers = newCallerSessions(conn, o)
@@ -269,6 +282,7 @@ func (c *mcpConn) dial(ctx context.Context) (*mcp.ClientSession, *exec.Cmd, erro
 			}
 			headers[k] = s
 		}
+		c.fixedHeaders.Store(&headerSet{m: headers})
 		var rt http.RoundTripper = headerTransport{headers: headers, next: drainTransport{next: c.transport}}
 		if c.auth != nil {
 			rt = bearerTransport{bearer: &c.bearer, next: rt}
@@ -403,36 +417,41 @@ func (c *mcpConn) Starts() int {
 
 // call calls one tool: on the connection's session, or on the session of
 // the caller ctx carries when the connection acts as the caller. A call
-// whose upstream token cannot be had is not sent.
-// It also returns the upstream token the call carried ("" when none),
-// which its output must not carry.
-func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, string, error) {
+// whose upstream token cannot be had is not sent. It returns the result as
+// the executor's output (see resultOutput), whether the tool answered an
+// error, and the upstream token the call carried ("" when none), which
+// its output must not carry.
+func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (map[string]any, bool, string, error) {
 	var tok string
 	if c.auth != nil {
 		var err error
 		if tok, err = c.tokens.token(ctx, c.auth); err != nil {
-			return nil, "", err
+			return nil, false, "", err
 		}
 		if c.callers != nil {
 			cred, _ := auth.CredentialFrom(ctx) // token checked it is there
 			cc, release, err := c.callers.get(cred)
 			if err != nil {
-				return nil, "", err
+				return nil, false, "", err
 			}
 			defer release()
 			c = cc
 		}
 		c.bearer.Store(&tok)
 	}
-	res, err := c.callOn(ctx, tool, args, tok)
-	return res, tok, err
+	out, isError, err := c.callOn(ctx, tool, args, tok)
+	return out, isError, tok, err
 }
 
-// callOn calls the tool on c's session; errors leave out tok.
-func (c *mcpConn) callOn(ctx context.Context, tool string, args map[string]any, tok string) (*mcp.CallToolResult, error) {
+// callOn calls the tool on c's session, or as its own POST when the
+// session would send it as one (postable); errors leave out tok.
+func (c *mcpConn) callOn(ctx context.Context, tool string, args map[string]any, tok string) (map[string]any, bool, error) {
 	cs, err := c.session(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if c.postable(cs, tool) {
+		return c.postCall(ctx, cs, tool, args, tok)
 	}
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
 	if tp := workflow.Traceparent(ctx); tp != "" {
@@ -441,19 +460,19 @@ func (c *mcpConn) callOn(ctx context.Context, tool string, args map[string]any, 
 	}
 	res, err := cs.CallTool(ctx, params)
 	if err == nil {
-		return res, nil
+		return resultOutput(res), res.IsError, nil
 	}
 	var we *jsonrpc.Error
 	switch {
 	case errors.As(err, &we):
-		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorMCP, Connection: c.name,
+		return nil, false, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorMCP, Connection: c.name,
 			Message: fmt.Sprintf("tool %s: %s", tool, clip(we.Message, 500)), Output: map[string]any{"error": map[string]any{"code": we.Code, "message": we.Message}}}
 	case ctx.Err() != nil:
-		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
+		return nil, false, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
 			Message: fmt.Sprintf("tool %s: no answer in time (%v)", tool, context.Cause(ctx))}
 	default:
 		c.markDead(cs)
-		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
+		return nil, false, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
 			Message: fmt.Sprintf("tool %s: the connection broke during the call: %s", tool, redact(c.reason(err), secretList(tok)))}
 	}
 }
@@ -486,6 +505,7 @@ func (c *mcpConn) toolsWithin(ctx context.Context, limit time.Duration) ([]*mcp.
 		}
 		out = append(out, t)
 	}
+	c.noteTools(out)
 	return out, nil
 }
 
@@ -511,12 +531,12 @@ func (r mcpRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout(x))
 	defer cancel()
-	res, tok, err := c.call(ctx, x.Tool, args)
+	out, isError, tok, err := c.call(ctx, x.Tool, args)
 	if err != nil {
 		return nil, scrubError(err, tok)
 	}
-	out := scrub(resultOutput(res), tok)
-	if res.IsError {
+	out = scrub(out, tok)
+	if isError {
 		text, _ := out["text"].(string)
 		return nil, &workflow.ExecutorError{Outcome: workflow.OutcomeFailed, Kind: config.ExecutorMCP, Connection: x.Connection,
 			Message: fmt.Sprintf("tool %s answered an error: %s", x.Tool, clip(text, 500)), Output: out}
@@ -572,6 +592,9 @@ func (t *spawnTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	})
 	return conn, err
 }
+
+// headerSet is the configured headers of a URL connection, interpolated.
+type headerSet struct{ m map[string]string }
 
 // headerTransport adds fixed headers to every request.
 type headerTransport struct {

@@ -6,9 +6,7 @@ import (
 	"context"
 	"net/http"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,11 +34,7 @@ func BenchmarkMCPCall(b *testing.B) {
 }
 
 // cpuTime is the CPU time the process has used (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+var cpuTime = connect.CPUTime
 
 // runN makes b.N calls from par goroutines and reports, besides the wall
 // time, the process's CPU time per call (client and upstream together:
