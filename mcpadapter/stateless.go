@@ -150,14 +150,21 @@ func statelessMeta(raw json.RawMessage) (mcp.Meta, bool) {
 	if firstByte(raw) != '{' {
 		return nil, false
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	var version, caps, info json.RawMessage
+	hasInfo := false
+	for n, v := range strictjson.Members(raw) {
+		switch string(n) {
+		case mcp.MetaKeyProtocolVersion:
+			version = v
+		case mcp.MetaKeyClientCapabilities:
+			caps = v
+		case mcp.MetaKeyClientInfo:
+			info, hasInfo = v, true
+		}
+	}
+	if v, ok := strictjson.String(version); !ok || v != revisionStateless {
 		return nil, false
 	}
-	if v, ok := strictjson.String(m[mcp.MetaKeyProtocolVersion]); !ok || v != revisionStateless {
-		return nil, false
-	}
-	caps := m[mcp.MetaKeyClientCapabilities]
 	if firstByte(caps) != '{' {
 		return nil, false
 	}
@@ -173,16 +180,12 @@ func statelessMeta(raw json.RawMessage) (mcp.Meta, bool) {
 			}
 		}
 	}
-	if info, ok := m[mcp.MetaKeyClientInfo]; ok && !implementation(info) {
+	if hasInfo && !implementation(info) {
 		return nil, false
 	}
-	out := make(mcp.Meta, len(m))
-	for k, v := range m {
-		var x any
-		if json.Unmarshal(v, &x) != nil {
-			return nil, false
-		}
-		out[k] = x
+	var out mcp.Meta
+	if json.Unmarshal(raw, &out) != nil {
+		return nil, false
 	}
 	return out, true
 }
