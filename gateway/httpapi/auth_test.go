@@ -215,7 +215,7 @@ func TestAuthentication(t *testing.T) {
 				}
 				return
 			}
-			wantProblem(t, r, tc.status, tc.code)
+			p := wantProblem(t, r, tc.status, tc.code)
 			ch := challengeParams(t, r)
 			if ch["resource_metadata"] != h.metadataURL() {
 				t.Errorf("resource_metadata %q, want %q", ch["resource_metadata"], h.metadataURL())
@@ -235,6 +235,13 @@ func TestAuthentication(t *testing.T) {
 			}
 			if tc.challenge == invalid && ch["error_description"] == "" {
 				t.Errorf("invalid_token challenge without error_description: %v", ch)
+			}
+			// Every refusal names the next move (issue 27 item 3: an
+			// expired credential says how to renew it).
+			if p.Hint == "" {
+				t.Errorf("refusal %s without a hint: %s", tc.code, r.Body)
+			} else if tc.name == "expired beyond the leeway" && !strings.Contains(p.Hint, "--token-command") {
+				t.Errorf("expired token's hint %q does not say how a host renews it", p.Hint)
 			}
 		})
 	}

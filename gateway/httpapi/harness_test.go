@@ -347,6 +347,7 @@ type problem struct {
 	Instance  string           `json:"instance"`
 	Code      string           `json:"code"`
 	RequestID string           `json:"requestId"`
+	Hint      string           `json:"hint"`
 	TraceID   string           `json:"traceId"`
 	Retryable *bool            `json:"retryable"`
 	Links     []contracts.Link `json:"links"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/auth"
 )
 
 // Problem is an RFC 9457 problem document with the gateway's extensions.
@@ -117,4 +118,22 @@ func challenge(metadataURL, errCode, description string, scopes []string) string
 	}
 	parts = append(parts, `resource_metadata="`+metadataURL+`"`)
 	return strings.Join(parts, ", ")
+}
+
+// invalidTokenHint is the next move after a refused token, by the refusal's
+// reason: a token that lapsed is renewed at its issuer (and a host's stdio
+// bridge can do that itself), one the gateway can never accept is replaced
+// by a token of an issuer and audience the resource metadata names.
+func invalidTokenHint(reason string) string {
+	switch reason {
+	case auth.ReasonExpired, auth.ReasonRevoked:
+		return "Obtain a new access token from its issuer and send it again. An MCP host running praxa mcp renews its own: " +
+			"give it --token-command, or --client-id with --client-secret-env or --refresh-token-env (docs/mcp-hosts-credentials.md)."
+	case auth.ReasonIssuerUnavailable:
+		return "The issuer's keys could not be fetched; send the same token again shortly."
+	case auth.ReasonNotYetValid, auth.ReasonIssuedInFuture:
+		return "The token's time claims lie ahead of the gateway's clock; check the issuer's clock, or send it again once it is valid."
+	default:
+		return "Send an access token issued for this gateway (its audience) by an issuer the resource metadata in WWW-Authenticate names."
+	}
 }

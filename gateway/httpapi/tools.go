@@ -132,7 +132,8 @@ func (s *server) authenticate(w http.ResponseWriter, r *http.Request, scope cont
 	case errors.Is(err, auth.ErrInvalidToken):
 		s.Metrics.AuthRefused(reason)
 		w.Header().Set("WWW-Authenticate", challenge(s.metadataURL, "invalid_token", reason, nil))
-		writeProblem(w, 0, &contracts.Error{Code: contracts.CodeInvalidToken, Message: "the access token is not accepted: " + reason}, rid)
+		writeProblem(w, 0, &contracts.Error{Code: contracts.CodeInvalidToken, Message: "the access token is not accepted: " + reason,
+			Hint: invalidTokenHint(reason)}, rid)
 	default:
 		s.Logger.ErrorContext(r.Context(), "authentication failed", "err", err)
 		writeProblem(w, 0, &contracts.Error{Code: contracts.CodeUnavailable, Message: "authentication is unavailable", Cause: err}, rid)
