@@ -298,22 +298,28 @@ func (p *statelessPath) response(id contracts.ID, res mcp.Result, err error) ([]
 		meta[mcp.MetaKeyServerInfo] = p.b.impl
 		res.SetMeta(meta)
 	}
-	result, merr := json.Marshal(res)
-	if merr != nil || len(result) < 2 || result[len(result)-1] != '}' {
-		return nil, &contracts.RPCError{Code: contracts.RPCInternalError, Message: "the result cannot be encoded"}
-	}
 	idText, merr := json.Marshal(id)
 	if merr != nil {
 		return nil, &contracts.RPCError{Code: contracts.RPCInternalError, Message: "the id cannot be encoded"}
 	}
 	var b bytes.Buffer
-	b.Grow(len(result) + len(idText) + 64)
+	b.Grow(len(idText) + 1024)
 	b.WriteString(`{"jsonrpc":"2.0","id":`)
 	b.Write(idText)
 	b.WriteString(`,"result":`)
-	b.Write(result[:len(result)-1])
-	if _, typed := res.(*mcp.CallToolResult); typed {
-		if len(result) > 2 {
+	start := b.Len()
+	tool, typed := res.(*mcp.CallToolResult)
+	if !typed || !appendToolResult(&b, tool) {
+		result, merr := json.Marshal(res)
+		if merr != nil || len(result) < 2 || result[len(result)-1] != '}' {
+			return nil, &contracts.RPCError{Code: contracts.RPCInternalError, Message: "the result cannot be encoded"}
+		}
+		b.Write(result)
+	}
+	// The result's closing brace gives way to its resultType.
+	b.Truncate(b.Len() - 1)
+	if typed {
+		if b.Len()-start > 1 {
 			b.WriteByte(',')
 		}
 		b.WriteString(`"resultType":"complete"`)
