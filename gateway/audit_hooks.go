@@ -75,8 +75,11 @@ type fileSink struct{ *AuditSink }
 
 func (f fileSink) close(context.Context) error { return f.Close() }
 
-// capabilityEventTypes are the events of a capability's calls.
-var capabilityEventTypes = []string{lightpath.EventCalled, "transition.fired", "guard.rejected"}
+// capabilityEventTypes are the events of a capability's calls, an outcome
+// unknown after a crash among them (a run of proxy_default's, started or
+// moved).
+var capabilityEventTypes = []string{lightpath.EventCalled, "transition.fired", "guard.rejected",
+	"move.outcome_unknown", "start.outcome_unknown"}
 
 // NewAuditHooks opens the sinks that the capabilities of cfg name.
 func NewAuditHooks(cfg *config.Config, opts *AuditHooksOptions) (*AuditHooks, error) {

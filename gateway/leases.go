@@ -544,8 +544,13 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 			return nil, err
 		}
 	}
-	ev := e.eventOf("move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(),
-		map[string]any{"transition": l.Transition, "version": before})
+	attrs := map[string]any{"transition": l.Transition, "version": before}
+	if in.DefinitionID == config.ProxyDefaultWorkflow {
+		// A transition of proxy_default is a capability's call: its
+		// unknown outcome reaches the capability's audit sinks.
+		attrs["capability"] = l.Transition
+	}
+	ev := e.eventOf("move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(), attrs)
 	ev.WorkflowID, ev.RunID = in.ID, in.RunID
 	e.events = append(e.events, ev)
 	return &answer, nil

@@ -382,6 +382,11 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 		}
 	}
 	attrs := map[string]any{"definitionId": l.DefinitionID}
+	if input, _ := e.args["input"].(map[string]any); l.DefinitionID == config.ProxyDefaultWorkflow {
+		if capability := stringArg(input, "capability"); capability != "" {
+			attrs["capability"] = capability
+		}
+	}
 	ev := e.eventOf("start.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(), attrs)
 	ev.Tenant = l.Tenant
 	if runID, ok := strings.CutPrefix(l.Ref, "run:"); ok {

@@ -36,6 +36,8 @@ proxy:
         connection: sh
         args: ["-c", "echo effect >> %[1]s; sleep 5"]
         timeoutMs: 3500
+      audit:
+        sinks: [{kind: file, path: %[2]s}]
 `
 
 // crashAnswerOf is a decoded answer of the gateway.
@@ -120,8 +122,8 @@ func crashEffects(t *testing.T, path string) int {
 // its start's outcome is unknown, and the trace how it ended. The effect
 // happened once: nothing calls again (issue 27 item 7).
 func TestCrashDuringStartLeavesRun(t *testing.T) {
-	effects := filepath.Join(t.TempDir(), "effects")
-	site := crashSetup(t, fmt.Sprintf(crashStartConfig, effects))
+	effects, sink := filepath.Join(t.TempDir(), "effects"), filepath.Join(t.TempDir(), "effect-audit.jsonl")
+	site := crashSetup(t, fmt.Sprintf(crashStartConfig, effects, sink))
 	child := site.child
 	token := crashToken(t, site.bin, site.dataDir)
 	client := crashClient()
@@ -209,6 +211,11 @@ func TestCrashDuringStartLeavesRun(t *testing.T) {
 	}
 	if events.status != http.StatusOK || !found {
 		t.Errorf("the start's trace %s: %d %s; want its start.outcome_unknown naming %s", trace, events.status, events.raw, runID)
+	}
+	// The capability's audit sink received the unknown outcome too: it is
+	// an event of the capability's call.
+	if lines, err := os.ReadFile(sink); err != nil || !bytes.Contains(lines, []byte(`"start.outcome_unknown"`)) {
+		t.Errorf("the capability's audit sink %s holds no start.outcome_unknown (%v): %s", sink, err, lines)
 	}
 
 	// Every later retry replays the record; nothing called again.
