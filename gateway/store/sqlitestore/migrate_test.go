@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/storetest"
 )
 
 // TestMigrateIntentsByID applies the migrations before 0011 to a file,
@@ -282,4 +283,26 @@ func migratedBefore(ctx context.Context, t *testing.T, version string) (string, 
 		}
 	}
 	return path, db
+}
+
+// TestIdempotencyOfPreviousWriters: the keys a binary from before
+// migration 0019 records on this file (the previous version after a
+// rollback) read and sweep as this version's (0021).
+func TestIdempotencyOfPreviousWriters(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "praxa.db")
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.PreviousIdempotencyWriter(t, s, func(args ...any) error {
+		_, err := db.ExecContext(ctx, storetest.PreviousIdempotencyInsert, args...)
+		return err
+	})
 }

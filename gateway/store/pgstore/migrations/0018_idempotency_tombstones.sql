@@ -21,5 +21,8 @@ ALTER TABLE idempotency ADD COLUMN sweep_at BIGINT NOT NULL DEFAULT 0;
 -- default window (30 days from their creation); their object is unknown.
 UPDATE idempotency SET forget_at = GREATEST(expires_at, created_at + 2592000000000000), sweep_at = expires_at;
 
+-- tolerated: a binary from before this migration sweeps with DELETE ...
+-- WHERE expires_at < now, which reads the whole table without this index
+-- (slower, not wrong) while it serves.
 DROP INDEX idempotency_expires;
 CREATE INDEX idempotency_sweep ON idempotency (sweep_at);
