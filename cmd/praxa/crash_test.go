@@ -80,13 +80,14 @@ func crashBuild(t *testing.T) string {
 	return bin
 }
 
-// crashStart starts `praxa serve --dev` on addr and returns once it listens.
-// It retries a few times when the port is still held by the killed process.
-func crashStart(t *testing.T, bin, addr, dataDir, cfgPath string) *crashChild {
+// crashStart starts `praxa serve --dev` on addr, with further flags, and
+// returns once it listens. It retries a few times when the port is still
+// held by the killed process.
+func crashStart(t *testing.T, bin, addr, dataDir, cfgPath string, flags ...string) *crashChild {
 	t.Helper()
 	var last string
 	for attempt := range 5 {
-		c, err := crashTryStart(bin, addr, dataDir, cfgPath)
+		c, err := crashTryStart(bin, addr, dataDir, cfgPath, flags...)
 		if err == nil {
 			return c
 		}
@@ -100,9 +101,9 @@ func crashStart(t *testing.T, bin, addr, dataDir, cfgPath string) *crashChild {
 	return nil
 }
 
-func crashTryStart(bin, addr, dataDir, cfgPath string) (*crashChild, error) {
+func crashTryStart(bin, addr, dataDir, cfgPath string, flags ...string) (*crashChild, error) {
 	c := &crashChild{done: make(chan struct{})}
-	c.cmd = exec.Command(bin, "serve", "--dev", "--addr", addr, "--data-dir", dataDir, "--config", cfgPath)
+	c.cmd = exec.Command(bin, append([]string{"serve", "--dev", "--addr", addr, "--data-dir", dataDir, "--config", cfgPath}, flags...)...)
 	c.cmd.Env = append(os.Environ(), "PRAXA_DATA_DIR=")
 	stderr, err := c.cmd.StderrPipe()
 	if err != nil {
