@@ -40,12 +40,24 @@ const upgradeFromEnv = "PRAXA_UPGRADE_FROM"
 
 // upgradeConfig is the configuration both binaries serve: a public URL
 // shared by the replicas (as behind a load balancer; it names the dev
-// issuer and the tokens' audience, so a token works on either) and a
-// workflow whose move waits for a person's approval.
+// issuer and the tokens' audience, so a token works on either), a workflow
+// whose move waits for a person's approval, and a capability whose call
+// appends a line to the file %s (a start of proxy_default that calls
+// outside under a start lease, its effects counted).
 const upgradeConfig = `server:
   publicURL: http://praxa.upgrade.test
   limits:
     ratePerSecond: -1
+connections:
+  sh: {kind: cli, command: /bin/sh}
+proxy:
+  expose:
+    - name: effect
+      description: Append a line to the effects file.
+      executor:
+        kind: cli
+        connection: sh
+        args: ["-c", "echo effect >> %s"]
 workflows:
   release:
     version: 1
@@ -170,8 +182,9 @@ type upgradeNode struct {
 
 // TestRollingUpgradePostgres: a rolling upgrade and its rollback on one
 // PostgreSQL schema, with real processes. The older binary (upgradeFrom,
-// built from git) serves and takes writes: an intent and a mission start
-// under Idempotency-Keys, a move that waits for a person's approval. The
+// built from git) serves and takes writes under Idempotency-Keys: an
+// intent, a start that calls a command line capability (its effects
+// counted), release missions whose move waits for a person's approval. The
 // checkout's binary starts on the same schema and applies its migrations
 // while the older one serves. Across the binaries: every key's replay
 // answers the recorded status and body, whichever binary recorded it; an
@@ -182,6 +195,8 @@ type upgradeNode struct {
 // newer binary stops, the older one starts again on the migrated schema
 // and serves what either recorded; and the roll forward again, where the
 // newer binary replays what the older one recorded during the rollback.
+// Each start called its capability once, whichever binary it was sent to
+// again.
 func TestRollingUpgradePostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two binaries and runs them: skipped with -short")
@@ -202,7 +217,8 @@ func TestRollingUpgradePostgres(t *testing.T) {
 	t.Logf("built %s in %v and the checkout in %v", rev, builtOld.Round(time.Millisecond), (time.Since(began) - builtOld).Round(time.Millisecond))
 
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(cfgPath, []byte(upgradeConfig), 0o600); err != nil {
+	effects := filepath.Join(t.TempDir(), "effects")
+	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(upgradeConfig, effects)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// Each replica its own data directory, as each pod its own volume;
@@ -333,6 +349,18 @@ func TestRollingUpgradePostgres(t *testing.T) {
 		}
 		return ids
 	}
+	// effect starts a run of proxy_default on n whose start calls the
+	// effect capability: one more line in the effects file.
+	effect := func(n *upgradeNode) *keyed {
+		t.Helper()
+		before := crashEffects(t, effects)
+		k := write(n, "/v8/missions", map[string]any{"definitionId": "proxy_default", "goal": "make the effect",
+			"input": map[string]any{"capability": "effect"}}, http.StatusCreated)
+		if got := crashEffects(t, effects); got != before+1 {
+			t.Fatalf("%s: the start made %d effects, want 1: %s", n.name, got-before, k.first.raw)
+		}
+		return k
+	}
 	intent := func(n *upgradeNode, text string) *keyed {
 		t.Helper()
 		return write(n, "/v8/intents", map[string]any{"intent": text, "tags": []string{"upgrade"}}, http.StatusOK)
@@ -341,6 +369,7 @@ func TestRollingUpgradePostgres(t *testing.T) {
 	// 1. The older binary alone: a write under a key, a mission waiting
 	// for an approval (two).
 	intentOld := intent(oldNode, "recorded by the older binary before the upgrade")
+	effect(oldNode)
 	run1, approval1 := askRelease(oldNode)
 	run2, approval2 := askRelease(oldNode)
 
@@ -380,6 +409,8 @@ func TestRollingUpgradePostgres(t *testing.T) {
 	intentNew := intent(newNode, "recorded by the newer binary")
 	replay(oldNode, intentNew)
 	run4, approval4 := askRelease(newNode)
+	effect(oldNode)
+	effect(newNode)
 
 	// The newer code's idempotency sweep (every 10 minutes in serve) keeps
 	// the records the older binary wrote after the migration: they have
@@ -411,6 +442,7 @@ func TestRollingUpgradePostgres(t *testing.T) {
 	approve(oldNode, approval4)
 	wantState(oldNode, run4, "released")
 	intentRollback := intent(oldNode, "recorded by the older binary after the rollback")
+	effect(oldNode)
 
 	// 6. Forward again: the newer binary replays what the older one
 	// recorded during the rollback.
@@ -418,6 +450,10 @@ func TestRollingUpgradePostgres(t *testing.T) {
 	replay(newNode, intentRollback)
 	for _, k := range keys {
 		replay(newNode, k)
+	}
+	// Every start called once, however often its key was sent again.
+	if n := crashEffects(t, effects); n != 4 {
+		t.Errorf("the effect capability was called %d times, want 4 (one a start)", n)
 	}
 	if t.Failed() {
 		t.Logf("old's log:\n%s\nnew's log:\n%s", oldNode.child.stderr(), newNode.child.stderr())
