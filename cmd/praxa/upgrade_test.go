@@ -223,8 +223,12 @@ func TestRollingUpgradePostgres(t *testing.T) {
 	}
 	// Each replica its own data directory, as each pod its own volume;
 	// the dev issuer's key is the IdP both trust (copied below).
-	oldNode := &upgradeNode{name: "old " + rev[:min(len(rev), 7)], bin: oldBin, addr: "127.0.0.1:" + freePort(t), dataDir: t.TempDir()}
-	newNode := &upgradeNode{name: "new", bin: newBin, addr: "127.0.0.1:" + freePort(t), dataDir: t.TempDir()}
+	oldPort, newPort := freePort(t), freePort(t)
+	for newPort == oldPort {
+		newPort = freePort(t)
+	}
+	oldNode := &upgradeNode{name: "old " + rev[:min(len(rev), 7)], bin: oldBin, addr: "127.0.0.1:" + oldPort, dataDir: t.TempDir()}
+	newNode := &upgradeNode{name: "new", bin: newBin, addr: "127.0.0.1:" + newPort, dataDir: t.TempDir()}
 	start := func(n *upgradeNode) {
 		t.Helper()
 		n.child = crashStart(t, n.bin, n.addr, n.dataDir, cfgPath, "--store", dsn)
