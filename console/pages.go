@@ -16,6 +16,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -308,7 +309,7 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request, u *who) {
 		c.fail(w, r, u, "missions", res.Err)
 		return
 	}
-	var d gateway.TraceResult
+	var d knowledge.TraceResult
 	if err := json.Unmarshal(res.Body, &d); err != nil {
 		c.fail(w, r, u, "missions", err)
 		return

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/examples"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/skills"
 )
 
@@ -21,7 +21,7 @@ func TestExampleCertificates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	issuers, err := gateway.CertificateIssuers(cfg.Certificates)
+	issuers, err := knowledge.CertificateIssuers(cfg.Certificates)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -102,7 +103,7 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 		return Resolution{}, err
 	}
 	tool := contracts.Tool{Name: "approvals", OperationID: "resolveApproval"}
-	e := &env{principal: p, tool: tool, args: map[string]any{}, requestID: requestID, traceID: traceID, now: s.now()}
+	e := &env{Request: op.Request{Principal: p, Tool: tool, Args: map[string]any{}, RequestID: requestID, TraceID: traceID, Now: s.now()}}
 	if approve {
 		// Before anything runs: the approved move may call outside.
 		if err := s.checkApprover(ctx, e, id); err != nil {
@@ -126,7 +127,7 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 	// those back would answer one thing now and another on retry.
 	var refusal error
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		refusal = nil
 		recorded := false
 		refuse := func(err error) error {
@@ -135,7 +136,7 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 				return err
 			}
 			refusal = err
-			return tx.AppendEvents(ctx, e.events)
+			return tx.AppendEvents(ctx, e.Events)
 		}
 		for {
 			a, err := tx.GetApproval(ctx, p.Tenant, id)
@@ -191,7 +192,7 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 			if approve {
 				a.Status = "approved"
 			}
-			a.ResolvedBy, a.ResolvedAt = p.Subject, e.now
+			a.ResolvedBy, a.ResolvedAt = p.Subject, e.Now
 			if err := tx.UpdateApproval(ctx, a, "pending"); err != nil {
 				return err
 			}
@@ -199,15 +200,15 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 				return err
 			}
 			if note != "" {
-				for i := range e.events {
-					if e.events[i].Attributes == nil {
-						e.events[i].Attributes = map[string]any{}
+				for i := range e.Events {
+					if e.Events[i].Attributes == nil {
+						e.Events[i].Attributes = map[string]any{}
 					}
-					e.events[i].Attributes["note"] = note
+					e.Events[i].Attributes["note"] = note
 				}
 			}
 			res = Resolution{Approval: approvalView(a), Mission: s.project(out.Instance, statusExecuted, stylePraxec, out.Chain)}
-			return tx.AppendEvents(ctx, e.events)
+			return tx.AppendEvents(ctx, e.Events)
 		}
 	})
 	if err == nil {
@@ -230,10 +231,10 @@ func (s *Service) checkApprover(ctx context.Context, e *env, id string) error {
 	var a store.Approval
 	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		var err error
-		a, err = tx.GetApproval(ctx, e.principal.Tenant, id)
+		a, err = tx.GetApproval(ctx, e.Principal.Tenant, id)
 		return err
 	})
-	if err != nil || a.Status != "pending" || a.RequestedBy == "" || a.RequestedBy != e.principal.Subject ||
+	if err != nil || a.Status != "pending" || a.RequestedBy == "" || a.RequestedBy != e.Principal.Subject ||
 		slices.Contains(s.policy.Load().AllowSelfApproval, a.Queue) {
 		return nil
 	}
@@ -248,7 +249,7 @@ func (s *Service) checkApprover(ctx context.Context, e *env, id string) error {
 			{Rel: "operator_path", Title: "Another person with approvals:write approves it", Method: "cli",
 				Args: map[string]any{"command": "praxa approvals approve " + id + " --tenant " + a.Tenant}},
 		}}
-	ev := e.eventOf("approval.refused", "refused", string(ce.Code), e.now,
+	ev := e.EventOf("approval.refused", "refused", string(ce.Code), e.Now,
 		map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition})
 	ev.WorkflowID, ev.RunID = a.WorkflowID, a.RunID
 	s.audit.Record(ev)

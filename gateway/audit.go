@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -279,24 +279,8 @@ func (a *Auditor) Close(ctx context.Context) error {
 
 // eventFor builds an audit event of principal p calling tool.
 func eventFor(p *auth.Principal, tool contracts.Tool, typ, outcome, code, requestID, traceID string, at time.Time, attrs map[string]any) store.Event {
-	e := store.Event{Type: typ, At: at, Operation: tool.OperationID, Tool: tool.Name, Outcome: outcome,
-		Code: code, RequestID: requestID, TraceID: traceID, Attributes: attrs}
-	byPrincipal(&e, p)
-	return e
+	return op.EventFor(p, tool, typ, outcome, code, requestID, traceID, at, attrs)
 }
 
-// byPrincipal sets who acted on ev: p's tenant, subject and client, and
-// for an operating-system account (an operator command run without a
-// token) its uid attribute. A nil p leaves ev as it is.
-func byPrincipal(ev *store.Event, p *auth.Principal) {
-	if p == nil {
-		return
-	}
-	ev.Tenant, ev.Subject, ev.ClientID = p.Tenant, p.Subject, p.ClientID
-	if p.LocalUID != "" {
-		attrs := make(map[string]any, len(ev.Attributes)+1)
-		maps.Copy(attrs, ev.Attributes)
-		attrs["uid"] = p.LocalUID
-		ev.Attributes = attrs
-	}
-}
+// byPrincipal sets who acted on ev (op.ByPrincipal).
+func byPrincipal(ev *store.Event, p *auth.Principal) { op.ByPrincipal(ev, p) }

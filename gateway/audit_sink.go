@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -19,7 +20,7 @@ import (
 // reads, the sink is where an operator ships the events from. Each event
 // reaches the sink only once the transaction holding it has committed,
 // so a sink never shows a mutation that did not happen, and it is
-// redacted exactly as aura_get_trace shows it (traceEvent): a secret
+// redacted exactly as aura_get_trace shows it (op.TraceEventOf): a secret
 // never reaches a sink.
 //
 // Each event is one line of JSON (AuditSinkLine) written with one write
@@ -84,7 +85,7 @@ type AuditSinkLine struct {
 
 // sinkLine renders ev as a sink shows it.
 func sinkLine(ev store.Event) AuditSinkLine {
-	t := traceEvent(ev)
+	t := op.TraceEventOf(ev)
 	return AuditSinkLine{At: t.At, Type: t.Type, Outcome: t.Outcome, Code: t.Code, Tenant: ev.Tenant, TraceID: ev.TraceID,
 		Subject: t.Subject, ClientID: ev.ClientID, Operation: t.Operation, Tool: t.Tool, RunID: t.RunID, WorkflowID: t.WorkflowID,
 		RequestID: t.RequestID, Attributes: t.Attributes}

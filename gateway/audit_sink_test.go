@@ -15,6 +15,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/redact"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
@@ -143,7 +144,7 @@ func TestAuditSinkFile(t *testing.T) {
 			t.Errorf("the store holds %s, the sink does not", ev.Type)
 			continue
 		}
-		tr := traceEvent(ev)
+		tr := op.TraceEventOf(ev)
 		if l.At != tr.At || l.Outcome != tr.Outcome || l.Subject != tr.Subject || l.RequestID != tr.RequestID ||
 			l.Tenant != "acme" || l.TraceID != sinkTrace || !reflect.DeepEqual(jsonRound(t, l.Attributes), jsonRound(t, tr.Attributes)) {
 			t.Errorf("%s: sink line %+v, trace shows %+v", ev.Type, l, tr)

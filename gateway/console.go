@@ -13,6 +13,7 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -109,7 +110,7 @@ func (s *Service) ListMissions(ctx context.Context, p *auth.Principal, f store.M
 // MissionEvent is one event of a mission's history: as a trace shows it,
 // with the trace it belongs to.
 type MissionEvent struct {
-	TraceEvent
+	op.TraceEvent
 	TraceID string `json:"traceId"`
 }
 
@@ -133,7 +134,7 @@ func (s *Service) MissionHistory(ctx context.Context, p *auth.Principal, workflo
 		}
 		events, err := tx.MissionEvents(ctx, p.Tenant, workflowID, maxMissionEvents)
 		for _, ev := range events {
-			out = append(out, MissionEvent{TraceEvent: traceEvent(ev), TraceID: ev.TraceID})
+			out = append(out, MissionEvent{TraceEvent: op.TraceEventOf(ev), TraceID: ev.TraceID})
 		}
 		return err
 	})
@@ -233,7 +234,7 @@ var auditOutcomes = []string{"allowed", "refused", "replayed", "failed"}
 
 // AuditEvents lists the tenant's audit events matching q, newest first,
 // at most limit (50 when out of 1..200), each redacted as aura_get_trace
-// shows it (traceEvent, package redact): the console's audit page. It
+// shows it (op.TraceEventOf, package redact): the console's audit page. It
 // needs traces:read, the scope a trace is read with, and answers only the
 // principal's tenant's events. The read is itself audited (audit.read,
 // with the filter), under requestID and traceID.
@@ -274,7 +275,7 @@ func (s *Service) AuditEvents(ctx context.Context, p *auth.Principal, q AuditQue
 			out.Older = events[limit-1].Seq
 		}
 		for _, ev := range events {
-			out.Events = append(out.Events, MissionEvent{TraceEvent: traceEvent(ev), TraceID: ev.TraceID})
+			out.Events = append(out.Events, MissionEvent{TraceEvent: op.TraceEventOf(ev), TraceID: ev.TraceID})
 		}
 		return err
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
 )
@@ -169,6 +170,7 @@ func TestAuditEvents(t *testing.T) {
 	}
 
 	// The event as aura_get_trace shows it, redaction included.
+	s.Register(knowledge.New(s.store, nil).Operations()...)
 	res := s.Invoke(ctx, reader, Call{Tool: contracts.ToolGetTrace, Surface: SurfaceREST,
 		Args: func() (map[string]any, error) { return map[string]any{"traceId": "tr2"}, nil }})
 	if res.Err != nil {

@@ -212,8 +212,8 @@ func (s *Service) withImport(d DiscoveryItem) DiscoveryItem {
 // gateway searches: workflow, capability or connection, and skill or
 // script when the server enables them.
 func (s *Service) searchQuery(e *env) (discovery.Query, string, error) {
-	q := discovery.Query{Text: stringArg(e.args, "query"), Limit: int(int64Arg(e.args, "limit"))}
-	raw, present := e.args["kind"]
+	q := discovery.Query{Text: stringArg(e.Args, "query"), Limit: int(int64Arg(e.Args, "limit"))}
+	raw, present := e.Args["kind"]
 	if !present {
 		if !s.disc.skills || !s.disc.scripts {
 			// The flag-gated kinds stay out of a search of every kind too.
@@ -234,7 +234,7 @@ func (s *Service) searchQuery(e *env) (discovery.Query, string, error) {
 	if s.disc.scripts {
 		searchable = append(searchable, "script")
 	}
-	if e.tool.Name == contracts.ToolPraxecQuery {
+	if e.Tool.Name == contracts.ToolPraxecQuery {
 		searchable = append(searchable, contracts.LexiconKind)
 	}
 	switch {
@@ -290,7 +290,7 @@ func (s *Service) praxecSearch(ctx context.Context, _ store.ReadTx, e *env) (any
 	if err != nil || res.Kind != "" {
 		return res, err
 	}
-	limit := discovery.ClampLimit(int(int64Arg(e.args, "limit")))
+	limit := discovery.ClampLimit(int(int64Arg(e.Args, "limit")))
 	var ranked []discovery.RankedTerm
 	err = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		lex, err := s.lexicon(ctx, tx)
@@ -332,7 +332,7 @@ func (s *Service) searchCapabilities(ctx context.Context, _ store.ReadTx, e *env
 // guidance.describe_requested, with the workflowId the call names (null
 // for a browse-time describe).
 func (s *Service) describe(ctx context.Context, _ store.ReadTx, e *env) (any, error) {
-	subject := stringArg(e.args, "subject")
+	subject := stringArg(e.Args, "subject")
 	it, ok := s.disc.index().Lookup(subject)
 	if !ok {
 		return nil, &contracts.Error{Code: contracts.CodeNotFound,
@@ -352,13 +352,13 @@ func (s *Service) describe(ctx context.Context, _ store.ReadTx, e *env) (any, er
 
 // describeEvent records guidance.describe_requested for the call.
 func (s *Service) describeEvent(e *env, subject, kind string) {
-	wf, given := e.args["workflowId"].(string)
+	wf, given := e.Args["workflowId"].(string)
 	attrs := map[string]any{"subject": subject, "kind": kind, "workflowId": nil}
 	if given {
 		attrs["workflowId"] = wf
 	}
-	e.event("guidance.describe_requested", attrs)
+	e.Event("guidance.describe_requested", attrs)
 	if given {
-		e.events[len(e.events)-1].WorkflowID = wf
+		e.Events[len(e.Events)-1].WorkflowID = wf
 	}
 }

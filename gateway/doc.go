@@ -1,9 +1,17 @@
-// Package gateway is the Praxa runtime: the one service layer every surface
-// calls, and the REST API under /v8 that serves it. It enforces OAuth bearer
-// tokens, scopes, tenant isolation, idempotency keys, guards and audit, and
-// runs missions as praxec workflows over a durable store.
+// Package gateway is the Praxa service layer: the one Service every
+// surface (REST in gateway/httpapi, MCP in mcpadapter, the console, the
+// operator commands) hands a Call and a verified principal. It admits the
+// call through the one chain of checks (admission.go), runs the operation
+// under idempotency, leases, guards and quotas, commits its audit events,
+// and runs missions as praxec workflows over a durable store.
+//
+// Features that need only the pipeline live in packages of their own and
+// register their operations through package op (Service.Register,
+// Service.OnReload): gateway/knowledge serves the context, skills,
+// certificates, coverage and trace reads. The root keeps the pipeline,
+// the missions and what has not moved yet.
 //
 // Routes, scopes, idempotency classes and schemas are read from package
-// contracts, never repeated here. This package must not import mcpadapter or
-// conformance.
+// contracts, never repeated here. This package must not import mcpadapter,
+// conformance or a feature package.
 package gateway

@@ -91,14 +91,14 @@ func moveError(err error, workflowID string) error {
 
 // prepareStart prepares praxec.command start.
 func (s *Service) prepareStart(ctx context.Context, e *env) func() {
-	return s.prepareNew(ctx, e, stringArg(e.args, "definitionId"))
+	return s.prepareNew(ctx, e, stringArg(e.Args, "definitionId"))
 }
 
 // prepareCreate prepares aura_create_mission.
 func (s *Service) prepareCreate(ctx context.Context, e *env) func() {
-	def := stringArg(e.args, "definitionId")
+	def := stringArg(e.Args, "definitionId")
 	if def == "" {
-		cands := s.candidates(stringArg(e.args, "goal"))
+		cands := s.candidates(stringArg(e.Args, "goal"))
 		if len(cands) == 0 || len(cands) > 1 && cands[0].Score == cands[1].Score {
 			return noRelease
 		}
@@ -112,13 +112,13 @@ func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) f
 	if !s.reachesOutside(definitionID) {
 		return noRelease
 	}
-	runID := stringArg(e.args, "runId")
+	runID := stringArg(e.Args, "runId")
 	release := noRelease
 	if runID != "" {
-		release = s.moves.lock("run\x00" + e.principal.Tenant + "\x00" + runID)
+		release = s.moves.lock("run\x00" + e.Principal.Tenant + "\x00" + runID)
 		var taken bool
 		_ = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-			_, err := tx.GetMissionByRunID(ctx, e.principal.Tenant, runID)
+			_, err := tx.GetMissionByRunID(ctx, e.Principal.Tenant, runID)
 			taken = err == nil
 			return nil
 		})
@@ -126,7 +126,7 @@ func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) f
 			return release // mutate answers RUN_ID_ALREADY_RUNNING
 		}
 	}
-	input, _ := e.args["input"].(map[string]any)
+	input, _ := e.Args["input"].(map[string]any)
 	// The first outside call takes the start's lease (leases_start.go),
 	// when the start has a runId or a key to be known by.
 	var hook func(context.Context) error
@@ -139,7 +139,7 @@ func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) f
 	}
 	tape := workflow.NewRecorder(hook).RenewBefore(s.renewStartLease(e))
 	_, _ = s.engine.Start(workflow.WithTape(ctx, tape), workflow.StartRequest{ID: e.startRun, DefinitionID: definitionID, Input: input,
-		RunID: runID, Tenant: e.principal.Tenant})
+		RunID: runID, Tenant: e.Principal.Tenant})
 	e.tape = tape
 	return func() {
 		if e.startLease != nil {
@@ -151,14 +151,14 @@ func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) f
 
 // prepareSubmit prepares praxec.command submit.
 func (s *Service) prepareSubmit(ctx context.Context, e *env) func() {
-	args, _ := e.args["arguments"].(map[string]any)
-	return s.prepareMove(ctx, e, false, stringArg(e.args, "workflowId"), stringArg(e.args, "transition"), int64Arg(e.args, "expectedVersion"), args)
+	args, _ := e.Args["arguments"].(map[string]any)
+	return s.prepareMove(ctx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), int64Arg(e.Args, "expectedVersion"), args)
 }
 
 // prepareSignal prepares aura_signal_mission.
 func (s *Service) prepareSignal(ctx context.Context, e *env) func() {
-	args, _ := e.args["arguments"].(map[string]any)
-	return s.prepareMove(ctx, e, true, stringArg(e.args, "runId"), stringArg(e.args, "signal"), int64Arg(e.args, "expectedVersion"), args)
+	args, _ := e.Args["arguments"].(map[string]any)
+	return s.prepareMove(ctx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), int64Arg(e.Args, "expectedVersion"), args)
 }
 
 // prepareMove runs a submit's outside calls, holding the workflow's lock
@@ -167,13 +167,13 @@ func (s *Service) prepareMove(ctx context.Context, e *env, byRunID bool, ref, tr
 	if len(s.engine.Runners) == 0 {
 		return noRelease
 	}
-	in, err := s.viewMission(ctx, e.principal.Tenant, byRunID, ref)
+	in, err := s.viewMission(ctx, e.Principal.Tenant, byRunID, ref)
 	if err != nil || !s.reachesOutside(in.DefinitionID) {
 		return noRelease
 	}
-	release := s.moves.lock("wf\x00" + e.principal.Tenant + "\x00" + in.ID)
+	release := s.moves.lock("wf\x00" + e.Principal.Tenant + "\x00" + in.ID)
 	// Read again under the lock: a move that held it may have moved on.
-	if in, err = s.viewMission(ctx, e.principal.Tenant, false, in.ID); err != nil || in.Version != expected {
+	if in, err = s.viewMission(ctx, e.Principal.Tenant, false, in.ID); err != nil || in.Version != expected {
 		return release // mutate answers the replay or the conflict
 	}
 	if args == nil {
@@ -230,7 +230,7 @@ func (s *Service) prepareApproval(ctx context.Context, e *env, tenant, approvalI
 	// The first outside call takes the move's lease on the version, as a
 	// submit's does (leases.go).
 	tape := workflow.NewRecorder(s.leaseHook(e, in, a.Transition, approvalFingerprint(approvalID))).RenewBefore(s.renewMoveLease(e))
-	_, _ = s.engine.Resolve(workflow.WithTape(ctx, tape), in, approvalID, true, e.principal.Subject)
+	_, _ = s.engine.Resolve(workflow.WithTape(ctx, tape), in, approvalID, true, e.Principal.Subject)
 	e.tape = tape
 	return func() {
 		if e.lease != nil {

@@ -84,7 +84,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 		return run(ctx)
 	}
 	ns := p.Namespace()
-	fp, err := fingerprint(tool.OperationID, e.args)
+	fp, err := fingerprint(tool.OperationID, e.Args)
 	if err != nil {
 		return &Result{Err: asContractError(err)}
 	}
@@ -135,7 +135,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 			// Refused before it ran (a move lease held elsewhere): no key.
 			return &Result{Err: e.refusal}
 		}
-		rec := s.keyRecord(ns, key, tool.OperationID, fp, e.now)
+		rec := s.keyRecord(ns, key, tool.OperationID, fp, e.Now)
 		res, prev := s.runMutation(ctx, op, e, &rec)
 		if prev != nil {
 			return s.replay(p, tool, e, *prev, fp)
@@ -154,7 +154,7 @@ func (s *Service) replayCompleted(ctx context.Context, p *auth.Principal, tool c
 	var rec store.IdempotencyRecord
 	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		var err error
-		rec, err = tx.GetIdempotency(ctx, ns, key, e.now)
+		rec, err = tx.GetIdempotency(ctx, ns, key, e.Now)
 		return err
 	})
 	switch {
@@ -200,12 +200,12 @@ func inProgress() *contracts.Error {
 func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *store.IdempotencyRecord) (*Result, *store.IdempotencyRecord) {
 	var res *Result
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		if rec != nil {
 			// A completed key replays: the only look-up of a new key (see
 			// mutate), and another process may have completed the key
 			// since any read before the Update.
-			if prev, err := tx.GetIdempotency(ctx, rec.Namespace, rec.Key, e.now); err == nil {
+			if prev, err := tx.GetIdempotency(ctx, rec.Namespace, rec.Key, e.Now); err == nil {
 				return errReplay{prev}
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
@@ -221,7 +221,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 			}
 		case errors.As(opErr, &ce) && ce.Code != contracts.CodeInternal && ce.Code != contracts.CodeUnavailable:
 			res = &Result{Status: ce.Status(), Err: ce}
-			e.events = append(e.events, e.eventOf("request.refused", "refused", string(ce.Code), e.now, nil))
+			e.Events = append(e.Events, e.EventOf("request.refused", "refused", string(ce.Code), e.Now, nil))
 		default:
 			return opErr
 		}
@@ -231,8 +231,8 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 			rec.Object = keyObject(res)
 			if res.Err != nil {
 				env := res.Err.Envelope()
-				env.TraceID = e.traceID
-				body, err := json.Marshal(storedRefusal{ErrorEnvelope: env, RequestID: e.requestID})
+				env.TraceID = e.TraceID
+				body, err := json.Marshal(storedRefusal{ErrorEnvelope: env, RequestID: e.RequestID})
 				if err != nil {
 					return err
 				}
@@ -243,7 +243,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 			if err := tx.InsertIdempotency(ctx, *rec); err != nil {
 				if errors.Is(err, store.ErrExists) {
 					// Lost a race with another process: replay its answer.
-					prev, gerr := tx.GetIdempotency(ctx, rec.Namespace, rec.Key, e.now)
+					prev, gerr := tx.GetIdempotency(ctx, rec.Namespace, rec.Key, e.Now)
 					if gerr != nil {
 						return gerr
 					}
@@ -252,7 +252,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 				return err
 			}
 		}
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		var rp errReplay
@@ -271,13 +271,13 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 // request, or a late retry of the request of an expired key (its
 // tombstone).
 func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec store.IdempotencyRecord, fp string) *Result {
-	if rec.Operation != tool.OperationID || !sameFingerprint(rec.Fingerprint, fp, tool.OperationID, e.args) {
+	if rec.Operation != tool.OperationID || !sameFingerprint(rec.Fingerprint, fp, tool.OperationID, e.Args) {
 		return &Result{Err: keyReused(tool, rec)}
 	}
 	if rec.Expired {
 		return &Result{Err: keyExpired(tool, rec)}
 	}
-	s.audit.Record(e.eventOf("request.replayed", "replayed", "", e.now, nil))
+	s.audit.Record(e.EventOf("request.replayed", "replayed", "", e.Now, nil))
 	res := &Result{Status: rec.Status, Header: rec.Header, Replayed: true, audited: true}
 	if rec.Status >= 400 {
 		var stored storedRefusal

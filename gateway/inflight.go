@@ -116,20 +116,20 @@ func (m *MoveRunning) Error() string {
 // back (the request's own deadline has passed, so the read has one of its
 // own).
 func (s *Service) runningMove(ctx context.Context, e *env) *MoveRunning {
-	m := &MoveRunning{RunID: stringArg(e.args, "runId"), WorkflowID: stringArg(e.args, "workflowId")}
+	m := &MoveRunning{RunID: stringArg(e.Args, "runId"), WorkflowID: stringArg(e.Args, "workflowId")}
 	switch {
-	case e.tool.Name == contracts.ToolSignalMission:
-		m.Move = stringArg(e.args, "signal")
+	case e.Tool.Name == contracts.ToolSignalMission:
+		m.Move = stringArg(e.Args, "signal")
 	case m.WorkflowID != "":
-		m.Move = stringArg(e.args, "transition")
+		m.Move = stringArg(e.Args, "transition")
 		m.RunID = "" // praxec's runId threads the audit; the run is the workflow's
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
-		if in, err := s.viewMission(rctx, e.principal.Tenant, false, m.WorkflowID); err == nil {
+		if in, err := s.viewMission(rctx, e.Principal.Tenant, false, m.WorkflowID); err == nil {
 			m.RunID = in.RunID
 		}
 	default:
-		def := stringArg(e.args, "definitionId")
+		def := stringArg(e.Args, "definitionId")
 		if def == "" {
 			def = "the goal's workflow"
 		}

@@ -31,19 +31,19 @@ type Candidate struct {
 func (s *Service) submitIntent(ctx context.Context, tx store.Tx, e *env) (any, error) {
 	in := store.Intent{
 		ID:        newID("int"),
-		Tenant:    e.principal.Tenant,
-		Subject:   e.principal.Subject,
-		Text:      stringArg(e.args, "intent"),
-		Tags:      stringsArg(e.args, "tags"),
-		TraceID:   e.traceID,
-		CreatedAt: e.now,
+		Tenant:    e.Principal.Tenant,
+		Subject:   e.Principal.Subject,
+		Text:      stringArg(e.Args, "intent"),
+		Tags:      stringsArg(e.Args, "tags"),
+		TraceID:   e.TraceID,
+		CreatedAt: e.Now,
 	}
 	if err := tx.InsertIntent(ctx, in); err != nil {
 		return nil, err
 	}
 	// The intent's text may hold personal data: the event names the intent,
 	// it does not copy it.
-	e.event("intent.submitted", map[string]any{"intentId": in.ID, "tags": in.Tags})
+	e.Event("intent.submitted", map[string]any{"intentId": in.ID, "tags": in.Tags})
 	cands := s.candidates(in.Text)
 	for i := range cands {
 		cands[i].Links = []contracts.Link{{Rel: "create_mission", Title: "Create a mission with " + cands[i].Title,
@@ -56,11 +56,11 @@ func (s *Service) submitIntent(ctx context.Context, tx store.Tx, e *env) (any, e
 	return IntentResult{
 		IntentID:   in.ID,
 		Status:     "recorded",
-		TraceID:    e.traceID,
+		TraceID:    e.TraceID,
 		Candidates: cands,
 		Links: []contracts.Link{{
 			Rel: "trace", Title: "Read the audit trace of this intent", Method: contracts.ToolGetTrace,
-			Args: map[string]any{"traceId": e.traceID},
+			Args: map[string]any{"traceId": e.TraceID},
 		}},
 	}, nil
 }

@@ -121,7 +121,7 @@ func (s *Service) leaseHook(e *env, in *workflow.Instance, transition, fp string
 	return func(ctx context.Context) error {
 		now := s.now()
 		l := store.MoveLease{Tenant: in.Tenant, WorkflowID: in.ID, ExpectedVersion: in.Version, Transition: transition, Fingerprint: fp,
-			Namespace: e.idemNS, Key: e.idemKey, Operation: e.tool.OperationID, KeyFingerprint: e.idemFP,
+			Namespace: e.idemNS, Key: e.idemKey, Operation: e.Tool.OperationID, KeyFingerprint: e.idemFP,
 			Owner: s.owner + "/" + newID("mv"), CreatedAt: now, Deadline: now.Add(s.leaseTTL)}
 		if l.Key == "" {
 			l.Operation = ""
@@ -261,7 +261,7 @@ type leaseSite struct {
 	// find reads what stands where the lease goes.
 	find func(ctx context.Context, tx store.Tx) (leaseFound, error)
 	// resolve turns the stale lease find met into its outcome-unknown
-	// record, appending its events to e.events.
+	// record, appending its events to e.Events.
 	resolve func(ctx context.Context, tx store.Tx) error
 	// insert takes the lease; store.ErrExists means another request took
 	// it first.
@@ -293,14 +293,14 @@ func (s *Service) takeLease(ctx context.Context, e *env, site leaseSite) error {
 			return errLeaseRefused
 		case leaseStale:
 			// Its gateway stopped mid-call: resolve, do not call.
-			e.events = e.events[:0]
+			e.Events = e.Events[:0]
 			if err := site.resolve(ctx, tx); err != nil {
 				return err
 			}
-			if err := tx.AppendEvents(ctx, e.events); err != nil {
+			if err := tx.AppendEvents(ctx, e.Events); err != nil {
 				return err
 			}
-			e.events = e.events[:0]
+			e.Events = e.Events[:0]
 			resolved = true
 			return nil
 		}
@@ -352,11 +352,11 @@ func (s *Service) settleLease(ctx context.Context, e *env, tape *workflow.Tape) 
 		if !acted {
 			return tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
 		}
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		if _, err := s.resolveLease(ctx, tx, e, got); err != nil {
 			return err
 		}
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		// The lease stays and expires; whoever finds it resolves it.
@@ -550,9 +550,9 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 		// unknown outcome reaches the capability's audit sinks.
 		attrs["capability"] = l.Transition
 	}
-	ev := e.eventOf("move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(), attrs)
+	ev := e.EventOf("move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(), attrs)
 	ev.WorkflowID, ev.RunID = in.ID, in.RunID
-	e.events = append(e.events, ev)
+	e.Events = append(e.Events, ev)
 	return &answer, nil
 }
 
@@ -619,8 +619,8 @@ func (s *Service) approvalUnknown(ctx context.Context, tx store.Tx, e *env, tena
 		return err
 	}
 	a.Status, a.ResolvedAt = "approved", s.now()
-	if e.principal != nil {
-		a.ResolvedBy = e.principal.Subject
+	if e.Principal != nil {
+		a.ResolvedBy = e.Principal.Subject
 	}
 	return tx.UpdateApproval(ctx, a, "pending")
 }

@@ -73,7 +73,7 @@ func startFingerprint(e *env) string {
 	if e.idemFP != "" {
 		return e.idemFP
 	}
-	fp, _ := fingerprint(e.tool.OperationID, e.args)
+	fp, _ := fingerprint(e.Tool.OperationID, e.Args)
 	return fp
 }
 
@@ -103,9 +103,9 @@ func (e *env) startLeaseOwner() string {
 func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		now := s.now()
-		tenant := e.principal.Tenant
+		tenant := e.Principal.Tenant
 		l := store.StartLease{Tenant: tenant, Ref: ref, DefinitionID: definitionID, Fingerprint: startFingerprint(e),
-			Namespace: e.idemNS, Key: e.idemKey, Operation: e.tool.OperationID, KeyFingerprint: e.idemFP,
+			Namespace: e.idemNS, Key: e.idemKey, Operation: e.Tool.OperationID, KeyFingerprint: e.idemFP,
 			Owner: s.owner + "/" + newID("st"), CreatedAt: now, Deadline: now.Add(s.leaseTTL), WorkflowID: e.startRun}
 		var prev store.StartLease
 		err := s.takeLease(ctx, e, leaseSite{
@@ -202,7 +202,7 @@ func (s *Service) checkStartLease(ctx context.Context, tx store.Tx, e *env, runI
 	if ref == "" {
 		return nil
 	}
-	l, err := tx.GetStartLease(ctx, e.principal.Tenant, ref)
+	l, err := tx.GetStartLease(ctx, e.Principal.Tenant, ref)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil
@@ -218,7 +218,7 @@ func (s *Service) checkStartLease(ctx context.Context, tx store.Tx, e *env, runI
 	if _, err := s.resolveStartLease(ctx, tx, e, l, nil, true); err != nil {
 		return err
 	}
-	l, err = tx.GetStartLease(ctx, e.principal.Tenant, ref)
+	l, err = tx.GetStartLease(ctx, e.Principal.Tenant, ref)
 	if err != nil {
 		return err
 	}
@@ -316,11 +316,11 @@ func (s *Service) settleStartLease(ctx context.Context, e *env, tape *workflow.T
 			}
 			return dropStartingRun(ctx, tx, got)
 		}
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		if _, err := s.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
 			return err
 		}
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		// The lease stays and expires; whoever finds it resolves it.
@@ -382,12 +382,12 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 		}
 	}
 	attrs := map[string]any{"definitionId": l.DefinitionID}
-	if input, _ := e.args["input"].(map[string]any); l.DefinitionID == config.ProxyDefaultWorkflow {
+	if input, _ := e.Args["input"].(map[string]any); l.DefinitionID == config.ProxyDefaultWorkflow {
 		if capability := stringArg(input, "capability"); capability != "" {
 			attrs["capability"] = capability
 		}
 	}
-	ev := e.eventOf("start.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(), attrs)
+	ev := e.EventOf("start.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(), attrs)
 	ev.Tenant = l.Tenant
 	if runID, ok := strings.CutPrefix(l.Ref, "run:"); ok {
 		ev.RunID = runID
@@ -399,7 +399,7 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 			ev.TraceID, ev.CallTraceID = trace, cmp.Or(ev.CallTraceID, ev.TraceID)
 		}
 	}
-	e.events = append(e.events, ev)
+	e.Events = append(e.Events, ev)
 	return &answer, nil
 }
 
@@ -431,8 +431,8 @@ func (s *Service) storeStartingRun(ctx context.Context, tx store.Tx, e *env, l s
 	if !ok {
 		return fmt.Errorf("start lease %s: no workflow %s", l.Ref, l.DefinitionID)
 	}
-	input, _ := e.args["input"].(map[string]any)
-	last := map[string]any{"start": l.DefinitionID, "outcome": workflow.OutcomeUnknown, "ok": false, "traceId": e.traceID}
+	input, _ := e.Args["input"].(map[string]any)
+	last := map[string]any{"start": l.DefinitionID, "outcome": workflow.OutcomeUnknown, "ok": false, "traceId": e.TraceID}
 	if capability := stringArg(input, "capability"); capability != "" && l.DefinitionID == config.ProxyDefaultWorkflow {
 		last["capability"] = capability
 	}
@@ -548,7 +548,7 @@ func startTraceLink(in *workflow.Instance) (contracts.Link, bool) {
 // answer to the same request; another request with the runId (or key) is
 // refused.
 func replayStart(e *env, l store.StartLease) error {
-	if sameFingerprint(l.Fingerprint, startFingerprint(e), e.tool.OperationID, e.args) {
+	if sameFingerprint(l.Fingerprint, startFingerprint(e), e.Tool.OperationID, e.Args) {
 		var env contracts.ErrorEnvelope
 		if err := json.Unmarshal(l.Response, &env); err != nil {
 			return fmt.Errorf("start record %s: %w", l.Ref, err)

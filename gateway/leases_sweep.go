@@ -7,6 +7,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -79,7 +80,7 @@ func (s *Service) SweepLeases(ctx context.Context) (int, error) {
 
 // sweepEnv is the env of a sweeper resolution in the lease's tenant.
 func (s *Service) sweepEnv(tenant string) *env {
-	return &env{principal: &auth.Principal{Tenant: tenant, Subject: sweepTool.Name}, tool: sweepTool, args: map[string]any{}, now: s.now()}
+	return &env{Request: op.Request{Principal: &auth.Principal{Tenant: tenant, Subject: sweepTool.Name}, Tool: sweepTool, Args: map[string]any{}, Now: s.now()}}
 }
 
 // lostRace says an error means another resolver got there first.
@@ -95,7 +96,7 @@ func (s *Service) sweepMove(ctx context.Context, l store.MoveLease) (bool, error
 	var done bool
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
@@ -111,7 +112,7 @@ func (s *Service) sweepMove(ctx context.Context, l store.MoveLease) (bool, error
 			return err
 		}
 		done = recorded
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		if lostRace(err) {
@@ -128,7 +129,7 @@ func (s *Service) sweepStart(ctx context.Context, l store.StartLease) (bool, err
 	var done bool
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		got, err := tx.GetStartLease(ctx, l.Tenant, l.Ref)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
@@ -142,7 +143,7 @@ func (s *Service) sweepStart(ctx context.Context, l store.StartLease) (bool, err
 			return err
 		}
 		done = true
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		if lostRace(err) {

@@ -13,6 +13,7 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -110,7 +111,7 @@ func lookupLink(term string) contracts.Link {
 
 // subjectTerm returns the term of a lexicon:TERM subject.
 func subjectTerm(e *env) (string, *contracts.Error) {
-	subject := stringArg(e.args, "subject")
+	subject := stringArg(e.Args, "subject")
 	term, ok := strings.CutPrefix(subject, contracts.LexiconPrefix)
 	term = strings.TrimSpace(term)
 	switch {
@@ -143,7 +144,7 @@ func (s *Service) lexiconLookup(ctx context.Context, tx store.ReadTx, e *env) (a
 		entry := t.Entry
 		out.Term, out.Entry = t.Term, &entry
 	} else if key := config.TermKey(term); key != "" {
-		pending, err := s.pendingTerms(ctx, tx, lex, e.principal.Tenant, key)
+		pending, err := s.pendingTerms(ctx, tx, lex, e.Principal.Tenant, key)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +159,7 @@ func (s *Service) lexiconLookup(ctx context.Context, tx store.ReadTx, e *env) (a
 				Hint: fmt.Sprintf("Use this if '%s' is a concept worth defining.", term)})
 		}
 	}
-	s.describeEvent(e, stringArg(e.args, "subject"), contracts.LexiconKind)
+	s.describeEvent(e, stringArg(e.Args, "subject"), contracts.LexiconKind)
 	return out, nil
 }
 
@@ -168,12 +169,12 @@ func (s *Service) lexiconSearch(ctx context.Context, tx store.ReadTx, e *env) (a
 	if err != nil {
 		return nil, err
 	}
-	query := stringArg(e.args, "query")
-	hits := lex.Search(query, int(int64Arg(e.args, "limit")))
+	query := stringArg(e.Args, "query")
+	hits := lex.Search(query, int(int64Arg(e.Args, "limit")))
 	if hits == nil {
 		hits = []discovery.LexiconHit{}
 	}
-	pending, err := s.pendingTerms(ctx, tx, lex, e.principal.Tenant, "")
+	pending, err := s.pendingTerms(ctx, tx, lex, e.Principal.Tenant, "")
 	if err != nil {
 		return nil, err
 	}
@@ -305,17 +306,17 @@ func (s *Service) DefineTerm(ctx context.Context, p *auth.Principal, subject str
 	if err := requireScope(p, contracts.ScopeLexiconWrite); err != nil {
 		return LexiconDefined{}, err
 	}
-	e := &env{principal: p, tool: contracts.Tool{Name: "praxa lexicon", OperationID: string(contracts.OpDefine)},
-		args: map[string]any{"subject": subject, "definition": definition}, traceID: traceID, now: s.now()}
+	e := &env{Request: op.Request{Principal: p, Tool: contracts.Tool{Name: "praxa lexicon", OperationID: string(contracts.OpDefine)},
+		Args: map[string]any{"subject": subject, "definition": definition}, TraceID: traceID, Now: s.now()}}
 	var out LexiconDefined
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		res, err := s.writeTerm(ctx, tx, e)
 		if err != nil {
 			return err
 		}
 		out = res.(LexiconDefined)
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		return LexiconDefined{}, asContractError(err)
@@ -353,7 +354,7 @@ func (s *Service) writeTerm(ctx context.Context, tx store.Tx, e *env) (any, erro
 		return nil, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "the subject is not a valid term",
 			Fields: []contracts.FieldError{{Pointer: "/subject", Detail: "must be lexicon: and a letter or a digit, then up to 127 letters, digits, spaces and . _ ' / + -"}}}
 	}
-	raw, _ := e.args["definition"].(map[string]any)
+	raw, _ := e.Args["definition"].(map[string]any)
 	d, cerr := parseDefinition(raw)
 	if cerr != nil {
 		return nil, cerr
@@ -410,8 +411,8 @@ func (s *Service) writeTerm(ctx context.Context, tx store.Tx, e *env) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	row := store.LexiconTerm{Key: key, Term: term, Entry: body, Version: 1, Tenant: e.principal.Tenant,
-		Subject: e.principal.Subject, ClientID: e.principal.ClientID, UpdatedAt: e.now}
+	row := store.LexiconTerm{Key: key, Term: term, Entry: body, Version: 1, Tenant: e.Principal.Tenant,
+		Subject: e.Principal.Subject, ClientID: e.Principal.ClientID, UpdatedAt: e.Now}
 	prev, err := tx.GetLexiconTerm(ctx, key)
 	switch {
 	case err == nil:
@@ -431,7 +432,7 @@ func (s *Service) writeTerm(ctx context.Context, tx store.Tx, e *env) (any, erro
 	if len(added) > 0 {
 		attrs["aliasesAdded"] = added
 	}
-	e.event("lexicon.defined", attrs)
+	e.Event("lexicon.defined", attrs)
 	return LexiconDefined{Term: term, Entry: entry, PersistedTo: persistedToOverlay, Links: []contracts.Link{lookupLink(term)}}, nil
 }
 

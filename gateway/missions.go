@@ -13,6 +13,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -247,7 +248,7 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 	s.setWaitDeadlines(e, out) // waits.go
 	for _, child := range out.Children {
 		cd, _ := s.workflows.Lookup(child.DefinitionID)
-		m, err := toStore(child, cd, store.Mission{CreatedAt: e.now, UpdatedAt: e.now})
+		m, err := toStore(child, cd, store.Mission{CreatedAt: e.Now, UpdatedAt: e.Now})
 		if err != nil {
 			return err
 		}
@@ -258,7 +259,7 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 	in := out.Instance
 	d, _ := s.workflows.Lookup(in.DefinitionID)
 	if before == nil {
-		m, err := toStore(in, d, store.Mission{CreatedAt: e.now, UpdatedAt: e.now})
+		m, err := toStore(in, d, store.Mission{CreatedAt: e.Now, UpdatedAt: e.Now})
 		if err != nil {
 			return err
 		}
@@ -274,7 +275,7 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 			return err
 		}
 	} else {
-		prev.UpdatedAt = e.now
+		prev.UpdatedAt = e.Now
 		m, err := toStore(in, d, prev)
 		if err != nil {
 			return err
@@ -298,8 +299,8 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 	if out.Pending != nil {
 		doc, _ := json.Marshal(map[string]any{"arguments": out.Pending.Arguments, "version": in.Version})
 		if err := tx.InsertApproval(ctx, store.Approval{Tenant: in.Tenant, ID: out.Pending.ApprovalID, WorkflowID: in.ID, RunID: in.RunID,
-			Transition: out.Pending.Transition, Queue: out.Pending.Queue, Status: "pending", RequestedBy: e.principal.Subject,
-			Doc: doc, CreatedAt: e.now}); err != nil {
+			Transition: out.Pending.Transition, Queue: out.Pending.Queue, Status: "pending", RequestedBy: e.Principal.Subject,
+			Doc: doc, CreatedAt: e.Now}); err != nil {
 			return err
 		}
 	}
@@ -318,9 +319,9 @@ func (s *Service) closeApproval(ctx context.Context, tx store.Tx, e *env, tenant
 	if a.Status != "pending" {
 		return nil
 	}
-	a.Status, a.ResolvedAt = status, e.now
-	if e.principal != nil {
-		a.ResolvedBy = e.principal.Subject
+	a.Status, a.ResolvedAt = status, e.Now
+	if e.Principal != nil {
+		a.ResolvedBy = e.Principal.Subject
 	}
 	return tx.UpdateApproval(ctx, a, "pending")
 }
@@ -329,18 +330,18 @@ func (s *Service) closeApproval(ctx context.Context, tx store.Tx, e *env, tenant
 func (s *Service) engineEvents(e *env, events []workflow.Event, runID string) {
 	for _, ev := range events {
 		attrs := ev.Attributes
-		if summary := stringArg(e.args, "summary"); summary != "" && ev.Type == "transition.fired" {
+		if summary := stringArg(e.Args, "summary"); summary != "" && ev.Type == "transition.fired" {
 			attrs["summary"] = summary
 		}
-		if t := stringArg(e.args, "traceId"); t != "" {
+		if t := stringArg(e.Args, "traceId"); t != "" {
 			attrs["callTraceId"] = t
 		}
-		se := e.eventOf(ev.Type, "allowed", "", e.now, attrs)
+		se := e.EventOf(ev.Type, "allowed", "", e.Now, attrs)
 		se.WorkflowID, se.RunID = ev.WorkflowID, runID
 		if ev.Type == "guard.rejected" {
 			se.Outcome, se.Code = "refused", string(contracts.CodeGuardRejected)
 		}
-		e.events = append(e.events, se)
+		e.Events = append(e.Events, se)
 	}
 }
 
@@ -396,14 +397,14 @@ func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definit
 		return nil, err
 	}
 	if runID != "" {
-		if existing, err := tx.GetMissionByRunID(ctx, e.principal.Tenant, runID); err == nil && !e.ownsRun(existing) {
-			return nil, runIDTaken(ctx, tx, &workflow.Instance{Tenant: e.principal.Tenant, RunID: existing.RunID})
+		if existing, err := tx.GetMissionByRunID(ctx, e.Principal.Tenant, runID); err == nil && !e.ownsRun(existing) {
+			return nil, runIDTaken(ctx, tx, &workflow.Instance{Tenant: e.Principal.Tenant, RunID: existing.RunID})
 		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
 	}
 	out, err := s.engine.Start(s.moveCtx(ctx, e), workflow.StartRequest{ID: e.startRun, DefinitionID: definitionID, Input: input, RunID: runID,
-		Tenant: e.principal.Tenant})
+		Tenant: e.Principal.Tenant})
 	if err != nil {
 		if out != nil {
 			s.engineEvents(e, out.Events, runID)
@@ -425,8 +426,8 @@ func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definit
 
 // praxecStart serves praxec.command start.
 func (s *Service) praxecStart(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	input, _ := e.args["input"].(map[string]any)
-	out, err := s.startMission(ctx, tx, e, stringArg(e.args, "definitionId"), stringArg(e.args, "runId"), input)
+	input, _ := e.Args["input"].(map[string]any)
+	out, err := s.startMission(ctx, tx, e, stringArg(e.Args, "definitionId"), stringArg(e.Args, "runId"), input)
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +444,7 @@ func submitFingerprint(transition string, args map[string]any) string {
 // submit fires a transition of a loaded instance. An exact replay of a
 // submit that already succeeded answers the recorded response.
 func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any, style linkStyle) (_ any, err error) {
-	in, m, err := s.loadMission(ctx, tx, e.principal.Tenant, byRunID, ref)
+	in, m, err := s.loadMission(ctx, tx, e.Principal.Tenant, byRunID, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -495,7 +496,7 @@ func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool,
 		return nil, err
 	}
 	if err := tx.PutSubmit(ctx, store.SubmitRecord{Tenant: in.Tenant, WorkflowID: in.ID, ExpectedVersion: expected,
-		Fingerprint: fp + styleSuffix(style), Response: body, CreatedAt: e.now}); err != nil {
+		Fingerprint: fp + styleSuffix(style), Response: body, CreatedAt: e.Now}); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			return nil, versionConflict(in.ID, expected)
 		}
@@ -513,26 +514,17 @@ func styleSuffix(style linkStyle) string {
 	return ""
 }
 
-func int64Arg(args map[string]any, name string) int64 {
-	switch v := args[name].(type) {
-	case json.Number:
-		n, _ := v.Int64()
-		return n
-	case float64:
-		return int64(v)
-	}
-	return 0
-}
+func int64Arg(args map[string]any, name string) int64 { return op.Int64Arg(args, name) }
 
 // praxecSubmit serves praxec.command submit.
 func (s *Service) praxecSubmit(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	args, _ := e.args["arguments"].(map[string]any)
-	return s.submit(ctx, tx, e, false, stringArg(e.args, "workflowId"), stringArg(e.args, "transition"), int64Arg(e.args, "expectedVersion"), args, stylePraxec)
+	args, _ := e.Args["arguments"].(map[string]any)
+	return s.submit(ctx, tx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), int64Arg(e.Args, "expectedVersion"), args, stylePraxec)
 }
 
 // praxecGet serves praxec.query get.
 func (s *Service) praxecGet(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	in, _, err := s.loadMission(ctx, tx, e.principal.Tenant, false, stringArg(e.args, "workflowId"))
+	in, _, err := s.loadMission(ctx, tx, e.Principal.Tenant, false, stringArg(e.Args, "workflowId"))
 	if err != nil {
 		return nil, err
 	}
@@ -557,11 +549,11 @@ type Explanation struct {
 // praxecExplain serves praxec.query explain: can this transition fire from
 // where the instance is now, and what else can?
 func (s *Service) praxecExplain(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	in, _, err := s.loadMission(ctx, tx, e.principal.Tenant, false, stringArg(e.args, "workflowId"))
+	in, _, err := s.loadMission(ctx, tx, e.Principal.Tenant, false, stringArg(e.Args, "workflowId"))
 	if err != nil {
 		return nil, err
 	}
-	name := stringArg(e.args, "transition")
+	name := stringArg(e.Args, "transition")
 	x := Explanation{WorkflowID: in.ID, CurrentState: in.State, Transition: name, LegalTransitionsNow: []string{}}
 	d, ok := s.workflows.Lookup(in.DefinitionID)
 	if !ok {
@@ -588,8 +580,8 @@ func (s *Service) praxecExplain(ctx context.Context, tx store.ReadTx, e *env) (a
 // is compiled to a workflow: the one best match starts; several equal
 // matches answer AMBIGUOUS_INTENT with a create link for each.
 func (s *Service) createMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	def := stringArg(e.args, "definitionId")
-	goal := stringArg(e.args, "goal")
+	def := stringArg(e.Args, "definitionId")
+	goal := stringArg(e.Args, "goal")
 	if def == "" {
 		cands := s.candidates(goal)
 		switch {
@@ -606,7 +598,7 @@ func (s *Service) createMission(ctx context.Context, tx store.Tx, e *env) (any, 
 					break
 				}
 				args := map[string]any{"goal": goal, "definitionId": c.DefinitionID, "idempotencyKey": NewIdempotencyKey()}
-				if in, ok := e.args["input"]; ok {
+				if in, ok := e.Args["input"]; ok {
 					args["input"] = in
 				}
 				err.Links = append(err.Links, contracts.Link{Rel: "create_" + c.DefinitionID, Title: c.Title, Method: contracts.ToolCreateMission, Args: args})
@@ -615,15 +607,15 @@ func (s *Service) createMission(ctx context.Context, tx store.Tx, e *env) (any, 
 		}
 		def = cands[0].DefinitionID
 	}
-	input, _ := e.args["input"].(map[string]any)
-	out, err := s.startMission(ctx, tx, e, def, stringArg(e.args, "runId"), input)
+	input, _ := e.Args["input"].(map[string]any)
+	out, err := s.startMission(ctx, tx, e, def, stringArg(e.Args, "runId"), input)
 	if err != nil {
 		// Fix: RUN_ID_ALREADY_RUNNING (and an unknown definitionId) answered
 		// aura_create_mission with praxec links; the existing mission is
 		// the one with the runId the caller sent.
-		return nil, auraError(err, stringArg(e.args, "runId"))
+		return nil, auraError(err, stringArg(e.Args, "runId"))
 	}
-	e.event("mission.created", map[string]any{"runId": out.Instance.RunID, "workflowId": out.Instance.ID, "definitionId": def})
+	e.Event("mission.created", map[string]any{"runId": out.Instance.RunID, "workflowId": out.Instance.ID, "definitionId": def})
 	return s.project(out.Instance, statusStarted, styleAura, out.Chain), nil
 }
 
@@ -643,11 +635,11 @@ func (s *Service) candidates(text string) []Candidate {
 
 // getMission serves aura_get_mission.
 func (s *Service) getMission(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	runID := stringArg(e.args, "runId")
-	in, _, err := s.loadMission(ctx, tx, e.principal.Tenant, true, runID)
+	runID := stringArg(e.Args, "runId")
+	in, _, err := s.loadMission(ctx, tx, e.Principal.Tenant, true, runID)
 	if ce := (*contracts.Error)(nil); errors.As(err, &ce) && ce.Code == contracts.CodeNotFound {
 		// A run whose start still runs is starting, not missing (inflight.go).
-		starting, serr := s.startRunning(ctx, tx, e.principal.Tenant, runID)
+		starting, serr := s.startRunning(ctx, tx, e.Principal.Tenant, runID)
 		if serr != nil {
 			return nil, serr
 		}
@@ -670,21 +662,21 @@ func (s *Service) getMission(ctx context.Context, tx store.ReadTx, e *env) (any,
 
 // signalMission serves aura_signal_mission.
 func (s *Service) signalMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	args, _ := e.args["arguments"].(map[string]any)
-	return s.submit(ctx, tx, e, true, stringArg(e.args, "runId"), stringArg(e.args, "signal"), int64Arg(e.args, "expectedVersion"), args, styleAura)
+	args, _ := e.Args["arguments"].(map[string]any)
+	return s.submit(ctx, tx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), int64Arg(e.Args, "expectedVersion"), args, styleAura)
 }
 
 // cancelMission serves aura_cancel_mission: durable, idempotent on a
 // cancelled mission, refused on one that completed otherwise.
 func (s *Service) cancelMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	in, m, err := s.loadMission(ctx, tx, e.principal.Tenant, true, stringArg(e.args, "runId"))
+	in, m, err := s.loadMission(ctx, tx, e.Principal.Tenant, true, stringArg(e.Args, "runId"))
 	if err != nil {
 		return nil, err
 	}
 	if in.State == workflow.CancelledState {
 		return s.project(in, statusCompleted, styleAura, nil), nil
 	}
-	out, err := s.engine.Cancel(in, stringArg(e.args, "reason"))
+	out, err := s.engine.Cancel(in, stringArg(e.Args, "reason"))
 	if err != nil {
 		return nil, err
 	}

@@ -5,25 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
-// operations maps each implemented operationId (or praxec dispatch
-// operation) to its implementation. An operation missing here answers
-// not-implemented.
+// operations maps each operationId (or praxec dispatch operation) the
+// root implements to its implementation; the feature packages add theirs
+// (Register). An operation missing from both answers not-implemented.
 func (s *Service) operations() map[string]operation {
 	return map[string]operation{
 		"submitIntent":  {mutate: s.submitIntent},
-		"getTrace":      {read: s.getTrace},
 		"createMission": {mutate: s.createMission, header: createdHeader, prepare: s.prepareCreate, fires: s.firesCreate},
 		"getMission":    {read: s.getMission},
 		"signalMission": {mutate: s.signalMission, exists: s.missionExists, prepare: s.prepareSignal, fires: s.firesSignal},
 		"cancelMission": {mutate: s.cancelMission, exists: s.missionExists},
-		"getCoverage":   {read: s.getCoverage},
 
 		string(contracts.OpHome):    {read: s.home, storeless: true},
 		string(contracts.OpStart):   {mutate: s.completesPending(string(contracts.OpStart), s.praxecStart), prepare: s.prepareStart, fires: firesStart},
@@ -39,12 +37,42 @@ func (s *Service) operations() map[string]operation {
 		string(contracts.OpDefine):        {mutate: s.defineTerm},
 
 		string(contracts.OpCancelPendingSubject): {mutate: s.cancelPendingSubject},
-
-		"getSkill":              {read: s.getSkill, storeless: true},
-		"queryMemory":           {read: s.queryMemory},
-		"listGoals":             {read: s.listGoals},
-		"listWorldCertificates": {read: s.listWorldCertificates},
 	}
+}
+
+// Register adds the operations of a feature package (package op) to those
+// the service dispatches. Each passes the same pipeline as the root's own:
+// admission (its scope, idempotency class and schema come from the
+// contract, by its Name), then a read in one read transaction (none when
+// Storeless) whose events are recorded asynchronously, or a mutation in
+// the write transaction that commits its idempotency record and events.
+// Register panics on a wiring mistake: a name already registered, or an
+// operation that sets neither or both of Read and Mutate. Call it before
+// the service serves calls; it is not safe for use beside them.
+func (s *Service) Register(ops ...op.Operation) {
+	for _, o := range ops {
+		if _, taken := s.ops[o.Name]; taken {
+			panic(fmt.Sprintf("gateway: operation %q registered twice", o.Name))
+		}
+		switch read, mutate := o.Read, o.Mutate; {
+		case read != nil && mutate == nil:
+			s.ops[o.Name] = operation{storeless: o.Storeless,
+				read: func(ctx context.Context, tx store.ReadTx, e *env) (any, error) { return read(ctx, tx, &e.Request) }}
+		case mutate != nil && read == nil:
+			s.ops[o.Name] = operation{
+				mutate: func(ctx context.Context, tx store.Tx, e *env) (any, error) { return mutate(ctx, tx, &e.Request) }}
+		default:
+			panic(fmt.Sprintf("gateway: operation %q must set one of Read and Mutate", o.Name))
+		}
+	}
+}
+
+// OnReload adds features whose state comes from the configuration: a
+// reload stages each (op.Reloadable) before it swaps anything, and swaps
+// them in, in the order added, right after the workflows. Call it before
+// the service serves calls.
+func (s *Service) OnReload(fs ...op.Reloadable) {
+	s.reloadables = append(s.reloadables, fs...)
 }
 
 // newID mints an identifier: prefix, underscore, 26 base32 letters (the
@@ -56,36 +84,14 @@ func NewIdempotencyKey() string {
 	return newID("idem")
 }
 
-func marshal(v any) ([]byte, error) {
-	if raw, ok := v.(json.RawMessage); ok {
-		return raw, nil // encoded already (homeBody)
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
-}
+// marshal encodes an answer (op.Marshal).
+func marshal(v any) ([]byte, error) { return op.Marshal(v) }
 
-// stringArg returns a string argument, "" when absent.
-func stringArg(args map[string]any, name string) string {
-	s, _ := args[name].(string)
-	return s
-}
+// stringArg returns a string argument, "" when absent (op.StringArg).
+func stringArg(args map[string]any, name string) string { return op.StringArg(args, name) }
 
-// stringsArg returns a string-array argument.
-func stringsArg(args map[string]any, name string) []string {
-	raw, _ := args[name].([]any)
-	out := make([]string, 0, len(raw))
-	for _, v := range raw {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// stringsArg returns a string-array argument (op.StringsArg).
+func stringsArg(args map[string]any, name string) []string { return op.StringsArg(args, name) }
 
 // Home is the answer of praxec.query home: three links to enumerate what
 // the gateway offers.

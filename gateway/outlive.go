@@ -51,10 +51,10 @@ func stillRunning(e *env) *contracts.Error {
 		Message: "the request's deadline passed while the move was still running; it goes on, and its outcome is not known yet",
 		Hint:    "Do not send it again with a new key: retry the same request with the same key (it answers in-progress until the move ends, then its outcome), or read the workflow back."}
 	switch {
-	case stringArg(e.args, "workflowId") != "":
-		ce.Links = []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": stringArg(e.args, "workflowId")}}}
-	case stringArg(e.args, "runId") != "" && e.tool.Name != contracts.ToolPraxecCommand:
-		ce.Links = []contracts.Link{{Rel: "get", Title: "Read the mission", Method: contracts.ToolGetMission, Args: map[string]any{"runId": stringArg(e.args, "runId")}}}
+	case stringArg(e.Args, "workflowId") != "":
+		ce.Links = []contracts.Link{{Rel: "get", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": stringArg(e.Args, "workflowId")}}}
+	case stringArg(e.Args, "runId") != "" && e.Tool.Name != contracts.ToolPraxecCommand:
+		ce.Links = []contracts.Link{{Rel: "get", Title: "Read the mission", Method: contracts.ToolGetMission, Args: map[string]any{"runId": stringArg(e.Args, "runId")}}}
 	}
 	return ce
 }

@@ -91,8 +91,8 @@ func sameNames(a, b []string) bool {
 // firesStart names what praxec.command start fires first: of
 // proxy_default, input.capability.
 func firesStart(_ context.Context, e *env) (string, string, error) {
-	input, _ := e.args["input"].(map[string]any)
-	return stringArg(e.args, "definitionId"), stringArg(input, "capability"), nil
+	input, _ := e.Args["input"].(map[string]any)
+	return stringArg(e.Args, "definitionId"), stringArg(input, "capability"), nil
 }
 
 // firesCreate names what aura_create_mission fires first, its definition
@@ -100,7 +100,7 @@ func firesStart(_ context.Context, e *env) (string, string, error) {
 func (s *Service) firesCreate(ctx context.Context, e *env) (string, string, error) {
 	def, id, _ := firesStart(ctx, e)
 	if def == "" {
-		if cands := s.candidates(stringArg(e.args, "goal")); len(cands) > 0 {
+		if cands := s.candidates(stringArg(e.Args, "goal")); len(cands) > 0 {
 			def = cands[0].DefinitionID
 		}
 	}
@@ -110,13 +110,13 @@ func (s *Service) firesCreate(ctx context.Context, e *env) (string, string, erro
 // firesSubmit names what praxec.command submit fires: the transition of
 // the run workflowId.
 func (s *Service) firesSubmit(ctx context.Context, e *env) (string, string, error) {
-	return s.firesMove(ctx, e, false, stringArg(e.args, "workflowId"), stringArg(e.args, "transition"))
+	return s.firesMove(ctx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"))
 }
 
 // firesSignal names what aura_signal_mission fires: the signal of the run
 // runId.
 func (s *Service) firesSignal(ctx context.Context, e *env) (string, string, error) {
-	return s.firesMove(ctx, e, true, stringArg(e.args, "runId"), stringArg(e.args, "signal"))
+	return s.firesMove(ctx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"))
 }
 
 // firesMove reads the definition of the run ref names. A run that is not
@@ -124,7 +124,7 @@ func (s *Service) firesSignal(ctx context.Context, e *env) (string, string, erro
 // nothing); any other failure to read it refuses the move, as the policy
 // cannot tell what it would fire.
 func (s *Service) firesMove(ctx context.Context, e *env, byRunID bool, ref, transition string) (string, string, error) {
-	in, err := s.viewMission(ctx, e.principal.Tenant, byRunID, ref)
+	in, err := s.viewMission(ctx, e.Principal.Tenant, byRunID, ref)
 	var ce *contracts.Error
 	if errors.As(err, &ce) && ce.Code == contracts.CodeNotFound {
 		return "", "", nil
@@ -145,7 +145,7 @@ func (s *Service) firesMove(ctx context.Context, e *env, byRunID bool, ref, tran
 // approval or mission it cannot read is left to the resolution, which
 // answers it.
 func (s *Service) deniedApproval(ctx context.Context, e *env, id string) *contracts.Error {
-	p := e.principal
+	p := e.Principal
 	if !s.deniesDestructive(p, e.toolSet) {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (s *Service) deniedApproval(ctx context.Context, e *env, id string) *contra
 	ce.Hint = "Ask another person with approvals:write, whom the policy allows destructive actions, to approve it; or reject it."
 	ce.Links = []contracts.Link{{Rel: "get", Title: "Read the run that waits for the approval", Method: contracts.ToolPraxecQuery,
 		Args: map[string]any{"workflowId": a.WorkflowID}}}
-	ev := e.eventOf("approval.refused", "refused", string(ce.Code), e.now,
+	ev := e.EventOf("approval.refused", "refused", string(ce.Code), e.Now,
 		map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition})
 	ev.WorkflowID, ev.RunID = a.WorkflowID, a.RunID
 	s.audit.Record(ev)

@@ -260,7 +260,7 @@ func (s *Service) checkOutcomeQuota(ctx context.Context, tx store.Tx, e *env, ou
 // callStyle is the link style of the call's surface: the aura_* tools'
 // or the praxec pair's (an approval answers with praxec links).
 func callStyle(e *env) linkStyle {
-	switch e.tool.Name {
+	switch e.Tool.Name {
 	case contracts.ToolCreateMission, contracts.ToolSignalMission, contracts.ToolCancelMission:
 		return styleAura
 	}
@@ -275,7 +275,7 @@ func callStyle(e *env) linkStyle {
 // transaction is skipped once a call may have acted, so concurrent
 // keyless starts can pass a quota by the starts in flight.
 func (s *Service) startQuotaHook(e *env, definitionID string) func(ctx context.Context) error {
-	tenant := e.principal.Tenant
+	tenant := e.Principal.Tenant
 	if definitionID == config.ProxyDefaultWorkflow || s.quotas.limit(tenant, store.QuotaOpenMissions) <= 0 {
 		return nil
 	}
@@ -295,7 +295,7 @@ func (s *Service) startQuotaHook(e *env, definitionID string) func(ctx context.C
 // lease is taken or its mission stored: one open mission, unless it runs
 // proxy_default.
 func startQuotaNeed(e *env, definitionID string) quotaNeed {
-	tenant := e.principal.Tenant
+	tenant := e.Principal.Tenant
 	need := quotaNeed{tenant: tenant, n: map[string]int{}, links: missionQuotaLinks(callStyle(e), tenant)}
 	if definitionID != config.ProxyDefaultWorkflow {
 		need.n[store.QuotaOpenMissions] = 1
@@ -303,11 +303,12 @@ func startQuotaNeed(e *env, definitionID string) quotaNeed {
 	return need
 }
 
-// checkImportQuota checks the memory-records or goals quota of an import
-// that adds added records of kind to the tenant's context, before it
-// writes any. Its link lists what the tenant holds in the compartment and
-// for the purpose of the first record the import writes.
-func (s *Service) checkImportQuota(ctx context.Context, tx store.Tx, kind, tenant string, added int, writes []store.ContextRecord) error {
+// CheckImportQuota checks the memory-records or goals quota of an import
+// that adds added records of kind to the tenant's context, inside the
+// import's transaction tx and before it writes any (knowledge.ImportQuota).
+// Its link lists what the tenant holds in the compartment and for the
+// purpose of the first record the import writes.
+func (s *Service) CheckImportQuota(ctx context.Context, tx store.Tx, kind, tenant string, added int, writes []store.ContextRecord) error {
 	quota, tool, rel := store.QuotaMemoryRecords, contracts.ToolQueryMemory, "query_memory"
 	if kind == store.KindGoal {
 		quota, tool, rel = store.QuotaGoals, contracts.ToolListGoals, "list_goals"

@@ -11,11 +11,11 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
-	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
@@ -45,10 +45,6 @@ type Runtime struct {
 	// Scripts are the scripts script executors run, and describe and
 	// search answer from (none when nil).
 	Scripts *scripts.Catalog
-	// CertificateIssuers are the trusted issuers certificates are verified
-	// against when they are listed (none when nil: every certificate is
-	// then unknown_issuer).
-	CertificateIssuers certs.Issuers
 	// RunRetention is how long a proxy_default run may stay idle before
 	// the run sweeper expires it (0: runs are kept for good); the next
 	// sweep uses it.
@@ -59,6 +55,9 @@ type Runtime struct {
 	// Quarantines are the imported capabilities quarantined by their pins
 	// (CheckPins); none when nil.
 	Quarantines Quarantines
+
+	// staged swap in the features' parts a Reloader staged (OnReload).
+	staged []func()
 }
 
 // Reload makes rt the configuration the service runs on. Each part is
@@ -66,8 +65,9 @@ type Runtime struct {
 // one configuration or the other; missions already started keep their
 // definition id and move on under the new definition of that id (a
 // definition the new configuration drops answers its moves as unknown).
-// The skills and certificate issuers are swapped together, before the
-// discovery index that lists the skills. The executors' connections are
+// The features' staged parts (OnReload: the knowledge's skills and
+// certificate issuers) are swapped next, before the discovery index that
+// lists the skills. The executors' connections are
 // swapped by the caller before (package connect's Switch), so the new
 // workflows never run on old connections.
 func (s *Service) Reload(rt Runtime) {
@@ -75,7 +75,10 @@ func (s *Service) Reload(rt Runtime) {
 		rt.Workflows, _ = workflow.Compile(nil)
 	}
 	s.workflows.Replace(rt.Workflows)
-	s.ctxState.install(rt.Skills, rt.Scripts, rt.CertificateIssuers)
+	for _, apply := range rt.staged {
+		apply()
+	}
+	s.ctxState.install(rt.Skills, rt.Scripts)
 	s.disc.install(rt.Discovery, s.workflows, rt.Lexicon, append(discovery.SkillItems(rt.Skills), discovery.ScriptItems(rt.Scripts)...))
 	policy := rt.Policy
 	s.policy.Store(&policy)
@@ -84,7 +87,7 @@ func (s *Service) Reload(rt Runtime) {
 	s.quotas.quotas.Store(&quotas)
 	s.installQuarantines(rt.Quarantines)
 	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
-		"certificate_issuers", len(rt.CertificateIssuers), "run_retention", s.RunRetention().String())
+		"run_retention", s.RunRetention().String())
 }
 
 // How a reload was asked for (ReloadTrigger.Via).
@@ -130,7 +133,8 @@ type ReloadResult struct {
 // Reloader reloads the configuration of a running gateway. SIGHUP and POST
 // /v8/config/reload both call Reload, which builds every part of the new
 // configuration (connections and workflows, discovery index, skills,
-// scripts, certificate issuers, and what Stage adds) before swapping any, so a
+// scripts, what each feature added with Service.OnReload stages, and what
+// Stage adds) before swapping any, so a
 // configuration that fails anywhere is refused whole and the running one
 // stays; either way the attempt is an audit event. Reloads run one at a
 // time; after Close none runs. The zero value is not usable: set Service,
@@ -204,7 +208,8 @@ var ErrReloaderClosed = errors.New("the gateway is shutting down: the configurat
 // Reload reads the configuration again and swaps it in: the connections
 // first, then the service's Runtime, then what Stage built. A
 // configuration that does not load returns its *config.LoadError, one
-// whose skills or certificate issuers do not load that error, one that
+// whose skills do not load, or that a feature refuses to stage (the
+// knowledge's certificate issuers), that error, one that
 // changes server.leaseTTL or cannot list a proxy.import connection (a
 // *connect.ImportError) an error saying so, and nothing changes. Every
 // attempt, accepted or refused, is audited as by names it, except one
@@ -320,9 +325,9 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	if err != nil {
 		return refuse(err)
 	}
-	issuers, err := CertificateIssuers(cfg.Certificates)
+	staged, err := s.stage(op.Staged{Config: cfg, Skills: cat})
 	if err != nil {
-		return refuse(fmt.Errorf("certificate issuers: %w", err))
+		return refuse(err)
 	}
 	apply := func() {}
 	if r.Stage != nil {
@@ -332,8 +337,8 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	}
 	r.Switch.Swap(conns)
 	s.Reload(Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
-		Skills: cat, Scripts: scr, CertificateIssuers: issuers, RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas,
-		Quarantines: quarantines})
+		Skills: cat, Scripts: scr, RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas,
+		Quarantines: quarantines, staged: staged})
 	apply()
 	r.stateMu.Lock()
 	// Running is written under both locks: a reload reads it under mu,
@@ -350,9 +355,25 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	r.stateMu.Unlock()
 	res.Reloaded = true
 	res.Workflows, res.Capabilities, res.Connections = len(workflows.IDs()), len(cfg.Exposed()), len(cfg.Connections)
-	res.Skills, res.CertificateIssuers = cat.Len(), len(issuers)
+	// The configuration checked that issuer ids are unique: one key each.
+	res.Skills, res.CertificateIssuers = cat.Len(), len(cfg.Certificates.Issuers)
 	res.At = time.Now().UTC()
 	return res, warnings, nil
+}
+
+// stage stages every feature added with OnReload on the new
+// configuration, in order, and returns what swaps each in; the first
+// error refuses the reload.
+func (s *Service) stage(st op.Staged) ([]func(), error) {
+	applies := make([]func(), 0, len(s.reloadables))
+	for _, r := range s.reloadables {
+		apply, err := r.Stage(st)
+		if err != nil {
+			return nil, err
+		}
+		applies = append(applies, apply)
+	}
+	return applies, nil
 }
 
 // digest is the hex SHA-256 of data, "" for none.

@@ -10,6 +10,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -231,12 +232,12 @@ func (s *Service) expireRuns(ctx context.Context, runs []store.Mission, retentio
 // run another replica or a move changed first is skipped without error.
 func (s *Service) expireRun(ctx context.Context, listed store.Mission, retention time.Duration) (bool, error) {
 	now := s.now()
-	e := &env{principal: &auth.Principal{Tenant: listed.Tenant, Subject: runSweepTool.Name}, tool: runSweepTool,
-		args: map[string]any{}, now: now, traceID: newTraceID()}
+	e := &env{Request: op.Request{Principal: &auth.Principal{Tenant: listed.Tenant, Subject: runSweepTool.Name}, Tool: runSweepTool,
+		Args: map[string]any{}, Now: now, TraceID: newTraceID()}}
 	var done bool
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		// The run first (on PostgreSQL this locks its row, so a move's
 		// lease is either committed before, and read below, or taken
 		// after this transaction, on a version that moved), then its
@@ -261,7 +262,7 @@ func (s *Service) expireRun(ctx context.Context, listed store.Mission, retention
 			"at":        now.UTC().Format(time.RFC3339Nano),
 			"idleSince": m.UpdatedAt.UTC().Format(time.RFC3339Nano),
 			"retention": retention.String(),
-			"traceId":   e.traceID,
+			"traceId":   e.TraceID,
 		})
 		if err != nil {
 			// Not a proxy run at rest after all (a definition the
@@ -276,7 +277,7 @@ func (s *Service) expireRun(ctx context.Context, listed store.Mission, retention
 			return err
 		}
 		done = true
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		if lostRace(err) {

@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -11,11 +9,11 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
-	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/lightpath"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
@@ -69,6 +67,8 @@ type Service struct {
 	// toolChanges asks a Reloader to list the imported tools again
 	// (pins.go).
 	toolChanges *ToolListChanges
+	// reloadables are the features a reload stages and swaps (OnReload).
+	reloadables []op.Reloadable
 }
 
 // Options configure a Service. The zero value is usable.
@@ -114,10 +114,6 @@ type Options struct {
 	// describe answer (none when nil). With scripts, or with Runners, the
 	// service runs script executors itself (scripts.go).
 	Scripts *scripts.Catalog
-	// CertificateIssuers are the trusted issuers of model capability
-	// certificates (see CertificateIssuers); a certificate from any other
-	// is listed as unknown_issuer.
-	CertificateIssuers certs.Issuers
 	// LeaseTTL is how long a move or start lease holds before another
 	// gateway takes its holder for stopped mid-call (default
 	// DefaultLeaseTTL, config.Config.LeaseTTL from server.leaseTTL; see
@@ -259,16 +255,12 @@ type Result struct {
 	value any
 }
 
-// env is what an operation sees of its call.
+// env is what an operation of the root sees of its call: the Request a
+// feature's operation sees (package op), and what the pipeline keeps of
+// the call besides.
 type env struct {
-	principal *auth.Principal
-	tool      contracts.Tool
-	args      map[string]any
-	requestID string
-	traceID   string
-	now       time.Time
-	events    []store.Event
-	toolSet   string
+	op.Request
+	toolSet string
 	// tape holds the outside calls a move made before its transaction
 	// (see external.go).
 	tape *workflow.Tape
@@ -283,25 +275,9 @@ type env struct {
 	// before its first outside call.
 	startLease *store.StartLease
 	startRun   string
-	// callTraceID is the trace the caller named (praxec.command traceId),
-	// which every event of the call carries besides traceID.
-	callTraceID string
 	// resumeDue lists the parked parents the call's transaction left to
 	// resume outside it (waits.go, resumeAfterCommit).
 	resumeDue []missionRef
-}
-
-// event appends an audit event of this call, to commit with its mutation.
-func (e *env) event(typ string, attrs map[string]any) {
-	e.events = append(e.events, e.eventOf(typ, "allowed", "", e.now, attrs))
-}
-
-// eventOf is an audit event of this call: its principal, tool, request
-// and traces, the request's and the one the caller named (callTraceID).
-func (e *env) eventOf(typ, outcome, code string, at time.Time, attrs map[string]any) store.Event {
-	ev := eventFor(e.principal, e.tool, typ, outcome, code, e.requestID, e.traceID, at, attrs)
-	ev.CallTraceID = e.callTraceID
-	return ev
 }
 
 // operation implements one contract operation.
@@ -338,35 +314,19 @@ type operation struct {
 }
 
 // RequireScope checks one scope for an operation that is not a tool (the
-// operator endpoints); it is the same check the tools get.
+// operator endpoints); it is the same check the tools get (op.RequireScope).
 func RequireScope(p *auth.Principal, scope contracts.Scope) *contracts.Error {
-	return requireScope(p, scope)
+	return op.RequireScope(p, scope)
 }
 
 // requireScope is the one scope check.
 func requireScope(p *auth.Principal, scope contracts.Scope) *contracts.Error {
-	if p.HasScope(scope) {
-		return nil
-	}
-	return &contracts.Error{Code: contracts.CodeInsufficientScope,
-		Message: fmt.Sprintf("this call requires the scope %s", scope),
-		Hint:    "Ask the authorization server for a token that includes " + string(scope) + ".",
-		Fields:  []contracts.FieldError{{Pointer: "", Keyword: "scope", Detail: string(scope)}},
-		Links:   []contracts.Link{authorizationLink("a token that includes the scope " + string(scope))}}
+	return op.RequireScope(p, scope)
 }
 
 // ResourceMetadataPath is where the gateway's protected resource metadata
 // (RFC 9728) names its authorization servers and scopes.
-const ResourceMetadataPath = "/.well-known/oauth-protected-resource"
-
-// authorizationLink is the next move of a refusal that only another token
-// lifts: read which authorization servers issue tokens for this gateway
-// (the protected resource metadata) and ask one for what.
-func authorizationLink(what string) contracts.Link {
-	return contracts.Link{Rel: "authorization", Title: "Ask an authorization server of this gateway for " + what,
-		Method: "GET " + ResourceMetadataPath, Args: map[string]any{},
-		Hint: "The protected resource metadata names the authorization servers and the scopes; a person or the application asks one for the token, not the model."}
-}
+const ResourceMetadataPath = op.ResourceMetadataPath
 
 // RequiredScopes returns the scopes an insufficient-scope error names, for
 // the WWW-Authenticate challenge.
@@ -441,11 +401,11 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 	if c.Capability != "" {
 		args = directStart(c.Capability, args) // what its run starts with
 	}
-	e := &env{principal: p, tool: tool, args: args, requestID: c.RequestID, traceID: c.TraceID, now: s.now(), toolSet: c.ToolSet}
+	e := &env{Request: op.Request{Principal: p, Tool: tool, Args: args, RequestID: c.RequestID, TraceID: c.TraceID, Now: s.now()}, toolSet: c.ToolSet}
 	if tool.Name == contracts.ToolPraxecCommand {
 		// Its traceId modifier attaches the call's events to a trace of
 		// the caller's (elsewhere traceId names a trace to read).
-		e.callTraceID = stringArg(args, "traceId")
+		e.CallTraceID = stringArg(args, "traceId")
 	}
 	if a.op.mutate != nil {
 		// An unknown lexicon subject pauses a start or submit: the
@@ -505,10 +465,10 @@ func (s *Service) read(ctx context.Context, op operation, e *env) *Result {
 	if err != nil {
 		return &Result{Err: asContractError(err)}
 	}
-	if len(e.events) == 0 {
-		e.event("request.allowed", nil)
+	if len(e.Events) == 0 {
+		e.Event("request.allowed", nil)
 	}
-	for _, ev := range e.events {
+	for _, ev := range e.Events {
 		s.audit.Record(ev)
 	}
 	return s.success(e, op, out)
@@ -519,7 +479,7 @@ func (s *Service) success(e *env, op operation, out any) *Result {
 	if err != nil {
 		return &Result{Err: asContractError(err)}
 	}
-	status := e.tool.SuccessStatus
+	status := e.Tool.SuccessStatus
 	if op.status != 0 {
 		status = op.status
 	}
@@ -531,20 +491,8 @@ func (s *Service) success(e *env, op operation, out any) *Result {
 }
 
 // asContractError keeps contract errors and store sentinels meaningful and
-// turns everything else into an internal error.
-func asContractError(err error) *contracts.Error {
-	var ce *contracts.Error
-	switch {
-	case errors.As(err, &ce):
-		return ce
-	case errors.Is(err, store.ErrNotFound):
-		return contracts.Errorf(contracts.CodeNotFound, "not found")
-	case errors.Is(err, store.ErrClosed), errors.Is(err, context.DeadlineExceeded):
-		return &contracts.Error{Code: contracts.CodeUnavailable, Message: "the gateway cannot serve this request now", Cause: err}
-	default:
-		return &contracts.Error{Code: contracts.CodeInternal, Message: "internal error", Cause: err}
-	}
-}
+// turns everything else into an internal error (op.AsError).
+func asContractError(err error) *contracts.Error { return op.AsError(err) }
 
 // AuditWaits reports how many audit events had to wait for room in the
 // asynchronous audit queue (reads slowed by an audit trail that could not

@@ -105,15 +105,15 @@ func (s *Service) findUnknownSubject(ctx context.Context, tx store.ReadTx, opNam
 	var values map[string]any
 	switch opName {
 	case string(contracts.OpStart):
-		defID = stringArg(e.args, "definitionId")
+		defID = stringArg(e.Args, "definitionId")
 		d, ok := s.workflows.Lookup(defID)
 		if !ok || len(d.Subjects) == 0 {
 			return nil, nil
 		}
 		state = d.Initial
-		values, _ = e.args["input"].(map[string]any)
+		values, _ = e.Args["input"].(map[string]any)
 	case string(contracts.OpSubmit):
-		in, _, err := s.loadMission(ctx, tx, e.principal.Tenant, false, stringArg(e.args, "workflowId"))
+		in, _, err := s.loadMission(ctx, tx, e.Principal.Tenant, false, stringArg(e.Args, "workflowId"))
 		var ce *contracts.Error
 		if errors.As(err, &ce) {
 			return nil, nil // the submit answers it
@@ -121,13 +121,13 @@ func (s *Service) findUnknownSubject(ctx context.Context, tx store.ReadTx, opNam
 			return nil, err
 		}
 		d, ok := s.workflows.Lookup(in.DefinitionID)
-		transition := stringArg(e.args, "transition")
-		if !ok || len(d.Subjects) == 0 || in.Version != int64Arg(e.args, "expectedVersion") ||
+		transition := stringArg(e.Args, "transition")
+		if !ok || len(d.Subjects) == 0 || in.Version != int64Arg(e.Args, "expectedVersion") ||
 			!slices.ContainsFunc(d.Legal(in.State), func(t *workflow.Transition) bool { return t.Name == transition }) {
 			return nil, nil
 		}
 		defID, state, where = in.DefinitionID, in.State, " transition:"+transition
-		values, _ = e.args["arguments"].(map[string]any)
+		values, _ = e.Args["arguments"].(map[string]any)
 	default:
 		return nil, nil
 	}
@@ -198,7 +198,7 @@ func (s *Service) pauseOnUnknownSubject(ctx context.Context, opName string, e *e
 	if err != nil {
 		return &Result{Err: asContractError(err)}
 	}
-	cmdKey, err := fingerprint(opName, e.args)
+	cmdKey, err := fingerprint(opName, e.Args)
 	if err != nil {
 		return &Result{Err: asContractError(err)}
 	}
@@ -206,18 +206,18 @@ func (s *Service) pauseOnUnknownSubject(ctx context.Context, opName string, e *e
 	if err != nil {
 		return &Result{Err: asContractError(err)}
 	}
-	e.events = e.events[:0]
-	e.event("subject.needs_definition", map[string]any{"unknownSubject": found.value, "encounteredIn": found.encounteredIn,
+	e.Events = e.Events[:0]
+	e.Event("subject.needs_definition", map[string]any{"unknownSubject": found.value, "encounteredIn": found.encounteredIn,
 		"operation": opName, "candidates": len(answer.Interaction.Candidates)})
-	if wf := stringArg(e.args, "workflowId"); wf != "" {
-		e.events[len(e.events)-1].WorkflowID = wf
+	if wf := stringArg(e.Args, "workflowId"); wf != "" {
+		e.Events[len(e.Events)-1].WorkflowID = wf
 	}
 	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		if err := tx.PutPendingSubject(ctx, store.PendingSubject{Tenant: e.principal.Tenant, SubjectKey: config.TermKey(found.value),
-			CommandKey: cmdKey, Subject: found.value, Doc: doc, CreatedBy: e.principal.Subject, CreatedAt: e.now}); err != nil {
+		if err := tx.PutPendingSubject(ctx, store.PendingSubject{Tenant: e.Principal.Tenant, SubjectKey: config.TermKey(found.value),
+			CommandKey: cmdKey, Subject: found.value, Doc: doc, CreatedBy: e.Principal.Subject, CreatedAt: e.Now}); err != nil {
 			return err
 		}
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		return &Result{Err: asContractError(err)}
@@ -235,7 +235,7 @@ func (s *Service) interaction(lex *discovery.Lexicon, found *unknownSubject, e *
 	out := SubjectInteraction{
 		Interaction: InteractionBody{Kind: interactionKind, UnknownSubject: subject,
 			Context: InteractionContext{EncounteredIn: found.encounteredIn}, Candidates: cands},
-		QueuedCommand: QueuedCommand{Method: e.tool.Name, Args: maps.Clone(e.args)},
+		QueuedCommand: QueuedCommand{Method: e.Tool.Name, Args: maps.Clone(e.Args)},
 		Links:         s.resolutionLinks(subject, cands),
 	}
 	if len(cands) > 0 && cands[0].BoundedContext != "" {
@@ -345,16 +345,16 @@ func (s *Service) completesPending(opName string, mutate func(context.Context, s
 		if err != nil || !s.subjectsDeclared() {
 			return out, err
 		}
-		cmdKey, ferr := fingerprint(opName, e.args)
+		cmdKey, ferr := fingerprint(opName, e.Args)
 		if ferr != nil {
 			return nil, ferr
 		}
-		n, derr := tx.DeletePendingSubjects(ctx, e.principal.Tenant, "", cmdKey)
+		n, derr := tx.DeletePendingSubjects(ctx, e.Principal.Tenant, "", cmdKey)
 		if derr != nil {
 			return nil, derr
 		}
 		if n > 0 {
-			e.event("subject.pending_completed", map[string]any{"operation": opName, "dropped": n})
+			e.Event("subject.pending_completed", map[string]any{"operation": opName, "dropped": n})
 		}
 		return out, nil
 	}
@@ -363,16 +363,19 @@ func (s *Service) completesPending(opName string, mutate func(context.Context, s
 // cancelPendingSubject serves praxec.command cancel_pending_subject: it
 // drops the tenant's commands paused on the subject.
 func (s *Service) cancelPendingSubject(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	if intent := stringArg(e.args, "intent"); intent != intentCancelPendingSubject {
+	if intent := stringArg(e.Args, "intent"); intent != intentCancelPendingSubject {
 		return nil, &contracts.Error{Code: contracts.CodeInvalidParams, Message: fmt.Sprintf("%q is not an intent this gateway knows", intent),
 			Hint:   "Send intent cancel_pending_subject with the unknown_subject of a SUBJECT_NEEDS_DEFINITION answer (its cancel link).",
 			Fields: []contracts.FieldError{{Pointer: "/intent", Detail: "must be " + intentCancelPendingSubject}}}
 	}
-	subject := stringArg(e.args, "unknown_subject")
-	n, err := tx.DeletePendingSubjects(ctx, e.principal.Tenant, config.TermKey(subject), "")
+	subject := stringArg(e.Args, "unknown_subject")
+	n, err := tx.DeletePendingSubjects(ctx, e.Principal.Tenant, config.TermKey(subject), "")
 	if err != nil {
 		return nil, err
 	}
-	e.event("subject.pending_cancelled", map[string]any{"unknownSubject": subject, "dropped": n})
+	e.Event("subject.pending_cancelled", map[string]any{"unknownSubject": subject, "dropped": n})
 	return PendingCancelled{Cancelled: n > 0, UnknownSubject: subject, Dropped: n, Links: []contracts.Link{homeLink()}}, nil
 }
+
+// formatTime renders t as the answers do: UTC, RFC 3339 with nanoseconds.
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -98,7 +99,7 @@ func (s *Service) waitingRef(in *workflow.Instance, style linkStyle) (*WaitingRe
 func (s *Service) setWaitDeadlines(e *env, out *workflow.Outcome) {
 	set := func(in *workflow.Instance) {
 		if w := in.Waiting; w != nil && w.TimeoutMs > 0 && w.Deadline.IsZero() {
-			w.Deadline = e.now.Add(time.Duration(w.TimeoutMs) * time.Millisecond)
+			w.Deadline = e.Now.Add(time.Duration(w.TimeoutMs) * time.Millisecond)
 		}
 	}
 	set(out.Instance)
@@ -154,7 +155,7 @@ func (s *Service) resumeParent(ctx context.Context, tx store.Tx, e *env, child *
 		// deadline becomes now, so the wait sweeper finds it from the
 		// index even if this gateway stops before resuming it.
 		in := parent.Clone()
-		in.Waiting.ResumeAt = e.now
+		in.Waiting.ResumeAt = e.Now
 		in.Version++
 		out = &workflow.Outcome{Instance: in, Events: []workflow.Event{{Type: "workflow.resume.due", WorkflowID: in.ID,
 			Attributes: map[string]any{"transition": in.Waiting.Transition, "childId": child.ID, "childRunId": child.RunID,
@@ -234,8 +235,8 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 	if err != nil {
 		return false, err
 	}
-	e := &env{principal: &auth.Principal{Tenant: tenant, Subject: resumeTool.Name}, tool: resumeTool, args: map[string]any{},
-		now: s.now(), traceID: newTraceID()}
+	e := &env{Request: op.Request{Principal: &auth.Principal{Tenant: tenant, Subject: resumeTool.Name}, Tool: resumeTool, Args: map[string]any{},
+		Now: s.now(), TraceID: newTraceID()}}
 	tape := workflow.NewRecorder(s.leaseHook(e, parent, w.Move(), resumeFingerprint(w.ChildID))).RenewBefore(s.renewMoveLease(e))
 	_, _ = s.engine.Resume(workflow.WithTape(ctx, tape), parent, child)
 	e.tape = tape
@@ -251,7 +252,7 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 	var done bool
 	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		e.resumeDue = e.resumeDue[:0]
 		m, err := tx.GetMission(ctx, tenant, id)
 		if err != nil {
@@ -272,7 +273,7 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 					return err
 				}
 				done = true
-				return tx.AppendEvents(ctx, e.events)
+				return tx.AppendEvents(ctx, e.Events)
 			}
 			reason := "the move could not complete: " + err.Error()
 			if errors.Is(err, workflow.ErrTapeMismatch) {
@@ -286,7 +287,7 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 			return err
 		}
 		done = true
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err == nil {
 		s.resumeAfterCommit(ctx, e) // a grandparent whose own continuation calls out
@@ -362,11 +363,11 @@ func (s *Service) SweepWaits(ctx context.Context) (int, error) {
 
 // timeOutWait ends one wait past its deadline, if it still is.
 func (s *Service) timeOutWait(ctx context.Context, listed store.Mission) (bool, error) {
-	e := &env{principal: s.sweepEnv(listed.Tenant).principal, tool: waitSweepTool, args: map[string]any{}, now: s.now(), traceID: newTraceID()}
+	e := &env{Request: op.Request{Principal: s.sweepEnv(listed.Tenant).Principal, Tool: waitSweepTool, Args: map[string]any{}, Now: s.now(), TraceID: newTraceID()}}
 	var done bool
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
-		e.events = e.events[:0]
+		e.Events = e.Events[:0]
 		m, err := tx.GetMission(ctx, listed.Tenant, listed.ID)
 		if err != nil {
 			return err
@@ -376,7 +377,7 @@ func (s *Service) timeOutWait(ctx context.Context, listed store.Mission) (bool, 
 			return err
 		}
 		w := in.Waiting
-		if m.Version != listed.Version || w == nil || w.Deadline.IsZero() || !w.ResumeAt.IsZero() || !e.now.After(w.Deadline) {
+		if m.Version != listed.Version || w == nil || w.Deadline.IsZero() || !w.ResumeAt.IsZero() || !e.Now.After(w.Deadline) {
 			return nil
 		}
 		reason := fmt.Sprintf("sub-workflow %s did not end within timeoutMs %d; it was cancelled and %s failed", w.ChildID, w.TimeoutMs, waitLabel(w))
@@ -391,7 +392,7 @@ func (s *Service) timeOutWait(ctx context.Context, listed store.Mission) (bool, 
 			return err
 		}
 		done = true
-		return tx.AppendEvents(ctx, e.events)
+		return tx.AppendEvents(ctx, e.Events)
 	})
 	return done, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/knowledge"
 )
 
 // This file holds the context commands (praxa memory import, praxa goals
@@ -84,7 +85,7 @@ func openInput(env *environment, name string) (io.Reader, func(), error) {
 }
 
 // printReport prints what an import did.
-func printReport(env *environment, what string, rep gateway.ImportReport, format string) error {
+func printReport(env *environment, what string, rep knowledge.ImportReport, format string) error {
 	if format == "json" {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -108,7 +109,7 @@ func printReport(env *environment, what string, rep gateway.ImportReport, format
 
 // importCommand runs "praxa NOUN import FILE ...".
 func importCommand(ctx context.Context, env *environment, args []string, noun string, tenanted bool,
-	do func(ctx context.Context, svc *gateway.Service, by *auth.Principal, tenant, name string, r io.Reader) (gateway.ImportReport, error)) error {
+	do func(ctx context.Context, k *knowledge.Knowledge, by *auth.Principal, tenant, name string, r io.Reader) (knowledge.ImportReport, error)) error {
 	synopsis := "import FILE"
 	if tenanted {
 		synopsis = "import FILE --tenant T"
@@ -155,13 +156,14 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 		return errUsage
 	}
 	var opts gateway.Options
+	var kopts knowledge.Options
 	cfg, err := f.findConfig().load()
 	if err != nil {
 		return err
 	}
 	if tenanted {
 		opts.Quotas = cfg.Server.Quotas
-	} else if opts.CertificateIssuers, err = gateway.CertificateIssuers(cfg.Certificates); err != nil {
+	} else if kopts.CertificateIssuers, err = knowledge.CertificateIssuers(cfg.Certificates); err != nil {
 		return err
 	}
 	r, closeInput, err := openInput(env, file)
@@ -184,9 +186,11 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 		return err
 	}
 	defer st.Close()
+	// The service holds the tenant quotas the import is checked against.
 	svc := gateway.New(st, &opts)
 	defer svc.Close(ctx)
-	rep, err := do(ctx, svc, by, *tenant, file, r)
+	kopts.Quota = svc
+	rep, err := do(ctx, knowledge.New(st, &kopts), by, *tenant, file, r)
 	if err != nil {
 		return err
 	}
@@ -195,15 +199,15 @@ func importCommand(ctx context.Context, env *environment, args []string, noun st
 
 // runMemory imports memory records: praxa memory import FILE --tenant T.
 func runMemory(ctx context.Context, env *environment, args []string) error {
-	return importCommand(ctx, env, args, "memory", true, func(ctx context.Context, svc *gateway.Service, by *auth.Principal, tenant, name string, r io.Reader) (gateway.ImportReport, error) {
-		return svc.ImportMemory(ctx, by, tenant, name, r)
+	return importCommand(ctx, env, args, "memory", true, func(ctx context.Context, k *knowledge.Knowledge, by *auth.Principal, tenant, name string, r io.Reader) (knowledge.ImportReport, error) {
+		return k.ImportMemory(ctx, by, tenant, name, r)
 	})
 }
 
 // runGoals imports goals: praxa goals import FILE --tenant T.
 func runGoals(ctx context.Context, env *environment, args []string) error {
-	return importCommand(ctx, env, args, "goals", true, func(ctx context.Context, svc *gateway.Service, by *auth.Principal, tenant, name string, r io.Reader) (gateway.ImportReport, error) {
-		return svc.ImportGoals(ctx, by, tenant, name, r)
+	return importCommand(ctx, env, args, "goals", true, func(ctx context.Context, k *knowledge.Knowledge, by *auth.Principal, tenant, name string, r io.Reader) (knowledge.ImportReport, error) {
+		return k.ImportGoals(ctx, by, tenant, name, r)
 	})
 }
 
@@ -212,7 +216,7 @@ func runGoals(ctx context.Context, env *environment, args []string) error {
 // report verifies each certificate against; the gateway verifies them again
 // whenever it lists them.
 func runCertificates(ctx context.Context, env *environment, args []string) error {
-	return importCommand(ctx, env, args, "certificates", false, func(ctx context.Context, svc *gateway.Service, by *auth.Principal, _, name string, r io.Reader) (gateway.ImportReport, error) {
-		return svc.ImportCertificates(ctx, by, name, r)
+	return importCommand(ctx, env, args, "certificates", false, func(ctx context.Context, k *knowledge.Knowledge, by *auth.Principal, _, name string, r io.Reader) (knowledge.ImportReport, error) {
+		return k.ImportCertificates(ctx, by, name, r)
 	})
 }

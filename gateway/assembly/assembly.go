@@ -37,6 +37,7 @@ import (
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/periodic"
 	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/scripts"
@@ -116,6 +117,9 @@ type Gateway struct {
 	Logger *slog.Logger
 	// Service is the service layer every surface calls.
 	Service *gateway.Service
+	// Knowledge serves the context, skills, certificates, coverage and
+	// trace reads and the context imports (registered on Service).
+	Knowledge *knowledge.Knowledge
 	// Auditor writes the events of reads and refusals.
 	Auditor *gateway.Auditor
 	// AuditHooks hand the committed events of the capabilities whose
@@ -255,7 +259,7 @@ func (g *Gateway) buildService(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	certIssuers, err := gateway.CertificateIssuers(cfg.Certificates)
+	certIssuers, err := knowledge.CertificateIssuers(cfg.Certificates)
 	if err != nil {
 		return err
 	}
@@ -282,8 +286,13 @@ func (g *Gateway) buildService(ctx context.Context) error {
 	so.RunRetention = cfg.RunRetention()
 	so.Quotas = cfg.Server.Quotas
 	so.Quarantines, so.ToolListChanges = quarantines, changes
-	so.Skills, so.Scripts, so.CertificateIssuers = skillCatalog, scriptCatalog, certIssuers
+	so.Skills, so.Scripts = skillCatalog, scriptCatalog
 	g.Service = gateway.New(st, &so)
+	// The feature packages run on the same store, audit hooks included.
+	g.Knowledge = knowledge.New(st, &knowledge.Options{Now: o.Now, Logger: log, Skills: skillCatalog,
+		CertificateIssuers: certIssuers, Quota: g.Service})
+	g.Service.Register(g.Knowledge.Operations()...)
+	g.Service.OnReload(g.Knowledge)
 	return nil
 }
 

@@ -70,7 +70,7 @@ func (g *Gateway) HTTPHandler(o *HTTPOptions) (http.Handler, error) {
 		MCP:     mcpHandler,
 		MCPTool: mcpOpts.Registers,
 		OpenAPI: doc,
-		Service: g.Service, Auth: g.Verifier, Config: g.Config, Metrics: g.Metrics, Logger: g.Logger, Limiter: g.Limiter,
+		Service: g.Service, Knowledge: g.Knowledge, Auth: g.Verifier, Config: g.Config, Metrics: g.Metrics, Logger: g.Logger, Limiter: g.Limiter,
 		AccessLog: o.AccessLog, Revocations: g.Revocations, Issuers: g.IssuerURLs(), Now: g.opts.Now,
 		Ready: func(ctx context.Context) error {
 			_, err := g.Store.RevokedSince(ctx, time.Now())

@@ -22,6 +22,7 @@ import (
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -47,7 +48,7 @@ var clock = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 type harness struct {
 	url    string
 	client *http.Client
-	svc    *gateway.Service
+	k      *knowledge.Knowledge
 	iss    *issuer.Issuer
 	issURL string
 }
@@ -93,18 +94,20 @@ func newHarnessTrusting(t *testing.T, extra certs.Issuers) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	certIssuers, err := gateway.CertificateIssuers(cfg.Certificates)
+	certIssuers, err := knowledge.CertificateIssuers(cfg.Certificates)
 	if err != nil {
 		t.Fatal(err)
 	}
 	maps.Copy(certIssuers, extra)
-	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy,
-		Skills: cat, CertificateIssuers: certIssuers, Now: func() time.Time { return clock }})
+	now := func() time.Time { return clock }
+	svc := gateway.New(st, &gateway.Options{Logger: log, Workflows: workflows, Policy: cfg.Policy, Skills: cat, Now: now})
+	k := knowledge.New(st, &knowledge.Options{Logger: log, Skills: cat, CertificateIssuers: certIssuers, Now: now, Quota: svc})
+	svc.Register(k.Operations()...)
 	v, err := auth.NewVerifier(ctx, cfg.Auth, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Config.Handler = httpapi.New(httpapi.Options{Service: svc, Auth: v, Config: cfg, Logger: log, Issuers: []string{issSrv.URL}})
+	srv.Config.Handler = httpapi.New(httpapi.Options{Service: svc, Knowledge: k, Auth: v, Config: cfg, Logger: log, Issuers: []string{issSrv.URL}})
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
@@ -117,7 +120,7 @@ func newHarnessTrusting(t *testing.T, extra certs.Issuers) *harness {
 			t.Errorf("store close: %v", err)
 		}
 	})
-	return &harness{url: srv.URL, client: srv.Client(), svc: svc, iss: iss, issURL: issSrv.URL}
+	return &harness{url: srv.URL, client: srv.Client(), k: k, iss: iss, issURL: issSrv.URL}
 }
 
 // tok describes a token to mint.
@@ -253,27 +256,27 @@ func (h *harness) listCertificates(t testing.TB, token string, query url.Values)
 }
 
 // importFile imports an example file (or the given text) for tenant.
-func (h *harness) importMemory(t testing.TB, tenant, text string) gateway.ImportReport {
+func (h *harness) importMemory(t testing.TB, tenant, text string) knowledge.ImportReport {
 	t.Helper()
-	rep, err := h.svc.ImportMemory(context.Background(), nil, tenant, "memory.jsonl", strings.NewReader(text))
+	rep, err := h.k.ImportMemory(context.Background(), nil, tenant, "memory.jsonl", strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
 
-func (h *harness) importGoals(t testing.TB, tenant, text string) gateway.ImportReport {
+func (h *harness) importGoals(t testing.TB, tenant, text string) knowledge.ImportReport {
 	t.Helper()
-	rep, err := h.svc.ImportGoals(context.Background(), nil, tenant, "goals.jsonl", strings.NewReader(text))
+	rep, err := h.k.ImportGoals(context.Background(), nil, tenant, "goals.jsonl", strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
 
-func (h *harness) importCertificates(t testing.TB, name, text string) gateway.ImportReport {
+func (h *harness) importCertificates(t testing.TB, name, text string) knowledge.ImportReport {
 	t.Helper()
-	rep, err := h.svc.ImportCertificates(context.Background(), nil, name, strings.NewReader(text))
+	rep, err := h.k.ImportCertificates(context.Background(), nil, name, strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/knowledge"
 )
 
-func outcomes(rep gateway.ImportReport) []string {
+func outcomes(rep knowledge.ImportReport) []string {
 	var out []string
 	for _, it := range rep.Items {
 		out = append(out, it.ID+":"+it.Outcome)
@@ -104,7 +104,7 @@ func TestImportRefusals(t *testing.T) {
 		`{"id":"ok-7","compartment":"payments","purposes":["incident-review"],"content":"x","createdAt":"yesterday"}`,
 		`[1]`,
 	}, "\n")
-	_, err := h.svc.ImportMemory(context.Background(), nil, tenantA, "bad.jsonl", strings.NewReader(bad))
+	_, err := h.k.ImportMemory(context.Background(), nil, tenantA, "bad.jsonl", strings.NewReader(bad))
 	var le *config.LoadError
 	if !errors.As(err, &le) {
 		t.Fatalf("%T %v", err, err)
@@ -136,20 +136,20 @@ func TestImportRefusals(t *testing.T) {
 		t.Errorf("a refused import wrote records: %v", m)
 	}
 
-	if _, err := h.svc.ImportMemory(context.Background(), nil, "", "x.jsonl", strings.NewReader("")); err == nil {
+	if _, err := h.k.ImportMemory(context.Background(), nil, "", "x.jsonl", strings.NewReader("")); err == nil {
 		t.Error("an import without tenant was accepted")
 	}
-	_, err = h.svc.ImportGoals(context.Background(), nil, tenantA, "g.jsonl", strings.NewReader(
+	_, err = h.k.ImportGoals(context.Background(), nil, tenantA, "g.jsonl", strings.NewReader(
 		`{"id":"g1","compartment":"payments","purposes":["p"],"title":"t","status":"done"}`+"\n"))
 	if err == nil || !strings.Contains(err.Error(), "g.jsonl:1: status: must be one of the allowed values") {
 		t.Errorf("goal status: %v", err)
 	}
-	_, err = h.svc.ImportCertificates(context.Background(), nil, "c.json", strings.NewReader(
+	_, err = h.k.ImportCertificates(context.Background(), nil, "c.json", strings.NewReader(
 		"[\n"+`{"id":"c1"}`+",\n\n  "+`{"id":"c2","issuer":"x","subject":"m","capabilities":["a"],"issuedAt":"2025-01-01T00:00:00Z","expiresAt":"2024-01-01T00:00:00Z","signature":"`+strings.Repeat("A", 86)+`=="}`+"\n]"))
 	if err == nil || !strings.Contains(err.Error(), "c.json:2: [0].issuer: is required") || !strings.Contains(err.Error(), "c.json:4: [1].expiresAt: must be after issuedAt") {
 		t.Errorf("certificate array: %v", err)
 	}
-	_, err = h.svc.ImportCertificates(context.Background(), nil, "c.json", strings.NewReader(`{"id":"c1","id":"c2"}`))
+	_, err = h.k.ImportCertificates(context.Background(), nil, "c.json", strings.NewReader(`{"id":"c1","id":"c2"}`))
 	if err == nil || !strings.Contains(err.Error(), "c.json:1: ") {
 		t.Errorf("certificate object: %v", err)
 	}

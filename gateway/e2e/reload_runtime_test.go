@@ -120,7 +120,7 @@ func TestReloadSkillsAndCertificateIssuers(t *testing.T) {
 	cert := certs.Certificate{ID: "cert-reload", Issuer: "reload-lab", Subject: "model-1", Capabilities: []string{"tool-use"},
 		IssuedAt: "2025-01-01T00:00:00Z", ExpiresAt: "2099-01-01T00:00:00Z"}
 	certs.Sign(&cert, priv)
-	if _, err := g.Service.ImportCertificates(context.Background(), nil, "reload.jsonl", bytes.NewReader(append(certs.Marshal(cert), '\n'))); err != nil {
+	if _, err := g.Knowledge.ImportCertificates(context.Background(), nil, "reload.jsonl", bytes.NewReader(append(certs.Marshal(cert), '\n'))); err != nil {
 		t.Fatal(err)
 	}
 	if v := certificateVerification(t, w, tok, "cert-reload"); v != "unknown_issuer" {

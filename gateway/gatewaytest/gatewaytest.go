@@ -35,6 +35,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/store"
@@ -130,6 +131,9 @@ type Gateway struct {
 	Auditor *gateway.Auditor
 	// Service is the service layer.
 	Service *gateway.Service
+	// Knowledge serves the knowledge reads and the context imports
+	// (package knowledge, registered on Service).
+	Knowledge *knowledge.Knowledge
 	// Revocations is the store-backed revocation list.
 	Revocations *gateway.Revocations
 	// Verifier verifies bearer tokens.
@@ -313,7 +317,7 @@ func New(t testing.TB, opts *Options) *Gateway {
 		t.Fatal(err)
 	}
 	g.gw, g.log = gw, gw.Logger
-	g.Switch, g.Tokens, g.Auditor, g.Service = gw.Switch, gw.Tokens, gw.Auditor, gw.Service
+	g.Switch, g.Tokens, g.Auditor, g.Service, g.Knowledge = gw.Switch, gw.Tokens, gw.Auditor, gw.Service, gw.Knowledge
 	g.Revocations, g.Verifier, g.Limiter, g.Metrics = gw.Revocations, gw.Verifier, gw.Limiter, gw.Metrics
 	g.Direct, g.Reloader = gw.Direct, gw.Reloader
 	gw.Run(ctx)

@@ -16,7 +16,11 @@ func (s *server) recordCoverageRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := s.Service.RecordCoverageRun(r.Context(), p, func() (map[string]any, error) { return args, nil },
+	if s.Knowledge == nil {
+		s.writeResult(w, r, &gateway.Result{Err: contracts.Errorf(contracts.CodeNotImplemented, "%s is not available on this gateway yet", contracts.OperationRecordCoverageRun)})
+		return
+	}
+	res, err := s.Knowledge.RecordCoverageRun(r.Context(), p, func() (map[string]any, error) { return args, nil },
 		requestID(r.Context()), traceID(r.Context()))
 	if err != nil {
 		s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})

@@ -23,6 +23,7 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/telemetry"
 )
@@ -36,10 +37,13 @@ type Authenticator interface {
 // Options configure the REST handler.
 type Options struct {
 	Service *gateway.Service
-	Auth    Authenticator
-	Config  *config.Config
-	Metrics *Metrics
-	Logger  *slog.Logger
+	// Knowledge records the coverage runs POST /v8/coverage/runs
+	// receives (nil: the endpoint answers not-implemented).
+	Knowledge *knowledge.Knowledge
+	Auth      Authenticator
+	Config    *config.Config
+	Metrics   *Metrics
+	Logger    *slog.Logger
 	// AccessLog receives the one "request" line per request (nil: Logger).
 	// praxa serve gives it a buffered writer (cmd/praxa/accesslog.go).
 	AccessLog *slog.Logger

@@ -3,7 +3,7 @@
 // password, an authorization header, an idempotency key, ...) reads as
 // Redacted, at any depth, inside objects and lists alike. aura_get_trace,
 // the audit sinks and praxa audit export show events through it
-// (gateway.traceEvent), and a capability's audit block records the
+// (op.TraceEventOf), and a capability's audit block records the
 // arguments and output it names through it before the event is written
 // (workflow), so such a value never reaches the store either.
 //

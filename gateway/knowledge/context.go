@@ -1,4 +1,4 @@
-package gateway
+package knowledge
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -54,7 +55,7 @@ const (
 // read in a compartment and for a purpose the token allows, when it allows
 // any, and where to ask for a token that allows more.
 func contextScope(p *auth.Principal, tool string, args map[string]any) *contracts.Error {
-	ce := contextRefusal(p, stringArg(args, "compartment"), stringArg(args, "purpose"))
+	ce := contextRefusal(p, op.StringArg(args, "compartment"), op.StringArg(args, "purpose"))
 	if ce == nil {
 		return nil
 	}
@@ -172,7 +173,7 @@ func scoreMemory(tokens []string, content string, tags []string) float64 {
 }
 
 func limitArg(args map[string]any) int {
-	n := int(int64Arg(args, "limit"))
+	n := int(op.Int64Arg(args, "limit"))
 	if n <= 0 {
 		return discovery.DefaultLimit
 	}
@@ -182,16 +183,16 @@ func limitArg(args map[string]any) int {
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // queryMemory serves aura_query_memory.
-func (s *Service) queryMemory(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	compartment, purpose, query := stringArg(e.args, "compartment"), stringArg(e.args, "purpose"), stringArg(e.args, "query")
-	if err := contextScope(e.principal, e.tool.Name, e.args); err != nil {
+func (k *Knowledge) queryMemory(ctx context.Context, tx store.ReadTx, e *op.Request) (any, error) {
+	compartment, purpose, query := op.StringArg(e.Args, "compartment"), op.StringArg(e.Args, "purpose"), op.StringArg(e.Args, "query")
+	if err := contextScope(e.Principal, e.Tool.Name, e.Args); err != nil {
 		return nil, err
 	}
-	records, err := tx.ListContextRecords(ctx, store.KindMemory, e.principal.Tenant, compartment, purpose)
+	records, err := tx.ListContextRecords(ctx, store.KindMemory, e.Principal.Tenant, compartment, purpose)
 	if err != nil {
 		return nil, err
 	}
-	want := stringsArg(e.args, "tags")
+	want := op.StringsArg(e.Args, "tags")
 	tokens := discovery.Tokens(query)
 	type scored struct {
 		MemoryRecord
@@ -200,7 +201,7 @@ func (s *Service) queryMemory(ctx context.Context, tx store.ReadTx, e *env) (any
 	var hits []scored
 	for _, r := range records {
 		// The store filtered; this is the belt to its braces.
-		if r.Tenant != e.principal.Tenant || r.Compartment != compartment || !slices.Contains(r.Purposes, purpose) {
+		if r.Tenant != e.Principal.Tenant || r.Compartment != compartment || !slices.Contains(r.Purposes, purpose) {
 			continue
 		}
 		if slices.ContainsFunc(want, func(t string) bool { return !slices.Contains(r.Tags, t) }) {
@@ -226,31 +227,31 @@ func (s *Service) queryMemory(ctx context.Context, tx store.ReadTx, e *env) (any
 		return cmp.Or(cmp.Compare(b.Score, a.Score), b.created.Compare(a.created), strings.Compare(a.ID, b.ID))
 	})
 	out := MemoryResult{Compartment: compartment, Purpose: purpose, Query: query, Records: []MemoryRecord{}}
-	for _, h := range hits[:min(len(hits), limitArg(e.args))] {
+	for _, h := range hits[:min(len(hits), limitArg(e.Args))] {
 		out.Records = append(out.Records, h.MemoryRecord)
 	}
-	e.event("memory.queried", map[string]any{"compartment": compartment, "purpose": purpose, "returned": len(out.Records)})
+	e.Event("memory.queried", map[string]any{"compartment": compartment, "purpose": purpose, "returned": len(out.Records)})
 	return out, nil
 }
 
 // listGoals serves aura_list_goals: the goals of the compartment allowed
 // for the purpose, by id, optionally of one status.
-func (s *Service) listGoals(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	compartment, purpose := stringArg(e.args, "compartment"), stringArg(e.args, "purpose")
-	if err := contextScope(e.principal, e.tool.Name, e.args); err != nil {
+func (k *Knowledge) listGoals(ctx context.Context, tx store.ReadTx, e *op.Request) (any, error) {
+	compartment, purpose := op.StringArg(e.Args, "compartment"), op.StringArg(e.Args, "purpose")
+	if err := contextScope(e.Principal, e.Tool.Name, e.Args); err != nil {
 		return nil, err
 	}
-	records, err := tx.ListContextRecords(ctx, store.KindGoal, e.principal.Tenant, compartment, purpose)
+	records, err := tx.ListContextRecords(ctx, store.KindGoal, e.Principal.Tenant, compartment, purpose)
 	if err != nil {
 		return nil, err
 	}
-	status, limit := stringArg(e.args, "status"), limitArg(e.args)
+	status, limit := op.StringArg(e.Args, "status"), limitArg(e.Args)
 	out := GoalList{Compartment: compartment, Purpose: purpose, Goals: []Goal{}}
 	for _, r := range records {
 		if len(out.Goals) == limit {
 			break
 		}
-		if r.Tenant != e.principal.Tenant || r.Compartment != compartment || !slices.Contains(r.Purposes, purpose) {
+		if r.Tenant != e.Principal.Tenant || r.Compartment != compartment || !slices.Contains(r.Purposes, purpose) {
 			continue
 		}
 		var doc goalDoc
@@ -267,6 +268,6 @@ func (s *Service) listGoals(ctx context.Context, tx store.ReadTx, e *env) (any, 
 		out.Goals = append(out.Goals, Goal{ID: r.ID, Title: doc.Title, Description: doc.Description, Status: doc.Status,
 			Tags: tags, CreatedAt: formatTime(r.CreatedAt)})
 	}
-	e.event("goals.listed", map[string]any{"compartment": compartment, "purpose": purpose, "returned": len(out.Goals)})
+	e.Event("goals.listed", map[string]any{"compartment": compartment, "purpose": purpose, "returned": len(out.Goals)})
 	return out, nil
 }

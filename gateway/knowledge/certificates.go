@@ -1,10 +1,10 @@
-package gateway
+package knowledge
 
 import (
 	"context"
 
 	"github.com/praxa/praxa/gateway/certs"
-	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -40,37 +40,22 @@ type CertificateList struct {
 	Statement    string            `json:"statement"`
 }
 
-// CertificateIssuers turns the configuration's certificate issuers into the
-// keys Options.CertificateIssuers takes. config.Parse has checked every
-// key, so an error here means the configuration was built in code.
-func CertificateIssuers(cfg config.Certificates) (certs.Issuers, error) {
-	out := certs.Issuers{}
-	for _, is := range cfg.Issuers {
-		key, err := is.Key()
-		if err != nil {
-			return nil, err
-		}
-		out[is.ID] = key
-	}
-	return out, nil
-}
-
 // view verifies a stored certificate at the service's clock.
-func (s *Service) view(cert certs.Certificate) CertificateView {
-	result, detail := certs.Verify(cert, s.ctxState.issuers(), s.now())
+func (k *Knowledge) view(cert certs.Certificate) CertificateView {
+	result, detail := certs.Verify(cert, k.cur.Load().issuers, k.now())
 	return CertificateView{ID: cert.ID, Issuer: cert.Issuer, Subject: cert.Subject, Capabilities: cert.Capabilities,
 		IssuedAt: cert.IssuedAt, ExpiresAt: cert.ExpiresAt, Verification: result, Detail: detail}
 }
 
 // listWorldCertificates serves aura_list_world_certificates: by id,
 // optionally of one issuer.
-func (s *Service) listWorldCertificates(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	stored, err := tx.ListCertificates(ctx, stringArg(e.args, "issuer"))
+func (k *Knowledge) listWorldCertificates(ctx context.Context, tx store.ReadTx, e *op.Request) (any, error) {
+	stored, err := tx.ListCertificates(ctx, op.StringArg(e.Args, "issuer"))
 	if err != nil {
 		return nil, err
 	}
 	out := CertificateList{Certificates: []CertificateView{}, Statement: CertificateStatement}
-	limit := limitArg(e.args)
+	limit := limitArg(e.Args)
 	for _, c := range stored {
 		if len(out.Certificates) == limit {
 			break
@@ -80,11 +65,11 @@ func (s *Service) listWorldCertificates(ctx context.Context, tx store.ReadTx, e 
 			// Imports validate every certificate: one that no longer
 			// parses was written by something else. It is left out, never
 			// shown as if it were whole.
-			s.log.ErrorContext(ctx, "a stored certificate does not parse", "id", c.ID, "err", err)
+			k.log.ErrorContext(ctx, "a stored certificate does not parse", "id", c.ID, "err", err)
 			continue
 		}
-		out.Certificates = append(out.Certificates, s.view(cert))
+		out.Certificates = append(out.Certificates, k.view(cert))
 	}
-	e.event("certificates.listed", map[string]any{"returned": len(out.Certificates)})
+	e.Event("certificates.listed", map[string]any{"returned": len(out.Certificates)})
 	return out, nil
 }

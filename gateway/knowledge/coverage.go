@@ -1,4 +1,4 @@
-package gateway
+package knowledge
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -105,8 +107,8 @@ type coverageDoc struct {
 // (scope coverage:write), merged with the last recorded run. The scope is
 // checked before load reads the body; the recording and its audit event
 // commit together.
-func (s *Service) RecordCoverageRun(ctx context.Context, p *auth.Principal, load func() (map[string]any, error), requestID, traceID string) (CoverageRecorded, error) {
-	if err := requireScope(p, contracts.ScopeCoverageWrite); err != nil {
+func (k *Knowledge) RecordCoverageRun(ctx context.Context, p *auth.Principal, load func() (map[string]any, error), requestID, traceID string) (CoverageRecorded, error) {
+	if err := op.RequireScope(p, contracts.ScopeCoverageWrite); err != nil {
 		return CoverageRecorded{}, err
 	}
 	args, err := load()
@@ -120,8 +122,8 @@ func (s *Service) RecordCoverageRun(ctx context.Context, p *auth.Principal, load
 	if b, err := json.Marshal(args); err != nil || json.Unmarshal(b, &rep) != nil {
 		return CoverageRecorded{}, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "the report could not be read"}
 	}
-	now := s.now().UTC()
-	id := newID("cov")
+	now := k.now().UTC()
+	id := ids.New("cov")
 	doc := coverageDoc{
 		Run: CoverageRunInfo{RunID: id, RecordedAt: now.Format(time.RFC3339Nano), Suite: rep.Suite, SuiteVersion: rep.SuiteVersion,
 			StartedAt: rep.StartedAt, FinishedAt: rep.FinishedAt},
@@ -150,7 +152,7 @@ func (s *Service) RecordCoverageRun(ctx context.Context, p *auth.Principal, load
 	}
 	out := CoverageRecorded{RunID: id, RecordedAt: doc.Run.RecordedAt, Passed: doc.Run.Passed, Failed: doc.Run.Failed, Skipped: doc.Run.Skipped}
 	tool := contracts.Tool{Name: "coverage", OperationID: contracts.OperationRecordCoverageRun}
-	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err = k.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		merged := doc
 		prev, err := tx.LatestCoverageRun(ctx)
 		switch {
@@ -168,18 +170,18 @@ func (s *Service) RecordCoverageRun(ctx context.Context, p *auth.Principal, load
 				}
 			}
 		}
-		b, err := marshal(merged)
+		b, err := op.Marshal(merged)
 		if err != nil {
 			return err
 		}
 		if err := tx.PutCoverageRun(ctx, store.CoverageRun{ID: id, Tenant: p.Tenant, Subject: p.Subject, RecordedAt: now, Doc: b}); err != nil {
 			return err
 		}
-		return tx.AppendEvents(ctx, []store.Event{eventFor(p, tool, "coverage.recorded", "allowed", "", requestID, traceID, now,
+		return tx.AppendEvents(ctx, []store.Event{op.EventFor(p, tool, "coverage.recorded", "allowed", "", requestID, traceID, now,
 			map[string]any{"coverageRunId": id, "suite": rep.Suite, "passed": out.Passed, "failed": out.Failed, "skipped": out.Skipped})})
 	})
 	if err != nil {
-		return CoverageRecorded{}, asContractError(err)
+		return CoverageRecorded{}, op.AsError(err)
 	}
 	return out, nil
 }
@@ -188,8 +190,8 @@ func (s *Service) RecordCoverageRun(ctx context.Context, p *auth.Principal, load
 // the contract's order, then any other operation a recorded case names,
 // each with the cases that exercise it; a case's result and time are those
 // of the last recorded run that ran it.
-func (s *Service) getCoverage(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	only := stringArg(e.args, "operationId")
+func (k *Knowledge) getCoverage(ctx context.Context, tx store.ReadTx, e *op.Request) (any, error) {
+	only := op.StringArg(e.Args, "operationId")
 	out := Coverage{Statement: contracts.CoverageStatement, Operations: []OperationCoverage{}}
 	var doc coverageDoc
 	switch run, err := tx.LatestCoverageRun(ctx); {
@@ -236,6 +238,6 @@ func (s *Service) getCoverage(ctx context.Context, tx store.ReadTx, e *env) (any
 			Hint:   "Leave operationId out to list every operation.",
 			Fields: []contracts.FieldError{{Pointer: "/operationId", Detail: "names no known operation"}}}
 	}
-	e.event("coverage.read", map[string]any{"operationId": only})
+	e.Event("coverage.read", map[string]any{"operationId": only})
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package gateway
+package knowledge
 
 import (
 	"bufio"
@@ -21,6 +21,8 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/strictjson"
 )
@@ -240,19 +242,19 @@ func checkTenant(tenant string) error {
 // "createdAt"?: RFC 3339}; the tenant comes from the caller, never from the
 // file. by is who imports, as the audit event records it (nil: the
 // subject operator).
-func (s *Service) ImportMemory(ctx context.Context, by *auth.Principal, tenant, name string, r io.Reader) (ImportReport, error) {
-	return s.importContext(ctx, by, store.KindMemory, tenant, name, r)
+func (k *Knowledge) ImportMemory(ctx context.Context, by *auth.Principal, tenant, name string, r io.Reader) (ImportReport, error) {
+	return k.importContext(ctx, by, store.KindMemory, tenant, name, r)
 }
 
 // ImportGoals imports the goals of a JSON Lines file into tenant's context.
 // Each line is one goal: {"id", "compartment", "purposes": [...], "title",
 // "description"?, "status"?: active (default), paused, achieved or
 // abandoned, "tags"?: [...], "createdAt"?: RFC 3339}.
-func (s *Service) ImportGoals(ctx context.Context, by *auth.Principal, tenant, name string, r io.Reader) (ImportReport, error) {
-	return s.importContext(ctx, by, store.KindGoal, tenant, name, r)
+func (k *Knowledge) ImportGoals(ctx context.Context, by *auth.Principal, tenant, name string, r io.Reader) (ImportReport, error) {
+	return k.importContext(ctx, by, store.KindGoal, tenant, name, r)
 }
 
-func (s *Service) importContext(ctx context.Context, by *auth.Principal, kind, tenant, name string, r io.Reader) (ImportReport, error) {
+func (k *Knowledge) importContext(ctx context.Context, by *auth.Principal, kind, tenant, name string, r io.Reader) (ImportReport, error) {
 	if err := checkTenant(tenant); err != nil {
 		return ImportReport{}, err
 	}
@@ -300,9 +302,9 @@ func (s *Service) importContext(ctx context.Context, by *auth.Principal, kind, t
 	if err := im.err(); err != nil {
 		return ImportReport{}, err
 	}
-	rep := ImportReport{File: name, Tenant: tenant, Items: []ImportItem{}, TraceID: newID("import")}
-	now := s.now()
-	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	rep := ImportReport{File: name, Tenant: tenant, Items: []ImportItem{}, TraceID: ids.New("import")}
+	now := k.now()
+	err = k.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		rep.Added, rep.Updated, rep.Unchanged, rep.Items = 0, 0, 0, rep.Items[:0]
 		// Every line is read first, then the tenant's quota checked
 		// for the records the file adds, then the records written:
@@ -338,7 +340,7 @@ func (s *Service) importContext(ctx context.Context, by *auth.Principal, kind, t
 			rec.UpdatedAt = now
 			writes = append(writes, rec)
 		}
-		if err := s.checkImportQuota(ctx, tx, kind, tenant, rep.Added, writes); err != nil {
+		if err := k.checkImportQuota(ctx, tx, kind, tenant, rep.Added, writes); err != nil {
 			return err
 		}
 		for _, rec := range writes {
@@ -349,12 +351,12 @@ func (s *Service) importContext(ctx context.Context, by *auth.Principal, kind, t
 		ev := store.Event{Type: kind + ".imported", At: now, Subject: "operator",
 			Outcome: "allowed", TraceID: rep.TraceID, Attributes: map[string]any{"file": path.Base(name),
 				"added": rep.Added, "updated": rep.Updated, "unchanged": rep.Unchanged}}
-		byPrincipal(&ev, by)
+		op.ByPrincipal(&ev, by)
 		ev.Tenant = tenant
 		return tx.AppendEvents(ctx, []store.Event{ev})
 	})
 	if err != nil {
-		return ImportReport{}, asContractError(err)
+		return ImportReport{}, op.AsError(err)
 	}
 	return rep, nil
 }
@@ -362,17 +364,17 @@ func (s *Service) importContext(ctx context.Context, by *auth.Principal, kind, t
 // contextRecordOf builds the stored record of a validated line.
 func contextRecordOf(kind, tenant string, obj map[string]any) (contextLine, error) {
 	var l contextLine
-	rec := store.ContextRecord{Kind: kind, Tenant: tenant, ID: stringArg(obj, "id"), Compartment: stringArg(obj, "compartment"),
-		Purposes: stringsArg(obj, "purposes"), Tags: stringsArg(obj, "tags")}
+	rec := store.ContextRecord{Kind: kind, Tenant: tenant, ID: op.StringArg(obj, "id"), Compartment: op.StringArg(obj, "compartment"),
+		Purposes: op.StringsArg(obj, "purposes"), Tags: op.StringsArg(obj, "tags")}
 	var doc any
 	if kind == store.KindMemory {
-		doc = memoryDoc{Content: stringArg(obj, "content")}
+		doc = memoryDoc{Content: op.StringArg(obj, "content")}
 	} else {
-		status := stringArg(obj, "status")
+		status := op.StringArg(obj, "status")
 		if status == "" {
 			status = "active"
 		}
-		doc = goalDoc{Title: stringArg(obj, "title"), Description: stringArg(obj, "description"), Status: status}
+		doc = goalDoc{Title: op.StringArg(obj, "title"), Description: op.StringArg(obj, "description"), Status: status}
 	}
 	var err error
 	if rec.Doc, err = json.Marshal(doc); err != nil {
@@ -403,7 +405,7 @@ func sameContextRecord(old, rec store.ContextRecord) bool {
 // an unknown issuer is stored and listed as such (the report gives each
 // one's verification now). Idempotent by id, as the other imports. by is
 // who imports, as the audit event records it (nil: the subject operator).
-func (s *Service) ImportCertificates(ctx context.Context, by *auth.Principal, name string, r io.Reader) (ImportReport, error) {
+func (k *Knowledge) ImportCertificates(ctx context.Context, by *auth.Principal, name string, r io.Reader) (ImportReport, error) {
 	im := &importer{file: name}
 	var list []struct {
 		line int
@@ -444,9 +446,9 @@ func (s *Service) ImportCertificates(ctx context.Context, by *auth.Principal, na
 	if err := im.err(); err != nil {
 		return ImportReport{}, err
 	}
-	rep := ImportReport{File: name, Items: []ImportItem{}, TraceID: newID("import")}
-	now := s.now()
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	rep := ImportReport{File: name, Items: []ImportItem{}, TraceID: ids.New("import")}
+	now := k.now()
+	err := k.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		rep.Added, rep.Updated, rep.Unchanged, rep.Items = 0, 0, 0, rep.Items[:0]
 		for _, x := range list {
 			doc := certs.Marshal(x.cert)
@@ -463,7 +465,7 @@ func (s *Service) ImportCertificates(ctx context.Context, by *auth.Principal, na
 					outcome = "unchanged"
 				}
 			}
-			result, _ := certs.Verify(x.cert, s.ctxState.issuers(), now)
+			result, _ := certs.Verify(x.cert, k.cur.Load().issuers, now)
 			rep.Items = append(rep.Items, ImportItem{Line: x.line, ID: x.cert.ID, Outcome: outcome, Verification: result})
 			rep.count(outcome)
 			if outcome == "unchanged" {
@@ -476,11 +478,11 @@ func (s *Service) ImportCertificates(ctx context.Context, by *auth.Principal, na
 		ev := store.Event{Type: "certificates.imported", At: now, Subject: "operator",
 			Outcome: "allowed", TraceID: rep.TraceID, Attributes: map[string]any{"file": path.Base(name),
 				"added": rep.Added, "updated": rep.Updated, "unchanged": rep.Unchanged}}
-		byPrincipal(&ev, by)
+		op.ByPrincipal(&ev, by)
 		return tx.AppendEvents(ctx, []store.Event{ev})
 	})
 	if err != nil {
-		return ImportReport{}, asContractError(err)
+		return ImportReport{}, op.AsError(err)
 	}
 	return rep, nil
 }
@@ -520,4 +522,13 @@ func jsonArrayOrObject(data []byte, add func(line int, prefix string, raw []byte
 		add(lineAt(data, start), "["+strconv.Itoa(i)+"]", raw)
 	}
 	return nil
+}
+
+// checkImportQuota checks an import against the tenant quotas, when the
+// Knowledge has them (Options.Quota).
+func (k *Knowledge) checkImportQuota(ctx context.Context, tx store.Tx, kind, tenant string, added int, writes []store.ContextRecord) error {
+	if k.quota == nil {
+		return nil
+	}
+	return k.quota.CheckImportQuota(ctx, tx, kind, tenant, added, writes)
 }
