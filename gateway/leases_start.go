@@ -368,9 +368,9 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 	if err := tx.ResolveStartLease(ctx, l.Tenant, l.Ref, l.Owner, answer.Status(), body, expires); err != nil {
 		return nil, leaseChanged(fmt.Errorf("resolve start lease %s: %w", l.Ref, err), startInProgress(l.Ref))
 	}
-	trace := ""
+	trace, capability := "", ""
 	if run != nil {
-		if trace, err = s.resolveStartingRun(ctx, tx, *run, answer.Message, now); err != nil {
+		if trace, capability, err = s.resolveStartingRun(ctx, tx, *run, answer.Message, now); err != nil {
 			return nil, err
 		}
 	}
@@ -382,8 +382,11 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 		}
 	}
 	attrs := map[string]any{"definitionId": l.DefinitionID}
-	if input, _ := e.Args["input"].(map[string]any); l.DefinitionID == config.ProxyDefaultWorkflow {
-		if capability := stringArg(input, "capability"); capability != "" {
+	if l.DefinitionID == config.ProxyDefaultWorkflow {
+		// The capability the start called: its stored run says (a sweep
+		// has no request), or else the start's own input.
+		input, _ := e.Args["input"].(map[string]any)
+		if capability = cmp.Or(capability, stringArg(input, "capability")); capability != "" {
 			attrs["capability"] = capability
 		}
 	}
@@ -472,11 +475,12 @@ func startingRunOf(ctx context.Context, tx store.ReadTx, l store.StartLease) (*s
 // resolveStartingRun makes the run a start stored with its lease what an
 // unknown outcome leaves: an active run at version 1, still at its
 // initial state, its lastRun saying what is unknown (message). It returns
-// the trace of the start, which lastRun keeps.
-func (s *Service) resolveStartingRun(ctx context.Context, tx store.Tx, m store.Mission, message string, now time.Time) (string, error) {
+// the trace of the start and the capability it called (proxy_default's),
+// which lastRun keeps.
+func (s *Service) resolveStartingRun(ctx context.Context, tx store.Tx, m store.Mission, message string, now time.Time) (trace, capability string, err error) {
 	in, err := fromStore(m)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	last, _ := in.Context[workflow.LastRunKey].(map[string]any)
 	if last == nil {
@@ -489,13 +493,14 @@ func (s *Service) resolveStartingRun(ctx context.Context, tx store.Tx, m store.M
 	m.UpdatedAt = now
 	nm, err := toStore(in, d, m)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := tx.UpdateMission(ctx, nm, 0); err != nil {
-		return "", fmt.Errorf("the run of start %s: %w", m.ID, err)
+		return "", "", fmt.Errorf("the run of start %s: %w", m.ID, err)
 	}
-	trace, _ := last["traceId"].(string)
-	return trace, nil
+	trace, _ = last["traceId"].(string)
+	capability, _ = last["capability"].(string)
+	return trace, capability, nil
 }
 
 // dropStartingRun deletes the run stored with the start lease l, whose
