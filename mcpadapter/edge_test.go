@@ -132,8 +132,8 @@ func TestStreamableHTTPBodyLimitConfigured(t *testing.T) {
 	body := `{"intent":"` + strings.Repeat("x", 5000) + `"}`
 	res, b := h.rest(t, http.MethodPost, "/v8/intents", body,
 		map[string]string{"Authorization": "Bearer " + tok, "Idempotency-Key": "edge-limit-key-000002"})
-	if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "4096") {
-		t.Errorf("/v8, 5000 bytes under a limit of 4096: %d %s", res.StatusCode, b)
+	if res.Status != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "4096") {
+		t.Errorf("/v8, 5000 bytes under a limit of 4096: %d %s", res.Status, b)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -96,12 +95,9 @@ func newHarness(t testing.TB, o *harnessOptions) *harness {
 		service: g.Service, verifier: g.Verifier, url: g.URL, client: g.Client, g: g}
 }
 
-// allScopes is every scope the gateway knows.
-func allScopes() []string { return gatewaytest.AllScopes() }
-
 // scopesWithout is every scope but drop.
 func scopesWithout(drop ...contracts.Scope) []string {
-	return slices.DeleteFunc(allScopes(), func(s string) bool { return slices.Contains(drop, contracts.Scope(s)) })
+	return slices.DeleteFunc(gatewaytest.AllScopes(), func(s string) bool { return slices.Contains(drop, contracts.Scope(s)) })
 }
 
 // token mints an access token of alice at acme for this gateway with the
@@ -192,33 +188,16 @@ func (h *harness) overHTTP(t testing.TB, tok string) *mcp.ClientSession {
 	return cs
 }
 
-// rest sends one REST request and returns the answer with its body read.
-func (h *harness) rest(t testing.TB, method, path, body string, header map[string]string) (*http.Response, []byte) {
+// rest sends one REST request with the headers header and returns the
+// answer with its body read.
+func (h *harness) rest(t testing.TB, method, path, body string, header map[string]string) (*gatewaytest.Response, []byte) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, h.url+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	var opts []gatewaytest.RequestOption
 	for k, v := range header {
-		req.Header.Set(k, v)
+		opts = append(opts, func(r *http.Request) { r.Header.Set(k, v) })
 	}
-	res, err := h.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, b
+	r := h.g.REST().Do(t, method, path, body, opts...)
+	return r, r.Body
 }
 
 // link is a link of an answer, as a client reads it.

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/mcpadapter"
 )
 
@@ -83,7 +84,7 @@ func TestStreamableHTTPRefusals(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.token(t, nil, nil)
 	const listBody = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
-	post := func(path string, header map[string]string) *http.Response {
+	post := func(path string, header map[string]string) *gatewaytest.Response {
 		t.Helper()
 		hdr := map[string]string{"Accept": "application/json, text/event-stream"}
 		for k, v := range header {
@@ -95,8 +96,8 @@ func TestStreamableHTTPRefusals(t *testing.T) {
 
 	t.Run("no token", func(t *testing.T) {
 		res := post("/mcp", nil)
-		if res.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("status %d, want 401", res.StatusCode)
+		if res.Status != http.StatusUnauthorized {
+			t.Fatalf("status %d, want 401", res.Status)
 		}
 		ch := res.Header.Get("WWW-Authenticate")
 		if !strings.HasPrefix(ch, "Bearer ") || !strings.Contains(ch, `resource_metadata="`+h.url+`/.well-known/oauth-protected-resource"`) {
@@ -111,7 +112,7 @@ func TestStreamableHTTPRefusals(t *testing.T) {
 			"tampered": tok[:len(tok)-4] + "AAAA",
 			"garbage":  "not-a-jwt",
 			"foreign audience": func() string {
-				s, err := h.iss.Mint(h.issURL, "https://elsewhere.example", userA, tenantA, allScopes(), 0, nil)
+				s, err := h.g.Issuer.Mint(h.issURL, "https://elsewhere.example", userA, tenantA, gatewaytest.AllScopes(), 0, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -119,8 +120,8 @@ func TestStreamableHTTPRefusals(t *testing.T) {
 			}(),
 		} {
 			res := post("/mcp", map[string]string{"Authorization": "Bearer " + bad})
-			if res.StatusCode != http.StatusUnauthorized || !strings.Contains(res.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
-				t.Errorf("%s: %d %q, want 401 with error=\"invalid_token\"", name, res.StatusCode, res.Header.Get("WWW-Authenticate"))
+			if res.Status != http.StatusUnauthorized || !strings.Contains(res.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+				t.Errorf("%s: %d %q, want 401 with error=\"invalid_token\"", name, res.Status, res.Header.Get("WWW-Authenticate"))
 			}
 		}
 	})
@@ -129,8 +130,8 @@ func TestStreamableHTTPRefusals(t *testing.T) {
 			{"Authorization": "Bearer " + tok, "Origin": "https://evil.example"},
 			{"Origin": "https://evil.example"}, // the origin check answers before authentication
 		} {
-			if res := post("/mcp", hdr); res.StatusCode != http.StatusForbidden {
-				t.Errorf("Origin https://evil.example: %d, want 403", res.StatusCode)
+			if res := post("/mcp", hdr); res.Status != http.StatusForbidden {
+				t.Errorf("Origin https://evil.example: %d, want 403", res.Status)
 			}
 		}
 		// The gateway's own origin passes, under any loopback name of its
@@ -141,29 +142,29 @@ func TestStreamableHTTPRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, o := range []string{h.url, "http://localhost:" + u.Port(), "http://[::1]:" + u.Port(), "http://127.0.0.2:" + u.Port()} {
-			if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok, "Origin": o}); res.StatusCode != http.StatusOK {
-				t.Errorf("own origin %s: %d, want 200", o, res.StatusCode)
+			if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok, "Origin": o}); res.Status != http.StatusOK {
+				t.Errorf("own origin %s: %d, want 200", o, res.Status)
 			}
 		}
 		for _, o := range []string{"http://localhost:1", "https://localhost:" + u.Port(), "http://localhost.evil.example:" + u.Port(), "null"} {
-			if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok, "Origin": o}); res.StatusCode != http.StatusForbidden {
-				t.Errorf("origin %s: %d, want 403", o, res.StatusCode)
+			if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok, "Origin": o}); res.Status != http.StatusForbidden {
+				t.Errorf("origin %s: %d, want 403", o, res.Status)
 			}
 		}
 	})
 	t.Run("token in the query string", func(t *testing.T) {
 		res := post("/mcp?access_token="+tok, nil)
-		if res.StatusCode != http.StatusBadRequest {
-			t.Errorf("?access_token=: %d, want 400", res.StatusCode)
+		if res.Status != http.StatusBadRequest {
+			t.Errorf("?access_token=: %d, want 400", res.Status)
 		}
 		res = post("/mcp?access_token="+tok, map[string]string{"Authorization": "Bearer " + tok})
-		if res.StatusCode != http.StatusBadRequest {
-			t.Errorf("token twice: %d, want 400", res.StatusCode)
+		if res.Status != http.StatusBadRequest {
+			t.Errorf("token twice: %d, want 400", res.Status)
 		}
 	})
 	t.Run("raw call with a token", func(t *testing.T) {
-		if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok}); res.StatusCode != http.StatusOK {
-			t.Errorf("tools/list with a token: %d, want 200", res.StatusCode)
+		if res := post("/mcp", map[string]string{"Authorization": "Bearer " + tok}); res.Status != http.StatusOK {
+			t.Errorf("tools/list with a token: %d, want 200", res.Status)
 		}
 	})
 }
@@ -311,8 +312,8 @@ func TestStreamableHTTPScopeChallenge(t *testing.T) {
 		body := `{"jsonrpc":"2.0","id":"call-7","method":"tools/call","params":{"name":"praxec.command","arguments":{"definitionId":"deploy_pipeline"}}}`
 		res, b := h.rest(t, http.MethodPost, "/mcp", body, map[string]string{"Accept": "application/json, text/event-stream",
 			"Authorization": "Bearer " + h.token(t, narrow, nil), "Mcp-Protocol-Version": "2025-11-25"})
-		if res.StatusCode != http.StatusForbidden {
-			t.Fatalf("status %d, want 403: %s", res.StatusCode, b)
+		if res.Status != http.StatusForbidden {
+			t.Fatalf("status %d, want 403: %s", res.Status, b)
 		}
 		cs, err := oauthex.ParseWWWAuthenticate(res.Header.Values("WWW-Authenticate"))
 		if err != nil || len(cs) != 1 || cs[0].Scheme != "bearer" || cs[0].Params["error"] != "insufficient_scope" ||
@@ -404,8 +405,8 @@ func TestStreamableHTTPJSONRPCErrors(t *testing.T) {
 				hdr["Mcp-Protocol-Version"] = c.version
 			}
 			res, b := h.rest(t, http.MethodPost, "/mcp", c.body, hdr)
-			if res.StatusCode != c.status || res.Header.Get("Content-Type") != "application/json" {
-				t.Fatalf("%d %q %s, want %d application/json", res.StatusCode, res.Header.Get("Content-Type"), b, c.status)
+			if res.Status != c.status || res.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%d %q %s, want %d application/json", res.Status, res.Header.Get("Content-Type"), b, c.status)
 			}
 			var msg struct {
 				JSONRPC string          `json:"jsonrpc"`

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/mcpadapter"
 )
 
@@ -17,13 +18,13 @@ func TestIdempotencyAcrossSurfaces(t *testing.T) {
 	tok := h.token(t, nil, nil)
 	cs := h.inMemory(t, tok, nil)
 	const intent = "deploy the payments service to staging"
-	restSubmit := func(key, body string) (*http.Response, map[string]any, []byte) {
+	restSubmit := func(key, body string) (*gatewaytest.Response, map[string]any, []byte) {
 		t.Helper()
 		res, b := h.rest(t, http.MethodPost, "/v8/intents", body,
 			map[string]string{"Authorization": "Bearer " + tok, "Idempotency-Key": key})
 		var m map[string]any
 		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("REST answer %d: %s", res.StatusCode, b)
+			t.Fatalf("REST answer %d: %s", res.Status, b)
 		}
 		return res, m, b
 	}
@@ -35,8 +36,8 @@ func TestIdempotencyAcrossSurfaces(t *testing.T) {
 			t.Errorf("a first submission is marked replayed: %v", first.meta)
 		}
 		res, body, raw := restSubmit(key, `{"intent":"`+intent+`"}`)
-		if res.StatusCode != http.StatusOK || res.Header.Get("Idempotent-Replayed") != "true" {
-			t.Fatalf("REST twin: %d, Idempotent-Replayed %q: %s", res.StatusCode, res.Header.Get("Idempotent-Replayed"), raw)
+		if res.Status != http.StatusOK || res.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("REST twin: %d, Idempotent-Replayed %q: %s", res.Status, res.Header.Get("Idempotent-Replayed"), raw)
 		}
 		if body["intentId"] != first.str("intentId") || first.str("intentId") == "" {
 			t.Errorf("REST replay intentId %v, MCP answered %q", body["intentId"], first.str("intentId"))
@@ -48,8 +49,8 @@ func TestIdempotencyAcrossSurfaces(t *testing.T) {
 	t.Run("REST first, then MCP replays", func(t *testing.T) {
 		const key = "rest-then-mcp-key-0001"
 		res, _, raw := restSubmit(key, `{"intent":"`+intent+`"}`)
-		if res.StatusCode != http.StatusOK || res.Header.Get("Idempotent-Replayed") == "true" {
-			t.Fatalf("REST first: %d, replayed %q: %s", res.StatusCode, res.Header.Get("Idempotent-Replayed"), raw)
+		if res.Status != http.StatusOK || res.Header.Get("Idempotent-Replayed") == "true" {
+			t.Fatalf("REST first: %d, replayed %q: %s", res.Status, res.Header.Get("Idempotent-Replayed"), raw)
 		}
 		again := call(t, cs, contracts.ToolSubmitIntent, map[string]any{"idempotencyKey": key, "intent": intent})
 		if again.meta[mcpadapter.ReplayedMetaKey] != true {
@@ -65,14 +66,14 @@ func TestIdempotencyAcrossSurfaces(t *testing.T) {
 		callErr(t, cs, contracts.ToolSubmitIntent, map[string]any{"idempotencyKey": key, "intent": "something else"},
 			contracts.CodeIdempotencyKeyReused)
 		res, _, raw := restSubmit(key, `{"intent":"something else"}`)
-		if res.StatusCode != http.StatusUnprocessableEntity {
-			t.Errorf("REST with the reused key: %d %s, want 422", res.StatusCode, raw)
+		if res.Status != http.StatusUnprocessableEntity {
+			t.Errorf("REST with the reused key: %d %s, want 422", res.Status, raw)
 		}
 	})
 	t.Run("another principal's key is its own", func(t *testing.T) {
 		// The same key from another subject is a fresh mutation.
 		const key = "mcp-then-rest-key-0001"
-		other, err := h.iss.Mint(h.issURL, h.cfg.Auth.Resource, "bob", tenantA, allScopes(), 0, nil)
+		other, err := h.iss.Mint(h.issURL, h.cfg.Auth.Resource, "bob", tenantA, gatewaytest.AllScopes(), 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -154,7 +155,7 @@ func TestInputRequestStateRefused(t *testing.T) {
 		}
 	}
 	// Foreign: another principal of the tenant, with every scope.
-	bob := rawClient(t, h, h.g.Token(t, tenantA, "bob", allScopes(), nil))
+	bob := rawClient(t, h, h.g.Token(t, tenantA, "bob", gatewaytest.AllScopes(), nil))
 	env := failure(t, contracts.ToolSignalMission, retry(bob, first.RequestState), contracts.CodeInvalidParams)
 	if len(env.Errors) != 1 || env.Errors[0].Detail != "foreign" {
 		t.Errorf("another principal's state refused with %+v", env.Errors)
@@ -182,7 +183,7 @@ func TestInputRequestStateRefused(t *testing.T) {
 func TestInputRequestHostApproval(t *testing.T) {
 	h := newHarness(t, &harnessOptions{edit: askingRelease(true)})
 	ctx := context.Background()
-	bob, err := h.verifier.Verify(ctx, h.g.Token(t, tenantA, "bob", allScopes(), nil))
+	bob, err := h.verifier.Verify(ctx, h.g.Token(t, tenantA, "bob", gatewaytest.AllScopes(), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestInputRequestHostApprovalThenTask(t *testing.T) {
 	// The person approves on the page; tasks/update acknowledges the
 	// page's response and decides nothing; the task completes.
 	ctx := context.Background()
-	bob, err := h.verifier.Verify(ctx, h.g.Token(t, tenantA, "bob", allScopes(), nil))
+	bob, err := h.verifier.Verify(ctx, h.g.Token(t, tenantA, "bob", gatewaytest.AllScopes(), nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,14 +150,14 @@ func TestReloadReplacesDirectTools(t *testing.T) {
 	checkDirect(t, "stdio before the reload", toolsByName(t, stdio), "notes.ping", "notes.gone")
 	callDirect(t, cs, "notes.gone")
 
-	reload := func() (*http.Response, []byte) {
+	reload := func() (*gatewaytest.Response, []byte) {
 		return h.rest(t, http.MethodPost, "/v8/config/reload", "{}", map[string]string{"Authorization": "Bearer " + tok})
 	}
 	if err := os.WriteFile(path, []byte(directAfter), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if res, body := reload(); res.StatusCode != http.StatusOK {
-		t.Fatalf("reload answered %d: %s", res.StatusCode, body)
+	if res, body := reload(); res.Status != http.StatusOK {
+		t.Fatalf("reload answered %d: %s", res.Status, body)
 	}
 
 	after := toolsByName(t, cs)
@@ -185,8 +185,8 @@ func TestReloadReplacesDirectTools(t *testing.T) {
 	if err := os.WriteFile(path, []byte("proxy: [\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if res, body := reload(); res.StatusCode != http.StatusBadRequest {
-		t.Fatalf("reload of a bad file answered %d: %s", res.StatusCode, body)
+	if res, body := reload(); res.Status != http.StatusBadRequest {
+		t.Fatalf("reload of a bad file answered %d: %s", res.Status, body)
 	}
 	checkDirect(t, "/mcp after a refused reload", toolsByName(t, cs), "notes.ping", "notes.added")
 
@@ -198,8 +198,8 @@ func TestReloadReplacesDirectTools(t *testing.T) {
 	if err := os.WriteFile(path, []byte(directAfter), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if res, body := reload(); res.StatusCode != http.StatusOK {
-		t.Fatalf("reload answered %d: %s", res.StatusCode, body)
+	if res, body := reload(); res.Status != http.StatusOK {
+		t.Fatalf("reload answered %d: %s", res.Status, body)
 	}
 	select {
 	case <-changed:

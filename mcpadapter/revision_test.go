@@ -211,7 +211,7 @@ func TestTraceparentInMeta(t *testing.T) {
 // line is written once the answer has gone, so it waits for it a while.
 func (h *harness) logged(t testing.TB, key, value string) bool {
 	t.Helper()
-	for range 100 {
+	return gatewaytest.Poll(5*time.Second, func() bool {
 		for _, line := range strings.Split(h.g.Logs.String(), "\n") {
 			var rec map[string]any
 			if json.Unmarshal([]byte(line), &rec) != nil || rec["msg"] != "request" || rec["route"] != "/mcp" {
@@ -221,9 +221,8 @@ func (h *harness) logged(t testing.TB, key, value string) bool {
 				return true
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
+		return false
+	})
 }
 
 // metricValue is the sum of the samples of name whose labels include all

@@ -63,14 +63,12 @@ func createdTask(t testing.TB, rec *resultRecorder) mcpadapter.Task {
 // process ends within 20s).
 func pollTask(t testing.TB, cs *mcp.ClientSession, id string) *mcpadapter.Task {
 	t.Helper()
-	for range 400 {
-		if task := getTask(t, cs, id); task.Status != "working" {
-			return task
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("task %s still working", id)
-	return nil
+	var task *mcpadapter.Task
+	gatewaytest.Eventually(t, "task "+id+" leaving working", 20*time.Second, func() bool {
+		task = getTask(t, cs, id)
+		return task.Status != "working"
+	})
+	return task
 }
 
 // taskMission is the mission a completed task's result holds.
@@ -166,12 +164,9 @@ func TestTasksMoveOutlivesRequest(t *testing.T) {
 		t.Errorf("without the extension: %+v", env.Error)
 	}
 	closeGate(t, gate)
-	for range 400 {
-		if a := call(t, plain, contracts.ToolGetMission, map[string]any{"runId": run}); a.body["moving"] == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	gatewaytest.Poll(20*time.Second, func() bool {
+		return call(t, plain, contracts.ToolGetMission, map[string]any{"runId": run}).body["moving"] == nil
+	})
 	if b, _ := os.ReadFile(marker); strings.Count(string(b), "ran") != 3 {
 		t.Errorf("slow.deploy ran %d times, want 3", strings.Count(string(b), "ran"))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/mcpadapter"
 )
@@ -182,7 +183,7 @@ func TestTasksMissionFollowedToCompletion(t *testing.T) {
 
 	// An operator approves through the service, as the console and REST do.
 	ctx := context.Background()
-	bob, err := h.verifier.Verify(ctx, h.g.Token(t, tenantA, "bob", allScopes(), nil))
+	bob, err := h.verifier.Verify(ctx, h.g.Token(t, tenantA, "bob", gatewaytest.AllScopes(), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestTasksMissionFollowedToCompletion(t *testing.T) {
 	}
 
 	// Another tenant's token knows no such task.
-	other, _ := h.tasksClient(t, h.g.Token(t, "globex", userA, allScopes(), nil), true, nil)
+	other, _ := h.tasksClient(t, h.g.Token(t, "globex", userA, gatewaytest.AllScopes(), nil), true, nil)
 	_, err = mcp.CallCustomMethod[*mcpadapter.TaskParams, *mcpadapter.Task](ctx, other, "tasks/get", &mcpadapter.TaskParams{TaskID: run})
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {

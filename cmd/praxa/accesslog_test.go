@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 func TestBufferedLogHoldsLinesUntilFlushOrClose(t *testing.T) {
@@ -47,12 +49,8 @@ func TestBufferedLogFlushesOnItsTicker(t *testing.T) {
 	b := newBufferedLog(&out, time.Millisecond)
 	defer b.Close()
 	b.Write([]byte("late\n"))
-	deadline := time.Now().Add(10 * time.Second)
-	for out.String() != "late\n" {
-		if time.Now().After(deadline) {
-			t.Fatalf("the flusher never wrote the line out: %q", out.String())
-		}
-		time.Sleep(time.Millisecond)
+	if !gatewaytest.Poll(10*time.Second, func() bool { return out.String() == "late\n" }) {
+		t.Fatalf("the flusher never wrote the line out: %q", out.String())
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,29 +15,12 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
-// approvalsYAML is a workflow whose human step, once approved, calls a
-// REST upstream (its base URL is %s).
-const approvalsYAML = `
-connections:
-  api: {kind: rest, baseUrl: %q}
-workflows:
-  release:
-    version: 1
-    title: Release
-    initial: draft
-    states:
-      draft: {title: Draft}
-      released: {title: Released, terminal: true}
-    transitions:
-      - name: release
-        title: Release it
-        from: draft
-        to: released
-        actor: human
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-`
+// approvalsYAML is the release workflow, whose human step, once approved,
+// calls a REST upstream (its base URL is %s).
+var approvalsYAML = "connections:\n  api: {kind: rest, baseUrl: %q}\n" + gatewaytest.ReleaseWorkflowYAML
 
 // TestApprovalsCommandRunsTheApprovedMove: praxa approvals approve fires
 // the approved move on the configuration's connections, as the REST route
@@ -90,21 +72,11 @@ func newApprovalsFixture(t *testing.T) *approvalsFixture {
 // praxec calls praxec.TOOL over REST with the fixture's token.
 func (f *approvalsFixture) praxec(t *testing.T, tool string, body map[string]any) map[string]any {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, f.app.url+"/v8/praxec/"+tool, bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+f.tok)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	r := gatewaytest.NewClient(f.app.url, nil).Post(t, "/v8/praxec/"+tool, body, gatewaytest.Bearer(f.tok))
+	if r.Status != http.StatusOK {
+		t.Fatalf("praxec.%s %v: %s", tool, body, r)
 	}
-	defer res.Body.Close()
-	var m map[string]any
-	json.NewDecoder(res.Body).Decode(&m)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("praxec.%s %v: %d %v", tool, body, res.StatusCode, m)
-	}
-	return m
+	return r.Object(t)
 }
 
 // askApproval starts a release and asks for its approval, returning the

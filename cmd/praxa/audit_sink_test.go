@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestServeAuditSink starts praxa serve on a configuration naming an
@@ -51,44 +52,31 @@ func TestServeAuditSink(t *testing.T) {
 			}
 			tok := m[1]
 			const trace = "0af7651916cd43dd8448eb211c80319c"
-			send := func(method, path, key, body string) *http.Response {
-				req, err := http.NewRequest(method, a.url+path, strings.NewReader(body))
-				if err != nil {
-					t.Fatal(err)
-				}
-				req.Header.Set("Authorization", "Bearer "+tok)
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Traceparent", "00-"+trace+"-00f067aa0ba902b7-01")
+			send := func(method, path, key, body string) *gatewaytest.Response {
+				opts := []gatewaytest.RequestOption{gatewaytest.Bearer(tok), gatewaytest.InTrace(trace)}
 				if key != "" {
-					req.Header.Set("Idempotency-Key", key)
+					opts = append(opts, gatewaytest.IdempotencyKey(key))
 				}
-				res, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { res.Body.Close() })
-				return res
+				return gatewaytest.NewClient(a.url, nil).Do(t, method, path, body, opts...)
 			}
-			if res := send(http.MethodPost, "/v8/intents", "6f1c3a52-4a7e-4d0e-9a53-1b1f0c1d2e3f", `{"intent":"deploy the payments service"}`); res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
-				b, _ := io.ReadAll(res.Body)
-				t.Fatalf("submit: %d %s", res.StatusCode, b)
+			if res := send(http.MethodPost, "/v8/intents", "6f1c3a52-4a7e-4d0e-9a53-1b1f0c1d2e3f", `{"intent":"deploy the payments service"}`); res.Status != http.StatusCreated && res.Status != http.StatusOK {
+				t.Fatalf("submit: %s", res)
 			}
-			if res := send(http.MethodPost, "/v8/intents", "", `{"intent":"no key"}`); res.StatusCode != http.StatusBadRequest {
-				t.Fatalf("submit without a key: %d", res.StatusCode)
+			if res := send(http.MethodPost, "/v8/intents", "", `{"intent":"no key"}`); res.Status != http.StatusBadRequest {
+				t.Fatalf("submit without a key: %d", res.Status)
 			}
 			// The refusal's event goes through the Auditor's batches,
 			// written within moments: read the trace until it is there.
 			var got struct {
 				Events []map[string]any `json:"events"`
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for len(got.Events) < 2 && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
+			gatewaytest.Poll(10*time.Second, func() bool {
 				res := send(http.MethodGet, "/v8/traces/"+trace, "", "")
-				if err := json.NewDecoder(res.Body).Decode(&got); err != nil || res.StatusCode != http.StatusOK {
-					t.Fatalf("aura_get_trace: %d %v", res.StatusCode, err)
+				if err := json.Unmarshal(res.Body, &got); err != nil || res.Status != http.StatusOK {
+					t.Fatalf("aura_get_trace: %d %v", res.Status, err)
 				}
-			}
+				return len(got.Events) >= 2
+			})
 			closed = true
 			if err := a.close(); err != nil { // the sink file is synced and closed
 				t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // exportLines runs praxa audit export with args and decodes its lines.
@@ -111,12 +112,10 @@ func TestAuditExportAndRetention(t *testing.T) {
 	// The sweep runs at start, in the background: look until it is done
 	// (bounded), then stop the gateway.
 	left := -1
-	for range 100 {
-		if left = len(exportLines(t, "--data-dir", dataDir, "--run", "audit-1")); left == 0 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	gatewaytest.Poll(5*time.Second, func() bool {
+		left = len(exportLines(t, "--data-dir", dataDir, "--run", "audit-1"))
+		return left == 0
+	})
 	if err := b.close(); err != nil {
 		t.Fatal(err)
 	}

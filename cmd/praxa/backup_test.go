@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // createMission starts a deploy_pipeline mission with runId over REST,
@@ -19,29 +20,18 @@ import (
 func createMission(t *testing.T, base, tok, runID, key string) int {
 	t.Helper()
 	body := fmt.Sprintf(`{"goal":"backup drill","definitionId":"deploy_pipeline","runId":%q}`, runID)
-	req, _ := http.NewRequest(http.MethodPost, base+"/v8/missions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", "backup-drill-key-"+key)
-	res, err := http.DefaultClient.Do(req)
+	r, err := gatewaytest.NewClient(base, nil).Send(http.MethodPost, "/v8/missions", body,
+		gatewaytest.Bearer(tok), gatewaytest.IdempotencyKey("backup-drill-key-"+key))
 	if err != nil {
 		t.Errorf("POST /v8/missions %s: %v", runID, err)
 		return 0
 	}
-	res.Body.Close()
-	return res.StatusCode
+	return r.Status
 }
 
 func missionStatus(t *testing.T, base, tok, runID string) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, base+"/v8/missions/"+runID, nil)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("GET /v8/missions/%s: %v", runID, err)
-	}
-	res.Body.Close()
-	return res.StatusCode
+	return gatewaytest.NewClient(base, nil).Get(t, "/v8/missions/"+runID, gatewaytest.Bearer(tok)).Status
 }
 
 // TestBackupRestoreDrill is the drill docs/deploy.md describes: praxa

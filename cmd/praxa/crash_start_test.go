@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // crashStartConfig exposes one command line capability whose effect (a
@@ -51,40 +51,20 @@ type crashAnswerOf struct {
 // crashDo sends one request to the gateway at base.
 func crashDo(t *testing.T, client *http.Client, method, base, path, token, key, trace string, body any) (crashAnswerOf, error) {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	opts := []gatewaytest.RequestOption{gatewaytest.Bearer(token)}
 	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
+		opts = append(opts, gatewaytest.IdempotencyKey(key))
 	}
 	if trace != "" {
-		req.Header.Set("Traceparent", "00-"+trace+"-00f067aa0ba902b7-01")
+		opts = append(opts, gatewaytest.InTrace(trace))
 	}
-	resp, err := client.Do(req)
+	r, err := (&gatewaytest.Client{URL: base, HTTP: client}).Send(method, path, body, opts...)
 	if err != nil {
 		return crashAnswerOf{}, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return crashAnswerOf{}, err
-	}
-	a := crashAnswerOf{status: resp.StatusCode, replayed: resp.Header.Get("Idempotent-Replayed") == "true", raw: raw}
-	if err := json.Unmarshal(raw, &a.body); err != nil {
-		t.Fatalf("%s %s: %d, not a JSON object: %s", method, path, resp.StatusCode, raw)
+	a := crashAnswerOf{status: r.Status, replayed: r.Header.Get("Idempotent-Replayed") == "true", raw: r.Body}
+	if err := json.Unmarshal(r.Body, &a.body); err != nil {
+		t.Fatalf("%s %s: %d, not a JSON object: %s", method, path, r.Status, r.Body)
 	}
 	return a, nil
 }
@@ -137,10 +117,7 @@ func TestCrashDuringStartLeavesRun(t *testing.T) {
 		_, err := crashDo(t, client, http.MethodPost, child.url, "/v8/missions", token, key, trace, start)
 		killed <- err
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for crashEffects(t, effects) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	gatewaytest.Poll(30*time.Second, func() bool { return crashEffects(t, effects) != 0 })
 	if crashEffects(t, effects) != 1 {
 		t.Fatalf("the start's command made %d effects, want 1; gateway: %s", crashEffects(t, effects), child.stderr())
 	}

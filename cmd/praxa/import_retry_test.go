@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestServeRetriesImport: praxa serve starts although its proxy.import
@@ -67,12 +68,8 @@ func TestServeRetriesImport(t *testing.T) {
 	}
 
 	up.Store(true)
-	deadline := time.Now().Add(2 * time.Minute)
-	for readyz().State != "ok" {
-		if time.Now().After(deadline) {
-			t.Fatalf("the import was not retried:\n%s", gw.stderr())
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !gatewaytest.Poll(2*time.Minute, func() bool { return readyz().State == "ok" }) {
+		t.Fatalf("the import was not retried:\n%s", gw.stderr())
 	}
 	if status, body := post(t, gw.url+"/v8/praxec/query", tok, map[string]any{"subject": "late.echo"}); status != http.StatusOK {
 		t.Fatalf("late.echo after its upstream came up: %d %s", status, body)

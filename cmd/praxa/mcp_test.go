@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestMCPCommand runs `praxa mcp` as a child process over stdio, as an MCP
@@ -62,11 +63,11 @@ func TestMCPCommand(t *testing.T) {
 				// stderr is copied from the child's pipe: it may trail the
 				// session's start a little.
 				var m []string
-				for deadline := time.Now().Add(10 * time.Second); m == nil; time.Sleep(20 * time.Millisecond) {
+				if !gatewaytest.Poll(10*time.Second, func() bool {
 					m = regexp.MustCompile(`praxa mcp: metrics at (http://\S+/metrics)`).FindStringSubmatch(stderr.String())
-					if m == nil && time.Now().After(deadline) {
-						t.Fatalf("stderr does not say where the metrics are:\n%s", stderr.String())
-					}
+					return m != nil
+				}) {
+					t.Fatalf("stderr does not say where the metrics are:\n%s", stderr.String())
 				}
 				for range 2 {
 					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: contracts.ToolPraxecQuery, Arguments: map[string]any{}})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // pinUpstream is a go-sdk MCP server over streamable HTTP whose echo
@@ -91,12 +92,8 @@ func TestPinnedUpstreamTools(t *testing.T) {
 	}
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(90 * time.Second)
-		for !ok() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s did not happen:\n%s", what, gw.stderr())
-			}
-			time.Sleep(100 * time.Millisecond)
+		if !gatewaytest.Poll(90*time.Second, ok) {
+			t.Fatalf("%s did not happen:\n%s", what, gw.stderr())
 		}
 	}
 	quarantined := func(id string) bool { return describe(id)["quarantine"] != nil }

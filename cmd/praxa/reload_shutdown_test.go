@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestSIGHUPDuringShutdown: a SIGHUP that arrives while serve drains the
@@ -53,12 +55,12 @@ proxy:
 		body, _ := io.ReadAll(res.Body)
 		answered <- answer{status: res.StatusCode, body: body}
 	}()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break
-		} else if !errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
-			t.Fatalf("the slow call never started: %v\n%s", err, gw.stderr())
-		}
+	var err error
+	if !gatewaytest.Poll(30*time.Second, func() bool {
+		_, err = os.Stat(started)
+		return err == nil || !errors.Is(err, os.ErrNotExist)
+	}) || err != nil {
+		t.Fatalf("the slow call never started: %v\n%s", err, gw.stderr())
 	}
 
 	must(t, gw.cmd.Process.Signal(syscall.SIGTERM), "SIGTERM")

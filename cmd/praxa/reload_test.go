@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +10,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/examples"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // rotateKeysWorkflow is a workflow the example configuration does not
@@ -47,16 +45,8 @@ func exampleConfig(t *testing.T, extra string) string {
 // body.
 func post(t *testing.T, url, token string, body any) (int, []byte) {
 	t.Helper()
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
-	must(t, err, "request")
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	must(t, err, "POST %s", url)
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	return res.StatusCode, out
+	r := gatewaytest.NewClient(url, nil).Post(t, "", body, gatewaytest.Bearer(token))
+	return r.Status, r.Body
 }
 
 // finds says whether a praxec search for query answers the item id.
@@ -125,11 +115,7 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 // waitFor waits up to 30s for s's stderr to contain want.
 func waitFor(t *testing.T, s *devServe, want string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(s.stderr(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("stderr never said %q:\n%s", want, s.stderr())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !gatewaytest.Poll(30*time.Second, func() bool { return strings.Contains(s.stderr(), want) }) {
+		t.Fatalf("stderr never said %q:\n%s", want, s.stderr())
 	}
 }

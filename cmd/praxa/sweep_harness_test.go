@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
@@ -62,24 +61,16 @@ func (s *sweptServe) store(t *testing.T) store.Store {
 func (s *sweptServe) waitMetric(t *testing.T, name, want string) {
 	t.Helper()
 	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := http.Get(s.app.url + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
+	var got string
+	if !gatewaytest.Poll(10*time.Second, func() bool {
+		body := gatewaytest.NewClient(s.app.url, nil).Get(t, "/metrics").Body
 		m := re.FindSubmatch(body)
 		if m == nil {
 			t.Fatalf("/metrics has no %s:\n%s", name, body)
 		}
-		if string(m[1]) == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is %s after 10s, want %s", name, m[1], want)
-		}
-		time.Sleep(200 * time.Millisecond)
+		got = string(m[1])
+		return got == want
+	}) {
+		t.Fatalf("%s is %s after 10s, want %s", name, got, want)
 	}
 }

@@ -20,6 +20,8 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the load
 // TestLoadGolden loads every testdata/*.yaml file and compares the outcome
 // with testdata/*.golden: the decoded configuration for a valid file, every
 // FILE:LINE:COLUMN: FIELD: MESSAGE line for an invalid one.
+// testdata/workflow-*.yaml hold every class of workflow and policy problem
+// to its exact wording and position.
 func TestLoadGolden(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
 	if err != nil {

@@ -53,11 +53,11 @@ proxy:
       annotations: { title: Show the status, readOnlyHint: true, idempotentHint: true, openWorldHint: false }
 `)
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:     &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:     ti,
 		ConfigFile: path,
 		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
 	if err != nil {

@@ -78,11 +78,11 @@ capabilities:
     executor: { kind: noop }
 `)
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:     &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:     ti,
 		ConfigFile: path,
 		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	args := map[string]any{"title": "Fix the build", "meta": map[string]any{"apiKey": hookSecret, "labels": []any{"ci"}}}
 
 	// The light path: the direct tool, no run.
@@ -99,11 +99,11 @@ capabilities:
 		}
 	}
 	// A run: the capability fired as the first move of proxy_default.
-	w := &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	w := wrapGateway(g)
 	trace := newTraceID()
 	r := w.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", token: tok, trace: trace,
 		body: map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "pr.open", "title": args["title"], "meta": args["meta"]}}})
-	wantStatus(t, r, http.StatusOK)
+	gatewaytest.WantStatus(t, r, http.StatusOK)
 
 	// The trace shows what the sink receives; the store holds no secret.
 	wantArgs := `{"meta":{"apiKey":"[redacted]","labels":["ci"]},"title":"Fix the build"}`

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // Benchmarks of the mission surface through the gateway's handler
@@ -21,7 +23,7 @@ import (
 // endpoint; the trace is the intent side's read).
 
 // serveLocal runs r through g's handler in process.
-func (g *gw) serveLocal(b *testing.B, r req) *resp {
+func (g *gw) serveLocal(b *testing.B, r req) *gatewaytest.Response {
 	b.Helper()
 	var body []byte
 	if r.body != nil {
@@ -43,14 +45,14 @@ func (g *gw) serveLocal(b *testing.B, r req) *resp {
 	}
 	w := httptest.NewRecorder()
 	g.handler.ServeHTTP(w, hr)
-	return &resp{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
+	return &gatewaytest.Response{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
 }
 
 // followLocal follows a link through the handler.
 func (g *gw) followLocal(b *testing.B, token string, body []byte, rel string, fill map[string]any) []byte {
 	b.Helper()
 	var m map[string]any
-	if err := decode(body, &m); err != nil {
+	if err := gatewaytest.DecodeJSON(body, &m); err != nil {
 		b.Fatal(err)
 	}
 	l := findLink(b, linksOf(b, m), rel)
@@ -68,7 +70,7 @@ func (g *gw) followLocal(b *testing.B, token string, body []byte, rel string, fi
 func BenchmarkMissionStartPlusThreeTransitions(b *testing.B) {
 	ti := newIssuer(b)
 	g := startGateway(b, ti, gwOptions{})
-	tok := ti.token(b, tenantA, userA)
+	tok := mint(b, ti, tenantA, userA)
 	start := req{method: http.MethodPost, path: "/v8/praxec/command", body: map[string]any{"definitionId": "deploy_pipeline"}, token: tok}
 	// Warm the verifier (discovery and JWKS fetch) outside the timing.
 	if r := g.serveLocal(b, start); r.Status != http.StatusOK {
@@ -90,7 +92,7 @@ func BenchmarkMissionStartPlusThreeTransitions(b *testing.B) {
 func BenchmarkMissionRead(b *testing.B) {
 	ti := newIssuer(b)
 	g := startGateway(b, ti, gwOptions{})
-	tok := ti.token(b, tenantA, userA)
+	tok := mint(b, ti, tenantA, userA)
 	r := g.serveLocal(b, req{method: http.MethodPost, path: "/v8/missions", body: map[string]any{"goal": "bench", "definitionId": "deploy_pipeline"}, token: tok, key: newKey()})
 	if r.Status != http.StatusCreated {
 		b.Fatalf("create: %d %s", r.Status, r.Body)
@@ -107,7 +109,7 @@ func BenchmarkMissionRead(b *testing.B) {
 func BenchmarkTraceRead(b *testing.B) {
 	ti := newIssuer(b)
 	g := startGateway(b, ti, gwOptions{})
-	tok := ti.token(b, tenantA, userA)
+	tok := mint(b, ti, tenantA, userA)
 	trace := newTraceID()
 	r := g.serveLocal(b, req{method: http.MethodPost, path: "/v8/intents", body: map[string]any{"intent": "deploy the payments service"}, token: tok, key: newKey(), trace: trace})
 	if r.Status != http.StatusOK {

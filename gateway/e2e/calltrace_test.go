@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestTraceByCallerTraceID: the traceId a praxec.command names is a trace
@@ -20,19 +21,19 @@ import (
 func TestTraceByCallerTraceID(t *testing.T) {
 	ti := newIssuer(t)
 	g := startGateway(t, ti, gwOptions{})
-	tokA, tokB := ti.token(t, tenantA, userA), ti.token(t, tenantB, userB)
+	tokA, tokB := mint(t, ti, tenantA, userA), mint(t, ti, tenantB, userB)
 	mine := "caller-" + newTraceID()
 
 	started := g.command(t, tokA, map[string]any{"definitionId": "deploy_pipeline", "traceId": mine})
-	wantStatus(t, started, http.StatusOK)
-	body := started.object(t)
+	gatewaytest.WantStatus(t, started, http.StatusOK)
+	body := started.Object(t)
 	id := str(t, body, "workflow.id")
 	version := num(t, body, "workflow.version")
-	wantStatus(t, g.command(t, tokA, map[string]any{"workflowId": id, "expectedVersion": version, "transition": "run_lint", "traceId": mine}), http.StatusOK)
+	gatewaytest.WantStatus(t, g.command(t, tokA, map[string]any{"workflowId": id, "expectedVersion": version, "transition": "run_lint", "traceId": mine}), http.StatusOK)
 	wantProblem(t, g.command(t, tokA, map[string]any{"workflowId": id, "expectedVersion": version, "transition": "abort", "traceId": mine}),
 		http.StatusConflict, contracts.CodeVersionConflict)
 	// A call without traceId is not part of it.
-	wantStatus(t, g.query(t, tokA, map[string]any{"workflowId": id}), http.StatusOK)
+	gatewaytest.WantStatus(t, g.query(t, tokA, map[string]any{"workflowId": id}), http.StatusOK)
 
 	events := g.traceEvents(t, tokA, mine)
 	var types []string
@@ -49,7 +50,7 @@ func TestTraceByCallerTraceID(t *testing.T) {
 	}
 
 	// Another tenant's calls with the same traceId are its own.
-	wantStatus(t, g.command(t, tokB, map[string]any{"definitionId": "deploy_pipeline", "traceId": mine}), http.StatusOK)
+	gatewaytest.WantStatus(t, g.command(t, tokB, map[string]any{"definitionId": "deploy_pipeline", "traceId": mine}), http.StatusOK)
 	if n := len(g.traceEvents(t, tokA, mine)); n != len(events) {
 		t.Errorf("another tenant's call changed the trace: %d events, had %d", n, len(events))
 	}
@@ -57,7 +58,7 @@ func TestTraceByCallerTraceID(t *testing.T) {
 	if len(forB) == 0 || slices.ContainsFunc(forB, func(e traceEvent) bool { return e.WorkflowID == id }) {
 		t.Errorf("tenant B's view of the trace: %+v", forB)
 	}
-	if r := g.trace(t, ti.token(t, "initech", userA), mine); r.Status != http.StatusNotFound {
+	if r := g.trace(t, mint(t, ti, "initech", userA), mine); r.Status != http.StatusNotFound {
 		t.Errorf("a tenant that never named the trace: %d %s", r.Status, r.Body)
 	}
 

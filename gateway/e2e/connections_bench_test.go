@@ -45,7 +45,7 @@ func BenchmarkProxiedToolsCall(b *testing.B) {
 	b.Run("gateway", func(b *testing.B) {
 		ti := newIssuer(b)
 		g := gatewaytest.New(b, &gatewaytest.Options{
-			Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+			Issuer: ti,
 			Config: func() (*config.Config, error) {
 				return config.Load(filepath.Join("..", "..", "examples", "connections.yaml"))
 			},
@@ -57,7 +57,7 @@ func BenchmarkProxiedToolsCall(b *testing.B) {
 				cfg.Proxy.Import[0].ExposeDirectly = true
 			},
 		})
-		tok := ti.token(b, tenantA, userA)
+		tok := mint(b, ti, tenantA, userA)
 		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 		cctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()

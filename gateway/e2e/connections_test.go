@@ -36,13 +36,13 @@ const secretToken = "ghp_e2e-secret-value-0123456789"
 // connectionsGateway starts a gateway on examples/connections.yaml with
 // the MCP server installed locally, the REST base URL on api, and the
 // suite's marker at marker.
-func connectionsGateway(t *testing.T, ti *testIssuer, api, marker string) *gatewaytest.Gateway {
+func connectionsGateway(t *testing.T, ti *gatewaytest.Issuer, api, marker string) *gatewaytest.Gateway {
 	t.Helper()
 	node, args := connecttest.Everything(t)
 	t.Setenv("PRAXA_SUITE_MARKER", marker)
 	t.Setenv("GITHUB_TOKEN", secretToken)
 	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer: ti,
 		Config: func() (*config.Config, error) {
 			return config.Load(filepath.Join("..", "..", "examples", "connections.yaml"))
 		},
@@ -83,18 +83,18 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 	api := statusAPI(t, &apiCalls)
 	marker := filepath.Join(t.TempDir(), "suite-green")
 	g := connectionsGateway(t, ti, api.URL, marker)
-	w := &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
-	tok := ti.token(t, tenantA, userA)
+	w := wrapGateway(g)
+	tok := mint(t, ti, tenantA, userA)
 
 	// Search finds the guarded move; describe hands out its start link.
 	res := w.query(t, tok, map[string]any{"query": "open a pull request"})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 	if !strings.Contains(string(res.Body), `"id":"safe.create_pr"`) {
 		t.Fatalf("search did not find safe.create_pr: %s", res.Body)
 	}
 	res = w.query(t, tok, map[string]any{"subject": "safe.create_pr"})
-	wantStatus(t, res, http.StatusOK)
-	desc := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	desc := res.Object(t)
 	start := linksOf(t, member(t, desc, "item").(map[string]any))[0]
 	if start.Args["definitionId"] != "proxy_default" {
 		t.Fatalf("describe start link: %+v", start)
@@ -112,8 +112,8 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 	// 2. run_tests while the suite is red: the move is recorded as failed
 	// and produces nothing.
 	res = w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "run_tests"}})
-	wantStatus(t, res, http.StatusOK)
-	run := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	run := res.Object(t)
 	wf := str(t, run, "workflow.id")
 	if ok := member(t, run, "context.lastRun.ok"); ok != false {
 		t.Fatalf("a red suite answered ok %v: %s", ok, res.Body)
@@ -135,11 +135,11 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 		}
 	}
 
-	submit := func(transition string, arguments map[string]any) *resp {
+	submit := func(transition string, arguments map[string]any) *gatewaytest.Response {
 		t.Helper()
 		cur := w.query(t, tok, map[string]any{"workflowId": wf})
-		wantStatus(t, cur, http.StatusOK)
-		call := map[string]any{"workflowId": wf, "expectedVersion": num(t, cur.object(t), "workflow.version"), "transition": transition}
+		gatewaytest.WantStatus(t, cur, http.StatusOK)
+		call := map[string]any{"workflowId": wf, "expectedVersion": num(t, cur.Object(t), "workflow.version"), "transition": transition}
 		if arguments != nil {
 			call["arguments"] = arguments
 		}
@@ -155,15 +155,15 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = submit("run_tests", nil)
-	wantStatus(t, res, http.StatusOK)
-	if ev := strs(t, res.object(t), "evidence"); !slices.Equal(ev, []string{"tests_passed"}) {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if ev := strs(t, res.Object(t), "evidence"); !slices.Equal(ev, []string{"tests_passed"}) {
 		t.Fatalf("green suite: evidence %v\n%s", ev, res.Body)
 	}
 
 	// 5. Now the PR move goes through to the MCP server.
 	res = submit("safe.create_pr", map[string]any{"title": "Add connections", "head": "feature/connections"})
-	wantStatus(t, res, http.StatusOK)
-	out := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	out := res.Object(t)
 	if got := member(t, out, "context.lastRun.output.text"); got != "Echo: Add connections" {
 		t.Fatalf("create_pr output %v\n%s", got, res.Body)
 	}
@@ -171,16 +171,16 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 	// 6. The REST read: path template from the arguments, the token from
 	// the environment.
 	res = submit("github.commit_status", map[string]any{"owner": "praxa", "repo": "gateway", "ref": "main"})
-	wantStatus(t, res, http.StatusOK)
-	out = res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	out = res.Object(t)
 	if member(t, out, "context.lastRun.output.status") != json.Number("200") || member(t, out, "context.lastRun.output.body.state") != "success" {
 		t.Fatalf("commit status: %s", res.Body)
 	}
 
 	// 7. An imported tool, with the upstream's own schema.
 	res = submit("ev.get-sum", map[string]any{"a": 2, "b": 3})
-	wantStatus(t, res, http.StatusOK)
-	if text, _ := member(t, res.object(t), "context.lastRun.output.text").(string); !strings.Contains(text, "5") {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if text, _ := member(t, res.Object(t), "context.lastRun.output.text").(string); !strings.Contains(text, "5") {
 		t.Errorf("get-sum: %s", res.Body)
 	}
 	res = submit("ev.get-sum", map[string]any{"a": "two"})
@@ -189,8 +189,8 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 	// 8. The exit status as data.
 	os.Remove(marker)
 	res = submit("tests.report", nil)
-	wantStatus(t, res, http.StatusOK)
-	out = res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	out = res.Object(t)
 	if member(t, out, "context.lastRun.ok") != true || member(t, out, "context.lastRun.output.exitCode") != json.Number("1") {
 		t.Errorf("tests.report: %s", res.Body)
 	}
@@ -201,9 +201,9 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 	create := map[string]any{"goal": "read the commit status", "definitionId": "proxy_default",
 		"input": map[string]any{"capability": "github.commit_status", "owner": "praxa", "repo": "gateway", "ref": "main"}}
 	first := w.createMission(t, tok, key, create)
-	wantStatus(t, first, http.StatusCreated)
+	gatewaytest.WantStatus(t, first, http.StatusCreated)
 	again := w.createMission(t, tok, key, create)
-	wantStatus(t, again, http.StatusCreated)
+	gatewaytest.WantStatus(t, again, http.StatusCreated)
 	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
 		t.Errorf("keyed retry was not replayed: %v\n%s", again.Header, again.Body)
 	}
@@ -233,7 +233,7 @@ func TestConnectionsDirectTool(t *testing.T) {
 	var apiCalls atomic.Int32
 	api := statusAPI(t, &apiCalls)
 	g := connectionsGateway(t, ti, api.URL, filepath.Join(t.TempDir(), "none"))
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
@@ -289,7 +289,7 @@ func TestConnectionsOutcomeUnknown(t *testing.T) {
 	node, args := connecttest.Everything(t)
 	t.Setenv("PRAXA_SUITE_MARKER", count)
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer: ti,
 		Config: func() (*config.Config, error) {
 			return config.Load(filepath.Join("..", "..", "examples", "connections.yaml"))
 		},
@@ -311,8 +311,8 @@ func TestConnectionsOutcomeUnknown(t *testing.T) {
 					{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo fallback >> "$SUITE_MARKER"`}}}}}})
 		},
 	})
-	w := &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
-	tok := ti.token(t, tenantA, userA)
+	w := wrapGateway(g)
+	tok := mint(t, ti, tenantA, userA)
 	key := newKey()
 	create := map[string]any{"goal": "deploy", "definitionId": "proxy_default", "input": map[string]any{"capability": "slow.deploy"}}
 	res := w.createMission(t, tok, key, create)
@@ -375,7 +375,7 @@ func TestConnectionsRetriesRefusals(t *testing.T) {
 	t.Setenv("PRAXA_SUITE_MARKER", filepath.Join(t.TempDir(), "marker"))
 	t.Setenv("GITHUB_TOKEN", secretToken)
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer: ti,
 		Config: func() (*config.Config, error) {
 			return config.Load(filepath.Join("..", "..", "examples", "connections.yaml"))
 		},
@@ -397,8 +397,8 @@ func TestConnectionsRetriesRefusals(t *testing.T) {
 				Reliability: &config.Reliability{TimeoutMs: 5000, Fallback: &config.Fallback{Executors: []config.Executor{fallback}}}})
 		},
 	})
-	w := &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
-	tok := ti.token(t, tenantA, userA)
+	w := wrapGateway(g)
+	tok := mint(t, ti, tenantA, userA)
 	input := map[string]any{"owner": "praxa", "repo": "gateway", "ref": "main"}
 	var traces []string
 	for _, tc := range []struct {
@@ -416,8 +416,8 @@ func TestConnectionsRetriesRefusals(t *testing.T) {
 		traces = append(traces, trace)
 		res := w.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: map[string]any{"definitionId": "proxy_default", "input": in},
 			token: tok, trace: trace})
-		wantStatus(t, res, http.StatusOK)
-		out := res.object(t)
+		gatewaytest.WantStatus(t, res, http.StatusOK)
+		out := res.Object(t)
 		if member(t, out, "context.lastRun.ok") != true || member(t, out, "context.lastRun.output.body.state") != "success" {
 			t.Fatalf("%s: %s", tc.capability, res.Body)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 )
 
@@ -31,20 +32,20 @@ func TestTwoEnginesOnePostgres(t *testing.T) {
 }
 
 // raceTwoEngines races the same moves through two gateways on one store.
-func raceTwoEngines(t *testing.T, ti *testIssuer, g1, g2 *gw) {
+func raceTwoEngines(t *testing.T, ti *gatewaytest.Issuer, g1, g2 *gw) {
 	engines := []*gw{g1, g2}
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	const racers = 20
 
 	t.Run("praxec_submit_race", func(t *testing.T) {
 		r := g1.command(t, tok, map[string]any{"definitionId": "deploy_pipeline"})
-		wantStatus(t, r, http.StatusOK)
-		id := str(t, r.object(t), "workflow.id")
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		id := str(t, r.Object(t), "workflow.id")
 		// Every racer sends the same submit, in one trace so the audit
 		// events of all of them can be counted afterwards.
 		trace := newTraceID()
 		call := map[string]any{"workflowId": id, "expectedVersion": 1, "transition": "run_lint"}
-		answers, errs := make([]*resp, racers), make([]error, racers)
+		answers, errs := make([]*gatewaytest.Response, racers), make([]error, racers)
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for i := range racers {
@@ -83,8 +84,8 @@ func raceTwoEngines(t *testing.T, ti *testIssuer, g1, g2 *gw) {
 		// Exactly one transition fired: both engines read version 2...
 		for i, g := range engines {
 			r := g.query(t, tok, map[string]any{"workflowId": id})
-			wantStatus(t, r, http.StatusOK)
-			if b := r.object(t); num(t, b, "workflow.version") != 2 || str(t, b, "workflow.state") != "test" {
+			gatewaytest.WantStatus(t, r, http.StatusOK)
+			if b := r.Object(t); num(t, b, "workflow.version") != 2 || str(t, b, "workflow.state") != "test" {
 				t.Errorf("engine %d reads %v", i+1, b["workflow"])
 			}
 		}
@@ -97,11 +98,11 @@ func raceTwoEngines(t *testing.T, ti *testIssuer, g1, g2 *gw) {
 
 	t.Run("aura_signal_race_one_key", func(t *testing.T) {
 		r := g1.createMission(t, tok, newKey(), map[string]any{"goal": "race", "definitionId": "guarded_merge"})
-		wantStatus(t, r, http.StatusCreated)
-		cb := r.object(t)
+		gatewaytest.WantStatus(t, r, http.StatusCreated)
+		cb := r.Object(t)
 		lnk := findLink(t, linksOf(t, cb), "run_tests")
 		trace := newTraceID()
-		answers, errs := make([]*resp, racers), make([]error, racers)
+		answers, errs := make([]*gatewaytest.Response, racers), make([]error, racers)
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		// The same link, followed verbatim (same key) through both engines.
@@ -152,27 +153,27 @@ func raceTwoEngines(t *testing.T, ti *testIssuer, g1, g2 *gw) {
 		key := newKey()
 		create := map[string]any{"goal": "cross", "definitionId": "deploy_pipeline"}
 		r := g1.createMission(t, tok, key, create)
-		wantStatus(t, r, http.StatusCreated)
-		runID := str(t, r.object(t), "runId")
+		gatewaytest.WantStatus(t, r, http.StatusCreated)
+		runID := str(t, r.Object(t), "runId")
 		// The key is in the shared store: the other engine replays it.
 		again := g2.createMission(t, tok, key, create)
-		wantStatus(t, again, http.StatusCreated)
+		gatewaytest.WantStatus(t, again, http.StatusCreated)
 		if again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.Body, r.Body) {
 			t.Errorf("engine 2 did not replay engine 1's create: %q", again.Header.Get("Idempotent-Replayed"))
 		}
 
 		got := g2.getMission(t, tok, runID)
-		wantStatus(t, got, http.StatusOK)
+		gatewaytest.WantStatus(t, got, http.StatusOK)
 		validateOutput(t, contracts.ToolGetMission, got)
 		ag := &agent{g: g2, token: tok}
-		s := ag.follow(t, findLink(t, linksOf(t, got.object(t)), "run_lint"), nil)
-		wantStatus(t, s, http.StatusOK)
-		c := ag.follow(t, findLink(t, linksOf(t, s.object(t)), "cancel"), nil)
-		wantStatus(t, c, http.StatusOK)
+		s := ag.follow(t, findLink(t, linksOf(t, got.Object(t)), "run_lint"), nil)
+		gatewaytest.WantStatus(t, s, http.StatusOK)
+		c := ag.follow(t, findLink(t, linksOf(t, s.Object(t)), "cancel"), nil)
+		gatewaytest.WantStatus(t, c, http.StatusOK)
 
 		back := g1.getMission(t, tok, runID)
-		wantStatus(t, back, http.StatusOK)
-		b := back.object(t)
+		gatewaytest.WantStatus(t, back, http.StatusOK)
+		b := back.Object(t)
 		if str(t, b, "workflow.state") != "cancelled" || num(t, b, "workflow.version") != 3 || str(t, b, "result.status") != "completed" {
 			t.Errorf("engine 1 reads %s", back.Body)
 		}

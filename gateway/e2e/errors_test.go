@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestErrorCodes meets every error code of the mission surface at least
@@ -21,21 +22,21 @@ import (
 func TestErrorCodes(t *testing.T) {
 	ti := newIssuer(t)
 	g := startGateway(t, ti, gwOptions{policy: sandboxPolicy})
-	tokA := ti.token(t, tenantA, userA)
-	tokB := ti.token(t, tenantB, userB)
-	tokSandbox := ti.token(t, tenantSandbox, userSandbox)
-	operatorA := ti.token(t, tenantA, operatorA, string(contracts.ScopeApprovalsWrite))
-	operatorB := ti.token(t, tenantB, "oscar-operator", string(contracts.ScopeApprovalsWrite))
+	tokA := mint(t, ti, tenantA, userA)
+	tokB := mint(t, ti, tenantB, userB)
+	tokSandbox := mint(t, ti, tenantSandbox, userSandbox)
+	operatorA := mint(t, ti, tenantA, operatorA, string(contracts.ScopeApprovalsWrite))
+	operatorB := mint(t, ti, tenantB, "oscar-operator", string(contracts.ScopeApprovalsWrite))
 
 	// startP starts a workflow over praxec and returns the answer.
 	startP := func(t *testing.T, tok, def string) map[string]any {
 		t.Helper()
 		r := g.command(t, tok, map[string]any{"definitionId": def})
-		wantStatus(t, r, http.StatusOK)
-		return r.object(t)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		return r.Object(t)
 	}
 	// submitP fires a transition over praxec.
-	submitP := func(t *testing.T, tok, id string, version int, transition string, args map[string]any) *resp {
+	submitP := func(t *testing.T, tok, id string, version int, transition string, args map[string]any) *gatewaytest.Response {
 		t.Helper()
 		call := map[string]any{"workflowId": id, "expectedVersion": version, "transition": transition}
 		if args != nil {
@@ -47,21 +48,21 @@ func TestErrorCodes(t *testing.T) {
 	getP := func(t *testing.T, tok, id string) map[string]any {
 		t.Helper()
 		r := g.query(t, tok, map[string]any{"workflowId": id})
-		wantStatus(t, r, http.StatusOK)
-		return r.object(t)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		return r.Object(t)
 	}
 	// createA creates a mission over aura and returns its answer.
 	createA := func(t *testing.T, tok, def string) map[string]any {
 		t.Helper()
 		r := g.createMission(t, tok, newKey(), map[string]any{"goal": "e2e " + def, "definitionId": def})
-		wantStatus(t, r, http.StatusCreated)
-		return r.object(t)
+		gatewaytest.WantStatus(t, r, http.StatusCreated)
+		return r.Object(t)
 	}
 
 	t.Run("VERSION_CONFLICT", func(t *testing.T) {
 		b := startP(t, tokA, "deploy_pipeline")
 		id := str(t, b, "workflow.id")
-		wantStatus(t, submitP(t, tokA, id, 1, "run_lint", nil), http.StatusOK)
+		gatewaytest.WantStatus(t, submitP(t, tokA, id, 1, "run_lint", nil), http.StatusOK)
 		p := wantProblem(t, submitP(t, tokA, id, 1, "abort", nil), http.StatusConflict, contracts.CodeVersionConflict)
 		if p.Hint == "" {
 			t.Errorf("VERSION_CONFLICT has no hint")
@@ -71,15 +72,15 @@ func TestErrorCodes(t *testing.T) {
 			t.Fatalf("VERSION_CONFLICT links %+v, want a get link of %s", p.Links, id)
 		}
 		got := (&agent{g: g, token: tokA}).follow(t, p.Links[0], nil)
-		wantStatus(t, got, http.StatusOK)
-		if gb := got.object(t); num(t, gb, "workflow.version") != 2 || str(t, gb, "workflow.state") != "test" {
+		gatewaytest.WantStatus(t, got, http.StatusOK)
+		if gb := got.Object(t); num(t, gb, "workflow.version") != 2 || str(t, gb, "workflow.state") != "test" {
 			t.Errorf("the get link reads %s", got.Body)
 		}
 
 		// The same refusal on the aura surface links aura_get_mission.
 		a := createA(t, tokA, "guarded_merge")
 		runID := str(t, a, "runId")
-		wantStatus(t, g.signal(t, tokA, newKey(), runID, map[string]any{"signal": "run_tests", "expectedVersion": 1}), http.StatusOK)
+		gatewaytest.WantStatus(t, g.signal(t, tokA, newKey(), runID, map[string]any{"signal": "run_tests", "expectedVersion": 1}), http.StatusOK)
 		p = wantProblem(t, g.signal(t, tokA, newKey(), runID, map[string]any{"signal": "merge", "expectedVersion": 1}), http.StatusConflict, contracts.CodeVersionConflict)
 		if len(p.Links) != 1 || p.Links[0].Method != contracts.ToolGetMission || !reflect.DeepEqual(p.Links[0].Args, map[string]any{"runId": runID}) {
 			t.Errorf("aura VERSION_CONFLICT links %+v, want aura_get_mission of %s", p.Links, runID)
@@ -89,7 +90,7 @@ func TestErrorCodes(t *testing.T) {
 	t.Run("INVALID_TRANSITION", func(t *testing.T) {
 		b := startP(t, tokA, "deploy_pipeline")
 		id := str(t, b, "workflow.id")
-		wantStatus(t, submitP(t, tokA, id, 1, "run_lint", nil), http.StatusOK)
+		gatewaytest.WantStatus(t, submitP(t, tokA, id, 1, "run_lint", nil), http.StatusOK)
 		// deploy is a transition of the workflow, but not from test.
 		p := wantProblem(t, submitP(t, tokA, id, 2, "deploy", nil), http.StatusConflict, contracts.CodeInvalidTransition)
 		if !strings.Contains(p.Hint, "run_tests") || !strings.Contains(p.Hint, "abort") {
@@ -106,7 +107,7 @@ func TestErrorCodes(t *testing.T) {
 			t.Errorf("refused moves changed the version to %d", v)
 		}
 		// Every move of an ended workflow.
-		wantStatus(t, submitP(t, tokA, id, 2, "abort", nil), http.StatusOK)
+		gatewaytest.WantStatus(t, submitP(t, tokA, id, 2, "abort", nil), http.StatusOK)
 		p = wantProblem(t, submitP(t, tokA, id, 3, "run_tests", map[string]any{"coverage": 1}), http.StatusConflict, contracts.CodeInvalidTransition)
 		if !strings.Contains(p.Detail, "ended") {
 			t.Errorf("INVALID_TRANSITION on an ended workflow: %q", p.Detail)
@@ -144,10 +145,10 @@ func TestErrorCodes(t *testing.T) {
 		}
 		// After run_tests produced tests_passed the same move succeeds.
 		r = (&agent{g: g, token: tokA}).follow(t, findLink(t, linksOf(t, b), "run_tests"), nil)
-		wantStatus(t, r, http.StatusOK)
-		r = (&agent{g: g, token: tokA}).follow(t, findLink(t, linksOf(t, r.object(t)), "merge"), nil)
-		wantStatus(t, r, http.StatusOK)
-		if rb := r.object(t); str(t, rb, "workflow.state") != "merged" || str(t, rb, "result.status") != "completed" {
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		r = (&agent{g: g, token: tokA}).follow(t, findLink(t, linksOf(t, r.Object(t)), "merge"), nil)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		if rb := r.Object(t); str(t, rb, "workflow.state") != "merged" || str(t, rb, "result.status") != "completed" {
 			t.Errorf("merge after run_tests: %s", r.Body)
 		}
 
@@ -163,8 +164,8 @@ func TestErrorCodes(t *testing.T) {
 	t.Run("RUN_ID_ALREADY_RUNNING", func(t *testing.T) {
 		runID := "run-e2e-" + randomHex(8)
 		r := g.command(t, tokA, map[string]any{"definitionId": "guarded_merge", "runId": runID})
-		wantStatus(t, r, http.StatusOK)
-		existing := str(t, r.object(t), "workflow.id")
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		existing := str(t, r.Object(t), "workflow.id")
 		p := wantProblem(t, g.command(t, tokA, map[string]any{"definitionId": "deploy_pipeline", "runId": runID}), http.StatusConflict, contracts.CodeRunIDAlreadyRunning)
 		if p.Detail != "An instance already exists with run_id '"+runID+"'." || p.Hint == "" {
 			t.Errorf("RUN_ID_ALREADY_RUNNING detail %q hint %q", p.Detail, p.Hint)
@@ -174,8 +175,8 @@ func TestErrorCodes(t *testing.T) {
 			t.Fatalf("RUN_ID_ALREADY_RUNNING links %+v, want %+v", p.Links, want)
 		}
 		got := (&agent{g: g, token: tokA}).follow(t, p.Links[0], nil)
-		wantStatus(t, got, http.StatusOK)
-		if gb := got.object(t); str(t, gb, "workflow.id") != existing || str(t, gb, "workflow.definitionId") != "guarded_merge" {
+		gatewaytest.WantStatus(t, got, http.StatusOK)
+		if gb := got.Object(t); str(t, gb, "workflow.id") != existing || str(t, gb, "workflow.definitionId") != "guarded_merge" {
 			t.Errorf("the get link reads %s", got.Body)
 		}
 		// aura_create_mission with the same runId: the same refusal, an
@@ -187,7 +188,7 @@ func TestErrorCodes(t *testing.T) {
 		}
 		// runIds are per tenant: another tenant may use the same one, and
 		// learns nothing of acme's.
-		wantStatus(t, g.command(t, tokB, map[string]any{"definitionId": "guarded_merge", "runId": runID}), http.StatusOK)
+		gatewaytest.WantStatus(t, g.command(t, tokB, map[string]any{"definitionId": "guarded_merge", "runId": runID}), http.StatusOK)
 	})
 
 	t.Run("AMBIGUOUS_INTENT", func(t *testing.T) {
@@ -197,13 +198,13 @@ func TestErrorCodes(t *testing.T) {
 		}
 		// Exactly the seed's three example links.
 		var seedCommand any
-		decode([]byte(`[
+		gatewaytest.DecodeJSON([]byte(`[
 			{ "rel": "start_example",  "method": "praxec.command", "args": { "definitionId": "<your-workflow>" } },
 			{ "rel": "submit_example", "method": "praxec.command", "args": { "workflowId": "<id>", "expectedVersion": 0, "transition": "<name>" } },
 			{ "rel": "define_example", "method": "praxec.command", "args": { "subject": "lexicon:<term>", "definition": { "definition_short": "..." } } }
 		]`), &seedCommand)
-		if !reflect.DeepEqual(p.raw["links"], seedCommand) {
-			t.Errorf("praxec.command AMBIGUOUS_INTENT links %v, want the seed's %v", p.raw["links"], seedCommand)
+		if !reflect.DeepEqual(p.Raw["links"], seedCommand) {
+			t.Errorf("praxec.command AMBIGUOUS_INTENT links %v, want the seed's %v", p.Raw["links"], seedCommand)
 		}
 
 		p = wantProblem(t, g.query(t, tokA, map[string]any{"query": "", "workflowId": "wf_x"}), http.StatusBadRequest, contracts.CodeAmbiguousIntent)
@@ -211,9 +212,9 @@ func TestErrorCodes(t *testing.T) {
 			t.Errorf("praxec.query AMBIGUOUS_INTENT detail %q", p.Detail)
 		}
 		var seedQuery any
-		decode([]byte(`[{ "rel": "home", "method": "praxec.query", "args": {} }, { "rel": "search", "method": "praxec.query", "args": { "query": "" } }]`), &seedQuery)
-		if !reflect.DeepEqual(p.raw["links"], seedQuery) {
-			t.Errorf("praxec.query AMBIGUOUS_INTENT links %v, want %v", p.raw["links"], seedQuery)
+		gatewaytest.DecodeJSON([]byte(`[{ "rel": "home", "method": "praxec.query", "args": {} }, { "rel": "search", "method": "praxec.query", "args": { "query": "" } }]`), &seedQuery)
+		if !reflect.DeepEqual(p.Raw["links"], seedQuery) {
+			t.Errorf("praxec.query AMBIGUOUS_INTENT links %v, want %v", p.Raw["links"], seedQuery)
 		}
 
 		// aura_create_mission without a definitionId compiles the goal; two
@@ -231,8 +232,8 @@ func TestErrorCodes(t *testing.T) {
 			t.Fatalf("aura AMBIGUOUS_INTENT links %v", rels)
 		}
 		r := (&agent{g: g, token: tokA}).follow(t, findLink(t, p.Links, "create_release_approval"), nil)
-		wantStatus(t, r, http.StatusCreated)
-		if d := str(t, r.object(t), "workflow.definitionId"); d != "release_approval" {
+		gatewaytest.WantStatus(t, r, http.StatusCreated)
+		if d := str(t, r.Object(t), "workflow.definitionId"); d != "release_approval" {
 			t.Errorf("the create_release_approval link started %s", d)
 		}
 	})
@@ -240,7 +241,7 @@ func TestErrorCodes(t *testing.T) {
 	t.Run("INVALID_PARAMS", func(t *testing.T) {
 		b := startP(t, tokA, "deploy_pipeline")
 		id := str(t, b, "workflow.id")
-		wantStatus(t, submitP(t, tokA, id, 1, "run_lint", nil), http.StatusOK)
+		gatewaytest.WantStatus(t, submitP(t, tokA, id, 1, "run_lint", nil), http.StatusOK)
 		for _, c := range []struct {
 			args    map[string]any
 			pointer string
@@ -266,8 +267,8 @@ func TestErrorCodes(t *testing.T) {
 		}
 		findLink(t, p.Links, "home")
 		got := (&agent{g: g, token: tokA}).follow(t, get, nil)
-		wantStatus(t, got, http.StatusOK)
-		if l := findLink(t, linksOf(t, got.object(t)), "run_tests"); l.InputSchema == nil {
+		gatewaytest.WantStatus(t, got, http.StatusOK)
+		if l := findLink(t, linksOf(t, got.Object(t)), "run_tests"); l.InputSchema == nil {
 			t.Errorf("the workflow's run_tests link has no inputSchema: %+v", l)
 		}
 		// A start whose input does not validate links the definition's
@@ -278,7 +279,7 @@ func TestErrorCodes(t *testing.T) {
 		if !reflect.DeepEqual(desc.Args, map[string]any{"subject": "deploy_pipeline"}) {
 			t.Errorf("describe link %+v", desc)
 		}
-		wantStatus(t, (&agent{g: g, token: tokA}).follow(t, desc, nil), http.StatusOK)
+		gatewaytest.WantStatus(t, (&agent{g: g, token: tokA}).follow(t, desc, nil), http.StatusOK)
 		// The tool's own fields: the pointer names the member of the call.
 		p = wantProblem(t, g.command(t, tokA, map[string]any{"workflowId": id, "expectedVersion": "2", "transition": "run_tests"}), http.StatusBadRequest, contracts.CodeInvalidParams)
 		if len(p.Errors) != 1 || p.Errors[0].Pointer != "/expectedVersion" {
@@ -290,7 +291,7 @@ func TestErrorCodes(t *testing.T) {
 		// The same over aura_signal_mission.
 		a := createA(t, tokA, "deploy_pipeline")
 		runID := str(t, a, "runId")
-		wantStatus(t, g.signal(t, tokA, newKey(), runID, map[string]any{"signal": "run_lint", "expectedVersion": 1}), http.StatusOK)
+		gatewaytest.WantStatus(t, g.signal(t, tokA, newKey(), runID, map[string]any{"signal": "run_lint", "expectedVersion": 1}), http.StatusOK)
 		p = wantProblem(t, g.signal(t, tokA, newKey(), runID, map[string]any{"signal": "run_tests", "expectedVersion": 2, "arguments": map[string]any{"coverage": "high"}}),
 			http.StatusBadRequest, contracts.CodeInvalidParams)
 		if len(p.Errors) != 1 || p.Errors[0].Pointer != "/arguments/coverage" {
@@ -302,7 +303,7 @@ func TestErrorCodes(t *testing.T) {
 		if mget.Method != contracts.ToolGetMission || !reflect.DeepEqual(mget.Args, map[string]any{"runId": runID}) {
 			t.Errorf("aura get link %+v", mget)
 		}
-		wantStatus(t, (&agent{g: g, token: tokA}).follow(t, mget, nil), http.StatusOK)
+		gatewaytest.WantStatus(t, (&agent{g: g, token: tokA}).follow(t, mget, nil), http.StatusOK)
 		if retry := findLink(t, p.Links, "retry"); retry.Method != contracts.ToolSignalMission || retry.InputSchema == nil {
 			t.Errorf("aura retry link %+v", retry)
 		}
@@ -313,10 +314,10 @@ func TestErrorCodes(t *testing.T) {
 		a := createA(t, tokA, "guarded_merge")
 		runID := str(t, a, "runId")
 		r := ag.follow(t, findLink(t, linksOf(t, a), "run_tests"), nil)
-		wantStatus(t, r, http.StatusOK)
-		r = ag.follow(t, findLink(t, linksOf(t, r.object(t)), "merge"), nil)
-		wantStatus(t, r, http.StatusOK)
-		done := r.object(t)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		r = ag.follow(t, findLink(t, linksOf(t, r.Object(t)), "merge"), nil)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		done := r.Object(t)
 		if str(t, done, "result.status") != "completed" {
 			t.Fatalf("merge: %s", r.Body)
 		}
@@ -334,18 +335,18 @@ func TestErrorCodes(t *testing.T) {
 		a = createA(t, tokA, "deploy_pipeline")
 		runID = str(t, a, "runId")
 		c1 := ag.follow(t, findLink(t, linksOf(t, a), "cancel"), nil)
-		wantStatus(t, c1, http.StatusOK)
-		cb := c1.object(t)
+		gatewaytest.WantStatus(t, c1, http.StatusOK)
+		cb := c1.Object(t)
 		if str(t, cb, "workflow.state") != "cancelled" || str(t, cb, "result.status") != "completed" || len(linksOf(t, cb)) != 0 || num(t, cb, "workflow.version") != 2 {
 			t.Errorf("cancel: %s", c1.Body)
 		}
 		c2 := g.cancelMission(t, tokA, newKey(), runID, map[string]any{"reason": "again"})
-		wantStatus(t, c2, http.StatusOK)
+		gatewaytest.WantStatus(t, c2, http.StatusOK)
 		validateOutput(t, contracts.ToolCancelMission, c2)
 		if c2.Header.Get("Idempotent-Replayed") != "" {
 			t.Errorf("a second cancel with a new key is marked replayed")
 		}
-		if c2b := c2.object(t); str(t, c2b, "workflow.state") != "cancelled" || num(t, c2b, "workflow.version") != 2 {
+		if c2b := c2.Object(t); str(t, c2b, "workflow.state") != "cancelled" || num(t, c2b, "workflow.version") != 2 {
 			t.Errorf("second cancel: %s", c2.Body)
 		}
 		// And a signal to the cancelled mission.
@@ -358,16 +359,16 @@ func TestErrorCodes(t *testing.T) {
 		random := "wf_" + randomHex(13)
 		// normal removes what differs between two refusals by design: the
 		// request's id and the id the caller sent.
-		normal := func(r *resp, id string) map[string]any {
+		normal := func(r *gatewaytest.Response, id string) map[string]any {
 			p := wantProblem(t, r, http.StatusNotFound, contracts.CodeNotFound)
-			m := p.raw
+			m := p.Raw
 			delete(m, "requestId")
 			delete(m, "instance")
 			delete(m, "traceId")
 			m["detail"] = strings.ReplaceAll(m["detail"].(string), id, "<id>")
 			return m
 		}
-		same := func(what string, theirs, none *resp, theirID, noneID string) {
+		same := func(what string, theirs, none *gatewaytest.Response, theirID, noneID string) {
 			t.Helper()
 			if a, b := normal(theirs, theirID), normal(none, noneID); !reflect.DeepEqual(a, b) {
 				t.Errorf("%s: another tenant's mission answers %v, a missing one %v", what, a, b)
@@ -394,9 +395,9 @@ func TestErrorCodes(t *testing.T) {
 
 		// acme's mission is untouched.
 		r := g.getMission(t, tokA, runID)
-		wantStatus(t, r, http.StatusOK)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
 		validateOutput(t, contracts.ToolGetMission, r)
-		if b := r.object(t); num(t, b, "workflow.version") != 1 || str(t, b, "workflow.state") != "open" || str(t, b, "result.status") != "waiting_for_action" {
+		if b := r.Object(t); num(t, b, "workflow.version") != 1 || str(t, b, "workflow.state") != "open" || str(t, b, "result.status") != "waiting_for_action" {
 			t.Errorf("acme's mission after globex's attempts: %s", r.Body)
 		}
 	})
@@ -413,36 +414,36 @@ func TestErrorCodes(t *testing.T) {
 			}
 		}
 		r := g.getMission(t, tokSandbox, runID)
-		wantStatus(t, r, http.StatusOK)
-		if b := r.object(t); num(t, b, "workflow.version") != 1 || str(t, b, "workflow.state") != "lint" {
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		if b := r.Object(t); num(t, b, "workflow.version") != 1 || str(t, b, "workflow.state") != "lint" {
 			t.Errorf("the refused cancel changed the mission: %s", r.Body)
 		}
 		// The refusal consumed no key: the same key now carries another
 		// (allowed) request of the same principal, which executes instead
 		// of answering 422.
 		r = g.signal(t, tokSandbox, key, runID, map[string]any{"signal": "run_lint", "expectedVersion": 1})
-		wantStatus(t, r, http.StatusOK)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
 		if r.Header.Get("Idempotent-Replayed") != "" {
 			t.Errorf("the signal was replayed")
 		}
 		// Only destructive tools are denied: praxec.command, like
 		// aura_signal_mission, fires workflow moves that guards and
 		// approvals govern, and is not annotated destructive.
-		wantStatus(t, g.command(t, tokSandbox, map[string]any{"definitionId": "guarded_merge"}), http.StatusOK)
+		gatewaytest.WantStatus(t, g.command(t, tokSandbox, map[string]any{"definitionId": "guarded_merge"}), http.StatusOK)
 	})
 
 	t.Run("exact_replay_of_a_praxec_submit", func(t *testing.T) {
 		b := startP(t, tokA, "deploy_pipeline")
 		id := str(t, b, "workflow.id")
 		first := submitP(t, tokA, id, 1, "run_lint", nil)
-		wantStatus(t, first, http.StatusOK)
+		gatewaytest.WantStatus(t, first, http.StatusOK)
 		again := submitP(t, tokA, id, 1, "run_lint", nil)
-		wantStatus(t, again, http.StatusOK)
+		gatewaytest.WantStatus(t, again, http.StatusOK)
 		if !bytes.Equal(first.Body, again.Body) {
 			t.Errorf("exact replay answered\n%s\nnot the original\n%s", again.Body, first.Body)
 		}
 		// The replay holds after the workflow moved on.
-		wantStatus(t, submitP(t, tokA, id, 2, "run_tests", map[string]any{"coverage": 90}), http.StatusOK)
+		gatewaytest.WantStatus(t, submitP(t, tokA, id, 2, "run_tests", map[string]any{"coverage": 90}), http.StatusOK)
 		if later := submitP(t, tokA, id, 1, "run_lint", nil); later.Status != http.StatusOK || !bytes.Equal(later.Body, first.Body) {
 			t.Errorf("replay after progress: %d %s", later.Status, later.Body)
 		}
@@ -456,9 +457,9 @@ func TestErrorCodes(t *testing.T) {
 		key := newKey()
 		call := map[string]any{"workflowId": id, "expectedVersion": 3, "transition": "abort"}
 		k1 := g.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: call, token: tokA, key: key})
-		wantStatus(t, k1, http.StatusOK)
+		gatewaytest.WantStatus(t, k1, http.StatusOK)
 		k2 := g.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: call, token: tokA, key: key})
-		wantStatus(t, k2, http.StatusOK)
+		gatewaytest.WantStatus(t, k2, http.StatusOK)
 		if k2.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(k1.Body, k2.Body) {
 			t.Errorf("keyed praxec replay: header %q, same body %v", k2.Header.Get("Idempotent-Replayed"), bytes.Equal(k1.Body, k2.Body))
 		}
@@ -468,9 +469,9 @@ func TestErrorCodes(t *testing.T) {
 		createKey := newKey()
 		create := map[string]any{"goal": "replay me", "definitionId": "deploy_pipeline"}
 		c1 := g.createMission(t, tokA, createKey, create)
-		wantStatus(t, c1, http.StatusCreated)
+		gatewaytest.WantStatus(t, c1, http.StatusCreated)
 		c2 := g.createMission(t, tokA, createKey, create)
-		wantStatus(t, c2, http.StatusCreated)
+		gatewaytest.WantStatus(t, c2, http.StatusCreated)
 		if c2.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(c1.Body, c2.Body) || c2.Header.Get("Location") != c1.Header.Get("Location") || c1.Header.Get("Location") == "" {
 			t.Errorf("create replay: replayed %q, same body %v, Location %q vs %q", c2.Header.Get("Idempotent-Replayed"), bytes.Equal(c1.Body, c2.Body),
 				c2.Header.Get("Location"), c1.Header.Get("Location"))
@@ -478,7 +479,7 @@ func TestErrorCodes(t *testing.T) {
 		if c1.Header.Get("Idempotent-Replayed") != "" {
 			t.Errorf("the first create is marked replayed")
 		}
-		cb := c1.object(t)
+		cb := c1.Object(t)
 		runID := str(t, cb, "runId")
 
 		// signal: the link carries its key; following it twice replays.
@@ -486,22 +487,22 @@ func TestErrorCodes(t *testing.T) {
 		lint := findLink(t, linksOf(t, cb), "run_lint")
 		s1 := ag.follow(t, lint, nil)
 		s2 := ag.follow(t, lint, nil)
-		wantStatus(t, s1, http.StatusOK)
-		wantStatus(t, s2, http.StatusOK)
+		gatewaytest.WantStatus(t, s1, http.StatusOK)
+		gatewaytest.WantStatus(t, s2, http.StatusOK)
 		if s2.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(s1.Body, s2.Body) {
 			t.Errorf("signal replay: replayed %q, same body %v", s2.Header.Get("Idempotent-Replayed"), bytes.Equal(s1.Body, s2.Body))
 		}
 		// cancel, likewise.
-		cancel := findLink(t, linksOf(t, s1.object(t)), "cancel")
+		cancel := findLink(t, linksOf(t, s1.Object(t)), "cancel")
 		x1 := ag.follow(t, cancel, nil)
 		x2 := ag.follow(t, cancel, nil)
-		wantStatus(t, x1, http.StatusOK)
-		wantStatus(t, x2, http.StatusOK)
+		gatewaytest.WantStatus(t, x1, http.StatusOK)
+		gatewaytest.WantStatus(t, x2, http.StatusOK)
 		if x2.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(x1.Body, x2.Body) {
 			t.Errorf("cancel replay: replayed %q, same body %v", x2.Header.Get("Idempotent-Replayed"), bytes.Equal(x1.Body, x2.Body))
 		}
 		r := g.getMission(t, tokA, runID)
-		if b := r.object(t); num(t, b, "workflow.version") != 3 || str(t, b, "workflow.state") != "cancelled" {
+		if b := r.Object(t); num(t, b, "workflow.version") != 3 || str(t, b, "workflow.state") != "cancelled" {
 			t.Errorf("after replays: %s", r.Body)
 		}
 
@@ -522,15 +523,15 @@ func TestErrorCodes(t *testing.T) {
 		if back.Method != contracts.ToolGetMission || back.Args["runId"] != runID {
 			t.Errorf("key reuse get link %+v, want aura_get_mission of %s", back, runID)
 		}
-		wantStatus(t, ag.follow(t, back, nil), http.StatusOK)
+		gatewaytest.WantStatus(t, ag.follow(t, back, nil), http.StatusOK)
 		if nk := findLink(t, p.Links, "retry_with_key"); nk.Method != contracts.ToolCreateMission || nk.Args["idempotencyKey"] == createKey {
 			t.Errorf("key reuse retry_with_key link %+v", nk)
 		}
-		if b := g.getMission(t, tokA, str(t, other, "runId")).object(t); num(t, b, "workflow.version") != 1 {
+		if b := g.getMission(t, tokA, str(t, other, "runId")).Object(t); num(t, b, "workflow.version") != 1 {
 			t.Errorf("a refused reuse moved the mission: %v", b["workflow"])
 		}
 		// Keys are per principal: globex's use of acme's key is its own.
-		wantStatus(t, g.createMission(t, tokB, createKey, create), http.StatusCreated)
+		gatewaytest.WantStatus(t, g.createMission(t, tokB, createKey, create), http.StatusCreated)
 	})
 
 	t.Run("approvals", func(t *testing.T) {
@@ -540,22 +541,22 @@ func TestErrorCodes(t *testing.T) {
 			a := createA(t, tokA, "release_approval")
 			ag := &agent{g: g, token: tokA}
 			r := ag.follow(t, findLink(t, linksOf(t, a), "request_release"), map[string]any{"version": "2.0.0"})
-			wantStatus(t, r, http.StatusOK)
-			r = ag.follow(t, findLink(t, linksOf(t, r.object(t)), "approve_release"), nil)
-			wantStatus(t, r, http.StatusOK)
-			b := r.object(t)
+			gatewaytest.WantStatus(t, r, http.StatusOK)
+			r = ag.follow(t, findLink(t, linksOf(t, r.Object(t)), "approve_release"), nil)
+			gatewaytest.WantStatus(t, r, http.StatusOK)
+			b := r.Object(t)
 			if str(t, b, "result.status") != "pending_approval" {
 				t.Fatalf("approve_release: %s", r.Body)
 			}
 			return str(t, b, "approval.id"), str(t, b, "runId")
 		}
-		approve := func(tok, id string) *resp {
+		approve := func(tok, id string) *gatewaytest.Response {
 			return g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", token: tok})
 		}
 		id, _ := queue(t)
 		// The principal that asked for the approval cannot grant it (an
 		// audited refusal); rejecting it is fine, and another approver is.
-		selfApprover := ti.token(t, tenantA, userA, string(contracts.ScopeApprovalsWrite))
+		selfApprover := mint(t, ti, tenantA, userA, string(contracts.ScopeApprovalsWrite))
 		trace := newTraceID()
 		p := wantProblem(t, g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", token: selfApprover, trace: trace}),
 			http.StatusConflict, contracts.CodeSelfApproval)
@@ -563,32 +564,27 @@ func TestErrorCodes(t *testing.T) {
 			t.Errorf("self-approval detail %q does not name the requester", p.Detail)
 		}
 		// Refusals are audited asynchronously (written within 200ms).
-		audited := false
-		for range 100 {
-			if r := g.trace(t, tokA, trace); r.Status == http.StatusOK && strings.Contains(string(r.Body), `"approval.refused"`) {
-				audited = true
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		if !audited {
+		if !gatewaytest.Poll(5*time.Second, func() bool {
+			r := g.trace(t, tokA, trace)
+			return r.Status == http.StatusOK && strings.Contains(string(r.Body), `"approval.refused"`)
+		}) {
 			t.Errorf("the self-approval refusal was not audited")
 		}
 		wantProblem(t, approve(operatorB, id), http.StatusNotFound, contracts.CodeNotFound) // another tenant's approval
 		wantProblem(t, approve(tokB, id), http.StatusNotFound, contracts.CodeNotFound)
-		wantStatus(t, approve(operatorA, id), http.StatusOK)
+		gatewaytest.WantStatus(t, approve(operatorA, id), http.StatusOK)
 		wantProblem(t, approve(operatorA, id), http.StatusConflict, contracts.CodeMissionStateConflict)
 		wantProblem(t, g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/reject", token: operatorA}), http.StatusConflict, contracts.CodeMissionStateConflict)
 		// A token without approvals:write is refused before anything is
 		// looked at.
-		noScope := ti.token(t, tenantA, userA, string(contracts.ScopeMissionsWrite))
+		noScope := mint(t, ti, tenantA, userA, string(contracts.ScopeMissionsWrite))
 		wantProblem(t, approve(noScope, id), http.StatusForbidden, contracts.CodeInsufficientScope)
 
 		// Rejecting leaves the mission where it was, the approve link back.
 		id, _ = queue(t)
 		rj := g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/reject", body: map[string]any{"note": "not yet"}, token: operatorA})
-		wantStatus(t, rj, http.StatusOK)
-		rb := rj.object(t)
+		gatewaytest.WantStatus(t, rj, http.StatusOK)
+		rb := rj.Object(t)
 		m := rb["mission"].(map[string]any)
 		if str(t, rb, "approval.status") != "rejected" || str(t, m, "workflow.state") != "awaiting_approval" || str(t, m, "result.status") != "executed" {
 			t.Errorf("reject: %s", rj.Body)
@@ -596,10 +592,10 @@ func TestErrorCodes(t *testing.T) {
 		findLink(t, linksOf(t, m), "approve_release")
 
 		id, runID := queue(t)
-		wantStatus(t, g.cancelMission(t, tokA, newKey(), runID, nil), http.StatusOK)
+		gatewaytest.WantStatus(t, g.cancelMission(t, tokA, newKey(), runID, nil), http.StatusOK)
 		wantProblem(t, approve(operatorA, id), http.StatusConflict, contracts.CodeMissionStateConflict)
 		lr := g.do(t, req{method: http.MethodGet, path: "/v8/approvals?status=cancelled", token: operatorA})
-		wantStatus(t, lr, http.StatusOK)
+		gatewaytest.WantStatus(t, lr, http.StatusOK)
 		if !bytes.Contains(lr.Body, []byte(id)) {
 			t.Errorf("the approval overtaken by the cancel is not listed as cancelled: %s", lr.Body)
 		}
@@ -612,17 +608,17 @@ func TestErrorCodes(t *testing.T) {
 func TestSelfApprovalAllowedByQueue(t *testing.T) {
 	ti := newIssuer(t)
 	g := startGateway(t, ti, gwOptions{policy: config.Policy{AllowSelfApproval: []string{"releases"}}})
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	a := g.createMission(t, tok, newKey(), map[string]any{"goal": "release", "definitionId": "release_approval"})
-	wantStatus(t, a, http.StatusCreated)
+	gatewaytest.WantStatus(t, a, http.StatusCreated)
 	ag := &agent{g: g, token: tok}
-	r := ag.follow(t, findLink(t, linksOf(t, a.object(t)), "request_release"), map[string]any{"version": "2.0.0"})
-	wantStatus(t, r, http.StatusOK)
-	r = ag.follow(t, findLink(t, linksOf(t, r.object(t)), "approve_release"), nil)
-	wantStatus(t, r, http.StatusOK)
-	id := str(t, r.object(t), "approval.id")
-	self := ti.token(t, tenantA, userA, string(contracts.ScopeApprovalsWrite))
-	wantStatus(t, g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", token: self}), http.StatusOK)
+	r := ag.follow(t, findLink(t, linksOf(t, a.Object(t)), "request_release"), map[string]any{"version": "2.0.0"})
+	gatewaytest.WantStatus(t, r, http.StatusOK)
+	r = ag.follow(t, findLink(t, linksOf(t, r.Object(t)), "approve_release"), nil)
+	gatewaytest.WantStatus(t, r, http.StatusOK)
+	id := str(t, r.Object(t), "approval.id")
+	self := mint(t, ti, tenantA, userA, string(contracts.ScopeApprovalsWrite))
+	gatewaytest.WantStatus(t, g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", token: self}), http.StatusOK)
 }
 
 // TestReplayedRefusalIsTheOriginal: a refusal recorded under a key is
@@ -631,9 +627,9 @@ func TestSelfApprovalAllowedByQueue(t *testing.T) {
 func TestReplayedRefusalIsTheOriginal(t *testing.T) {
 	ti := newIssuer(t)
 	g := startGateway(t, ti, gwOptions{})
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	create := map[string]any{"goal": "deploy", "definitionId": "deploy_pipeline", "runId": "replay-1"}
-	wantStatus(t, g.createMission(t, tok, newKey(), create), http.StatusCreated)
+	gatewaytest.WantStatus(t, g.createMission(t, tok, newKey(), create), http.StatusCreated)
 	key := newKey()
 	first := g.createMission(t, tok, key, create)
 	wantProblem(t, first, http.StatusConflict, contracts.CodeRunIDAlreadyRunning)
@@ -645,7 +641,7 @@ func TestReplayedRefusalIsTheOriginal(t *testing.T) {
 		t.Errorf("X-Request-Id of the retry %q, of the first %q", again.Header.Get("X-Request-Id"), first.Header.Get("X-Request-Id"))
 	}
 	p := wantProblem(t, again, http.StatusConflict, contracts.CodeRunIDAlreadyRunning)
-	if p.TraceID != traceOf(first.Header) || traceOf(again.Header) == p.TraceID {
+	if p.TraceID != first.TraceID(t) || again.TraceID(t) == p.TraceID {
 		t.Errorf("replayed traceId %q, first Traceparent %q, retry Traceparent %q", p.TraceID, first.Header.Get("Traceparent"), again.Header.Get("Traceparent"))
 	}
 }

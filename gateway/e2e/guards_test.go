@@ -59,8 +59,8 @@ proxy:
 		return now
 	}
 	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path, Now: clock})
-	w := wrap(g)
-	deploy := func(env string) *resp {
+	w := wrapGateway(g)
+	deploy := func(env string) *gatewaytest.Response {
 		tok := g.Token(t, tenantA, userA, nil, nil)
 		return w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "deploy", "env": env}})
 	}

@@ -8,11 +8,9 @@ package e2e_test
 // server. Tests talk to it with net/http only.
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -49,37 +47,25 @@ const (
 // commented policy block of examples/praxec.yaml does.
 var sandboxPolicy = config.Policy{DenyDestructive: []config.PrincipalMatch{{Tenant: tenantSandbox}}}
 
-// testIssuer is a real OIDC issuer served over HTTP.
-type testIssuer struct {
-	iss *issuer.Issuer
-	url string
-}
-
-func newIssuer(t testing.TB) *testIssuer {
+// newIssuer serves a real OIDC issuer signing with ES256 over HTTP.
+func newIssuer(t testing.TB) *gatewaytest.Issuer {
 	t.Helper()
-	ti := gatewaytest.NewIssuer(t, issuer.Options{Algorithms: []string{issuer.ES256}})
-	return &testIssuer{iss: ti.Issuer, url: ti.URL}
+	return gatewaytest.NewIssuer(t, issuer.Options{Algorithms: []string{issuer.ES256}})
 }
 
-// allScopes is every scope the gateway knows.
-func allScopes() []string { return gatewaytest.AllScopes() }
-
-// token mints an access token for this package's resource; no scopes
-// means every scope.
-func (ti *testIssuer) token(t testing.TB, tenant, subject string, scopes ...string) string {
+// mint mints an access token of subject at tenant, valid an hour, for
+// this package's resource; no scopes means every scope.
+func mint(t testing.TB, ti *gatewaytest.Issuer, tenant, subject string, scopes ...string) string {
 	t.Helper()
 	if len(scopes) == 0 {
-		scopes = allScopes()
+		scopes = nil
 	}
-	tok, err := ti.iss.Mint(ti.url, resource, subject, tenant, scopes, time.Hour, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return ti.Token(t, resource, gatewaytest.TokenSpec{Tenant: tenant, Subject: subject, Scopes: scopes, TTL: time.Hour})
 }
 
 // gw is one running gateway.
 type gw struct {
+	rest    *gatewaytest.Client
 	url     string
 	client  *http.Client
 	handler http.Handler
@@ -105,10 +91,10 @@ type gwOptions struct {
 // (gatewaytest.New), trusting ti, without rate limits: one principal sends
 // far more than the default 50 requests a second here (benchmarks, races);
 // the limiter has tests of its own.
-func startGateway(t testing.TB, ti *testIssuer, o gwOptions) *gw {
+func startGateway(t testing.TB, ti *gatewaytest.Issuer, o gwOptions) *gw {
 	t.Helper()
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:   ti,
 		DBPath:   o.dbPath,
 		StoreDSN: o.storeDSN,
 		Edit: func(cfg *config.Config) {
@@ -116,7 +102,12 @@ func startGateway(t testing.TB, ti *testIssuer, o gwOptions) *gw {
 			cfg.Policy = o.policy
 		},
 	})
-	return &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	return wrapGateway(g)
+}
+
+// wrapGateway is g as a gw.
+func wrapGateway(g *gatewaytest.Gateway) *gw {
+	return &gw{rest: g.REST(), url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
 }
 
 // req is one HTTP request to a gateway.
@@ -129,32 +120,8 @@ type req struct {
 	trace  string // W3C trace id sent as traceparent, when not empty
 }
 
-// resp is a read HTTP answer.
-type resp struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-// object decodes the body as a JSON object, numbers as json.Number (what
-// the contract validators and a verbatim re-send expect).
-func (r *resp) object(t testing.TB) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := decode(r.Body, &m); err != nil {
-		t.Fatalf("answer %d is not a JSON object: %v\n%s", r.Status, err, r.Body)
-	}
-	return m
-}
-
-func decode(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	return d.Decode(v)
-}
-
 // do sends r to the gateway.
-func (g *gw) do(t testing.TB, r req) *resp {
+func (g *gw) do(t testing.TB, r req) *gatewaytest.Response {
 	t.Helper()
 	res, err := g.send(r)
 	if err != nil {
@@ -164,73 +131,50 @@ func (g *gw) do(t testing.TB, r req) *resp {
 }
 
 // send sends r to the gateway; unlike do it may run on any goroutine.
-func (g *gw) send(r req) (*resp, error) {
-	var body io.Reader
-	if r.body != nil {
-		b, err := json.Marshal(r.body)
-		if err != nil {
-			return nil, err
-		}
-		body = bytes.NewReader(b)
-	}
-	hr, err := http.NewRequest(r.method, g.url+r.path, body)
-	if err != nil {
-		return nil, err
-	}
-	if r.body != nil {
-		hr.Header.Set("Content-Type", "application/json")
-	}
+func (g *gw) send(r req) (*gatewaytest.Response, error) {
+	var opts []gatewaytest.RequestOption
 	if r.token != "" {
-		hr.Header.Set("Authorization", "Bearer "+r.token)
+		opts = append(opts, gatewaytest.Bearer(r.token))
 	}
 	if r.key != "" {
-		hr.Header.Set("Idempotency-Key", r.key)
+		opts = append(opts, gatewaytest.IdempotencyKey(r.key))
 	}
 	if r.trace != "" {
-		hr.Header.Set("Traceparent", "00-"+r.trace+"-00f067aa0ba902b7-01")
+		opts = append(opts, gatewaytest.InTrace(r.trace))
 	}
-	res, err := g.client.Do(hr)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, err
-	}
-	return &resp{Status: res.StatusCode, Header: res.Header, Body: b}, nil
+	return g.rest.Send(r.method, r.path, r.body, opts...)
 }
 
 // Shorthands for the calls tests construct on purpose (error cases, the
 // first praxec start, observers). The link-following driver never uses
 // them for its path.
 
-func (g *gw) command(t testing.TB, token string, args map[string]any) *resp {
+func (g *gw) command(t testing.TB, token string, args map[string]any) *gatewaytest.Response {
 	t.Helper()
 	return g.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: args, token: token})
 }
 
-func (g *gw) query(t testing.TB, token string, args map[string]any) *resp {
+func (g *gw) query(t testing.TB, token string, args map[string]any) *gatewaytest.Response {
 	t.Helper()
 	return g.do(t, req{method: http.MethodPost, path: "/v8/praxec/query", body: args, token: token})
 }
 
-func (g *gw) createMission(t testing.TB, token, key string, args map[string]any) *resp {
+func (g *gw) createMission(t testing.TB, token, key string, args map[string]any) *gatewaytest.Response {
 	t.Helper()
 	return g.do(t, req{method: http.MethodPost, path: "/v8/missions", body: args, token: token, key: key})
 }
 
-func (g *gw) getMission(t testing.TB, token, runID string) *resp {
+func (g *gw) getMission(t testing.TB, token, runID string) *gatewaytest.Response {
 	t.Helper()
 	return g.do(t, req{method: http.MethodGet, path: "/v8/missions/" + url.PathEscape(runID), token: token})
 }
 
-func (g *gw) signal(t testing.TB, token, key, runID string, args map[string]any) *resp {
+func (g *gw) signal(t testing.TB, token, key, runID string, args map[string]any) *gatewaytest.Response {
 	t.Helper()
 	return g.do(t, req{method: http.MethodPost, path: "/v8/missions/" + url.PathEscape(runID) + "/signals", body: args, token: token, key: key})
 }
 
-func (g *gw) cancelMission(t testing.TB, token, key, runID string, args map[string]any) *resp {
+func (g *gw) cancelMission(t testing.TB, token, key, runID string, args map[string]any) *gatewaytest.Response {
 	t.Helper()
 	if args == nil {
 		args = map[string]any{}
@@ -238,7 +182,7 @@ func (g *gw) cancelMission(t testing.TB, token, key, runID string, args map[stri
 	return g.do(t, req{method: http.MethodPost, path: "/v8/missions/" + url.PathEscape(runID) + "/cancel", body: args, token: token, key: key})
 }
 
-func (g *gw) trace(t testing.TB, token, traceID string) *resp {
+func (g *gw) trace(t testing.TB, token, traceID string) *gatewaytest.Response {
 	t.Helper()
 	return g.do(t, req{method: http.MethodGet, path: "/v8/traces/" + url.PathEscape(traceID), token: token})
 }
@@ -278,7 +222,7 @@ func linksOf(t testing.TB, body map[string]any) []link {
 	}
 	b, _ := json.Marshal(raw)
 	var out []link
-	if err := decode(b, &out); err != nil {
+	if err := gatewaytest.DecodeJSON(b, &out); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -328,7 +272,7 @@ type agent struct {
 // the test, so the driver never edits a call beyond the model's share.
 // Every successful answer is validated against the output schema of the
 // tool the link names.
-func (a *agent) follow(t testing.TB, l link, fill map[string]any) *resp {
+func (a *agent) follow(t testing.TB, l link, fill map[string]any) *gatewaytest.Response {
 	t.Helper()
 	res := a.g.do(t, a.request(t, l, fill))
 	if res.Status < 300 {
@@ -406,10 +350,10 @@ func (a *agent) request(t testing.TB, l link, fill map[string]any) req {
 }
 
 // validateOutput holds a successful answer to the output schema of tool.
-func validateOutput(t testing.TB, tool string, r *resp) {
+func validateOutput(t testing.TB, tool string, r *gatewaytest.Response) {
 	t.Helper()
 	var v any
-	if err := decode(r.Body, &v); err != nil {
+	if err := gatewaytest.DecodeJSON(r.Body, &v); err != nil {
 		t.Fatalf("%s answered %d with invalid JSON: %v", tool, r.Status, err)
 	}
 	if err := contracts.ValidateOutput(tool, v); err != nil {
@@ -418,89 +362,19 @@ func validateOutput(t testing.TB, tool string, r *resp) {
 	}
 }
 
-// wantStatus fails unless r has the status.
-func wantStatus(t testing.TB, r *resp, status int) {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
-	}
-}
-
-// problem is a decoded problem+json answer.
+// problem is gatewaytest.Problem with its links as the agent reads them.
 type problem struct {
-	Type      string `json:"type"`
-	Title     string `json:"title"`
-	Status    int    `json:"status"`
-	Detail    string `json:"detail"`
-	Instance  string `json:"instance"`
-	Code      string `json:"code"`
-	RequestID string `json:"requestId"`
-	TraceID   string `json:"traceId"`
-	Retryable bool   `json:"retryable"`
-	Hint      string `json:"hint"`
-	Errors    []struct {
-		Pointer string `json:"pointer"`
-		Keyword string `json:"keyword"`
-		Detail  string `json:"detail"`
-	} `json:"errors"`
-	Links []link `json:"links"`
-	raw   map[string]any
+	gatewaytest.Problem
+	Links []link
 }
 
-// wantProblem checks that r is an RFC 9457 problem with status and code,
-// carrying the seeds/000 envelope members (code, detail as the message,
-// links always an array) and the gateway's own (type, title, instance,
-// requestId, retryable).
-func wantProblem(t testing.TB, r *resp, status int, code contracts.Code) problem {
+// wantProblem is gatewaytest.WantProblem with the links decoded for the
+// agent.
+func wantProblem(t testing.TB, r *gatewaytest.Response, status int, code contracts.Code) problem {
 	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d (%s): %s", r.Status, status, code, r.Body)
-	}
-	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
-		t.Errorf("Content-Type %q, want application/problem+json", ct)
-	}
-	if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
-		t.Errorf("Cache-Control %q, want no-store", cc)
-	}
-	var p problem
-	if err := decode(r.Body, &p); err != nil {
-		t.Fatalf("problem does not decode: %v\n%s", err, r.Body)
-	}
-	p.raw = r.object(t)
-	if p.Code != string(code) {
-		t.Fatalf("code %q, want %q: %s", p.Code, code, r.Body)
-	}
-	info, _ := code.Info()
-	if p.Status != status || p.Title != info.Title || p.Type != code.TypeURI() || p.Retryable != info.Retryable {
-		t.Errorf("problem members status=%d title=%q type=%q retryable=%v disagree with the code registry %+v", p.Status, p.Title, p.Type, p.Retryable, info)
-	}
-	if p.Detail == "" {
-		t.Errorf("problem has no detail (the envelope's message): %s", r.Body)
-	}
-	// A replayed refusal is the original problem, its request's id
-	// included; X-Request-Id names the retry.
-	replayed := r.Header.Get("Idempotent-Replayed") == "true"
-	if p.RequestID == "" || p.Instance != "urn:praxa:request:"+p.RequestID || !replayed && r.Header.Get("X-Request-Id") != p.RequestID {
-		t.Errorf("problem requestId %q / instance %q / X-Request-Id %q disagree", p.RequestID, p.Instance, r.Header.Get("X-Request-Id"))
-	}
-	// traceId names the answer's trace (Traceparent), the original's for
-	// a replay.
-	if p.TraceID == "" || !replayed && p.TraceID != traceOf(r.Header) {
-		t.Errorf("problem traceId %q, Traceparent %q", p.TraceID, r.Header.Get("Traceparent"))
-	}
-	if l, ok := p.raw["links"].([]any); !ok || l == nil {
-		t.Errorf("problem links is %T, want an array", p.raw["links"])
-	}
+	p := problem{Problem: gatewaytest.WantProblem(t, r, status, code)}
+	p.Links = linksOf(t, p.Raw)
 	return p
-}
-
-// traceOf is the trace id of h's Traceparent, "" without one.
-func traceOf(h http.Header) string {
-	parts := strings.Split(h.Get("Traceparent"), "-")
-	if len(parts) != 4 {
-		return ""
-	}
-	return parts[1]
 }
 
 // str reads a string member path ("workflow.state") of a decoded answer.
@@ -574,12 +448,12 @@ type traceEvent struct {
 func (g *gw) traceEvents(t testing.TB, token, traceID string) []traceEvent {
 	t.Helper()
 	r := g.trace(t, token, traceID)
-	wantStatus(t, r, http.StatusOK)
+	gatewaytest.WantStatus(t, r, http.StatusOK)
 	validateOutput(t, contracts.ToolGetTrace, r)
 	var out struct {
 		Events []traceEvent `json:"events"`
 	}
-	if err := decode(r.Body, &out); err != nil {
+	if err := gatewaytest.DecodeJSON(r.Body, &out); err != nil {
 		t.Fatal(err)
 	}
 	return out.Events
@@ -600,10 +474,10 @@ func countEvents(events []traceEvent, typ string) int {
 // problems) whose connection api calls the upstream at the URL api, over a
 // SQLite file or the PostgreSQL database dsn names, with the clock now (nil:
 // the real one); edit, if set, changes the configuration further.
-func apiGateway(t *testing.T, ti *testIssuer, file, yaml, api, dsn string, now func() time.Time, edit func(*config.Config)) *gatewaytest.Gateway {
+func apiGateway(t *testing.T, ti *gatewaytest.Issuer, file, yaml, api, dsn string, now func() time.Time, edit func(*config.Config)) *gatewaytest.Gateway {
 	t.Helper()
 	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:   ti,
 		Now:      now,
 		StoreDSN: dsn,
 		Config:   func() (*config.Config, error) { return config.Parse(file, []byte(yaml)) },

@@ -65,13 +65,13 @@ proxy:
       exposeDirectly: true
 `)
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:          &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:          ti,
 		ConfigFile:      path,
 		Edit:            func(cfg *config.Config) { cfg.Auth.Resource = resource },
 		ImportRetryBase: 20 * time.Millisecond,
 	})
-	w := wrap(g)
-	tok := ti.token(t, tenantA, userA)
+	w := wrapGateway(g)
+	tok := mint(t, ti, tenantA, userA)
 
 	// A stdio-like session on the gateway's direct tools, told when the
 	// list changes (as praxa mcp's).
@@ -101,8 +101,8 @@ proxy:
 	readyz := func() map[string]any {
 		t.Helper()
 		res := w.do(t, req{method: http.MethodGet, path: "/readyz"})
-		wantStatus(t, res, http.StatusOK)
-		return importOf(res.object(t))
+		gatewaytest.WantStatus(t, res, http.StatusOK)
+		return importOf(res.Object(t))
 	}
 
 	// Before the upstream is up: retrying, reported, nothing imported.
@@ -114,8 +114,8 @@ proxy:
 		t.Errorf("attempts %d, want at least 1", n)
 	}
 	res := w.query(t, tok, map[string]any{"subject": "late"})
-	wantStatus(t, res, http.StatusOK)
-	if s := str(t, res.object(t), "item.import.state"); s != gateway.ImportRetrying {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if s := str(t, res.Object(t), "item.import.state"); s != gateway.ImportRetrying {
 		t.Errorf("the connection's discovery item says import %q, want retrying", s)
 	}
 	wantProblem(t, w.query(t, tok, map[string]any{"subject": "late.echo"}), http.StatusNotFound, contracts.CodeNotFound)
@@ -146,17 +146,17 @@ proxy:
 		t.Error("late.echo is not listed after its upstream answered")
 	}
 	res = w.query(t, tok, map[string]any{"subject": "late"})
-	wantStatus(t, res, http.StatusOK)
-	if s := str(t, res.object(t), "item.import.state"); s != gateway.ImportOK {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if s := str(t, res.Object(t), "item.import.state"); s != gateway.ImportOK {
 		t.Errorf("the connection's discovery item says import %q, want ok", s)
 	}
 	res = w.query(t, tok, map[string]any{"subject": "late.echo"})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 
 	// The capability runs, through proxy_default.
 	res = w.command(t, tok, map[string]any{"definitionId": config.ProxyDefaultWorkflow,
 		"input": map[string]any{"capability": "late.echo", "message": "hello late"}})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 	if !strings.Contains(string(res.Body), "hello late") {
 		t.Errorf("late.echo through proxy_default answered %s", res.Body)
 	}

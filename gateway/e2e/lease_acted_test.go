@@ -124,7 +124,7 @@ func TestActedThenFailedAnswers504(t *testing.T) {
 		ti := newIssuer(t)
 		api, srv := newActedAPI(t)
 		g := gatewaytest.New(t, &gatewaytest.Options{
-			Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+			Issuer:   ti,
 			StoreDSN: dsn,
 			Config:   func() (*config.Config, error) { return config.Parse("acted.yaml", []byte(actedYAML)) },
 			Edit: func(cfg *config.Config) {
@@ -134,10 +134,10 @@ func TestActedThenFailedAnswers504(t *testing.T) {
 				cfg.Connections["api"] = c
 			},
 		})
-		w := wrap(g)
-		tok := ti.token(t, tenantA, userA)
+		w := wrapGateway(g)
+		tok := mint(t, ti, tenantA, userA)
 		calls := int32(0)
-		same := func(what string, first *resp, retry func() *resp) {
+		same := func(what string, first *gatewaytest.Response, retry func() *gatewaytest.Response) {
 			t.Helper()
 			calls++
 			p := wantProblem(t, first, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
@@ -153,41 +153,41 @@ func TestActedThenFailedAnswers504(t *testing.T) {
 		// A submit, keyless then keyed.
 		for _, key := range []string{"", newKey()} {
 			res := w.command(t, tok, map[string]any{"definitionId": "two_step"})
-			wantStatus(t, res, http.StatusOK)
-			body := res.object(t)
+			gatewaytest.WantStatus(t, res, http.StatusOK)
+			body := res.Object(t)
 			wf, v := str(t, body, "workflow.id"), num(t, body, "workflow.version")
 			submit := map[string]any{"workflowId": wf, "expectedVersion": v, "transition": "first"}
-			send := func() *resp {
+			send := func() *gatewaytest.Response {
 				return w.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: submit, token: tok, key: key})
 			}
 			same("submit", send(), send)
 			got := w.query(t, tok, map[string]any{"workflowId": wf})
-			wantStatus(t, got, http.StatusOK)
-			if o := str(t, got.object(t), "context.lastRun.outcome"); o != "unknown" {
+			gatewaytest.WantStatus(t, got, http.StatusOK)
+			if o := str(t, got.Object(t), "context.lastRun.outcome"); o != "unknown" {
 				t.Errorf("context.lastRun.outcome = %q", o)
 			}
 		}
 
 		// A start by runId (keyless), and a keyed one.
-		start := func() *resp {
+		start := func() *gatewaytest.Response {
 			return w.command(t, tok, map[string]any{"definitionId": "two_start", "runId": "run-acted"})
 		}
 		same("start by runId", start(), start)
 		key := newKey()
-		create := func() *resp {
+		create := func() *gatewaytest.Response {
 			return w.createMission(t, tok, key, map[string]any{"goal": "two steps", "definitionId": "two_start"})
 		}
 		same("keyed start", create(), create)
 
 		// An approval.
 		res := w.command(t, tok, map[string]any{"definitionId": "two_release"})
-		wantStatus(t, res, http.StatusOK)
-		body := res.object(t)
+		gatewaytest.WantStatus(t, res, http.StatusOK)
+		body := res.Object(t)
 		res = w.command(t, tok, map[string]any{"workflowId": str(t, body, "workflow.id"), "expectedVersion": num(t, body, "workflow.version"),
 			"transition": "release"})
-		wantStatus(t, res, http.StatusOK)
-		id := str(t, res.object(t), "approval.id")
-		op := ti.token(t, tenantA, operatorA, string(contracts.ScopeApprovalsWrite)) // nobody approves their own request
-		same("approval", approve(w, op, id), func() *resp { return approve(w, op, id) })
+		gatewaytest.WantStatus(t, res, http.StatusOK)
+		id := str(t, res.Object(t), "approval.id")
+		op := mint(t, ti, tenantA, operatorA, string(contracts.ScopeApprovalsWrite)) // nobody approves their own request
+		same("approval", approve(w, op, id), func() *gatewaytest.Response { return approve(w, op, id) })
 	})
 }

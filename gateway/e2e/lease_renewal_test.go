@@ -76,7 +76,7 @@ func TestLeaseRenewedAcrossCalls(t *testing.T) {
 		t.Cleanup(api.Close)
 		opts := func() *gatewaytest.Options {
 			return &gatewaytest.Options{
-				Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+				Issuer:   ti,
 				StoreDSN: dsn,
 				Now:      now,
 				Config:   func() (*config.Config, error) { return config.Parse("renewal.yaml", []byte(renewalYAML)) },
@@ -90,12 +90,12 @@ func TestLeaseRenewedAcrossCalls(t *testing.T) {
 		}
 		g := gatewaytest.New(t, opts())
 		other := g.Replica(t, nil)
-		w := wrap(g)
-		tok := ti.token(t, tenantA, userA)
-		startAndFire := func() *resp {
+		w := wrapGateway(g)
+		tok := mint(t, ti, tenantA, userA)
+		startAndFire := func() *gatewaytest.Response {
 			res := w.command(t, tok, map[string]any{"definitionId": "two_calls"})
-			wantStatus(t, res, http.StatusOK)
-			body := res.object(t)
+			gatewaytest.WantStatus(t, res, http.StatusOK)
+			body := res.Object(t)
 			return w.command(t, tok, map[string]any{"workflowId": str(t, body, "workflow.id"),
 				"expectedVersion": num(t, body, "workflow.version"), "transition": "first"})
 		}
@@ -111,11 +111,11 @@ func TestLeaseRenewedAcrossCalls(t *testing.T) {
 			swept += n
 		}
 		res := startAndFire()
-		wantStatus(t, res, http.StatusOK)
+		gatewaytest.WantStatus(t, res, http.StatusOK)
 		if swept != 0 || one.Load() != 1 || two.Load() != 1 {
 			t.Fatalf("renewed lease: %d leases swept during the second call, calls %d and %d, want 0, 1, 1", swept, one.Load(), two.Load())
 		}
-		if s := str(t, res.object(t), "workflow.state"); s != "done" {
+		if s := str(t, res.Object(t), "workflow.state"); s != "done" {
 			t.Errorf("state %q, want done", s)
 		}
 

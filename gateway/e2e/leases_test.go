@@ -72,13 +72,9 @@ func newDeployAPI(t *testing.T, hold chan struct{}) (*deployAPI, *httptest.Serve
 	return a, srv
 }
 
-func leasesGateway(t *testing.T, ti *testIssuer, api string, now func() time.Time) *gatewaytest.Gateway {
+func leasesGateway(t *testing.T, ti *gatewaytest.Issuer, api string, now func() time.Time) *gatewaytest.Gateway {
 	t.Helper()
 	return apiGateway(t, ti, "leases.yaml", leasesYAML, api, "", now, nil)
-}
-
-func wrap(g *gatewaytest.Gateway) *gw {
-	return &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
 }
 
 // startRun starts a proxy run with the status capability and returns the
@@ -86,8 +82,8 @@ func wrap(g *gatewaytest.Gateway) *gw {
 func startRun(t *testing.T, w *gw, tok, next string) (string, map[string]any) {
 	t.Helper()
 	res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "status"}})
-	wantStatus(t, res, http.StatusOK)
-	body := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	body := res.Object(t)
 	l := findLink(t, linksOf(t, body), next)
 	return str(t, body, "workflow.id"), l.Args
 }
@@ -100,13 +96,13 @@ func TestLeaseReplicasCallOnce(t *testing.T) {
 	api, srv := newDeployAPI(t, nil)
 	g := leasesGateway(t, ti, srv.URL, nil)
 	r := g.Replica(t, nil)
-	ws := []*gw{wrap(g), wrap(r)}
-	tok := ti.token(t, tenantA, userA)
+	ws := []*gw{wrapGateway(g), wrapGateway(r)}
+	tok := mint(t, ti, tenantA, userA)
 	_, submit := startRun(t, ws[0], tok, "deploy")
 
 	const n = 6
 	var wg sync.WaitGroup
-	res := make([]*resp, n)
+	res := make([]*gatewaytest.Response, n)
 	start := make(chan struct{})
 	for i := range n {
 		wg.Add(1)
@@ -140,7 +136,7 @@ func TestLeaseReplicasCallOnce(t *testing.T) {
 	}
 	// Retried on either replica, the move answers from the record.
 	for _, w := range ws {
-		wantStatus(t, w.command(t, tok, submit), http.StatusOK)
+		gatewaytest.WantStatus(t, w.command(t, tok, submit), http.StatusOK)
 	}
 	if c := api.deploy.Load(); c != 1 {
 		t.Errorf("after the retries the upstream was called %d times, want 1", c)
@@ -158,18 +154,15 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	g := leasesGateway(t, ti, srv.URL, now)
-	stuck := wrap(g.Replica(t, nil))
-	w := wrap(g)
-	tok := ti.token(t, tenantA, userA)
+	stuck := wrapGateway(g.Replica(t, nil))
+	w := wrapGateway(g)
+	tok := mint(t, ti, tenantA, userA)
 	wf, submit := startRun(t, w, tok, "deploy")
 	version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
 
-	late := make(chan *resp, 1)
+	late := make(chan *gatewaytest.Response, 1)
 	go func() { late <- stuck.command(t, tok, submit) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for api.deploy.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	gatewaytest.Poll(10*time.Second, func() bool { return api.deploy.Load() != 0 })
 	if api.deploy.Load() != 1 {
 		close(hold)
 		t.Fatal("the first call never reached the upstream")
@@ -201,13 +194,13 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 	if c := api.deploy.Load(); c != 1 {
 		t.Errorf("the upstream was called %d times, want 1", c)
 	}
-	links := linksOf(t, res.object(t))
+	links := linksOf(t, res.Object(t))
 	findLink(t, links, "get")
 	findLink(t, links, "deploy")
 
 	got := w.query(t, tok, map[string]any{"workflowId": wf})
-	wantStatus(t, got, http.StatusOK)
-	body := got.object(t)
+	gatewaytest.WantStatus(t, got, http.StatusOK)
+	body := got.Object(t)
 	if v := num(t, body, "workflow.version"); v != version+1 {
 		t.Errorf("version %d, want %d", v, version+1)
 	}
@@ -235,8 +228,8 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 func TestLeaseKeylessSubmitAfter504(t *testing.T) {
 	ti := newIssuer(t)
 	api, srv := newDeployAPI(t, nil)
-	w := wrap(leasesGateway(t, ti, srv.URL, nil))
-	tok := ti.token(t, tenantA, userA)
+	w := wrapGateway(leasesGateway(t, ti, srv.URL, nil))
+	tok := mint(t, ti, tenantA, userA)
 	wf, submit := startRun(t, w, tok, "slow.deploy")
 	version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
 
@@ -249,15 +242,15 @@ func TestLeaseKeylessSubmitAfter504(t *testing.T) {
 	if c := api.slow.Load(); c != 1 {
 		t.Errorf("the upstream was called %d times, want 1", c)
 	}
-	links := linksOf(t, res.object(t))
+	links := linksOf(t, res.Object(t))
 	findLink(t, links, "get")
 	next := findLink(t, links, "slow.deploy")
 	if v := num(t, map[string]any{"v": next.Args["expectedVersion"]}, "v"); v != version+1 {
 		t.Errorf("next move at version %d, want %d", v, version+1)
 	}
 	got := w.query(t, tok, map[string]any{"workflowId": wf})
-	wantStatus(t, got, http.StatusOK)
-	if o := str(t, got.object(t), "context.lastRun.outcome"); o != "unknown" {
+	gatewaytest.WantStatus(t, got, http.StatusOK)
+	if o := str(t, got.Object(t), "context.lastRun.outcome"); o != "unknown" {
 		t.Errorf("context.lastRun.outcome = %q", o)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // step is one move of a scripted path: the link to follow (by rel) and
@@ -176,14 +177,14 @@ func scenarios() []scenario {
 func TestDriveEveryExampleByLinks(t *testing.T) {
 	ti := newIssuer(t)
 	g := startGateway(t, ti, gwOptions{})
-	token := ti.token(t, tenantA, userA)
-	operator := ti.token(t, tenantA, operatorA, string(contracts.ScopeApprovalsWrite))
+	token := mint(t, ti, tenantA, userA)
+	operator := mint(t, ti, tenantA, operatorA, string(contracts.ScopeApprovalsWrite))
 
 	for _, surface := range []string{"praxec", "aura"} {
 		for _, sc := range scenarios() {
 			t.Run(surface+"/"+sc.name, func(t *testing.T) {
 				a := &agent{g: g, token: token}
-				var first *resp
+				var first *gatewaytest.Response
 				if surface == "praxec" {
 					first = startPraxec(t, a, sc)
 				} else {
@@ -202,9 +203,9 @@ func TestDriveEveryExampleByLinks(t *testing.T) {
 		// A constructed start: this probes what chain[] reports, it is not a
 		// driven path.
 		r := g.command(t, token, map[string]any{"definitionId": "validation", "input": map[string]any{"artifact": "art_direct"}})
-		wantStatus(t, r, http.StatusOK)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
 		validateOutput(t, contracts.ToolPraxecCommand, r)
-		b := r.object(t)
+		b := r.Object(t)
 		if str(t, b, "result.status") != "completed" || str(t, b, "workflow.state") != "valid" || num(t, b, "workflow.version") != 2 {
 			t.Errorf("validation start: %s", r.Body)
 		}
@@ -229,12 +230,12 @@ func TestDriveEveryExampleByLinks(t *testing.T) {
 // and then, as the one exception to "never build a call", the praxec start
 // {"definitionId": ...} is constructed here: it is exactly the start link a
 // search item carries. Everything after the start follows links.
-func startPraxec(t *testing.T, a *agent, sc scenario) *resp {
+func startPraxec(t *testing.T, a *agent, sc scenario) *gatewaytest.Response {
 	t.Helper()
 	home := a.g.query(t, a.token, map[string]any{})
-	wantStatus(t, home, http.StatusOK)
+	gatewaytest.WantStatus(t, home, http.StatusOK)
 	validateOutput(t, contracts.ToolPraxecQuery, home)
-	hb := home.object(t)
+	hb := home.Object(t)
 	if str(t, hb, "resource.id") != "home" || str(t, hb, "result.status") != "ready" {
 		t.Errorf("home: %s", home.Body)
 	}
@@ -256,14 +257,14 @@ func startPraxec(t *testing.T, a *agent, sc scenario) *resp {
 				} `json:"item"`
 			} `json:"items"`
 		}
-		if err := decode(list.Body, &found); err != nil {
+		if err := gatewaytest.DecodeJSON(list.Body, &found); err != nil {
 			t.Fatal(err)
 		}
 		for _, it := range found.Items {
 			if it.Item.ID == sc.definitionID {
 				t.Logf("discovery answers list_workflows: starting from the start link of item %s", it.Item.ID)
 				r := a.follow(t, findLink(t, it.Item.Links, "start"), nil)
-				wantStatus(t, r, http.StatusOK)
+				gatewaytest.WantStatus(t, r, http.StatusOK)
 				return r
 			}
 		}
@@ -272,7 +273,7 @@ func startPraxec(t *testing.T, a *agent, sc scenario) *resp {
 	wantProblem(t, list, http.StatusNotImplemented, contracts.CodeNotImplemented)
 	t.Logf("discovery is not built (list_workflows answers 501): constructing the start of %s", sc.definitionID)
 	r := a.g.command(t, a.token, map[string]any{"definitionId": sc.definitionID})
-	wantStatus(t, r, http.StatusOK)
+	gatewaytest.WantStatus(t, r, http.StatusOK)
 	validateOutput(t, contracts.ToolPraxecCommand, r)
 	return r
 }
@@ -280,10 +281,10 @@ func startPraxec(t *testing.T, a *agent, sc scenario) *resp {
 // startAura starts sc on the aura surface from a link: the user's intent is
 // submitted (the entry point), and the candidate for sc's workflow carries
 // an aura_create_mission link that is followed verbatim.
-func startAura(t *testing.T, a *agent, sc scenario) *resp {
+func startAura(t *testing.T, a *agent, sc scenario) *gatewaytest.Response {
 	t.Helper()
 	ir := a.g.do(t, req{method: http.MethodPost, path: "/v8/intents", body: map[string]any{"intent": sc.intent}, token: a.token, key: newKey()})
-	wantStatus(t, ir, http.StatusOK)
+	gatewaytest.WantStatus(t, ir, http.StatusOK)
 	validateOutput(t, contracts.ToolSubmitIntent, ir)
 	var intent struct {
 		Candidates []struct {
@@ -291,7 +292,7 @@ func startAura(t *testing.T, a *agent, sc scenario) *resp {
 			Links        []link `json:"links"`
 		} `json:"candidates"`
 	}
-	if err := decode(ir.Body, &intent); err != nil {
+	if err := gatewaytest.DecodeJSON(ir.Body, &intent); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range intent.Candidates {
@@ -303,8 +304,8 @@ func startAura(t *testing.T, a *agent, sc scenario) *resp {
 			t.Fatalf("candidate link method %q", l.Method)
 		}
 		r := a.follow(t, l, nil)
-		wantStatus(t, r, http.StatusCreated)
-		b := r.object(t)
+		gatewaytest.WantStatus(t, r, http.StatusCreated)
+		b := r.Object(t)
 		if loc := r.Header.Get("Location"); loc != "/v8/missions/"+str(t, b, "runId") {
 			t.Errorf("Location %q for runId %v", loc, b["runId"])
 		}
@@ -315,10 +316,10 @@ func startAura(t *testing.T, a *agent, sc scenario) *resp {
 }
 
 // drive follows sc's scripted path from the start answer first.
-func drive(t *testing.T, a *agent, operator, surface string, sc scenario, first *resp) {
+func drive(t *testing.T, a *agent, operator, surface string, sc scenario, first *gatewaytest.Response) {
 	t.Helper()
 	keys := map[string]bool{}
-	body := first.object(t)
+	body := first.Object(t)
 	checkProjection(t, surface, body, keys)
 	if str(t, body, "result.status") != "started" || str(t, body, "workflow.state") != sc.initial || num(t, body, "workflow.version") != 1 {
 		t.Fatalf("start answer: %s", first.Body)
@@ -343,8 +344,8 @@ func drive(t *testing.T, a *agent, operator, surface string, sc scenario, first 
 		r := a.follow(t, l, st.fill)
 		trace := a.trace
 		a.trace = ""
-		wantStatus(t, r, http.StatusOK)
-		body = r.object(t)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		body = r.Object(t)
 		checkProjection(t, surface, body, keys)
 		if got := str(t, body, "result.status"); got != st.status {
 			t.Errorf("%s: result.status %q, want %q", st.rel, got, st.status)
@@ -408,13 +409,13 @@ func approveAndObserve(t *testing.T, a *agent, operator, surface string, body ma
 	}
 
 	lr := g.do(t, req{method: http.MethodGet, path: "/v8/approvals", token: operator})
-	wantStatus(t, lr, http.StatusOK)
+	gatewaytest.WantStatus(t, lr, http.StatusOK)
 	var list struct {
 		Approvals []struct {
 			ID, Status, WorkflowID, RunID, Transition, Queue, RequestedBy string
 		} `json:"approvals"`
 	}
-	if err := decode(lr.Body, &list); err != nil {
+	if err := gatewaytest.DecodeJSON(lr.Body, &list); err != nil {
 		t.Fatal(err)
 	}
 	found := false
@@ -433,8 +434,8 @@ func approveAndObserve(t *testing.T, a *agent, operator, surface string, body ma
 	}
 
 	rr := g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + approvalID + "/approve", body: map[string]any{"note": "ship it"}, token: operator})
-	wantStatus(t, rr, http.StatusOK)
-	res := rr.object(t)
+	gatewaytest.WantStatus(t, rr, http.StatusOK)
+	res := rr.Object(t)
 	if str(t, res, "approval.status") != "approved" || str(t, res, "approval.resolvedBy") != operatorA {
 		t.Errorf("resolution approval: %v", res["approval"])
 	}
@@ -447,7 +448,7 @@ func approveAndObserve(t *testing.T, a *agent, operator, surface string, body ma
 	}
 	// The approval is no longer pending.
 	lr = g.do(t, req{method: http.MethodGet, path: "/v8/approvals?status=approved", token: operator})
-	wantStatus(t, lr, http.StatusOK)
+	gatewaytest.WantStatus(t, lr, http.StatusOK)
 	if !bytes.Contains(lr.Body, []byte(approvalID)) {
 		t.Errorf("approval %s not listed as approved: %s", approvalID, lr.Body)
 	}
@@ -468,8 +469,8 @@ func approveAndObserve(t *testing.T, a *agent, operator, surface string, body ma
 		t.Errorf("VERSION_CONFLICT on the %s surface links %s, want %s", surface, p.Links[0].Method, wantGet)
 	}
 	got := a.follow(t, p.Links[0], nil)
-	wantStatus(t, got, http.StatusOK)
-	final := got.object(t)
+	gatewaytest.WantStatus(t, got, http.StatusOK)
+	final := got.Object(t)
 	checkProjection(t, surface, final, keys)
 	if num(t, final, "workflow.version") != pendingVersion+1 {
 		t.Errorf("version after approval %d, want %d", num(t, final, "workflow.version"), pendingVersion+1)

@@ -32,7 +32,7 @@ func TestMoveOutlivesItsRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, w := fileGateway(t, ti, cfgPath)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	key := newKey()
 	create := map[string]any{"goal": "deploy", "definitionId": "proxy_default", "input": map[string]any{"capability": "slow.deploy"}, "runId": "slow-1"}
 
@@ -49,15 +49,12 @@ func TestMoveOutlivesItsRequest(t *testing.T) {
 	}
 	// The same request with the same key: in progress while the move
 	// runs, then its recorded answer.
-	var last *resp
-	for range 200 {
+	var last *gatewaytest.Response
+	gatewaytest.Poll(10*time.Second, func() bool {
 		last = w.createMission(t, tok, key, create)
-		if last.Status != http.StatusConflict {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	wantStatus(t, last, http.StatusCreated)
+		return last.Status != http.StatusConflict
+	})
+	gatewaytest.WantStatus(t, last, http.StatusCreated)
 	if last.Header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("the retry was not answered from the record: %v", last.Header)
 	}
@@ -88,12 +85,12 @@ func TestOutlivedMoveReadOnAnotherReplica(t *testing.T) {
 			}
 			ti := newIssuer(t)
 			opts := func(dbPath string) *gatewaytest.Options {
-				return &gatewaytest.Options{Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url}, ConfigFile: cfgPath,
+				return &gatewaytest.Options{Issuer: ti, ConfigFile: cfgPath,
 					StoreDSN: dsn, DBPath: dbPath, Edit: func(cfg *config.Config) { cfg.Auth.Resource = resource }}
 			}
 			g1 := gatewaytest.New(t, opts(""))
-			w1, w2 := wrap(g1), wrap(gatewaytest.New(t, opts(g1.DBPath)))
-			tok := ti.token(t, tenantA, userA)
+			w1, w2 := wrapGateway(g1), wrapGateway(gatewaytest.New(t, opts(g1.DBPath)))
+			tok := mint(t, ti, tenantA, userA)
 			hold := func() {
 				if err := os.WriteFile(gate, nil, 0o600); err != nil {
 					t.Fatal(err)
@@ -102,17 +99,16 @@ func TestOutlivedMoveReadOnAnotherReplica(t *testing.T) {
 			release := func() { os.Remove(gate) }
 			t.Cleanup(release)
 			// settled reads the run on replica 2 until nothing runs on it.
-			settled := func(run string) map[string]any {
-				for range 400 {
-					if r := w2.getMission(t, tok, run); r.Status == http.StatusOK {
-						if m := r.object(t); m["moving"] == nil {
-							return m
-						}
+			settled := func(run string) (m map[string]any) {
+				gatewaytest.Eventually(t, "run "+run+" settling", 20*time.Second, func() bool {
+					r := w2.getMission(t, tok, run)
+					if r.Status != http.StatusOK {
+						return false
 					}
-					time.Sleep(50 * time.Millisecond)
-				}
-				t.Fatalf("run %s still moving", run)
-				return nil
+					m = r.Object(t)
+					return m["moving"] == nil
+				})
+				return m
 			}
 
 			run := "slow-" + randomHex(8)
@@ -130,9 +126,9 @@ func TestOutlivedMoveReadOnAnotherReplica(t *testing.T) {
 			wantProblem(t, w1.signal(t, tok, newKey(), run, map[string]any{"signal": "slow.deploy", "expectedVersion": v}),
 				http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 			r := w2.getMission(t, tok, run)
-			wantStatus(t, r, http.StatusOK)
+			gatewaytest.WantStatus(t, r, http.StatusOK)
 			validateOutput(t, contracts.ToolGetMission, r)
-			if got := str(t, r.object(t), "moving.transition"); got != "slow.deploy" {
+			if got := str(t, r.Object(t), "moving.transition"); got != "slow.deploy" {
 				t.Errorf("replica 2 reads %s while the move runs", r.Body)
 			}
 			release()

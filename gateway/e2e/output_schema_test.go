@@ -53,11 +53,11 @@ proxy:
     - { connection: up, prefix: up, exposeDirectly: true }
 `)
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:     &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:     ti,
 		ConfigFile: path,
 		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
@@ -98,10 +98,10 @@ proxy:
 	if b, _ := json.Marshal(res); !res.IsError || res.StructuredContent != nil || !strings.Contains(string(b), broken) || strings.Contains(string(b), "secret-value") {
 		t.Errorf("miscount on the light path: %s", b)
 	}
-	w := &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	w := wrapGateway(g)
 	r := w.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "miscount"}}, token: tok})
-	wantStatus(t, r, http.StatusOK)
-	out := r.object(t)
+	gatewaytest.WantStatus(t, r, http.StatusOK)
+	out := r.Object(t)
 	msg, _ := member(t, out, "context.lastRun.error").(string)
 	if member(t, out, "context.lastRun.ok") != false || !strings.Contains(msg, broken) || strings.Contains(string(r.Body), "secret-value") {
 		t.Errorf("miscount in a run: %s", r.Body)

@@ -78,7 +78,7 @@ func newReleaseAPI(t *testing.T, hold chan struct{}) (*releaseAPI, *httptest.Ser
 	return a, srv
 }
 
-func parallelGateway(t *testing.T, ti *testIssuer, api string, now func() time.Time) *gatewaytest.Gateway {
+func parallelGateway(t *testing.T, ti *gatewaytest.Issuer, api string, now func() time.Time) *gatewaytest.Gateway {
 	t.Helper()
 	return apiGateway(t, ti, "parallel.yaml", parallelYAML, api, "", now, nil)
 }
@@ -91,14 +91,14 @@ func TestParallelMove(t *testing.T) {
 	ti := newIssuer(t)
 	api, srv := newReleaseAPI(t, nil)
 	g := parallelGateway(t, ti, srv.URL, nil)
-	w := wrap(g)
-	tok := ti.token(t, tenantA, userA)
+	w := wrapGateway(g)
+	tok := mint(t, ti, tenantA, userA)
 
 	_, submit := startRun(t, w, tok, "release")
 	trace := newTraceID()
 	res := w.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: submit, token: tok, trace: trace})
-	wantStatus(t, res, http.StatusOK)
-	body := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	body := res.Object(t)
 	for _, b := range []string{"tag", "announce"} {
 		if st := num(t, body, "context.lastRun.output."+b+".status"); st != 200 {
 			t.Errorf("branch %s status %d", b, st)
@@ -143,18 +143,15 @@ func TestParallelStaleLease(t *testing.T) {
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	g := parallelGateway(t, ti, srv.URL, now)
-	stuck := wrap(g.Replica(t, nil))
-	w := wrap(g)
-	tok := ti.token(t, tenantA, userA)
+	stuck := wrapGateway(g.Replica(t, nil))
+	w := wrapGateway(g)
+	tok := mint(t, ti, tenantA, userA)
 	wf, submit := startRun(t, w, tok, "release")
 	version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
 
-	late := make(chan *resp, 1)
+	late := make(chan *gatewaytest.Response, 1)
 	go func() { late <- stuck.command(t, tok, submit) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for (api.announce.Load() == 0 || api.tag.Load() == 0) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	gatewaytest.Poll(10*time.Second, func() bool { return api.announce.Load() != 0 && api.tag.Load() != 0 })
 	if api.announce.Load() != 1 || api.tag.Load() != 1 {
 		close(hold)
 		t.Fatal("the branches never reached the upstream")
@@ -182,8 +179,8 @@ func TestParallelStaleLease(t *testing.T) {
 		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 	}
 	got := w.query(t, tok, map[string]any{"workflowId": wf})
-	wantStatus(t, got, http.StatusOK)
-	if o := str(t, got.object(t), "context.lastRun.outcome"); o != "unknown" {
+	gatewaytest.WantStatus(t, got, http.StatusOK)
+	if o := str(t, got.Object(t), "context.lastRun.outcome"); o != "unknown" {
 		t.Errorf("context.lastRun.outcome = %q", o)
 	}
 

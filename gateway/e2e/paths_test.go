@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestForbiddenPathRunsNothing: a path argument outside the connection's
@@ -57,7 +58,7 @@ proxy:
 		t.Fatal(err)
 	}
 	g, w := fileGateway(t, ti, cfgPath)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	ran := func() int {
 		b, _ := os.ReadFile(marker)
 		return len(b) / len("ran\n")
@@ -72,14 +73,14 @@ proxy:
 
 	// A run, then a refused move on it: the same version still moves.
 	res = w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "files.read", "file": allowed}})
-	wantStatus(t, res, http.StatusOK)
-	body := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	body := res.Object(t)
 	wf, v := str(t, body, "workflow.id"), num(t, body, "workflow.version")
-	submit := func(file string) *resp {
+	submit := func(file string) *gatewaytest.Response {
 		return w.command(t, tok, map[string]any{"workflowId": wf, "expectedVersion": v, "transition": "files.read", "arguments": map[string]any{"file": file}})
 	}
 	wantProblem(t, submit(filepath.Join(root, "..", "..", "etc", "passwd")), http.StatusForbidden, contracts.CodePathForbidden)
-	wantStatus(t, submit(allowed), http.StatusOK)
+	gatewaytest.WantStatus(t, submit(allowed), http.StatusOK)
 	if ran() != 2 {
 		t.Errorf("the command ran %d times, want 2 (the allowed calls)", ran())
 	}
@@ -155,8 +156,8 @@ proxy:
 		t.Fatal(err)
 	}
 	_, w := fileGateway(t, ti, cfgPath)
-	tok := ti.token(t, tenantA, userA)
-	copyTo := func(dst string) *resp {
+	tok := mint(t, ti, tenantA, userA)
+	copyTo := func(dst string) *gatewaytest.Response {
 		return w.command(t, tok, map[string]any{"definitionId": "proxy_default",
 			"input": map[string]any{"capability": "files.copy", "src": filepath.Join(readRoot, "ok.txt"), "dst": dst}})
 	}
@@ -167,7 +168,7 @@ proxy:
 	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
 		t.Fatalf("cp wrote outside every root: %v", entries)
 	}
-	wantStatus(t, copyTo("copied.txt"), http.StatusOK)
+	gatewaytest.WantStatus(t, copyTo("copied.txt"), http.StatusOK)
 	if b, err := os.ReadFile(filepath.Join(writeRoot, "copied.txt")); err != nil || string(b) != "ok" {
 		t.Fatalf("the allowed copy: %q, %v", b, err)
 	}

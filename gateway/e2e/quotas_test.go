@@ -99,13 +99,9 @@ func quotaConfig(cfg *config.Config) {
 
 // startQuotaGateway starts a gateway on quotasYAML over a SQLite file, or
 // the PostgreSQL database dsn names, with the upstream api.
-func startQuotaGateway(t *testing.T, ti *testIssuer, api, dsn string) *gatewaytest.Gateway {
+func startQuotaGateway(t *testing.T, ti *gatewaytest.Issuer, api, dsn string) *gatewaytest.Gateway {
 	t.Helper()
 	return apiGateway(t, ti, "quotas.yaml", quotasYAML, api, dsn, nil, quotaConfig)
-}
-
-func wrapGateway(g *gatewaytest.Gateway) *gw {
-	return &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
 }
 
 // usageOf counts the tenant's usage of the quota kind in the store.
@@ -125,7 +121,7 @@ func usageOf(t *testing.T, st store.Store, tenant, kind string) int {
 
 // wantQuotaProblem checks a 429 quota-exceeded problem naming the kind in
 // its errors member, and returns it.
-func wantQuotaProblem(t *testing.T, r *resp, kind string) problem {
+func wantQuotaProblem(t *testing.T, r *gatewaytest.Response, kind string) problem {
 	t.Helper()
 	p := wantProblem(t, r, http.StatusTooManyRequests, contracts.CodeQuotaExceeded)
 	if len(p.Errors) != 1 || p.Errors[0].Keyword != "quota" || p.Errors[0].Detail != kind || p.Errors[0].Pointer != "" {
@@ -155,15 +151,15 @@ func TestTenantQuotas(t *testing.T) {
 		ti := newIssuer(t)
 		g := startQuotaGateway(t, ti, srv.URL, dsn)
 		w := wrapGateway(g)
-		tokA, tokB, tokC := ti.token(t, quotaA, userA), ti.token(t, quotaB, userA), ti.token(t, quotaC, userA)
+		tokA, tokB, tokC := mint(t, ti, quotaA, userA), mint(t, ti, quotaB, userA), mint(t, ti, quotaC, userA)
 
 		// Two open missions of quota-a: a note (no outside call) and a
 		// ship whose start called the upstream.
 		var runs []string
 		for _, def := range []string{"note", "ship"} {
 			r := w.createMission(t, tokA, newKey(), map[string]any{"definitionId": def, "goal": def})
-			wantStatus(t, r, http.StatusCreated)
-			runs = append(runs, str(t, r.object(t), "runId"))
+			gatewaytest.WantStatus(t, r, http.StatusCreated)
+			runs = append(runs, str(t, r.Object(t), "runId"))
 		}
 		if n := api.deploy.Load(); n != 1 {
 			t.Fatalf("the upstream was called %d times by the ship start, want 1", n)
@@ -224,31 +220,31 @@ func TestTenantQuotas(t *testing.T) {
 
 		// Another tenant's quota is its own (quota-b: unlimited).
 		for range 3 {
-			wantStatus(t, w.createMission(t, tokB, newKey(), map[string]any{"definitionId": "note", "goal": "note"}), http.StatusCreated)
+			gatewaytest.WantStatus(t, w.createMission(t, tokB, newKey(), map[string]any{"definitionId": "note", "goal": "note"}), http.StatusCreated)
 		}
 		// A cancelled mission frees its slot: the refused key now runs.
-		wantStatus(t, w.cancelMission(t, tokA, newKey(), runs[0], nil), http.StatusOK)
-		wantStatus(t, w.createMission(t, tokA, key, map[string]any{"definitionId": "note", "goal": "note"}), http.StatusCreated)
+		gatewaytest.WantStatus(t, w.cancelMission(t, tokA, newKey(), runs[0], nil), http.StatusOK)
+		gatewaytest.WantStatus(t, w.createMission(t, tokA, key, map[string]any{"definitionId": "note", "goal": "note"}), http.StatusCreated)
 
 		// Pending approvals: quota-c may hold one.
 		var rel []map[string]any
 		for range 2 {
 			r := w.createMission(t, tokC, newKey(), map[string]any{"definitionId": "release", "goal": "release"})
-			wantStatus(t, r, http.StatusCreated)
-			rel = append(rel, r.object(t))
+			gatewaytest.WantStatus(t, r, http.StatusCreated)
+			rel = append(rel, r.Object(t))
 		}
-		signal := func(m map[string]any) *resp {
+		signal := func(m map[string]any) *gatewaytest.Response {
 			return w.signal(t, tokC, newKey(), str(t, m, "runId"), map[string]any{"signal": "release", "expectedVersion": num(t, m, "workflow.version")})
 		}
 		first := signal(rel[0])
-		if first.Status/100 != 2 || str(t, first.object(t), "result.status") != "pending_approval" {
+		if first.Status/100 != 2 || str(t, first.Object(t), "result.status") != "pending_approval" {
 			t.Fatalf("first release: %d %s", first.Status, first.Body)
 		}
 		pa := wantQuotaProblem(t, signal(rel[1]), store.QuotaPendingApprovals)
 		if got := getLinks(pa.Links, "runId"); len(got) != 1 || got[0] != str(t, rel[0], "runId") {
 			t.Errorf("the pending-approvals answer links %v, want the mission waiting for approval %s", got, str(t, rel[0], "runId"))
 		}
-		if got := str(t, w.getMission(t, tokC, str(t, rel[1], "runId")).object(t), "workflow.state"); got != "draft" {
+		if got := str(t, w.getMission(t, tokC, str(t, rel[1], "runId")).Object(t), "workflow.state"); got != "draft" {
 			t.Errorf("the refused release moved its mission to %s", got)
 		}
 		if n := usageOf(t, g.DB, quotaC, store.QuotaPendingApprovals); n != 1 {
@@ -287,14 +283,14 @@ func TestTenantQuotaAcrossPostgresReplicas(t *testing.T) {
 	g1 := startQuotaGateway(t, ti, srv.URL, dsn)
 	g2 := g1.Replica(t, nil)
 	ws := []*gw{wrapGateway(g1), wrapGateway(g2)}
-	tok := ti.token(t, quotaA, userA)
+	tok := mint(t, ti, quotaA, userA)
 	for _, def := range []string{"ship", "note"} {
 		t.Run(def, func(t *testing.T) {
 			before := api.deploy.Load()
-			res := race(8, ws, func(w *gw) *resp {
+			res := race(8, ws, func(w *gw) *gatewaytest.Response {
 				r, err := w.send(req{method: http.MethodPost, path: "/v8/missions", body: map[string]any{"definitionId": def, "goal": def}, token: tok, key: newKey()})
 				if err != nil {
-					return &resp{Status: 599, Body: []byte(err.Error())}
+					return &gatewaytest.Response{Status: 599, Body: []byte(err.Error())}
 				}
 				return r
 			})
@@ -326,12 +322,12 @@ func TestTenantQuotaAcrossPostgresReplicas(t *testing.T) {
 				if r.Status != http.StatusCreated {
 					continue
 				}
-				m := r.object(t)
+				m := r.Object(t)
 				next := "close"
 				if def == "ship" {
 					next = "finish"
 				}
-				wantStatus(t, ws[0].signal(t, tok, newKey(), str(t, m, "runId"), map[string]any{"signal": next, "expectedVersion": num(t, m, "workflow.version")}), http.StatusOK)
+				gatewaytest.WantStatus(t, ws[0].signal(t, tok, newKey(), str(t, m, "runId"), map[string]any{"signal": next, "expectedVersion": num(t, m, "workflow.version")}), http.StatusOK)
 			}
 		})
 	}

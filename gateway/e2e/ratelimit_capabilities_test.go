@@ -45,7 +45,7 @@ capabilities:
     executor: { kind: rest, connection: api, method: GET, path: /ping }
 `)
 			ti := newIssuer(t)
-			o := &gatewaytest.Options{ConfigFile: path, Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+			o := &gatewaytest.Options{ConfigFile: path, Issuer: ti,
 				Edit: func(cfg *config.Config) { cfg.Auth.Resource = resource }}
 			if driver == "postgres" {
 				o.StoreDSN = pgtest.Schema(t)
@@ -55,10 +55,10 @@ capabilities:
 			if driver == "postgres" {
 				g2 = g1.Replica(t, nil)
 			}
-			tokA := ti.token(t, tenantA, userA, allScopes()...)
-			tokB := ti.token(t, tenantB, userB, allScopes()...)
-			start := func(g *gatewaytest.Gateway, tok, capability string) *resp {
-				return wrap(g).command(t, tok, map[string]any{"definitionId": config.ProxyDefaultWorkflow,
+			tokA := mint(t, ti, tenantA, userA, gatewaytest.AllScopes()...)
+			tokB := mint(t, ti, tenantB, userB, gatewaytest.AllScopes()...)
+			start := func(g *gatewaytest.Gateway, tok, capability string) *gatewaytest.Response {
+				return wrapGateway(g).command(t, tok, map[string]any{"definitionId": config.ProxyDefaultWorkflow,
 					"input": map[string]any{"capability": capability}})
 			}
 			direct := func(g *gatewaytest.Gateway, tenant, capability string) *contracts.Error {
@@ -116,14 +116,14 @@ func principalOf(tenant string) *auth.Principal {
 }
 
 // statusErr is nil for a 2xx answer, else an error holding it.
-func statusErr(r *resp) error {
+func statusErr(r *gatewaytest.Response) error {
 	if r.Status/100 == 2 {
 		return nil
 	}
 	return &statusError{r}
 }
 
-type statusError struct{ r *resp }
+type statusError struct{ r *gatewaytest.Response }
 
 func (e *statusError) Error() string {
 	return strconv.Itoa(e.r.Status) + " " + string(bytes.TrimSpace(e.r.Body))

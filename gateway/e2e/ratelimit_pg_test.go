@@ -39,7 +39,7 @@ func TestRateLimitAcrossPostgresReplicas(t *testing.T) {
 	var gws []*gatewaytest.Gateway
 	for range replicas {
 		gws = append(gws, gatewaytest.New(t, &gatewaytest.Options{
-			Issuer:     &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+			Issuer:     ti,
 			StoreDSN:   dsn,
 			RateLimits: true,
 			Edit: func(cfg *config.Config) {
@@ -63,15 +63,15 @@ func TestRateLimitAcrossPostgresReplicas(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var tokens []string
 			for _, u := range tc.users {
-				tokens = append(tokens, ti.token(t, tc.tenant, u, string(contracts.ScopeTracesRead)))
+				tokens = append(tokens, mint(t, ti, tc.tenant, u, string(contracts.ScopeTracesRead)))
 			}
 			var admitted, refused atomic.Int64
-			var bad atomic.Pointer[resp]
+			var bad atomic.Pointer[gatewaytest.Response]
 			start := time.Now()
 			stop := start.Add(2 * time.Second)
 			var wg sync.WaitGroup
 			for i, g := range gws {
-				w := wrap(g)
+				w := wrapGateway(g)
 				for j := range workers * len(tokens) {
 					tok := tokens[(i+j)%len(tokens)]
 					wg.Go(func() {
@@ -129,14 +129,14 @@ func TestRateLimitAcrossPostgresReplicas(t *testing.T) {
 			// others spent, the tenant's.
 			tok := tokens[0]
 			if tc.who == "tenant" {
-				tok = ti.token(t, tc.tenant, "erin", string(contracts.ScopeTracesRead))
+				tok = mint(t, ti, tc.tenant, "erin", string(contracts.ScopeTracesRead))
 			}
 			// (The replica may hold tokens of a slice still, and the
 			// bucket refills: the first refusal comes within the
 			// burst of the new principal.)
-			var r *resp
+			var r *gatewaytest.Response
 			for range principal.Burst {
-				if r = wrap(gws[1]).do(t, req{method: http.MethodGet, path: "/v8/traces/" + newTraceID(), token: tok}); r.Status == http.StatusTooManyRequests {
+				if r = wrapGateway(gws[1]).do(t, req{method: http.MethodGet, path: "/v8/traces/" + newTraceID(), token: tok}); r.Status == http.StatusTooManyRequests {
 					break
 				}
 			}
@@ -147,7 +147,7 @@ func TestRateLimitAcrossPostgresReplicas(t *testing.T) {
 		})
 	}
 	for i, g := range gws {
-		m := wrap(g).do(t, req{method: http.MethodGet, path: "/metrics"})
+		m := wrapGateway(g).do(t, req{method: http.MethodGet, path: "/metrics"})
 		if v := metricValue(t, string(m.Body), "praxa_rate_limit_leases_total"); v < 1 {
 			t.Errorf("replica %d: praxa_rate_limit_leases_total %v, want leases", i+1, v)
 		}

@@ -42,7 +42,7 @@ func TestReloadRefusesLeaseTTLChange(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
 	writeFile(t, path, longJobConfig("", 60000))
 	g, w := fileGateway(t, ti, path)
-	operator := ti.token(t, tenantA, operatorA, string(contracts.ScopeConfigWrite))
+	operator := mint(t, ti, tenantA, operatorA, string(contracts.ScopeConfigWrite))
 	running := g.Switch.Manager()
 
 	const why = "server.leaseTTL is read at start only; restart the gateway to change it"
@@ -96,8 +96,8 @@ func TestReloadKeepsImportsOfUnlistedConnection(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
 	writeFile(t, path, importConfig(node, args))
 	g, w := fileGateway(t, ti, path)
-	tok := ti.token(t, tenantA, userA)
-	operator := ti.token(t, tenantA, operatorA, string(contracts.ScopeConfigWrite))
+	tok := mint(t, ti, tenantA, userA)
+	operator := mint(t, ti, tenantA, operatorA, string(contracts.ScopeConfigWrite))
 	described := func() bool {
 		res := w.query(t, tok, map[string]any{"subject": "ev.echo"})
 		return res.Status == http.StatusOK
@@ -159,6 +159,6 @@ func TestReloadAfterCloseRefused(t *testing.T) {
 	if !strings.Contains(g.Logs.String(), "configuration reload refused: the gateway is shutting down") {
 		t.Errorf("the refusal is not logged:\n%s", g.Logs.String())
 	}
-	operator := ti.token(t, tenantA, operatorA, string(contracts.ScopeConfigWrite))
+	operator := mint(t, ti, tenantA, operatorA, string(contracts.ScopeConfigWrite))
 	wantProblem(t, w.reload(t, operator), http.StatusServiceUnavailable, contracts.CodeUnavailable)
 }

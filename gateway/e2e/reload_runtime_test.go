@@ -45,14 +45,14 @@ func contextConfig(dir string, issuers map[string]string) string {
 
 // fileGateway starts a gateway on the configuration file path, read again
 // on every reload as serve reads its --config.
-func fileGateway(t *testing.T, ti *testIssuer, path string) (*gatewaytest.Gateway, *gw) {
+func fileGateway(t *testing.T, ti *gatewaytest.Issuer, path string) (*gatewaytest.Gateway, *gw) {
 	t.Helper()
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:     &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:     ti,
 		ConfigFile: path,
 		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	return g, wrap(g)
+	return g, wrapGateway(g)
 }
 
 // certificateVerification lists the certificates and returns the
@@ -60,8 +60,8 @@ func fileGateway(t *testing.T, ti *testIssuer, path string) (*gatewaytest.Gatewa
 func certificateVerification(t *testing.T, w *gw, tok, id string) string {
 	t.Helper()
 	res := w.do(t, req{method: http.MethodGet, path: "/v8/world-model/certificates", token: tok})
-	wantStatus(t, res, http.StatusOK)
-	list, _ := res.object(t)["certificates"].([]any)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	list, _ := res.Object(t)["certificates"].([]any)
 	for _, c := range list {
 		if m, _ := c.(map[string]any); m["id"] == id {
 			v, _ := m["verification"].(string)
@@ -109,8 +109,8 @@ func TestReloadSkillsAndCertificateIssuers(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
 	writeFile(t, path, contextConfig(skillsDir, nil))
 	g, w := fileGateway(t, ti, path)
-	tok := ti.token(t, tenantA, userA)
-	operator := ti.token(t, tenantA, operatorA, string(contracts.ScopeConfigWrite))
+	tok := mint(t, ti, tenantA, userA)
+	operator := mint(t, ti, tenantA, operatorA, string(contracts.ScopeConfigWrite))
 
 	// A certificate of an issuer the configuration does not trust yet.
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
@@ -126,7 +126,7 @@ func TestReloadSkillsAndCertificateIssuers(t *testing.T) {
 	if v := certificateVerification(t, w, tok, "cert-reload"); v != "unknown_issuer" {
 		t.Fatalf("before the reload the certificate is %s, want unknown_issuer", v)
 	}
-	wantStatus(t, w.do(t, req{method: http.MethodGet, path: "/v8/skills/alpha", token: tok}), http.StatusOK)
+	gatewaytest.WantStatus(t, w.do(t, req{method: http.MethodGet, path: "/v8/skills/alpha", token: tok}), http.StatusOK)
 	wantProblem(t, w.do(t, req{method: http.MethodGet, path: "/v8/skills/beta", token: tok}), http.StatusNotFound, contracts.CodeNotFound)
 
 	// The reload adds a skill and trusts the issuer.
@@ -135,8 +135,8 @@ func TestReloadSkillsAndCertificateIssuers(t *testing.T) {
 	writeFile(t, path, contextConfig(skillsDir, map[string]string{"reload-lab": key}))
 	accepted := newTraceID()
 	res := w.do(t, req{method: http.MethodPost, path: "/v8/config/reload", token: operator, body: map[string]any{}, trace: accepted})
-	wantStatus(t, res, http.StatusOK)
-	out := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	out := res.Object(t)
 	if err := contracts.ValidateEndpointOutput(contracts.EndpointReloadConfig, out); err != nil {
 		t.Errorf("reload answer: %v\n%s", err, res.Body)
 	}
@@ -144,10 +144,10 @@ func TestReloadSkillsAndCertificateIssuers(t *testing.T) {
 	if out["skills"] != json.Number("2") || out["certificateIssuers"] != json.Number("1") || out["sha256"] != digest {
 		t.Errorf("reload answer %s, want 2 skills, 1 issuer, sha256 %s", res.Body, digest)
 	}
-	wantStatus(t, w.do(t, req{method: http.MethodGet, path: "/v8/skills/beta", token: tok}), http.StatusOK)
+	gatewaytest.WantStatus(t, w.do(t, req{method: http.MethodGet, path: "/v8/skills/beta", token: tok}), http.StatusOK)
 	res = w.query(t, tok, map[string]any{"subject": "beta"})
-	wantStatus(t, res, http.StatusOK)
-	if k := str(t, res.object(t), "kind"); k != "skill" {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if k := str(t, res.Object(t), "kind"); k != "skill" {
 		t.Errorf("describe beta answered kind %q: %s", k, res.Body)
 	}
 	if v := certificateVerification(t, w, tok, "cert-reload"); v != "valid" {
@@ -176,7 +176,7 @@ func TestReloadSkillsAndCertificateIssuers(t *testing.T) {
 	if len(p.Errors) == 0 || !strings.Contains(p.Errors[0].Detail, "gamma.md") {
 		t.Errorf("the refusal does not name the broken skill: %s", res.Body)
 	}
-	wantStatus(t, w.do(t, req{method: http.MethodGet, path: "/v8/skills/beta", token: tok}), http.StatusOK)
+	gatewaytest.WantStatus(t, w.do(t, req{method: http.MethodGet, path: "/v8/skills/beta", token: tok}), http.StatusOK)
 	if v := certificateVerification(t, w, tok, "cert-reload"); v != "valid" {
 		t.Errorf("a refused reload changed the issuers: the certificate is %s", v)
 	}
@@ -209,7 +209,7 @@ func TestReloadSkillsAndCertificateIssuers(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, path, contextConfig(skillsDir, nil))
-	wantStatus(t, w.reload(t, operator), http.StatusOK)
+	gatewaytest.WantStatus(t, w.reload(t, operator), http.StatusOK)
 	wantProblem(t, w.do(t, req{method: http.MethodGet, path: "/v8/skills/beta", token: tok}), http.StatusNotFound, contracts.CodeNotFound)
 	if v := certificateVerification(t, w, tok, "cert-reload"); v != "unknown_issuer" {
 		t.Errorf("after a reload that drops the issuer the certificate is %s", v)

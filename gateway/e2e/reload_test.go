@@ -39,17 +39,17 @@ func withWorkflow(w string) string {
 
 // reloadGateway starts a gateway whose configuration is the file path
 // (read again on every reload, as serve reads its --config).
-func reloadGateway(t *testing.T, ti *testIssuer, path string) (*gatewaytest.Gateway, *gw) {
+func reloadGateway(t *testing.T, ti *gatewaytest.Issuer, path string) (*gatewaytest.Gateway, *gw) {
 	t.Helper()
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer: ti,
 		Config: func() (*config.Config, error) { return config.Load(path) },
 		Edit: func(cfg *config.Config) {
 			cfg.Auth.Resource = resource
 			cfg.Skills.Dir = skillsDir // the example's skills, from a file elsewhere
 		},
 	})
-	return g, &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	return g, wrapGateway(g)
 }
 
 // skillsDir is the example configuration's skills directory.
@@ -66,11 +66,11 @@ func writeFile(t *testing.T, path, content string) {
 func searchFinds(t *testing.T, w *gw, tok, query, id string) bool {
 	t.Helper()
 	res := w.query(t, tok, map[string]any{"query": query, "kind": "workflow"})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 	return strings.Contains(string(res.Body), `"id":"`+id+`"`)
 }
 
-func (g *gw) reload(t *testing.T, tok string) *resp {
+func (g *gw) reload(t *testing.T, tok string) *gatewaytest.Response {
 	t.Helper()
 	return g.do(t, req{method: http.MethodPost, path: "/v8/config/reload", token: tok})
 }
@@ -80,13 +80,13 @@ func TestReloadConfiguration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
 	writeFile(t, path, string(examples.PraxecYAML))
 	_, w := reloadGateway(t, ti, path)
-	tok := ti.token(t, tenantA, userA)
-	operator := ti.token(t, tenantA, operatorA, string(contracts.ScopeConfigWrite))
+	tok := mint(t, ti, tenantA, userA)
+	operator := mint(t, ti, tenantA, operatorA, string(contracts.ScopeConfigWrite))
 
 	// A mission started on the first configuration.
 	res := w.command(t, tok, map[string]any{"definitionId": "deploy_pipeline", "input": map[string]any{}})
-	wantStatus(t, res, http.StatusOK)
-	before := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	before := res.Object(t)
 	beforeID := str(t, before, "workflow.id")
 	if searchFinds(t, w, tok, "rotate signing keys", "rotate_keys") {
 		t.Fatal("rotate_keys is found before it is configured")
@@ -94,14 +94,14 @@ func TestReloadConfiguration(t *testing.T) {
 
 	// The scope is checked: a token without config:write is refused and
 	// nothing is read.
-	res = w.reload(t, ti.token(t, tenantA, userA, string(contracts.ScopeMissionsWrite)))
+	res = w.reload(t, mint(t, ti, tenantA, userA, string(contracts.ScopeMissionsWrite)))
 	wantProblem(t, res, http.StatusForbidden, contracts.CodeInsufficientScope)
 
 	// A changed file: the new workflow is found and runs.
 	writeFile(t, path, withWorkflow(rotateKeys))
 	res = w.do(t, req{method: http.MethodPost, path: "/v8/config/reload", token: operator, body: map[string]any{}})
-	wantStatus(t, res, http.StatusOK)
-	out := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	out := res.Object(t)
 	if err := contracts.ValidateEndpointOutput(contracts.EndpointReloadConfig, out); err != nil {
 		t.Errorf("reload answer: %v\n%s", err, res.Body)
 	}
@@ -112,12 +112,12 @@ func TestReloadConfiguration(t *testing.T) {
 		t.Fatal("rotate_keys is not found after the reload")
 	}
 	res = w.command(t, tok, map[string]any{"definitionId": "rotate_keys", "input": map[string]any{}})
-	wantStatus(t, res, http.StatusOK)
-	rotation := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	rotation := res.Object(t)
 	res = w.command(t, tok, map[string]any{"workflowId": str(t, rotation, "workflow.id"), "transition": "rotate",
 		"expectedVersion": num(t, rotation, "workflow.version"), "arguments": map[string]any{}})
-	wantStatus(t, res, http.StatusOK)
-	if st := str(t, res.object(t), "workflow.state"); st != "done" {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if st := str(t, res.Object(t), "workflow.state"); st != "done" {
 		t.Errorf("rotate_keys ended in %s", st)
 	}
 
@@ -125,8 +125,8 @@ func TestReloadConfiguration(t *testing.T) {
 	// still configured.
 	res = w.command(t, tok, map[string]any{"workflowId": beforeID, "transition": "run_lint",
 		"expectedVersion": num(t, before, "workflow.version"), "arguments": map[string]any{}})
-	wantStatus(t, res, http.StatusOK)
-	if st := str(t, res.object(t), "workflow.state"); st != "test" {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if st := str(t, res.Object(t), "workflow.state"); st != "test" {
 		t.Errorf("deploy_pipeline after run_lint is in %s", st)
 	}
 
@@ -155,13 +155,13 @@ func TestReloadConfiguration(t *testing.T) {
 		t.Fatal("a refused reload dropped the running configuration")
 	}
 	res = w.command(t, tok, map[string]any{"definitionId": "rotate_keys", "input": map[string]any{}})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 
 	// A reload that drops a workflow: it is no longer found or started,
 	// and a mission of it still reads back.
-	orphan := res.object(t)
+	orphan := res.Object(t)
 	writeFile(t, path, string(examples.PraxecYAML))
-	wantStatus(t, w.reload(t, operator), http.StatusOK)
+	gatewaytest.WantStatus(t, w.reload(t, operator), http.StatusOK)
 	if searchFinds(t, w, tok, "rotate signing keys", "rotate_keys") {
 		t.Error("rotate_keys is still found after a reload dropped it")
 	}
@@ -171,7 +171,7 @@ func TestReloadConfiguration(t *testing.T) {
 	}
 	orphanID := str(t, orphan, "workflow.id")
 	res = w.query(t, tok, map[string]any{"workflowId": orphanID})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 	// Its moves are refused as illegal, not as a failure of the gateway.
 	res = w.command(t, tok, map[string]any{"workflowId": orphanID, "transition": "rotate",
 		"expectedVersion": num(t, orphan, "workflow.version"), "arguments": map[string]any{}})
@@ -186,7 +186,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
 	writeFile(t, path, string(examples.PraxecYAML))
 	g, w := reloadGateway(t, ti, path)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 4 {

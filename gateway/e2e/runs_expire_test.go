@@ -46,10 +46,10 @@ proxy:
 // expireGateway serves expireYAML on a clock now, on SQLite, or on the
 // PostgreSQL schema dsn when it is not empty; the api connection reaches
 // api when it is not empty.
-func expireGateway(t *testing.T, ti *testIssuer, now func() time.Time, dsn, api string) *gatewaytest.Gateway {
+func expireGateway(t *testing.T, ti *gatewaytest.Issuer, now func() time.Time, dsn, api string) *gatewaytest.Gateway {
 	t.Helper()
 	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:   ti,
 		Now:      now,
 		StoreDSN: dsn,
 		Config:   func() (*config.Config, error) { return config.Parse("expire.yaml", []byte(expireYAML)) },
@@ -72,9 +72,9 @@ func eachStore(t *testing.T, fn func(t *testing.T, dsn string)) {
 
 // dayToken is a token of tenantA valid for a day: the tests move the
 // gateway's clock hours ahead.
-func dayToken(t *testing.T, ti *testIssuer) string {
+func dayToken(t *testing.T, ti *gatewaytest.Issuer) string {
 	t.Helper()
-	tok, err := ti.iss.Mint(ti.url, resource, userA, tenantA, allScopes(), 24*time.Hour, nil)
+	tok, err := ti.Issuer.Mint(ti.URL, resource, userA, tenantA, gatewaytest.AllScopes(), 24*time.Hour, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +86,8 @@ func dayToken(t *testing.T, ti *testIssuer) string {
 func startNote(t *testing.T, w *gw, tok string) (string, int64) {
 	t.Helper()
 	res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "note", "text": "hello"}})
-	wantStatus(t, res, http.StatusOK)
-	body := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	body := res.Object(t)
 	return str(t, body, "workflow.id"), num(t, body, "workflow.version")
 }
 
@@ -95,8 +95,8 @@ func startNote(t *testing.T, w *gw, tok string) (string, int64) {
 func getRun(t *testing.T, w *gw, tok, id string) map[string]any {
 	t.Helper()
 	res := w.query(t, tok, map[string]any{"workflowId": id})
-	wantStatus(t, res, http.StatusOK)
-	return res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	return res.Object(t)
 }
 
 func TestIdleRunsExpire(t *testing.T) {
@@ -108,7 +108,7 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	g := expireGateway(t, ti, now, dsn, "")
-	w := wrap(g)
+	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	ctx := context.Background()
 	if got := g.Service.RunRetention(); got != time.Hour {
@@ -121,12 +121,12 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	// A run waiting for a person's approval.
 	waiting, waitingVersion := startNote(t, w, tok)
 	res := w.command(t, tok, map[string]any{"workflowId": waiting, "expectedVersion": waitingVersion, "transition": "release"})
-	wantStatus(t, res, http.StatusOK)
-	if s := str(t, res.object(t), "result.status"); s != "pending_approval" {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if s := str(t, res.Object(t), "result.status"); s != "pending_approval" {
 		t.Fatalf("release: %s, want pending_approval", s)
 	}
 	offset.Store(int64(30 * time.Minute))
-	wantStatus(t, w.command(t, tok, map[string]any{"workflowId": moved, "expectedVersion": movedVersion, "transition": "note",
+	gatewaytest.WantStatus(t, w.command(t, tok, map[string]any{"workflowId": moved, "expectedVersion": movedVersion, "transition": "note",
 		"arguments": map[string]any{"text": "again"}}), http.StatusOK)
 	// A call in flight on leased: its move lease, as another gateway
 	// holds it, live for a day.
@@ -213,7 +213,7 @@ func TestIdleRunsExpireOnceAcrossReplicas(t *testing.T) {
 		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 		g := expireGateway(t, ti, now, dsn, "")
 		r := g.Replica(t, nil)
-		w := wrap(g)
+		w := wrapGateway(g)
 		tok := dayToken(t, ti)
 		const runs = 30
 		ids := make([]string, runs)
@@ -272,12 +272,12 @@ func TestRunRetentionReload(t *testing.T) {
 	withRetention := func(d string) string { return strings.Replace(expireYAML, "runRetention: 1h", "runRetention: "+d, 1) }
 	writeFile(t, path, expireYAML)
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:     &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:     ti,
 		Now:        now,
 		ConfigFile: path,
 		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	w := wrap(g)
+	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	id, _ := startNote(t, w, tok)
 	offset.Store(int64(90 * time.Minute))
@@ -341,7 +341,7 @@ func testIdleRunsExpireRacingMoves(t *testing.T, transition string) {
 		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 		g := expireGateway(t, ti, now, dsn, upstream.URL)
 		r := g.Replica(t, nil)
-		ws := []*gw{wrap(g), wrap(r)}
+		ws := []*gw{wrapGateway(g), wrapGateway(r)}
 		tok := dayToken(t, ti)
 		const runs = 20
 		ids := make([]string, runs)
@@ -363,7 +363,7 @@ func testIdleRunsExpireRacingMoves(t *testing.T, transition string) {
 				statuses[i] = res.Status
 				if res.Status == http.StatusConflict {
 					var p problem
-					if err := decode(res.Body, &p); err != nil || p.Code != string(contracts.CodeInvalidTransition) && p.Code != string(contracts.CodeVersionConflict) {
+					if err := gatewaytest.DecodeJSON(res.Body, &p); err != nil || p.Code != contracts.CodeInvalidTransition && p.Code != contracts.CodeVersionConflict {
 						t.Errorf("run %d: the losing move answered %s", i, res.Body)
 					}
 				}

@@ -74,7 +74,7 @@ proxy:
 // scriptsGateway starts a gateway on a configuration file with the
 // scripts above, script search on or off; dir holds the file and the
 // scripts.
-func scriptsGateway(t *testing.T, ti *testIssuer, search bool) (g *gatewaytest.Gateway, w *gw, dir string) {
+func scriptsGateway(t *testing.T, ti *gatewaytest.Issuer, search bool) (g *gatewaytest.Gateway, w *gw, dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	for name, text := range map[string]string{"scripts/quote.cel": quoteScript, "scripts/pricing/pairs.cel": squareScript,
@@ -88,12 +88,12 @@ func scriptsGateway(t *testing.T, ti *testIssuer, search bool) (g *gatewaytest.G
 		}
 	}
 	g = gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:        &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:        ti,
 		ConfigFile:    filepath.Join(dir, "praxec.yaml"),
 		ScriptsSearch: search,
 		Edit:          func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	return g, wrap(g), dir
+	return g, wrapGateway(g), dir
 }
 
 // TestScriptExecutorMission runs a real script file as the work of a
@@ -104,13 +104,13 @@ func scriptsGateway(t *testing.T, ti *testIssuer, search bool) (g *gatewaytest.G
 func TestScriptExecutorMission(t *testing.T) {
 	ti := newIssuer(t)
 	_, w, _ := scriptsGateway(t, ti, false)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 
 	res := w.command(t, tok, map[string]any{"definitionId": "order", "input": map[string]any{"discount": 10}})
-	wantStatus(t, res, http.StatusOK)
-	wf := str(t, res.object(t), "workflow.id")
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	wf := str(t, res.Object(t), "workflow.id")
 	res = w.command(t, tok, map[string]any{"workflowId": wf, "expectedVersion": 1, "transition": "set_currency", "arguments": map[string]any{"currency": "EUR"}})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 
 	// Over its budget: 100 × 100 strings of 10,000 bytes.
 	items := make([]any, 100)
@@ -127,17 +127,17 @@ func TestScriptExecutorMission(t *testing.T) {
 		t.Errorf("the refusal has no link to the script: %s", res.Body)
 	}
 	get := w.query(t, tok, map[string]any{"workflowId": wf})
-	wantStatus(t, get, http.StatusOK)
-	if g := get.object(t); str(t, g, "workflow.state") != "open" || num(t, g, "workflow.version") != 2 {
+	gatewaytest.WantStatus(t, get, http.StatusOK)
+	if g := get.Object(t); str(t, g, "workflow.state") != "open" || num(t, g, "workflow.version") != 2 {
 		t.Fatalf("the failed move changed the mission: %s", get.Body)
 	}
 
 	// The same version moves with a script that succeeds.
 	res = w.command(t, tok, map[string]any{"workflowId": wf, "expectedVersion": 2, "transition": "quote",
 		"arguments": map[string]any{"items": []any{map[string]any{"price": 2.5, "qty": 4}, map[string]any{"price": 5, "qty": 1}}}})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 	get = w.query(t, tok, map[string]any{"workflowId": wf})
-	g := get.object(t)
+	g := get.Object(t)
 	if str(t, g, "workflow.state") != "quoted" || member(t, g, "context.total") != json.Number("13.5") ||
 		member(t, g, "context.lines") != json.Number("2") || !slices.Contains(strs(t, g, "evidence"), "quoted") {
 		t.Errorf("after quote: %s", get.Body)
@@ -148,8 +148,8 @@ func TestScriptExecutorMission(t *testing.T) {
 	wantProblem(t, res, http.StatusBadGateway, contracts.CodeUpstreamFailed)
 	res = w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "orders.quote",
 		"items": []any{map[string]any{"price": 1, "qty": 3}}}})
-	wantStatus(t, res, http.StatusOK)
-	if out := res.object(t); member(t, out, "context.lastRun.ok") != true || member(t, out, "context.lastRun.output.lines") != json.Number("1") {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if out := res.Object(t); member(t, out, "context.lastRun.ok") != true || member(t, out, "context.lastRun.output.lines") != json.Number("1") {
 		t.Errorf("proxy run: %s", res.Body)
 	}
 }
@@ -159,7 +159,7 @@ func TestScriptExecutorMission(t *testing.T) {
 // the script's source as its body.
 func TestScriptsSearchAndDescribe(t *testing.T) {
 	ti := newIssuer(t)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	_, off, _ := scriptsGateway(t, ti, false)
 	if r := off.query(t, tok, map[string]any{"query": "quote", "kind": "script"}); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "INVALID_PARAMS") ||
 		!strings.Contains(string(r.Body), "--enable-scripts-search") {
@@ -174,7 +174,7 @@ func TestScriptsSearchAndDescribe(t *testing.T) {
 	if ids := itemIDs(t, r); !slices.Equal(ids, []string{"quote"}) {
 		t.Fatalf("kind script: %v (%s)", ids, r.Body)
 	}
-	it := r.object(t)["items"].([]any)[0].(map[string]any)["item"].(map[string]any)
+	it := r.Object(t)["items"].([]any)[0].(map[string]any)["item"].(map[string]any)
 	l := findLink(t, linksOf(t, it), "describe")
 	if it["kind"] != "script" || it["title"] != "Quote an order: the total of its items, less the customer's discount." ||
 		l.Method != contracts.ToolPraxecQuery || l.Args["subject"] != "quote" {
@@ -183,8 +183,8 @@ func TestScriptsSearchAndDescribe(t *testing.T) {
 
 	for _, g := range []*gw{off, on} {
 		d := g.query(t, tok, map[string]any{"subject": "quote"})
-		wantStatus(t, d, http.StatusOK)
-		body := d.object(t)
+		gatewaytest.WantStatus(t, d, http.StatusOK)
+		body := d.Object(t)
 		keys := make([]string, 0, len(body))
 		for k := range body {
 			keys = append(keys, k)
@@ -204,13 +204,13 @@ func TestScriptsSearchAndDescribe(t *testing.T) {
 func TestScriptsReload(t *testing.T) {
 	ti := newIssuer(t)
 	g, w, dir := scriptsGateway(t, ti, false)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	quote := func() any {
 		t.Helper()
 		res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "orders.quote",
 			"items": []any{map[string]any{"price": 2, "qty": 3}}}})
-		wantStatus(t, res, http.StatusOK)
-		return member(t, res.object(t), "context.lastRun.output.total")
+		gatewaytest.WantStatus(t, res, http.StatusOK)
+		return member(t, res.Object(t), "context.lastRun.output.total")
 	}
 	if got := quote(); got != json.Number("6") {
 		t.Fatalf("total before the reload: %v", got)

@@ -66,7 +66,7 @@ func seed004Project(t *testing.T) (string, func(green bool)) {
 // seed004Gateway starts a gateway on examples/seed-004.yaml, its MCP
 // stand-in built from testdata/prserver (rather than go run at every
 // start), its REST connection on a local server.
-func seed004Gateway(t *testing.T, ti *testIssuer, project string) *gatewaytest.Gateway {
+func seed004Gateway(t *testing.T, ti *gatewaytest.Issuer, project string) *gatewaytest.Gateway {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -89,7 +89,7 @@ func seed004Gateway(t *testing.T, ti *testIssuer, project string) *gatewaytest.G
 	t.Setenv("SEED004_PROJECT", project)
 	t.Setenv("GITHUB_TOKEN", "ghp_seed004-test")
 	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer: ti,
 		Config: func() (*config.Config, error) {
 			return config.Load(filepath.Join("..", "..", "examples", "seed-004.yaml"))
 		},
@@ -141,11 +141,11 @@ func TestSeed004OverREST(t *testing.T) {
 	ti := newIssuer(t)
 	project, set := seed004Project(t)
 	g := seed004Gateway(t, ti, project)
-	w := wrap(g)
-	tok := ti.token(t, tenantA, userA)
+	w := wrapGateway(g)
+	tok := mint(t, ti, tenantA, userA)
 
 	res := w.query(t, tok, map[string]any{"query": "open a pull request"})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 	if !strings.Contains(string(res.Body), `"id":"safe.create_pr"`) {
 		t.Fatalf("search did not find safe.create_pr: %s", res.Body)
 	}
@@ -165,17 +165,17 @@ func TestSeed004OverREST(t *testing.T) {
 	// A red run: recorded as failed, no evidence, the PR still refused.
 	set(false)
 	res = w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "run_tests"}})
-	wantStatus(t, res, http.StatusOK)
-	run := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	run := res.Object(t)
 	wf := str(t, run, "workflow.id")
 	if member(t, run, "context.lastRun.ok") != false || len(strs(t, run, "evidence")) != 0 {
 		t.Fatalf("a red suite: %s", res.Body)
 	}
-	submit := func(transition string, arguments map[string]any) *resp {
+	submit := func(transition string, arguments map[string]any) *gatewaytest.Response {
 		t.Helper()
 		cur := w.query(t, tok, map[string]any{"workflowId": wf})
-		wantStatus(t, cur, http.StatusOK)
-		call := map[string]any{"workflowId": wf, "expectedVersion": num(t, cur.object(t), "workflow.version"), "transition": transition}
+		gatewaytest.WantStatus(t, cur, http.StatusOK)
+		call := map[string]any{"workflowId": wf, "expectedVersion": num(t, cur.Object(t), "workflow.version"), "transition": transition}
 		if arguments != nil {
 			call["arguments"] = arguments
 		}
@@ -186,13 +186,13 @@ func TestSeed004OverREST(t *testing.T) {
 	// A green run earns tests_passed; the PR is opened by the MCP server.
 	set(true)
 	res = submit("run_tests", nil)
-	wantStatus(t, res, http.StatusOK)
-	if ev := strs(t, res.object(t), "evidence"); !slices.Equal(ev, []string{"tests_passed"}) {
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if ev := strs(t, res.Object(t), "evidence"); !slices.Equal(ev, []string{"tests_passed"}) {
 		t.Fatalf("a green suite: evidence %v\n%s", ev, res.Body)
 	}
 	res = submit("safe.create_pr", pr)
-	wantStatus(t, res, http.StatusOK)
-	out := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	out := res.Object(t)
 	for path, want := range map[string]any{"context.lastRun.ok": true, "context.lastRun.output.structuredContent.title": pr["title"],
 		"context.lastRun.output.structuredContent.head": pr["head"], "context.lastRun.output.structuredContent.base": "main", "context.lastRun.output.structuredContent.state": "open"} {
 		if got := member(t, out, path); got != want {
@@ -207,7 +207,7 @@ func TestSeed004OverMCP(t *testing.T) {
 	ti := newIssuer(t)
 	project, set := seed004Project(t)
 	g := seed004Gateway(t, ti, project)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)

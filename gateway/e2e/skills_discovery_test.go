@@ -14,24 +14,24 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
-func skillsGateway(t *testing.T, ti *testIssuer, search bool) *gw {
+func skillsGateway(t *testing.T, ti *gatewaytest.Issuer, search bool) *gw {
 	t.Helper()
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:        &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:        ti,
 		SkillsSearch:  search,
 		LexiconWrites: true,
 		Edit:          func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	return &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	return wrapGateway(g)
 }
 
-func itemIDs(t *testing.T, r *resp) []string {
+func itemIDs(t *testing.T, r *gatewaytest.Response) []string {
 	t.Helper()
 	if r.Status != http.StatusOK {
 		t.Fatalf("search: %d %s", r.Status, r.Body)
 	}
 	var ids []string
-	for _, raw := range r.object(t)["items"].([]any) {
+	for _, raw := range r.Object(t)["items"].([]any) {
 		ids = append(ids, raw.(map[string]any)["item"].(map[string]any)["id"].(string))
 	}
 	return ids
@@ -40,7 +40,7 @@ func itemIDs(t *testing.T, r *resp) []string {
 func TestSkillsSearchGated(t *testing.T) {
 	ti := newIssuer(t)
 	off := skillsGateway(t, ti, false)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	if r := off.query(t, tok, map[string]any{"query": "deploy", "kind": "skill"}); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "INVALID_PARAMS") {
 		t.Errorf("kind skill without the flag: %d %s", r.Status, r.Body)
 	}
@@ -53,7 +53,7 @@ func TestSkillsSearchGated(t *testing.T) {
 	if ids := itemIDs(t, r); !slices.Equal(ids, []string{"deploy-checklist"}) {
 		t.Fatalf("kind skill: %v", ids)
 	}
-	item := r.object(t)["items"].([]any)[0].(map[string]any)
+	item := r.Object(t)["items"].([]any)[0].(map[string]any)
 	if item["score"].(interface{ String() string }).String() == "0" {
 		t.Errorf("no score: %v", item)
 	}
@@ -78,9 +78,9 @@ func TestSkillsSearchGated(t *testing.T) {
 func TestSkillsDescribe(t *testing.T) {
 	ti := newIssuer(t)
 	g := skillsGateway(t, ti, false)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	r := g.query(t, tok, map[string]any{"subject": "incident-review"})
-	body := r.object(t)
+	body := r.Object(t)
 	var keys []string
 	for k := range body {
 		keys = append(keys, k)
@@ -106,12 +106,12 @@ func TestSkillsDescribe(t *testing.T) {
 		t.Fatalf("define: %d %s", def.Status, def.Body)
 	}
 	r = g.query(t, tok, map[string]any{"subject": "incident-review"})
-	lex, _ := r.object(t)["lexicon"].([]any)
+	lex, _ := r.Object(t)["lexicon"].([]any)
 	if len(lex) != 1 || lex[0].(map[string]any)["term"] != "postmortem" || lex[0].(map[string]any)["definition_short"] != "A written review of an incident." {
 		t.Errorf("lexicon: %s", r.Body)
 	}
 	// Workflows keep the wrapped shape.
-	if w := g.query(t, tok, map[string]any{"subject": "deploy_pipeline"}); w.object(t)["item"] == nil {
+	if w := g.query(t, tok, map[string]any{"subject": "deploy_pipeline"}); w.Object(t)["item"] == nil {
 		t.Errorf("workflow describe: %s", w.Body)
 	}
 }

@@ -26,29 +26,13 @@ import (
 	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 )
 
-// startLeasesYAML is leasesYAML with a release workflow whose human step,
-// once approved, calls the upstream.
-const startLeasesYAML = leasesYAML + `
-workflows:
-  release:
-    version: 1
-    title: Release
-    initial: draft
-    states:
-      draft: {title: Draft}
-      released: {title: Released, terminal: true}
-    transitions:
-      - name: release
-        title: Release it
-        from: draft
-        to: released
-        actor: human
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-`
+// startLeasesYAML is leasesYAML with the release workflow, whose human
+// step, once approved, calls the upstream.
+var startLeasesYAML = leasesYAML + gatewaytest.ReleaseWorkflowYAML
 
 // startLeasesGateway starts a gateway on a SQLite file, or on the
 // PostgreSQL database dsn names; edit changes its configuration.
-func startLeasesGateway(t *testing.T, ti *testIssuer, api, dsn string, now func() time.Time, edit func(*config.Config)) *gatewaytest.Gateway {
+func startLeasesGateway(t *testing.T, ti *gatewaytest.Issuer, api, dsn string, now func() time.Time, edit func(*config.Config)) *gatewaytest.Gateway {
 	t.Helper()
 	return apiGateway(t, ti, "start-leases.yaml", startLeasesYAML, api, dsn, now, edit)
 }
@@ -76,7 +60,7 @@ func deployStart(runID string) map[string]any {
 
 // raceAnswers checks the answers of a start or approval race: each is
 // okStatus or a 409 (in progress with Retry-After, or one of also).
-func raceAnswers(t *testing.T, res []*resp, okStatus int, also ...contracts.Code) int {
+func raceAnswers(t *testing.T, res []*gatewaytest.Response, okStatus int, also ...contracts.Code) int {
 	t.Helper()
 	ok := 0
 	for i, rs := range res {
@@ -105,19 +89,19 @@ func raceAnswers(t *testing.T, res []*resp, okStatus int, also ...contracts.Code
 	return ok
 }
 
-func problemCode(t *testing.T, r *resp) contracts.Code {
+func problemCode(t *testing.T, r *gatewaytest.Response) contracts.Code {
 	t.Helper()
 	var p problem
-	if err := decode(r.Body, &p); err != nil {
+	if err := gatewaytest.DecodeJSON(r.Body, &p); err != nil {
 		t.Fatalf("%d %s: %v", r.Status, r.Body, err)
 	}
 	return contracts.Code(p.Code)
 }
 
 // race sends n requests at once, alternating between the replicas.
-func race(n int, ws []*gw, send func(w *gw) *resp) []*resp {
+func race(n int, ws []*gw, send func(w *gw) *gatewaytest.Response) []*gatewaytest.Response {
 	var wg sync.WaitGroup
-	res := make([]*resp, n)
+	res := make([]*gatewaytest.Response, n)
 	start := make(chan struct{})
 	for i := range n {
 		wg.Add(1)
@@ -141,16 +125,16 @@ func TestStartLeaseReplicasCallOnce(t *testing.T) {
 		ti := newIssuer(t)
 		api, srv := newDeployAPI(t, nil)
 		g := startLeasesGateway(t, ti, srv.URL, dsn, nil, nil)
-		ws := []*gw{wrap(g), wrap(g.Replica(t, nil))}
-		tok := ti.token(t, tenantA, userA)
+		ws := []*gw{wrapGateway(g), wrapGateway(g.Replica(t, nil))}
+		tok := mint(t, ti, tenantA, userA)
 		const n = 6
 
 		// aura_create_mission with one key: one call; the retries replay.
 		key := newKey()
-		create := func(w *gw) *resp {
+		create := func(w *gw) *gatewaytest.Response {
 			rs, err := w.send(req{method: http.MethodPost, path: "/v8/missions", body: deployStart(""), token: tok, key: key})
 			if err != nil {
-				return &resp{Status: 599, Body: []byte(err.Error())}
+				return &gatewaytest.Response{Status: 599, Body: []byte(err.Error())}
 			}
 			return rs
 		}
@@ -161,17 +145,17 @@ func TestStartLeaseReplicasCallOnce(t *testing.T) {
 			t.Fatalf("keyed start: the upstream was called %d times, want 1", c)
 		}
 		for _, w := range ws {
-			wantStatus(t, create(w), http.StatusCreated)
+			gatewaytest.WantStatus(t, create(w), http.StatusCreated)
 		}
 		if c := api.deploy.Load(); c != 1 {
 			t.Errorf("after the retries the upstream was called %d times, want 1", c)
 		}
 
 		// praxec.command start with one runId and no key.
-		start := func(w *gw) *resp {
+		start := func(w *gw) *gatewaytest.Response {
 			rs, err := w.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: deployStart("run-race"), token: tok})
 			if err != nil {
-				return &resp{Status: 599, Body: []byte(err.Error())}
+				return &gatewaytest.Response{Status: 599, Body: []byte(err.Error())}
 			}
 			return rs
 		}
@@ -202,17 +186,17 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 	stores(t, func(t *testing.T, dsn string) {
 		for _, tc := range []struct {
 			name string
-			send func(w *gw, tok string) (*resp, error)
+			send func(w *gw, tok string) (*gatewaytest.Response, error)
 			// ok is the status the start answers when not stuck.
 			ok int
 		}{
-			{"keyed", func() func(w *gw, tok string) (*resp, error) {
+			{"keyed", func() func(w *gw, tok string) (*gatewaytest.Response, error) {
 				key := newKey()
-				return func(w *gw, tok string) (*resp, error) {
+				return func(w *gw, tok string) (*gatewaytest.Response, error) {
 					return w.send(req{method: http.MethodPost, path: "/v8/missions", body: deployStart(""), token: tok, key: key})
 				}
 			}(), http.StatusCreated},
-			{"runId", func(w *gw, tok string) (*resp, error) {
+			{"runId", func(w *gw, tok string) (*gatewaytest.Response, error) {
 				return w.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: deployStart("run-stuck"), token: tok})
 			}, http.StatusOK},
 		} {
@@ -223,14 +207,14 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 				var offset atomic.Int64
 				now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 				g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
-				stuck, w := wrap(g.Replica(t, nil)), wrap(g)
-				tok := ti.token(t, tenantA, userA)
+				stuck, w := wrapGateway(g.Replica(t, nil)), wrapGateway(g)
+				tok := mint(t, ti, tenantA, userA)
 
-				late := make(chan *resp, 1)
+				late := make(chan *gatewaytest.Response, 1)
 				go func() {
 					rs, err := tc.send(stuck, tok)
 					if err != nil {
-						rs = &resp{Status: 599, Body: []byte(err.Error())}
+						rs = &gatewaytest.Response{Status: 599, Body: []byte(err.Error())}
 					}
 					late <- rs
 				}()
@@ -285,7 +269,7 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 func wantUnknownRun(t *testing.T, w *gw, tok string, p problem, aura bool) {
 	t.Helper()
 	get := findLink(t, p.Links, "get")
-	var run *resp
+	var run *gatewaytest.Response
 	if aura {
 		if get.Method != contracts.ToolGetMission {
 			t.Fatalf("the 504's get link names %s: %+v", get.Method, p.Links)
@@ -298,8 +282,8 @@ func wantUnknownRun(t *testing.T, w *gw, tok string, p problem, aura bool) {
 		}
 		run = w.query(t, tok, get.Args)
 	}
-	wantStatus(t, run, http.StatusOK)
-	body := run.object(t)
+	gatewaytest.WantStatus(t, run, http.StatusOK)
+	body := run.Object(t)
 	if v := num(t, body, "workflow.version"); v != 1 || str(t, body, "context.lastRun.outcome") != "unknown" || str(t, body, "context.lastRun.error") == "" {
 		t.Errorf("the run of a start whose outcome is unknown: %s", run.Body)
 	}
@@ -309,10 +293,7 @@ func wantUnknownRun(t *testing.T, w *gw, tok string, p problem, aura bool) {
 // is closed on failure so the stuck call ends.
 func waitCalls(t *testing.T, calls *atomic.Int32, want int32, hold chan struct{}) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for calls.Load() < want && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	gatewaytest.Poll(10*time.Second, func() bool { return calls.Load() >= want })
 	if calls.Load() != want {
 		close(hold)
 		t.Fatalf("the upstream was called %d times, want %d", calls.Load(), want)
@@ -334,15 +315,15 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 		g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
 		other := g.Replica(t, nil)
-		stuck, w := wrap(g.Replica(t, nil)), wrap(g)
-		tok := ti.token(t, tenantA, userA)
+		stuck, w := wrapGateway(g.Replica(t, nil)), wrapGateway(g)
+		tok := mint(t, ti, tenantA, userA)
 
 		// A workflow to move, before anything is held.
 		wf, submit := startRun(t, w, tok, "deploy")
 		version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
 
 		key := newKey()
-		create := func(w *gw) *resp {
+		create := func(w *gw) *gatewaytest.Response {
 			return w.do(t, req{method: http.MethodPost, path: "/v8/missions", body: deployStart(""), token: tok, key: key})
 		}
 		done := make(chan struct{}, 2)
@@ -382,8 +363,8 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 		}
 		// Resolved with no request: the workflow shows the unknown move.
 		got := w.query(t, tok, map[string]any{"workflowId": wf})
-		wantStatus(t, got, http.StatusOK)
-		body := got.object(t)
+		gatewaytest.WantStatus(t, got, http.StatusOK)
+		body := got.Object(t)
 		if v := num(t, body, "workflow.version"); v != version+1 {
 			t.Errorf("version %d, want %d", v, version+1)
 		}
@@ -424,21 +405,18 @@ func TestLeaseSweeperRunsOnConfiguredTTL(t *testing.T) {
 	}
 	// gatewaytest runs the service's jobs, the lease sweep among them,
 	// as serve does.
-	w := wrap(g)
-	tok := ti.token(t, tenantA, userA)
-	late := make(chan *resp, 1)
+	w := wrapGateway(g)
+	tok := mint(t, ti, tenantA, userA)
+	late := make(chan *gatewaytest.Response, 1)
 	go func() {
 		rs, err := w.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: deployStart("run-swept"), token: tok})
 		if err != nil {
-			rs = &resp{Status: 599, Body: []byte(err.Error())}
+			rs = &gatewaytest.Response{Status: 599, Body: []byte(err.Error())}
 		}
 		late <- rs
 	}()
 	waitCalls(t, &api.deploy, 1, hold)
-	deadline := time.Now().Add(10 * time.Second)
-	for g.Service.LeasesSwept() == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	gatewaytest.Poll(10*time.Second, func() bool { return g.Service.LeasesSwept() != 0 })
 	if g.Service.LeasesSwept() != 1 {
 		close(hold)
 		t.Fatalf("the sweeper resolved %d leases, want 1", g.Service.LeasesSwept())
@@ -470,18 +448,18 @@ func TestLeaseSweeperRunsOnConfiguredTTL(t *testing.T) {
 func pendingRelease(t *testing.T, w *gw, tok string) (string, string) {
 	t.Helper()
 	res := w.command(t, tok, map[string]any{"definitionId": "release"})
-	wantStatus(t, res, http.StatusOK)
-	body := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	body := res.Object(t)
 	wf := str(t, body, "workflow.id")
 	res = w.command(t, tok, map[string]any{"workflowId": wf, "expectedVersion": num(t, body, "workflow.version"), "transition": "release"})
-	wantStatus(t, res, http.StatusOK)
-	return wf, str(t, res.object(t), "approval.id")
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	return wf, str(t, res.Object(t), "approval.id")
 }
 
-func approve(w *gw, tok, id string) *resp {
+func approve(w *gw, tok, id string) *gatewaytest.Response {
 	rs, err := w.send(req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", body: map[string]any{}, token: tok})
 	if err != nil {
-		return &resp{Status: 599, Body: []byte(err.Error())}
+		return &gatewaytest.Response{Status: 599, Body: []byte(err.Error())}
 	}
 	return rs
 }
@@ -500,9 +478,9 @@ func TestApprovalLease(t *testing.T) {
 		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 		g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
 		r := g.Replica(t, nil)
-		ws := []*gw{wrap(g), wrap(r)}
-		tok := ti.token(t, tenantA, userA)
-		op := ti.token(t, tenantA, operatorA, string(contracts.ScopeApprovalsWrite)) // nobody approves their own request
+		ws := []*gw{wrapGateway(g), wrapGateway(r)}
+		tok := mint(t, ti, tenantA, userA)
+		op := mint(t, ti, tenantA, operatorA, string(contracts.ScopeApprovalsWrite)) // nobody approves their own request
 
 		_, id := pendingRelease(t, ws[0], tok)
 		go func() {
@@ -510,7 +488,7 @@ func TestApprovalLease(t *testing.T) {
 			time.Sleep(150 * time.Millisecond)
 			hold <- struct{}{}
 		}()
-		res := race(6, ws, func(w *gw) *resp { return approve(w, op, id) })
+		res := race(6, ws, func(w *gw) *gatewaytest.Response { return approve(w, op, id) })
 		if ok := raceAnswers(t, res, http.StatusOK, contracts.CodeMissionStateConflict); ok != 1 {
 			t.Errorf("%d approvals succeeded, want 1", ok)
 		}
@@ -520,7 +498,7 @@ func TestApprovalLease(t *testing.T) {
 
 		// A stuck approval.
 		wf, id := pendingRelease(t, ws[0], tok)
-		late := make(chan *resp, 1)
+		late := make(chan *gatewaytest.Response, 1)
 		go func() { late <- approve(ws[1], op, id) }()
 		waitCalls(t, &api.deploy, 2, hold)
 		wantProblem(t, approve(ws[0], op, id), http.StatusConflict, contracts.CodeIdempotencyInProgress)
@@ -539,8 +517,8 @@ func TestApprovalLease(t *testing.T) {
 			t.Errorf("the upstream was called %d times, want 2", c)
 		}
 		got := ws[0].query(t, tok, map[string]any{"workflowId": wf})
-		wantStatus(t, got, http.StatusOK)
-		body := got.object(t)
+		gatewaytest.WantStatus(t, got, http.StatusOK)
+		body := got.Object(t)
 		if o := str(t, body, "context.lastRun.outcome"); o != "unknown" {
 			t.Errorf("context.lastRun.outcome = %q", o)
 		}
@@ -548,8 +526,8 @@ func TestApprovalLease(t *testing.T) {
 			t.Errorf("the mission still waits for the approval whose move was attempted")
 		}
 		lr := ws[1].do(t, req{method: http.MethodGet, path: "/v8/approvals?status=approved", token: tok})
-		wantStatus(t, lr, http.StatusOK)
-		if n := len(lr.object(t)["approvals"].([]any)); n != 2 {
+		gatewaytest.WantStatus(t, lr, http.StatusOK)
+		if n := len(lr.Object(t)["approvals"].([]any)); n != 2 {
 			t.Errorf("%d approved approvals, want 2: %s", n, lr.Body)
 		}
 	})
@@ -592,15 +570,15 @@ func TestStartRefusedLeavesNoRun(t *testing.T) {
 		}))
 		t.Cleanup(srv.Close)
 		g := apiGateway(t, ti, "refused.yaml", leasesYAML+refusedYAML, srv.URL, dsn, nil, nil)
-		w := wrap(g)
-		tok := ti.token(t, tenantA, userA)
+		w := wrapGateway(g)
+		tok := mint(t, ti, tenantA, userA)
 		start := map[string]any{"definitionId": "deploy_now", "runId": "run-refused", "idempotencyKey": newKey()}
 		for i := range 2 {
-			done := make(chan *resp, 1)
+			done := make(chan *gatewaytest.Response, 1)
 			go func() {
 				rs, err := w.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: start, token: tok})
 				if err != nil {
-					rs = &resp{Status: 599, Body: []byte(err.Error())}
+					rs = &gatewaytest.Response{Status: 599, Body: []byte(err.Error())}
 				}
 				done <- rs
 			}()

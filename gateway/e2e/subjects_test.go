@@ -23,14 +23,14 @@ import (
 
 // subjectsGateway starts a gateway over the examples with lexicon writes
 // enabled (serve --lexicon-writes).
-func subjectsGateway(t *testing.T, ti *testIssuer, writes bool) *gw {
+func subjectsGateway(t *testing.T, ti *gatewaytest.Issuer, writes bool) *gw {
 	t.Helper()
 	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:        &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:        ti,
 		LexiconWrites: writes,
 		Edit:          func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	return &gw{url: g.URL, client: g.Client, handler: g.Handler, service: g.Service, store: g.Store, dbPath: g.DBPath, cfg: g.Config}
+	return wrapGateway(g)
 }
 
 // pendingRows lists the tenant's commands paused on subject.
@@ -56,13 +56,13 @@ func jsonValue(t *testing.T, v any) any {
 		t.Fatal(err)
 	}
 	var out any
-	if err := decode(b, &out); err != nil {
+	if err := gatewaytest.DecodeJSON(b, &out); err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func (g *gw) commandKeyed(t *testing.T, token, key string, args map[string]any) *resp {
+func (g *gw) commandKeyed(t *testing.T, token, key string, args map[string]any) *gatewaytest.Response {
 	t.Helper()
 	return g.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: args, token: token, key: key})
 }
@@ -73,7 +73,7 @@ func (g *gw) commandKeyed(t *testing.T, token, key string, args map[string]any) 
 func TestSubjectNeedsDefinitionShape(t *testing.T) {
 	ti := newIssuer(t)
 	g := subjectsGateway(t, ti, true)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	trace := newTraceID()
 	args := map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "evidence-pak"}}
 	res := g.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: args, token: tok, trace: trace})
@@ -101,7 +101,7 @@ func TestSubjectNeedsDefinitionShape(t *testing.T) {
 				"hint": "Abandon the original command — the subject was a mistake."},
 		},
 	})
-	if got := jsonValue(t, res.object(t)); !reflect.DeepEqual(got, want) {
+	if got := jsonValue(t, res.Object(t)); !reflect.DeepEqual(got, want) {
 		gb, _ := json.MarshalIndent(got, "", "  ")
 		wb, _ := json.MarshalIndent(want, "", "  ")
 		t.Fatalf("interaction:\n%s\nwant:\n%s", gb, wb)
@@ -114,20 +114,16 @@ func TestSubjectNeedsDefinitionShape(t *testing.T) {
 		t.Errorf("tenant %s sees %+v", tenantB, rows)
 	}
 	// The pause is audited on the call's trace.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		tr := g.trace(t, tok, trace)
-		if tr.Status == http.StatusOK && strings.Contains(string(tr.Body), "subject.needs_definition") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("trace has no subject.needs_definition: %d %s", tr.Status, tr.Body)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var tr *gatewaytest.Response
+	if !gatewaytest.Poll(5*time.Second, func() bool {
+		tr = g.trace(t, tok, trace)
+		return tr.Status == http.StatusOK && strings.Contains(string(tr.Body), "subject.needs_definition")
+	}) {
+		t.Fatalf("trace has no subject.needs_definition: %d %s", tr.Status, tr.Body)
 	}
 	// A known topic (a ref counts) starts at once.
 	ok := g.command(t, tok, map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "Evidence  Pack"}})
-	if ok.Status != http.StatusOK || ok.object(t)["workflow"] == nil {
+	if ok.Status != http.StatusOK || ok.Object(t)["workflow"] == nil {
 		t.Fatalf("known topic: %d %s", ok.Status, ok.Body)
 	}
 }
@@ -138,18 +134,18 @@ func TestSubjectNeedsDefinitionShape(t *testing.T) {
 func TestSubjectAliasThenRetry(t *testing.T) {
 	ti := newIssuer(t)
 	g := subjectsGateway(t, ti, true)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	key := newKey()
 	args := map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "evidence-pak"}}
 	first := g.commandKeyed(t, tok, key, args)
-	body := first.object(t)
+	body := first.Object(t)
 	if first.Status != http.StatusOK || body["interaction"] == nil {
 		t.Fatalf("first: %d %s", first.Status, first.Body)
 	}
 	// The same key again, before anything changed: the same interaction,
 	// not a replay.
 	again := g.commandKeyed(t, tok, key, args)
-	if again.Status != http.StatusOK || again.Header.Get("Idempotent-Replayed") != "" || again.object(t)["interaction"] == nil {
+	if again.Status != http.StatusOK || again.Header.Get("Idempotent-Replayed") != "" || again.Object(t)["interaction"] == nil {
 		t.Fatalf("again: %d %v %s", again.Status, again.Header, again.Body)
 	}
 	if rows := pendingRows(t, g, tenantA, "evidence-pak"); len(rows) != 1 {
@@ -162,7 +158,7 @@ func TestSubjectAliasThenRetry(t *testing.T) {
 	}
 	queued := body["queued_command"].(map[string]any)
 	retry := g.commandKeyed(t, tok, key, queued["args"].(map[string]any))
-	rb := retry.object(t)
+	rb := retry.Object(t)
 	if retry.Status != http.StatusOK || rb["interaction"] != nil || rb["result"].(map[string]any)["status"] != "started" {
 		t.Fatalf("retry: %d %s", retry.Status, retry.Body)
 	}
@@ -181,16 +177,16 @@ func TestSubjectAliasThenRetry(t *testing.T) {
 func TestSubjectDefineNewThenRetry(t *testing.T) {
 	ti := newIssuer(t)
 	g := subjectsGateway(t, ti, true)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	start := g.command(t, tok, map[string]any{"definitionId": "guarded_merge"})
 	if start.Status != http.StatusOK {
 		t.Fatalf("start: %d %s", start.Status, start.Body)
 	}
-	run := findLink(t, linksOf(t, start.object(t)), "run_tests")
+	run := findLink(t, linksOf(t, start.Object(t)), "run_tests")
 	submit := run.Args
 	submit["arguments"] = map[string]any{"topic": "flux capacitor"}
 	res := g.command(t, tok, submit)
-	body := res.object(t)
+	body := res.Object(t)
 	in, _ := body["interaction"].(map[string]any)
 	if res.Status != http.StatusOK || in == nil {
 		t.Fatalf("submit: %d %s", res.Status, res.Body)
@@ -208,11 +204,11 @@ func TestSubjectDefineNewThenRetry(t *testing.T) {
 	}
 	define := links[0].Args
 	define["definition"] = map[string]any{"definition_short": "The part that makes time travel possible.", "boundedContext": "fiction"}
-	if d := g.command(t, tok, define); d.Status != http.StatusOK || d.object(t)["persisted_to"] != "overlay" {
+	if d := g.command(t, tok, define); d.Status != http.StatusOK || d.Object(t)["persisted_to"] != "overlay" {
 		t.Fatalf("define_new: %d %s", d.Status, d.Body)
 	}
 	retry := g.command(t, tok, body["queued_command"].(map[string]any)["args"].(map[string]any))
-	rb := retry.object(t)
+	rb := retry.Object(t)
 	if retry.Status != http.StatusOK || rb["workflow"].(map[string]any)["state"] != "tested" {
 		t.Fatalf("retry: %d %s", retry.Status, retry.Body)
 	}
@@ -234,22 +230,22 @@ func TestSubjectDefineNewThenRetry(t *testing.T) {
 func TestSubjectCancel(t *testing.T) {
 	ti := newIssuer(t)
 	g := subjectsGateway(t, ti, false)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	res := g.command(t, tok, map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "evidence-pak"}})
-	body := res.object(t)
+	body := res.Object(t)
 	links := linksOf(t, body)
 	if res.Status != http.StatusOK || len(links) != 1 || links[0].Rel != "cancel" {
 		t.Fatalf("writes disabled: %d %s", res.Status, res.Body)
 	}
 	// Scope: cancel needs missions:write.
-	if r := g.command(t, ti.token(t, tenantA, userA, "capabilities:read"), links[0].Args); r.Status != http.StatusForbidden {
+	if r := g.command(t, mint(t, ti, tenantA, userA, "capabilities:read"), links[0].Args); r.Status != http.StatusForbidden {
 		t.Errorf("cancel without missions:write: %d %s", r.Status, r.Body)
 	}
 	trace := newTraceID()
 	c := g.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: links[0].Args, token: tok, trace: trace})
 	want := jsonValue(t, map[string]any{"cancelled": true, "unknown_subject": "evidence-pak", "dropped": 1,
 		"links": []any{map[string]any{"rel": "home", "method": "praxec.query", "args": map[string]any{}}}})
-	if got := jsonValue(t, c.object(t)); c.Status != http.StatusOK || !reflect.DeepEqual(got, want) {
+	if got := jsonValue(t, c.Object(t)); c.Status != http.StatusOK || !reflect.DeepEqual(got, want) {
 		t.Fatalf("cancel: %d %s", c.Status, c.Body)
 	}
 	if rows := pendingRows(t, g, tenantA, "evidence-pak"); len(rows) != 0 {
@@ -259,7 +255,7 @@ func TestSubjectCancel(t *testing.T) {
 		t.Errorf("cancel not audited: %s", tr.Body)
 	}
 	again := g.command(t, tok, links[0].Args)
-	if again.Status != http.StatusOK || again.object(t)["cancelled"] != false {
+	if again.Status != http.StatusOK || again.Object(t)["cancelled"] != false {
 		t.Errorf("second cancel: %d %s", again.Status, again.Body)
 	}
 	bad := g.command(t, tok, map[string]any{"intent": "drop_everything", "unknown_subject": "evidence-pak"})
@@ -272,7 +268,7 @@ func TestSubjectCancel(t *testing.T) {
 func TestSubjectMCP(t *testing.T) {
 	ti := newIssuer(t)
 	g := subjectsGateway(t, ti, true)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
@@ -305,18 +301,18 @@ func TestSubjectMCP(t *testing.T) {
 func TestPendingDefinition(t *testing.T) {
 	ti := newIssuer(t)
 	g := subjectsGateway(t, ti, true)
-	tok := ti.token(t, tenantA, userA)
+	tok := mint(t, ti, tenantA, userA)
 	lookup := func(tok, term string) map[string]any {
 		t.Helper()
 		r := g.query(t, tok, map[string]any{"subject": "lexicon:" + term})
 		if r.Status != http.StatusOK {
 			t.Fatalf("lookup %s: %d %s", term, r.Status, r.Body)
 		}
-		return r.object(t)
+		return r.Object(t)
 	}
 	start := map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "warp core"}}
 	paused := g.command(t, tok, start)
-	if paused.Status != http.StatusOK || paused.object(t)["interaction"] == nil {
+	if paused.Status != http.StatusOK || paused.Object(t)["interaction"] == nil {
 		t.Fatalf("start: %d %s", paused.Status, paused.Body)
 	}
 	g.command(t, tok, map[string]any{"definitionId": "guarded_merge", "runId": "pd-2", "input": map[string]any{"topic": "warp core"}})
@@ -336,11 +332,11 @@ func TestPendingDefinition(t *testing.T) {
 	if _, ok := rels["cancel"]; !ok {
 		t.Fatalf("the placeholder does not link cancel: %v", got["links"])
 	}
-	search := g.query(t, tok, map[string]any{"query": "warp", "kind": "lexicon"}).object(t)
+	search := g.query(t, tok, map[string]any{"query": "warp", "kind": "lexicon"}).Object(t)
 	if ps, _ := search["pending"].([]any); len(ps) != 1 || ps[0].(map[string]any)["term"] != "warp core" {
 		t.Errorf("search: %v", search["pending"])
 	}
-	other := ti.token(t, tenantB, userB)
+	other := mint(t, ti, tenantB, userB)
 	if got := lookup(other, "warp core"); got["state"] != nil || got["pending"] != nil {
 		t.Errorf("another tenant sees the placeholder: %v", got)
 	}
@@ -353,7 +349,7 @@ func TestPendingDefinition(t *testing.T) {
 	if got := lookup(tok, "warp core"); got["state"] != nil || got["entry"] == nil {
 		t.Errorf("after define_new: %v", got)
 	}
-	if retry := g.command(t, tok, start); retry.Status != http.StatusOK || retry.object(t)["workflow"] == nil {
+	if retry := g.command(t, tok, start); retry.Status != http.StatusOK || retry.Object(t)["workflow"] == nil {
 		t.Errorf("the original command retried: %d %s", retry.Status, retry.Body)
 	}
 
@@ -362,7 +358,7 @@ func TestPendingDefinition(t *testing.T) {
 	cancel := linksOf(t, lookup(tok, "tachyon burst"))
 	for _, l := range cancel {
 		if l.Rel == "cancel" {
-			if c := g.command(t, tok, l.Args); c.Status != http.StatusOK || c.object(t)["cancelled"] != true {
+			if c := g.command(t, tok, l.Args); c.Status != http.StatusOK || c.Object(t)["cancelled"] != true {
 				t.Fatalf("cancel: %d %s", c.Status, c.Body)
 			}
 		}

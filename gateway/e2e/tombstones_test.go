@@ -15,6 +15,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestLateRetryRefused: a start sent again with its key after the
@@ -35,24 +36,24 @@ func TestLateRetryRefused(t *testing.T) {
 			cfg.Server.Idempotency.Retention = config.Duration(retention)
 			cfg.Server.Idempotency.TombstoneRetention = config.Duration(window)
 		})
-		w := wrap(g)
-		tok := ti.token(t, tenantA, userA)
+		w := wrapGateway(g)
+		tok := mint(t, ti, tenantA, userA)
 
 		createKey, startKey := newKey(), newKey()
-		create := func() *resp {
+		create := func() *gatewaytest.Response {
 			return w.createMission(t, tok, createKey, deployStart(""))
 		}
 		startArgs := deployStart("")
 		delete(startArgs, "goal")
 		startArgs["idempotencyKey"] = startKey
-		start := func() *resp { return w.command(t, tok, startArgs) }
+		start := func() *gatewaytest.Response { return w.command(t, tok, startArgs) }
 
 		created := create()
-		wantStatus(t, created, http.StatusCreated)
-		runID := str(t, created.object(t), "runId")
+		gatewaytest.WantStatus(t, created, http.StatusCreated)
+		runID := str(t, created.Object(t), "runId")
 		started := start()
-		wantStatus(t, started, http.StatusOK)
-		workflowID := str(t, started.object(t), "workflow.id")
+		gatewaytest.WantStatus(t, started, http.StatusOK)
+		workflowID := str(t, started.Object(t), "workflow.id")
 		if c := api.deploy.Load(); c != 2 {
 			t.Fatalf("the upstream was called %d times, want 2", c)
 		}
@@ -66,13 +67,13 @@ func TestLateRetryRefused(t *testing.T) {
 				t.Errorf("%s: aura late retry: %+v, want one link to aura_get_mission %s", when, p, runID)
 			}
 			mission := w.do(t, req{method: http.MethodGet, path: "/v8/missions/" + runID, token: tok})
-			wantStatus(t, mission, http.StatusOK)
+			gatewaytest.WantStatus(t, mission, http.StatusOK)
 
 			p = wantProblem(t, start(), http.StatusConflict, contracts.CodeIdempotencyKeyExpired)
 			if len(p.Links) != 1 || p.Links[0].Method != contracts.ToolPraxecQuery || p.Links[0].Args["workflowId"] != workflowID {
 				t.Errorf("%s: praxec late retry: %+v, want one link to praxec.query get %s", when, p, workflowID)
 			}
-			wantStatus(t, w.query(t, tok, p.Links[0].Args), http.StatusOK)
+			gatewaytest.WantStatus(t, w.query(t, tok, p.Links[0].Args), http.StatusOK)
 
 			// Another request under the key is a reuse, as before expiry,
 			// and links the mission too.
@@ -99,8 +100,8 @@ func TestLateRetryRefused(t *testing.T) {
 			t.Fatalf("SweepIdempotency past the window = %d, %v; want the two tombstones deleted", n, err)
 		}
 		again := create()
-		wantStatus(t, again, http.StatusCreated)
-		if str(t, again.object(t), "runId") == runID {
+		gatewaytest.WantStatus(t, again, http.StatusCreated)
+		if str(t, again.Object(t), "runId") == runID {
 			t.Errorf("past the tombstone window the key replayed %s", runID)
 		}
 		if c := api.deploy.Load(); c != 3 {

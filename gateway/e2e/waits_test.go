@@ -120,10 +120,10 @@ workflows:
 
 // waitGateway serves waitYAML on the clock now, on the SQLite file
 // dbPath ("" for a new one) or the PostgreSQL schema dsn.
-func waitGateway(t *testing.T, ti *testIssuer, now func() time.Time, dsn, dbPath string) *gatewaytest.Gateway {
+func waitGateway(t *testing.T, ti *gatewaytest.Issuer, now func() time.Time, dsn, dbPath string) *gatewaytest.Gateway {
 	t.Helper()
 	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:   &gatewaytest.Issuer{Issuer: ti.iss, URL: ti.url},
+		Issuer:   ti,
 		Now:      now,
 		StoreDSN: dsn,
 		DBPath:   dbPath,
@@ -137,12 +137,12 @@ func waitGateway(t *testing.T, ti *testIssuer, now func() time.Time, dsn, dbPath
 func parkRelease(t *testing.T, w *gw, tok string) map[string]any {
 	t.Helper()
 	res := w.command(t, tok, map[string]any{"definitionId": "release"})
-	wantStatus(t, res, http.StatusOK)
-	start := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	start := res.Object(t)
 	res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"),
 		"transition": "review", "arguments": map[string]any{"ticket": "T-7"}})
-	wantStatus(t, res, http.StatusOK)
-	parked := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	parked := res.Object(t)
 	if s := str(t, parked, "workflow.state"); s != "draft" {
 		t.Fatalf("parked release in state %s, want draft (the move waits)", s)
 	}
@@ -165,7 +165,7 @@ func moveChild(t *testing.T, w *gw, tok, childID string) {
 	}
 	res := w.command(t, tok, map[string]any{"workflowId": childID, "expectedVersion": num(t, child, "workflow.version"),
 		"transition": "approve", "arguments": map[string]any{"verdict": "lgtm"}})
-	wantStatus(t, res, http.StatusOK)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
 }
 
 // waitDeadline reads the stored wait deadline of a mission.
@@ -189,7 +189,7 @@ func TestWorkflowExecutorWaits(t *testing.T) {
 func testWorkflowExecutorWaits(t *testing.T, dsn string) {
 	ti := newIssuer(t)
 	g := waitGateway(t, ti, nil, dsn, "")
-	w := wrap(g)
+	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 
 	parked := parkRelease(t, w, tok)
@@ -205,7 +205,7 @@ func testWorkflowExecutorWaits(t *testing.T, dsn string) {
 	}
 
 	// The child is moved by a call of its own, on another replica.
-	moveChild(t, wrap(g.Replica(t, nil)), tok, childID)
+	moveChild(t, wrapGateway(g.Replica(t, nil)), tok, childID)
 	got := getRun(t, w, tok, id)
 	if s := str(t, got, "workflow.state"); s != "reviewed" {
 		t.Fatalf("after the child ended the release is in %s, want reviewed", s)
@@ -237,7 +237,7 @@ func testWorkflowExecutorWaitTimesOut(t *testing.T, dsn string) {
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	g := waitGateway(t, ti, now, dsn, "")
-	w := wrap(g)
+	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	ctx := context.Background()
 
@@ -284,7 +284,7 @@ func TestWorkflowExecutorWaitOnceAcrossReplicas(t *testing.T) {
 		r := g.Replica(t, nil)
 		tok := dayToken(t, ti)
 		for range 3 {
-			parkRelease(t, wrap(g), tok)
+			parkRelease(t, wrapGateway(g), tok)
 		}
 		offset.Store(int64(2 * time.Minute))
 		var wg sync.WaitGroup
@@ -333,11 +333,11 @@ func newNotifyAPI(t *testing.T, hold chan struct{}) (*notifyAPI, string) {
 func parkReleaseOut(t *testing.T, w *gw, tok string) (string, string) {
 	t.Helper()
 	res := w.command(t, tok, map[string]any{"definitionId": "release_out"})
-	wantStatus(t, res, http.StatusOK)
-	start := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	start := res.Object(t)
 	res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": "review"})
-	wantStatus(t, res, http.StatusOK)
-	parked := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	parked := res.Object(t)
 	return str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
 }
 
@@ -357,7 +357,7 @@ func TestWorkflowExecutorResumeCallsOut(t *testing.T) {
 		ti := newIssuer(t)
 		api, url := newNotifyAPI(t, nil)
 		g := apiGateway(t, ti, "wait.yaml", waitYAML, url, dsn, nil, nil)
-		w := wrap(g)
+		w := wrapGateway(g)
 		tok := dayToken(t, ti)
 		id, childID := parkReleaseOut(t, w, tok)
 		moveChild(t, w, tok, childID)
@@ -409,13 +409,13 @@ func TestWorkflowExecutorResumeStoppedMidCall(t *testing.T) {
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	g := apiGateway(t, ti, "wait.yaml", waitYAML, url, "", now, nil)
 	stuck := g.Replica(t, nil)
-	w := wrap(g)
+	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	ctx := context.Background()
 	id, childID := parkReleaseOut(t, w, tok)
 	// The child's final move goes to the replica that gets stuck: its
 	// resume calls the upstream and never hears back.
-	moveChild(t, wrap(stuck), tok, childID)
+	moveChild(t, wrapGateway(stuck), tok, childID)
 	eventually(t, "the resume reaches the upstream", func() bool { return api.calls.Load() == 1 })
 	due := getRun(t, w, tok, id)
 	version := num(t, due, "workflow.version")
@@ -470,7 +470,7 @@ func TestWorkflowExecutorResumeStoppedMidCall(t *testing.T) {
 func TestWorkflowExecutorCancelCascades(t *testing.T) {
 	ti := newIssuer(t)
 	g := waitGateway(t, ti, nil, "", "")
-	w := wrap(g)
+	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 
 	parked := parkRelease(t, w, tok)
@@ -478,8 +478,8 @@ func TestWorkflowExecutorCancelCascades(t *testing.T) {
 	// The aura surface reads the parked mission too, with its child.
 	runID := str(t, getRun(t, w, tok, str(t, parked, "workflow.id")), "workflow.id")
 	m := w.getMission(t, tok, runID)
-	wantStatus(t, m, http.StatusOK)
-	body := m.object(t)
+	gatewaytest.WantStatus(t, m, http.StatusOK)
+	body := m.Object(t)
 	if str(t, body, "waiting.childRunId") == "" {
 		t.Fatalf("GET /v8/missions: waiting = %v", body["waiting"])
 	}
@@ -505,7 +505,7 @@ func TestWorkflowExecutorCancelCascades(t *testing.T) {
 	if err := json.Unmarshal(raw, &read); err != nil || read.Waiting.ChildRunID != str(t, body, "waiting.childRunId") {
 		t.Fatalf("aura_get_mission over MCP: %s", raw)
 	}
-	wantStatus(t, w.cancelMission(t, tok, newKey(), runID, map[string]any{"reason": "no longer needed"}), http.StatusOK)
+	gatewaytest.WantStatus(t, w.cancelMission(t, tok, newKey(), runID, map[string]any{"reason": "no longer needed"}), http.StatusOK)
 	if s := str(t, getRun(t, w, tok, childID), "workflow.state"); s != "cancelled" {
 		t.Fatalf("child after the parent's cancel in %s, want cancelled", s)
 	}
@@ -517,7 +517,7 @@ func TestWorkflowExecutorCancelCascades(t *testing.T) {
 	// is back where it was, its move can be tried again.
 	parked = parkRelease(t, w, tok)
 	id := str(t, parked, "workflow.id")
-	wantStatus(t, w.cancelMission(t, tok, newKey(), str(t, parked, "waiting.childRunId"), nil), http.StatusOK)
+	gatewaytest.WantStatus(t, w.cancelMission(t, tok, newKey(), str(t, parked, "waiting.childRunId"), nil), http.StatusOK)
 	got := getRun(t, w, tok, id)
 	if str(t, got, "workflow.state") != "draft" || got["waiting"] != nil {
 		t.Fatalf("parent after its child's cancel: %v", got)
@@ -532,20 +532,20 @@ func TestWorkflowExecutorWaitSurvivesRestart(t *testing.T) {
 	ti := newIssuer(t)
 	g := waitGateway(t, ti, nil, "", "")
 	tok := dayToken(t, ti)
-	parked := parkRelease(t, wrap(g), tok)
+	parked := parkRelease(t, wrapGateway(g), tok)
 	id, childID := str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
 	path := g.DBPath
 	g.Close()
 
 	g = waitGateway(t, ti, nil, "", path)
-	w := wrap(g)
+	w := wrapGateway(g)
 	got := getRun(t, w, tok, id)
 	if str(t, got, "waiting.childWorkflowId") != childID {
 		t.Fatalf("after the restart: waiting = %v", got["waiting"])
 	}
 	// The child is moved on the aura surface this time.
 	child := getRun(t, w, tok, childID)
-	wantStatus(t, w.signal(t, tok, newKey(), childID, map[string]any{"signal": "approve", "expectedVersion": num(t, child, "workflow.version"),
+	gatewaytest.WantStatus(t, w.signal(t, tok, newKey(), childID, map[string]any{"signal": "approve", "expectedVersion": num(t, child, "workflow.version"),
 		"arguments": map[string]any{"verdict": "lgtm"}}), http.StatusOK)
 	if got := getRun(t, w, tok, id); str(t, got, "workflow.state") != "reviewed" || str(t, got, "context.verdict") != "lgtm" {
 		t.Fatalf("after the restart the release did not resume: %v", got)
@@ -590,15 +590,15 @@ func eventTypes(t *testing.T, g *gatewaytest.Gateway, workflowID string) []strin
 func TestWorkflowExecutorWaitNested(t *testing.T) {
 	ti := newIssuer(t)
 	g := waitGateway(t, ti, nil, "", "")
-	w := wrap(g)
+	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	park := func() (outer, middle, review string) {
 		res := w.command(t, tok, map[string]any{"definitionId": "outer"})
-		wantStatus(t, res, http.StatusOK)
-		start := res.object(t)
+		gatewaytest.WantStatus(t, res, http.StatusOK)
+		start := res.Object(t)
 		res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": "go"})
-		wantStatus(t, res, http.StatusOK)
-		body := res.object(t)
+		gatewaytest.WantStatus(t, res, http.StatusOK)
+		body := res.Object(t)
 		middle = str(t, body, "waiting.childWorkflowId")
 		m := getRun(t, w, tok, middle)
 		if str(t, m, "workflow.state") != "m0" || str(t, m, "waiting.transition") != "auto" {
@@ -616,7 +616,7 @@ func TestWorkflowExecutorWaitNested(t *testing.T) {
 	}
 
 	outer, middle, review = park()
-	wantStatus(t, w.cancelMission(t, tok, newKey(), outer, nil), http.StatusOK)
+	gatewaytest.WantStatus(t, w.cancelMission(t, tok, newKey(), outer, nil), http.StatusOK)
 	for _, id := range []string{middle, review} {
 		if s := str(t, getRun(t, w, tok, id), "workflow.state"); s != "cancelled" {
 			t.Errorf("%s after the top's cancel: %s, want cancelled", id, s)
@@ -630,11 +630,11 @@ func TestWorkflowExecutorWaitNested(t *testing.T) {
 func TestWorkflowExecutorWaitProxyRun(t *testing.T) {
 	ti := newIssuer(t)
 	g := waitGateway(t, ti, nil, "", "")
-	w := wrap(g)
+	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "reviewed_note"}})
-	wantStatus(t, res, http.StatusOK)
-	run := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	run := res.Object(t)
 	id, childID := str(t, run, "workflow.id"), str(t, run, "waiting.childWorkflowId")
 	if childID == "" || str(t, run, "waiting.transition") != "reviewed_note" {
 		t.Fatalf("the run's first move did not park: %v", run)
@@ -657,16 +657,16 @@ func TestWorkflowExecutorOnEnterWaits(t *testing.T) {
 	var offset atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	g := waitGateway(t, ti, now, "", "")
-	w := wrap(g)
+	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	submit := func() map[string]any {
 		res := w.command(t, tok, map[string]any{"definitionId": "release_enter"})
-		wantStatus(t, res, http.StatusOK)
-		start := res.object(t)
+		gatewaytest.WantStatus(t, res, http.StatusOK)
+		start := res.Object(t)
 		res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"),
 			"transition": "submit", "arguments": map[string]any{"ticket": "T-9"}})
-		wantStatus(t, res, http.StatusOK)
-		parked := res.object(t)
+		gatewaytest.WantStatus(t, res, http.StatusOK)
+		parked := res.Object(t)
 		if str(t, parked, "workflow.state") != "reviewing" || str(t, parked, "waiting.state") != "reviewing" ||
 			str(t, parked, "waiting.transition") != "submit" || str(t, parked, "waiting.deadline") == "" {
 			t.Fatalf("the release after submit: %v", parked)
@@ -690,8 +690,8 @@ func TestWorkflowExecutorOnEnterWaits(t *testing.T) {
 
 	// A start whose initial state's onEnter waits parks the start.
 	res = w.command(t, tok, map[string]any{"definitionId": "review_first"})
-	wantStatus(t, res, http.StatusOK)
-	first := res.object(t)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	first := res.Object(t)
 	if str(t, first, "workflow.state") != "reviewing" || str(t, first, "waiting.state") != "reviewing" {
 		t.Fatalf("review_first after its start: %v", first)
 	}

@@ -427,14 +427,7 @@ func (g *Gateway) Replica(t testing.TB, opts *Options) *Gateway {
 // extra claims (a nil value removes a claim).
 func (g *Gateway) Token(t testing.TB, tenant, subject string, scopes []string, extra map[string]any) string {
 	t.Helper()
-	if scopes == nil {
-		scopes = AllScopes()
-	}
-	tok, err := g.Issuer.Mint(g.Issuer.URL, g.Config.Auth.Resource, subject, tenant, scopes, time.Hour, extra)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return g.Mint(t, TokenSpec{Tenant: tenant, Subject: subject, Scopes: scopes, TTL: time.Hour, Claims: extra})
 }
 
 // Flush writes every queued audit event.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/issuer"
 )
 
@@ -23,16 +24,20 @@ type authCase struct {
 	name string
 	// auth builds the request options from a fresh harness-bound token
 	// maker; nil means no Authorization at all.
-	auth      func(t *testing.T, h *harness) []reqOpt
+	auth      func(t *testing.T, h *harness) []gatewaytest.RequestOption
 	status    int
 	code      contracts.Code
 	challenge string // error param of WWW-Authenticate; "" for none
 }
 
-func withAuthorization(v string) []reqOpt { return []reqOpt{header("Authorization", v)} }
+func withAuthorization(v string) []gatewaytest.RequestOption {
+	return []gatewaytest.RequestOption{gatewaytest.Header("Authorization", v)}
+}
 
-func signed(spec tok) func(t *testing.T, h *harness) []reqOpt {
-	return func(t *testing.T, h *harness) []reqOpt { return []reqOpt{bearer(h.token(t, spec))} }
+func signed(spec tok) func(t *testing.T, h *harness) []gatewaytest.RequestOption {
+	return func(t *testing.T, h *harness) []gatewaytest.RequestOption {
+		return []gatewaytest.RequestOption{gatewaytest.Bearer(h.token(t, spec))}
+	}
 }
 
 func b64(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
@@ -48,8 +53,8 @@ func TestAuthentication(t *testing.T) {
 	h := newHarness(t)
 	owner := h.tokenA(t)
 	sub := h.submit(t, owner, newKey(), intentBody)
-	wantStatus(t, sub, http.StatusOK)
-	trace := sub.traceID(t)
+	gatewaytest.WantStatus(t, sub, http.StatusOK)
+	trace := sub.TraceID(t)
 	path := "/v8/traces/" + trace
 	now := h.clock.Now().Unix()
 	leeway := int64(time.Duration(h.cfg.Auth.Leeway).Seconds())
@@ -57,165 +62,173 @@ func TestAuthentication(t *testing.T) {
 	cases := []authCase{
 		// 1-3: no credentials: 401 with a challenge that carries no error.
 		{name: "no Authorization", status: ok401, code: contracts.CodeUnauthenticated},
-		{name: "Basic scheme", auth: func(*testing.T, *harness) []reqOpt { return withAuthorization("Basic YWxpY2U6c2VjcmV0") },
+		{name: "Basic scheme", auth: func(*testing.T, *harness) []gatewaytest.RequestOption {
+			return withAuthorization("Basic YWxpY2U6c2VjcmV0")
+		},
 			status: ok401, code: contracts.CodeUnauthenticated},
-		{name: "Bearer without token", auth: func(*testing.T, *harness) []reqOpt { return withAuthorization("Bearer") },
+		{name: "Bearer without token", auth: func(*testing.T, *harness) []gatewaytest.RequestOption { return withAuthorization("Bearer") },
 			status: ok401, code: contracts.CodeUnauthenticated},
-		{name: "Bearer and blanks", auth: func(*testing.T, *harness) []reqOpt { return withAuthorization("Bearer    ") },
+		{name: "Bearer and blanks", auth: func(*testing.T, *harness) []gatewaytest.RequestOption { return withAuthorization("Bearer    ") },
 			status: ok401, code: contracts.CodeUnauthenticated},
-		{name: "Bearer-invalid scheme", auth: func(*testing.T, *harness) []reqOpt { return withAuthorization("Bearer-invalid") },
+		{name: "Bearer-invalid scheme", auth: func(*testing.T, *harness) []gatewaytest.RequestOption { return withAuthorization("Bearer-invalid") },
 			status: ok401, code: contracts.CodeUnauthenticated},
-		{name: "scheme is case-insensitive", auth: func(t *testing.T, h *harness) []reqOpt {
+		{name: "scheme is case-insensitive", auth: func(t *testing.T, h *harness) []gatewaytest.RequestOption {
 			return withAuthorization("bEaReR " + h.tokenA(t))
 		}, status: http.StatusOK},
 
 		// 4: malformed tokens.
-		{name: "not a JWT", auth: func(*testing.T, *harness) []reqOpt { return []reqOpt{bearer("not.a.jwt")} },
+		{name: "not a JWT", auth: func(*testing.T, *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer("not.a.jwt")}
+		},
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "one segment", auth: func(*testing.T, *harness) []reqOpt { return []reqOpt{bearer("abcdef")} },
+		{name: "one segment", auth: func(*testing.T, *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer("abcdef")}
+		},
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "outside b64token", auth: func(*testing.T, *harness) []reqOpt { return []reqOpt{bearer("a$b.c%d.e")} },
+		{name: "outside b64token", auth: func(*testing.T, *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer("a$b.c%d.e")}
+		},
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "header not JSON", auth: func(*testing.T, *harness) []reqOpt {
-			return []reqOpt{bearer(b64("hello") + "." + b64(`{"sub":"x"}`) + "." + b64("sig"))}
+		{name: "header not JSON", auth: func(*testing.T, *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer(b64("hello") + "." + b64(`{"sub":"x"}`) + "." + b64("sig"))}
 		}, status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "payload not JSON", auth: func(*testing.T, *harness) []reqOpt {
-			return []reqOpt{bearer(b64(`{"alg":"RS256","typ":"at+jwt"}`) + "." + b64("hello") + "." + b64("sig"))}
+		{name: "payload not JSON", auth: func(*testing.T, *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer(b64(`{"alg":"RS256","typ":"at+jwt"}`) + "." + b64("hello") + "." + b64("sig"))}
 		}, status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
 
 		// 5-9: signatures and algorithms.
-		{name: "alg none", auth: signed(tok{opts: []issuer.SignOption{issuer.WithAlgNone()}}),
+		{name: "alg none", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithAlgNone()}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "HS256 keyed with the public key", auth: signed(tok{opts: []issuer.SignOption{issuer.WithHMACPublicKey()}}),
+		{name: "HS256 keyed with the public key", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithHMACPublicKey()}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "RS384 outside the allowlist", auth: signed(tok{opts: []issuer.SignOption{issuer.WithAlgorithm("RS384")}}),
+		{name: "RS384 outside the allowlist", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithAlgorithm("RS384")}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "PS256 outside the allowlist", auth: signed(tok{opts: []issuer.SignOption{issuer.WithAlgorithm("PS256")}}),
+		{name: "PS256 outside the allowlist", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithAlgorithm("PS256")}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "ES256 key in the allowlist", auth: func(t *testing.T, h *harness) []reqOpt {
-			return []reqOpt{bearer(h.token(t, tok{opts: []issuer.SignOption{issuer.WithAlgorithm("ES256")}}))}
+		{name: "ES256 key in the allowlist", auth: func(t *testing.T, h *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer(h.token(t, tok{Sign: []issuer.SignOption{issuer.WithAlgorithm("ES256")}}))}
 		}, status: http.StatusOK},
-		{name: "unknown kid", auth: signed(tok{opts: []issuer.SignOption{issuer.WithKeyID("no-such-key")}}),
+		{name: "unknown kid", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithKeyID("no-such-key")}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "foreign key under a published kid", auth: signed(tok{opts: []issuer.SignOption{issuer.WithForeignKey()}}),
+		{name: "foreign key under a published kid", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithForeignKey()}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "tampered signature", auth: signed(tok{opts: []issuer.SignOption{issuer.WithTamperedSignature()}}),
+		{name: "tampered signature", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithTamperedSignature()}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
 
 		// 10: issuer.
-		{name: "iss of another issuer", auth: signed(tok{claims: map[string]any{"iss": "https://evil.example"}}),
+		{name: "iss of another issuer", auth: signed(tok{Claims: map[string]any{"iss": "https://evil.example"}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "iss missing", auth: signed(tok{claims: map[string]any{"iss": nil}}),
+		{name: "iss missing", auth: signed(tok{Claims: map[string]any{"iss": nil}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "iss with a trailing slash", auth: func(t *testing.T, h *harness) []reqOpt {
-			return []reqOpt{bearer(h.token(t, tok{claims: map[string]any{"iss": h.issURL + "/"}}))}
+		{name: "iss with a trailing slash", auth: func(t *testing.T, h *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer(h.token(t, tok{Claims: map[string]any{"iss": h.issURL + "/"}}))}
 		}, status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "iss differing in case", auth: func(t *testing.T, h *harness) []reqOpt {
-			return []reqOpt{bearer(h.token(t, tok{claims: map[string]any{"iss": strings.ToUpper(h.issURL)}}))}
+		{name: "iss differing in case", auth: func(t *testing.T, h *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer(h.token(t, tok{Claims: map[string]any{"iss": strings.ToUpper(h.issURL)}}))}
 		}, status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
 
 		// 11: audience.
-		{name: "aud of another resource", auth: signed(tok{claims: map[string]any{"aud": "https://other.example"}}),
+		{name: "aud of another resource", auth: signed(tok{Claims: map[string]any{"aud": "https://other.example"}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "aud missing", auth: signed(tok{claims: map[string]any{"aud": nil}}),
+		{name: "aud missing", auth: signed(tok{Claims: map[string]any{"aud": nil}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "aud with a trailing slash", auth: func(t *testing.T, h *harness) []reqOpt {
-			return []reqOpt{bearer(h.token(t, tok{claims: map[string]any{"aud": h.cfg.Auth.Resource + "/"}}))}
+		{name: "aud with a trailing slash", auth: func(t *testing.T, h *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer(h.token(t, tok{Claims: map[string]any{"aud": h.cfg.Auth.Resource + "/"}}))}
 		}, status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "aud array containing ours", auth: func(t *testing.T, h *harness) []reqOpt {
-			return []reqOpt{bearer(h.token(t, tok{claims: map[string]any{"aud": []string{"https://other.example", h.cfg.Auth.Resource}}}))}
+		{name: "aud array containing ours", auth: func(t *testing.T, h *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{gatewaytest.Bearer(h.token(t, tok{Claims: map[string]any{"aud": []string{"https://other.example", h.cfg.Auth.Resource}}}))}
 		}, status: http.StatusOK},
-		{name: "aud array without ours", auth: signed(tok{claims: map[string]any{"aud": []string{"https://a.example", "https://b.example"}}}),
+		{name: "aud array without ours", auth: signed(tok{Claims: map[string]any{"aud": []string{"https://a.example", "https://b.example"}}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
 
 		// 12-13: time claims, one leeway for all of them.
-		{name: "expired beyond the leeway", auth: signed(tok{claims: map[string]any{
+		{name: "expired beyond the leeway", auth: signed(tok{Claims: map[string]any{
 			"exp": now - leeway - 5, "iat": now - 600, "nbf": now - 600}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "expired within the leeway", auth: signed(tok{claims: map[string]any{
+		{name: "expired within the leeway", auth: signed(tok{Claims: map[string]any{
 			"exp": now - leeway/3, "iat": now - 600, "nbf": now - 600}}),
 			status: http.StatusOK},
-		{name: "exp missing", auth: signed(tok{claims: map[string]any{"exp": nil}}),
+		{name: "exp missing", auth: signed(tok{Claims: map[string]any{"exp": nil}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "nbf an hour ahead", auth: signed(tok{claims: map[string]any{"nbf": now + 3600}}),
+		{name: "nbf an hour ahead", auth: signed(tok{Claims: map[string]any{"nbf": now + 3600}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "nbf within the leeway", auth: signed(tok{claims: map[string]any{"nbf": now + leeway/3}}),
+		{name: "nbf within the leeway", auth: signed(tok{Claims: map[string]any{"nbf": now + leeway/3}}),
 			status: http.StatusOK},
-		{name: "iat an hour ahead", auth: signed(tok{claims: map[string]any{"iat": now + 3600}}),
+		{name: "iat an hour ahead", auth: signed(tok{Claims: map[string]any{"iat": now + 3600}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
 
 		// 14: typ (JWT and a missing typ are accepted by default; see
 		// TestRequireAtJWT for the strict setting).
 		{name: "typ at+jwt", auth: signed(tok{}), status: http.StatusOK},
-		{name: "typ application/at+jwt", auth: signed(tok{opts: []issuer.SignOption{issuer.WithType("application/at+jwt")}}),
+		{name: "typ application/at+jwt", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithType("application/at+jwt")}}),
 			status: http.StatusOK},
-		{name: "typ JWT accepted by default", auth: signed(tok{opts: []issuer.SignOption{issuer.WithType("JWT")}}),
+		{name: "typ JWT accepted by default", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithType("JWT")}}),
 			status: http.StatusOK},
-		{name: "typ missing accepted by default", auth: signed(tok{opts: []issuer.SignOption{issuer.WithType("")}}),
+		{name: "typ missing accepted by default", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithType("")}}),
 			status: http.StatusOK},
-		{name: "typ of another kind", auth: signed(tok{opts: []issuer.SignOption{issuer.WithType("dpop+jwt")}}),
+		{name: "typ of another kind", auth: signed(tok{Sign: []issuer.SignOption{issuer.WithType("dpop+jwt")}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
 
 		// 15: required claims.
-		{name: "sub missing", auth: signed(tok{claims: map[string]any{"sub": nil}}),
+		{name: "sub missing", auth: signed(tok{Claims: map[string]any{"sub": nil}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "jti missing", auth: signed(tok{claims: map[string]any{"jti": nil}}),
+		{name: "jti missing", auth: signed(tok{Claims: map[string]any{"jti": nil}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "client_id missing", auth: signed(tok{claims: map[string]any{"client_id": nil}}),
+		{name: "client_id missing", auth: signed(tok{Claims: map[string]any{"client_id": nil}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "client_id from azp", auth: signed(tok{claims: map[string]any{"client_id": nil, "azp": "agent-1"}}),
+		{name: "client_id from azp", auth: signed(tok{Claims: map[string]any{"client_id": nil, "azp": "agent-1"}}),
 			status: http.StatusOK},
-		{name: "tenant missing", auth: signed(tok{claims: map[string]any{"tenant_id": nil}}),
+		{name: "tenant missing", auth: signed(tok{Claims: map[string]any{"tenant_id": nil}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "tenant empty", auth: signed(tok{claims: map[string]any{"tenant_id": ""}}),
+		{name: "tenant empty", auth: signed(tok{Claims: map[string]any{"tenant_id": ""}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
 
 		// 18: claim type confusion is refused, never coerced.
-		{name: "exp as a string", auth: signed(tok{claims: map[string]any{"exp": fmt.Sprint(now + 600)}}),
+		{name: "exp as a string", auth: signed(tok{Claims: map[string]any{"exp": fmt.Sprint(now + 600)}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "nbf as a string", auth: signed(tok{claims: map[string]any{"nbf": fmt.Sprint(now - 60)}}),
+		{name: "nbf as a string", auth: signed(tok{Claims: map[string]any{"nbf": fmt.Sprint(now - 60)}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "iat as a boolean", auth: signed(tok{claims: map[string]any{"iat": true}}),
+		{name: "iat as a boolean", auth: signed(tok{Claims: map[string]any{"iat": true}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "aud as a number", auth: signed(tok{claims: map[string]any{"aud": 42}}),
+		{name: "aud as a number", auth: signed(tok{Claims: map[string]any{"aud": 42}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "scope as an object", auth: signed(tok{claims: map[string]any{"scope": map[string]any{"traces:read": true}}}),
+		{name: "scope as an object", auth: signed(tok{Claims: map[string]any{"scope": map[string]any{"traces:read": true}}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "sub as a number", auth: signed(tok{claims: map[string]any{"sub": 7}}),
+		{name: "sub as a number", auth: signed(tok{Claims: map[string]any{"sub": 7}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "tenant as a number", auth: signed(tok{claims: map[string]any{"tenant_id": 7}}),
+		{name: "tenant as a number", auth: signed(tok{Claims: map[string]any{"tenant_id": 7}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
-		{name: "tenant as an array", auth: signed(tok{claims: map[string]any{"tenant_id": []string{tenantA}}}),
+		{name: "tenant as an array", auth: signed(tok{Claims: map[string]any{"tenant_id": []string{tenantA}}}),
 			status: ok401, code: contracts.CodeInvalidToken, challenge: invalid},
 
 		// 17: the token travels in the Authorization header only.
-		{name: "token in the query only", auth: func(t *testing.T, h *harness) []reqOpt {
-			return []reqOpt{queryParam("access_token", h.tokenA(t))}
+		{name: "token in the query only", auth: func(t *testing.T, h *harness) []gatewaytest.RequestOption {
+			return []gatewaytest.RequestOption{queryParam("access_token", h.tokenA(t))}
 		}, status: http.StatusBadRequest, code: contracts.CodeInvalidRequest, challenge: "invalid_request"},
-		{name: "token in header and query", auth: func(t *testing.T, h *harness) []reqOpt {
+		{name: "token in header and query", auth: func(t *testing.T, h *harness) []gatewaytest.RequestOption {
 			tk := h.tokenA(t)
-			return []reqOpt{bearer(tk), queryParam("access_token", tk)}
+			return []gatewaytest.RequestOption{gatewaytest.Bearer(tk), queryParam("access_token", tk)}
 		}, status: http.StatusBadRequest, code: contracts.CodeInvalidRequest, challenge: "invalid_request"},
-		{name: "Authorization sent twice", auth: func(t *testing.T, h *harness) []reqOpt {
+		{name: "Authorization sent twice", auth: func(t *testing.T, h *harness) []gatewaytest.RequestOption {
 			tk := h.tokenA(t)
-			return []reqOpt{header("Authorization", "Bearer "+tk), header("Authorization", "Bearer "+tk)}
+			return []gatewaytest.RequestOption{gatewaytest.Header("Authorization", "Bearer "+tk), gatewaytest.Header("Authorization", "Bearer "+tk)}
 		}, status: http.StatusBadRequest, code: contracts.CodeInvalidRequest, challenge: "invalid_request"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var opts []reqOpt
+			var opts []gatewaytest.RequestOption
 			if tc.auth != nil {
 				opts = tc.auth(t, h)
 			}
-			r := h.get(t, path, opts...)
+			r := h.Get(t, path, opts...)
 			if tc.status == http.StatusOK {
-				wantStatus(t, r, http.StatusOK)
-				if got := r.json(t)["traceId"]; got != trace {
+				gatewaytest.WantStatus(t, r, http.StatusOK)
+				if got := r.Object(t)["traceId"]; got != trace {
 					t.Fatalf("traceId %v, want %s", got, trace)
 				}
 				return
 			}
-			p := wantProblem(t, r, tc.status, tc.code)
+			p := gatewaytest.WantProblem(t, r, tc.status, tc.code)
 			ch := challengeParams(t, r)
 			if ch["resource_metadata"] != h.metadataURL() {
 				t.Errorf("resource_metadata %q, want %q", ch["resource_metadata"], h.metadataURL())
@@ -248,7 +261,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 // queryParam adds a query parameter.
-func queryParam(name, value string) reqOpt {
+func queryParam(name, value string) gatewaytest.RequestOption {
 	return func(r *http.Request) {
 		q := r.URL.Query()
 		q.Add(name, value)
@@ -262,17 +275,17 @@ func TestAuthenticationOnMutation(t *testing.T) {
 	h := newHarness(t)
 	for _, tc := range []struct {
 		name   string
-		opts   []reqOpt
+		opts   []gatewaytest.RequestOption
 		status int
 		code   contracts.Code
 	}{
 		{"no token", nil, ok401, contracts.CodeUnauthenticated},
-		{"expired", []reqOpt{bearer(h.token(t, tok{ttl: -time.Hour}))}, ok401, contracts.CodeInvalidToken},
-		{"query token", []reqOpt{queryParam("access_token", "abc")}, http.StatusBadRequest, contracts.CodeInvalidRequest},
+		{"expired", []gatewaytest.RequestOption{gatewaytest.Bearer(h.token(t, tok{TTL: -time.Hour}))}, ok401, contracts.CodeInvalidToken},
+		{"query token", []gatewaytest.RequestOption{queryParam("access_token", "abc")}, http.StatusBadRequest, contracts.CodeInvalidRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := h.post(t, "/v8/intents", intentBody, append([]reqOpt{idemKey(newKey())}, tc.opts...)...)
-			wantProblem(t, r, tc.status, tc.code)
+			r := h.Post(t, "/v8/intents", intentBody, append([]gatewaytest.RequestOption{gatewaytest.IdempotencyKey(newKey())}, tc.opts...)...)
+			gatewaytest.WantProblem(t, r, tc.status, tc.code)
 			ch := challengeParams(t, r)
 			if tc.code == contracts.CodeUnauthenticated && ch["scope"] != string(contracts.ScopeMissionsWrite) {
 				t.Errorf("challenge scope %q, want missions:write", ch["scope"])
@@ -295,15 +308,15 @@ func TestRequireAtJWT(t *testing.T) {
 		{"application/jwt", ok401},
 	} {
 		t.Run("typ="+tc.typ, func(t *testing.T) {
-			r := h.get(t, "/v8/traces/"+newTraceID(), bearer(h.token(t, tok{opts: []issuer.SignOption{issuer.WithType(tc.typ)}})))
+			r := h.Get(t, "/v8/traces/"+newTraceID(), gatewaytest.Bearer(h.token(t, tok{Sign: []issuer.SignOption{issuer.WithType(tc.typ)}})))
 			if tc.status == ok401 {
-				wantProblem(t, r, ok401, contracts.CodeInvalidToken)
+				gatewaytest.WantProblem(t, r, ok401, contracts.CodeInvalidToken)
 				if ch := challengeParams(t, r); ch["error"] != invalid {
 					t.Errorf("challenge %v", ch)
 				}
 				return
 			}
-			wantProblem(t, r, tc.status, contracts.CodeNotFound)
+			gatewaytest.WantProblem(t, r, tc.status, contracts.CodeNotFound)
 		})
 	}
 }
@@ -314,7 +327,7 @@ func TestRequireAtJWT(t *testing.T) {
 func TestUnknownKeyRefetch(t *testing.T) {
 	h := newHarness(t)
 	path := "/v8/traces/" + newTraceID()
-	wantProblem(t, h.get(t, path, bearer(h.tokenA(t))), http.StatusNotFound, contracts.CodeNotFound) // keys loaded
+	gatewaytest.WantProblem(t, h.Get(t, path, gatewaytest.Bearer(h.tokenA(t))), http.StatusNotFound, contracts.CodeNotFound) // keys loaded
 	if n := h.iss.JWKSFetches(); n != 1 {
 		t.Fatalf("JWKS fetched %d times by the first token, want 1", n)
 	}
@@ -322,14 +335,14 @@ func TestUnknownKeyRefetch(t *testing.T) {
 
 	// Long-lived token of the first key, cached by the verifier.
 	oldKid := h.iss.DefaultKeyID()
-	oldTok := h.token(t, tok{ttl: 3 * time.Hour})
-	wantStatus(t, h.get(t, path, bearer(oldTok)), http.StatusNotFound)
+	oldTok := h.token(t, tok{TTL: 3 * time.Hour})
+	gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(oldTok)), http.StatusNotFound)
 
 	// Within the interval, unknown kids cause no fetch at all.
 	h.iss.ResetCounters()
 	for i := range 10 {
-		r := h.get(t, path, bearer(h.token(t, tok{opts: []issuer.SignOption{issuer.WithKeyID(fmt.Sprintf("bogus-%d", i))}})))
-		wantProblem(t, r, ok401, contracts.CodeInvalidToken)
+		r := h.Get(t, path, gatewaytest.Bearer(h.token(t, tok{Sign: []issuer.SignOption{issuer.WithKeyID(fmt.Sprintf("bogus-%d", i))}})))
+		gatewaytest.WantProblem(t, r, ok401, contracts.CodeInvalidToken)
 	}
 	if n := h.iss.JWKSFetches(); n != 0 {
 		t.Fatalf("JWKS fetched %d times within the refresh interval, want 0", n)
@@ -339,8 +352,8 @@ func TestUnknownKeyRefetch(t *testing.T) {
 	h.clock.Advance(interval + time.Second)
 	h.iss.ResetCounters()
 	for i := range 25 {
-		r := h.get(t, path, bearer(h.token(t, tok{opts: []issuer.SignOption{issuer.WithKeyID(fmt.Sprintf("bogus-late-%d", i))}})))
-		wantProblem(t, r, ok401, contracts.CodeInvalidToken)
+		r := h.Get(t, path, gatewaytest.Bearer(h.token(t, tok{Sign: []issuer.SignOption{issuer.WithKeyID(fmt.Sprintf("bogus-late-%d", i))}})))
+		gatewaytest.WantProblem(t, r, ok401, contracts.CodeInvalidToken)
 	}
 	if n := h.iss.JWKSFetches(); n > 1 {
 		t.Fatalf("JWKS fetched %d times for 25 unknown kids, want at most 1", n)
@@ -353,7 +366,7 @@ func TestUnknownKeyRefetch(t *testing.T) {
 	}
 	h.clock.Advance(interval + time.Second)
 	newTok := h.tokenA(t)
-	wantProblem(t, h.get(t, path, bearer(newTok)), http.StatusNotFound, contracts.CodeNotFound)
+	gatewaytest.WantProblem(t, h.Get(t, path, gatewaytest.Bearer(newTok)), http.StatusNotFound, contracts.CodeNotFound)
 
 	// Removal: once the verifier has refetched, the old key's tokens are
 	// refused, cached or not.
@@ -361,10 +374,10 @@ func TestUnknownKeyRefetch(t *testing.T) {
 		t.Fatal("old key not removed")
 	}
 	h.clock.Advance(interval + time.Second)
-	wantProblem(t, h.get(t, path, bearer(h.token(t, tok{opts: []issuer.SignOption{issuer.WithKeyID("trigger-refetch")}}))),
+	gatewaytest.WantProblem(t, h.Get(t, path, gatewaytest.Bearer(h.token(t, tok{Sign: []issuer.SignOption{issuer.WithKeyID("trigger-refetch")}}))),
 		ok401, contracts.CodeInvalidToken)
-	wantProblem(t, h.get(t, path, bearer(oldTok)), ok401, contracts.CodeInvalidToken)
-	wantStatus(t, h.get(t, path, bearer(newTok)), http.StatusNotFound)
+	gatewaytest.WantProblem(t, h.Get(t, path, gatewaytest.Bearer(oldTok)), ok401, contracts.CodeInvalidToken)
+	gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(newTok)), http.StatusNotFound)
 }
 
 // TestOversizedToken: a huge Authorization header is refused with 400 or
@@ -375,10 +388,10 @@ func TestOversizedToken(t *testing.T) {
 		t.Run(fmt.Sprintf("%dKiB", size>>10), func(t *testing.T) {
 			// A syntactically plausible JWS, far too long.
 			tk := b64(`{"alg":"RS256","kid":"x"}`) + "." + strings.Repeat("A", size) + ".sig"
-			r := h.get(t, "/v8/traces/"+newTraceID(), bearer(tk))
+			r := h.Get(t, "/v8/traces/"+newTraceID(), gatewaytest.Bearer(tk))
 			switch r.Status {
 			case http.StatusBadRequest:
-				wantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidRequest)
+				gatewaytest.WantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidRequest)
 			case http.StatusRequestHeaderFieldsTooLarge:
 			default:
 				t.Fatalf("status %d, want 400 or 431: %s", r.Status, r.Body)
@@ -396,7 +409,7 @@ func TestOversizedToken(t *testing.T) {
 func TestRevocation(t *testing.T) {
 	h := newHarness(t)
 	h2 := newHarness(t, asReplicaOf(h, 20*time.Millisecond))
-	operator := h.token(t, tok{subject: "ops", scopes: []string{string(contracts.ScopeTokensWrite)}})
+	operator := h.token(t, tok{Subject: "ops", Scopes: []string{string(contracts.ScopeTokensWrite)}})
 
 	claims := h.claims(tok{})
 	jti := claims["jti"].(string)
@@ -413,63 +426,63 @@ func TestRevocation(t *testing.T) {
 	path := "/v8/traces/" + newTraceID()
 	// Both tokens work (and are cached by both verifiers) before.
 	for _, tk := range []string{victim, victim2} {
-		wantStatus(t, h.get(t, path, bearer(tk)), http.StatusNotFound)
-		wantStatus(t, h2.get(t, path, bearer(tk)), http.StatusNotFound)
+		gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(tk)), http.StatusNotFound)
+		gatewaytest.WantStatus(t, h2.Get(t, path, gatewaytest.Bearer(tk)), http.StatusNotFound)
 	}
 
 	t.Run("operator endpoint refuses without tokens:write", func(t *testing.T) {
-		r := h.post(t, "/v8/tokens/revocations", `{"jti":"`+jti+`"}`, bearer(h.token(t, tok{scopes: scopesWithout(string(contracts.ScopeTokensWrite))})))
-		wantProblem(t, r, http.StatusForbidden, contracts.CodeInsufficientScope)
+		r := h.Post(t, "/v8/tokens/revocations", `{"jti":"`+jti+`"}`, gatewaytest.Bearer(h.token(t, tok{Scopes: scopesWithout(string(contracts.ScopeTokensWrite))})))
+		gatewaytest.WantProblem(t, r, http.StatusForbidden, contracts.CodeInsufficientScope)
 		if ch := challengeParams(t, r); ch["error"] != "insufficient_scope" || ch["scope"] != string(contracts.ScopeTokensWrite) {
 			t.Errorf("challenge %v", ch)
 		}
-		wantStatus(t, h.get(t, path, bearer(victim)), http.StatusNotFound) // still valid
+		gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(victim)), http.StatusNotFound) // still valid
 	})
 	t.Run("operator endpoint validates its body", func(t *testing.T) {
 		for _, body := range []string{`{}`, `{"jti":""}`, `{"jti":"x","zzz":1}`, `{"jti":"x","jti":"y"}`, `[]`, `{"jti":` + `"` + strings.Repeat("j", 257) + `"}`} {
-			r := h.post(t, "/v8/tokens/revocations", body, bearer(operator))
+			r := h.Post(t, "/v8/tokens/revocations", body, gatewaytest.Bearer(operator))
 			if r.Status != http.StatusBadRequest {
 				t.Errorf("body %.40s: status %d, want 400: %s", body, r.Status, r.Body)
 			}
 		}
-		r := h.post(t, "/v8/tokens/revocations", `{"jti":"x"}`, bearer(operator), contentType("text/plain"))
-		wantProblem(t, r, http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
-		wantProblem(t, h.post(t, "/v8/tokens/revocations", `{"jti":"x"}`), ok401, contracts.CodeUnauthenticated)
+		r := h.Post(t, "/v8/tokens/revocations", `{"jti":"x"}`, gatewaytest.Bearer(operator), gatewaytest.ContentType("text/plain"))
+		gatewaytest.WantProblem(t, r, http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
+		gatewaytest.WantProblem(t, h.Post(t, "/v8/tokens/revocations", `{"jti":"x"}`), ok401, contracts.CodeUnauthenticated)
 	})
 
 	t.Run("same replica refuses at once", func(t *testing.T) {
-		r := h.post(t, "/v8/tokens/revocations", `{"jti":"`+jti+`","reason":"leaked"}`, bearer(operator))
-		wantStatus(t, r, http.StatusOK)
-		if got := r.json(t); got["jti"] != jti || got["revoked"] != true {
+		r := h.Post(t, "/v8/tokens/revocations", `{"jti":"`+jti+`","reason":"leaked"}`, gatewaytest.Bearer(operator))
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		if got := r.Object(t); got["jti"] != jti || got["revoked"] != true {
 			t.Fatalf("answer %v", got)
 		}
-		for _, r := range []*response{
-			h.get(t, path, bearer(victim)),
+		for _, r := range []*gatewaytest.Response{
+			h.Get(t, path, gatewaytest.Bearer(victim)),
 			h.submit(t, victim, newKey(), intentBody),
 		} {
-			wantProblem(t, r, ok401, contracts.CodeInvalidToken)
+			gatewaytest.WantProblem(t, r, ok401, contracts.CodeInvalidToken)
 			if ch := challengeParams(t, r); ch["error"] != invalid || !strings.Contains(ch["error_description"], "revoked") {
 				t.Errorf("challenge %v", ch)
 			}
 		}
 		// Revoking again is not an error.
-		wantStatus(t, h.post(t, "/v8/tokens/revocations", `{"jti":"`+jti+`"}`, bearer(operator)), http.StatusOK)
+		gatewaytest.WantStatus(t, h.Post(t, "/v8/tokens/revocations", `{"jti":"`+jti+`"}`, gatewaytest.Bearer(operator)), http.StatusOK)
 		// The other token is untouched.
-		wantStatus(t, h.get(t, path, bearer(victim2)), http.StatusNotFound)
+		gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(victim2)), http.StatusNotFound)
 	})
 
 	t.Run("other replica refuses after its refresh", func(t *testing.T) {
-		wantStatus(t, h.post(t, "/v8/tokens/revocations", `{"jti":"`+jti2+`"}`, bearer(operator)), http.StatusOK)
+		gatewaytest.WantStatus(t, h.Post(t, "/v8/tokens/revocations", `{"jti":"`+jti2+`"}`, gatewaytest.Bearer(operator)), http.StatusOK)
 		deadline := time.Now().Add(10 * time.Second)
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			r := h2.get(t, path, bearer(victim2))
+			r := h2.Get(t, path, gatewaytest.Bearer(victim2))
 			if r.Status == ok401 {
-				wantProblem(t, r, ok401, contracts.CodeInvalidToken)
+				gatewaytest.WantProblem(t, r, ok401, contracts.CodeInvalidToken)
 				break
 			}
-			wantStatus(t, r, http.StatusNotFound)
+			gatewaytest.WantStatus(t, r, http.StatusNotFound)
 			if time.Now().After(deadline) {
 				t.Fatalf("replica 2 still accepts a token revoked on replica 1 after 10s (poll interval %v)", h2.revs.Interval())
 			}
@@ -477,7 +490,7 @@ func TestRevocation(t *testing.T) {
 		}
 		// And the first revocation, made before replica 2 started polling
 		// again, is seen there too.
-		wantProblem(t, h2.get(t, path, bearer(victim)), ok401, contracts.CodeInvalidToken)
+		gatewaytest.WantProblem(t, h2.Get(t, path, gatewaytest.Bearer(victim)), ok401, contracts.CodeInvalidToken)
 	})
 }
 
@@ -485,8 +498,8 @@ func TestRevocation(t *testing.T) {
 // default resource (the public URL) and for a resource with a path.
 func TestProtectedResourceMetadata(t *testing.T) {
 	check := func(t *testing.T, h *harness, path string) {
-		r := h.get(t, path)
-		wantStatus(t, r, http.StatusOK)
+		r := h.Get(t, path)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
 		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 			t.Errorf("Content-Type %q", ct)
 		}
@@ -512,7 +525,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		if !slices.Equal(doc.BearerMethodsSupported, []string{"header"}) {
 			t.Errorf("bearer_methods_supported %q", doc.BearerMethodsSupported)
 		}
-		for _, s := range allScopes() {
+		for _, s := range gatewaytest.AllScopes() {
 			if !slices.Contains(doc.ScopesSupported, s) {
 				t.Errorf("scopes_supported lacks %s", s)
 			}
@@ -531,12 +544,12 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		const resource = "https://api.praxa.test/v8"
 		h := newHarness(t, withConfig(func(c *config.Config) { c.Auth.Resource = resource }))
 		check(t, h, "/.well-known/oauth-protected-resource/v8")
-		r := h.get(t, "/v8/traces/"+newTraceID())
-		wantProblem(t, r, ok401, contracts.CodeUnauthenticated)
+		r := h.Get(t, "/v8/traces/"+newTraceID())
+		gatewaytest.WantProblem(t, r, ok401, contracts.CodeUnauthenticated)
 		if ch := challengeParams(t, r); ch["resource_metadata"] != "https://api.praxa.test/.well-known/oauth-protected-resource/v8" {
 			t.Errorf("resource_metadata %q", ch["resource_metadata"])
 		}
 		// Tokens name that resource as their audience.
-		wantProblem(t, h.get(t, "/v8/traces/"+newTraceID(), bearer(h.tokenA(t))), http.StatusNotFound, contracts.CodeNotFound)
+		gatewaytest.WantProblem(t, h.Get(t, "/v8/traces/"+newTraceID(), gatewaytest.Bearer(h.tokenA(t))), http.StatusNotFound, contracts.CodeNotFound)
 	})
 }

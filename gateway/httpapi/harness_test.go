@@ -12,8 +12,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -24,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
@@ -42,9 +39,6 @@ const (
 	userA   = "alice"
 	userB   = "bob"
 )
-
-// problemBase is the prefix of every problem type URI.
-const problemBase = "https://praxa.dev/problems/"
 
 // clock is real time shifted by a settable offset. It is shared by the
 // issuer (iat, nbf, exp), the verifier (expiry, JWKS refetch interval), the
@@ -110,8 +104,10 @@ func asReplicaOf(h *harness, revInterval time.Duration) harnessOption {
 	return func(c *harnessConfig) { c.replicaOf, c.revInterval = h, revInterval }
 }
 
-// harness is one running gateway and the issuer it trusts.
+// harness is one running gateway and the issuer it trusts; its methods
+// Get, Post and Do send requests to it (gatewaytest.Client).
 type harness struct {
+	*gatewaytest.Client
 	clock    *clock
 	iss      *issuer.Issuer
 	issURL   string
@@ -159,57 +155,40 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	h.g, h.iss, h.issURL, h.cfg, h.dbPath = g, g.Issuer.Issuer, g.Issuer.URL, g.Config, g.DBPath
 	h.store, h.auditor, h.service, h.revs, h.verifier = g.Store, g.Auditor, g.Service, g.Revocations, g.Verifier
 	h.metrics, h.logs, h.url, h.client = g.Metrics, g.Logs, g.URL, g.Client
+	h.Client = g.REST()
 	return h
 }
 
-// allScopes is every scope the gateway knows.
-func allScopes() []string { return gatewaytest.AllScopes() }
-
 // scopesWithout is every scope but drop.
 func scopesWithout(drop ...string) []string {
-	return slices.DeleteFunc(allScopes(), func(s string) bool { return slices.Contains(drop, s) })
+	return slices.DeleteFunc(gatewaytest.AllScopes(), func(s string) bool { return slices.Contains(drop, s) })
 }
 
-// tok describes a token to mint.
-type tok struct {
-	tenant, subject string
-	scopes          []string // nil: every scope
-	ttl             time.Duration
-	claims          map[string]any // added, replaced, or removed (nil value)
-	opts            []issuer.SignOption
-}
+// tok describes a token to mint: alice at acme unless it names another.
+type tok = gatewaytest.TokenSpec
 
 // claims returns the claims of spec: a standard RFC 9068 access token for
-// this gateway's resource, edited by spec.claims.
+// this gateway's resource, edited by spec.Claims.
 func (h *harness) claims(spec tok) map[string]any {
-	if spec.tenant == "" {
-		spec.tenant = tenantA
-	}
-	if spec.subject == "" {
-		spec.subject = userA
-	}
-	if spec.scopes == nil {
-		spec.scopes = allScopes()
-	}
-	c := h.iss.Claims(h.issURL, h.cfg.Auth.Resource, spec.subject, spec.tenant, spec.scopes, spec.ttl)
-	for k, v := range spec.claims {
-		if v == nil {
-			delete(c, k)
-		} else {
-			c[k] = v
-		}
-	}
-	return c
+	return h.g.Issuer.TokenClaims(h.cfg.Auth.Resource, defaultPrincipal(spec))
 }
 
 // token mints a token from spec.
 func (h *harness) token(t testing.TB, spec tok) string {
 	t.Helper()
-	s, err := h.iss.Sign(h.claims(spec), spec.opts...)
-	if err != nil {
-		t.Fatal(err)
+	return h.g.Mint(t, defaultPrincipal(spec))
+}
+
+// defaultPrincipal is spec of alice at acme where it names no tenant or
+// subject.
+func defaultPrincipal(spec tok) tok {
+	if spec.Tenant == "" {
+		spec.Tenant = tenantA
 	}
-	return s
+	if spec.Subject == "" {
+		spec.Subject = userA
+	}
+	return spec
 }
 
 // tokenA is a token of alice at acme with every scope.
@@ -217,209 +196,21 @@ func (h *harness) tokenA(t testing.TB) string { return h.token(t, tok{}) }
 
 // tokenB is a token of bob at globex with every scope.
 func (h *harness) tokenB(t testing.TB) string {
-	return h.token(t, tok{tenant: tenantB, subject: userB})
-}
-
-// response is a read HTTP answer.
-type response struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-// reqOpt edits a request before it is sent.
-type reqOpt func(*http.Request)
-
-func bearer(token string) reqOpt {
-	return func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }
-}
-
-func header(name, value string) reqOpt {
-	return func(r *http.Request) { r.Header.Add(name, value) }
-}
-
-func idemKey(k string) reqOpt { return header("Idempotency-Key", k) }
-
-func contentType(ct string) reqOpt {
-	return func(r *http.Request) {
-		if ct == "" {
-			r.Header.Del("Content-Type")
-		} else {
-			r.Header.Set("Content-Type", ct)
-		}
-	}
-}
-
-// inTrace sends the request as part of W3C trace id.
-func inTrace(id string) reqOpt {
-	return header("Traceparent", "00-"+id+"-00f067aa0ba902b7-01")
-}
-
-// chunked hides the body's length so the server must count while reading.
-func chunked() reqOpt {
-	return func(r *http.Request) { r.ContentLength = -1 }
-}
-
-// do sends method path (a path and query relative to the gateway) with body;
-// POST bodies default to application/json.
-func (h *harness) do(t testing.TB, method, path, body string, opts ...reqOpt) *response {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, h.url+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if method == http.MethodPost {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for _, o := range opts {
-		o(req)
-	}
-	if req.ContentLength < 0 && rd != nil {
-		req.Body = io.NopCloser(rd) // not a *strings.Reader: sent chunked
-		req.GetBody = nil
-	}
-	res, err := h.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatalf("%s %s: read body: %v", method, path, err)
-	}
-	return &response{Status: res.StatusCode, Header: res.Header, Body: b}
-}
-
-func (h *harness) get(t testing.TB, path string, opts ...reqOpt) *response {
-	t.Helper()
-	return h.do(t, http.MethodGet, path, "", opts...)
-}
-
-func (h *harness) post(t testing.TB, path, body string, opts ...reqOpt) *response {
-	t.Helper()
-	return h.do(t, http.MethodPost, path, body, opts...)
+	return h.token(t, tok{Tenant: tenantB, Subject: userB})
 }
 
 // submit posts an intent with key as the given token.
-func (h *harness) submit(t testing.TB, token, key, body string, opts ...reqOpt) *response {
+func (h *harness) submit(t testing.TB, token, key, body string, opts ...gatewaytest.RequestOption) *gatewaytest.Response {
 	t.Helper()
-	all := []reqOpt{bearer(token)}
+	all := []gatewaytest.RequestOption{gatewaytest.Bearer(token)}
 	if key != "" {
-		all = append(all, idemKey(key))
+		all = append(all, gatewaytest.IdempotencyKey(key))
 	}
-	return h.post(t, "/v8/intents", body, append(all, opts...)...)
-}
-
-// json decodes a JSON body.
-func (r *response) json(t testing.TB) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(r.Body, &m); err != nil {
-		t.Fatalf("body is not a JSON object: %v\n%s", err, r.Body)
-	}
-	return m
-}
-
-// traceID is the W3C trace id the gateway answered under.
-func (r *response) traceID(t testing.TB) string {
-	t.Helper()
-	parts := strings.Split(r.Header.Get("Traceparent"), "-")
-	if len(parts) != 4 || len(parts[1]) != 32 {
-		t.Fatalf("no valid Traceparent in the answer: %q", r.Header.Get("Traceparent"))
-	}
-	return parts[1]
-}
-
-func (r *response) String() string {
-	return strconv.Itoa(r.Status) + " " + string(r.Body)
-}
-
-// problem is a decoded problem document.
-type problem struct {
-	Type      string           `json:"type"`
-	Title     string           `json:"title"`
-	Status    int              `json:"status"`
-	Detail    string           `json:"detail"`
-	Instance  string           `json:"instance"`
-	Code      string           `json:"code"`
-	RequestID string           `json:"requestId"`
-	Hint      string           `json:"hint"`
-	TraceID   string           `json:"traceId"`
-	Retryable *bool            `json:"retryable"`
-	Links     []contracts.Link `json:"links"`
-	Errors    []struct {
-		Pointer string `json:"pointer"`
-		Keyword string `json:"keyword"`
-		Detail  string `json:"detail"`
-	} `json:"errors"`
-}
-
-// wantStatus fails unless r has status.
-func wantStatus(t testing.TB, r *response, status int) {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d; body: %s", r.Status, status, r.Body)
-	}
-}
-
-// wantProblem checks that r is an RFC 9457 problem with status and code,
-// in the gateway's shape, and returns it.
-func wantProblem(t testing.TB, r *response, status int, code contracts.Code) problem {
-	t.Helper()
-	wantStatus(t, r, status)
-	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
-		t.Errorf("Content-Type %q, want application/problem+json", ct)
-	}
-	if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
-		t.Errorf("Cache-Control %q, want no-store", cc)
-	}
-	var p problem
-	var raw map[string]any
-	if err := json.Unmarshal(r.Body, &raw); err != nil {
-		t.Fatalf("problem is not JSON: %v\n%s", err, r.Body)
-	}
-	for _, m := range []string{"type", "title", "status", "code", "requestId", "retryable", "links", "traceId"} {
-		if _, ok := raw[m]; !ok {
-			t.Errorf("problem lacks member %q: %s", m, r.Body)
-		}
-	}
-	if err := json.Unmarshal(r.Body, &p); err != nil {
-		t.Fatalf("problem: %v", err)
-	}
-	if p.Status != r.Status {
-		t.Errorf("problem status %d, HTTP status %d", p.Status, r.Status)
-	}
-	if p.Code != string(code) {
-		t.Errorf("problem code %q, want %q (%s)", p.Code, code, r.Body)
-	}
-	if p.Type != code.TypeURI() || !strings.HasPrefix(p.Type, problemBase) {
-		t.Errorf("problem type %q, want %q", p.Type, code.TypeURI())
-	}
-	if info, _ := code.Info(); p.Title != info.Title || p.Title == "" {
-		t.Errorf("problem title %q, want %q", p.Title, info.Title)
-	}
-	if p.RequestID == "" || p.RequestID != r.Header.Get("X-Request-Id") && r.Header.Get("Idempotent-Replayed") != "true" {
-		t.Errorf("problem requestId %q, X-Request-Id %q", p.RequestID, r.Header.Get("X-Request-Id"))
-	}
-	// A fresh answer names the trace of its Traceparent header; a replayed
-	// one the trace of the request answered first (TestReplayedRefusalTrace).
-	if p.TraceID == "" || p.TraceID != r.traceID(t) && r.Header.Get("Idempotent-Replayed") != "true" {
-		t.Errorf("problem traceId %q, Traceparent %q", p.TraceID, r.Header.Get("Traceparent"))
-	}
-	for _, leak := range []string{"goroutine ", ".go:", "sqlite", "SELECT ", "panic"} {
-		if strings.Contains(string(r.Body), leak) {
-			t.Errorf("problem leaks %q: %s", leak, r.Body)
-		}
-	}
-	return p
+	return h.Post(t, "/v8/intents", body, append(all, opts...)...)
 }
 
 // challengeParams parses a WWW-Authenticate Bearer challenge.
-func challengeParams(t testing.TB, r *response) map[string]string {
+func challengeParams(t testing.TB, r *gatewaytest.Response) map[string]string {
 	t.Helper()
 	vals := r.Header.Values("WWW-Authenticate")
 	if len(vals) != 1 {
@@ -522,8 +313,8 @@ func (h *harness) intentExists(t testing.TB, tenant, id string) bool {
 // metricsText returns the /metrics exposition.
 func (h *harness) metricsText(t testing.TB) string {
 	t.Helper()
-	r := h.get(t, "/metrics")
-	wantStatus(t, r, http.StatusOK)
+	r := h.Get(t, "/metrics")
+	gatewaytest.WantStatus(t, r, http.StatusOK)
 	return string(r.Body)
 }
 

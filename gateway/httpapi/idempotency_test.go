@@ -13,6 +13,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestIdempotencyKeyHeader covers checklist items 35-38 on POST /v8/intents.
@@ -22,8 +23,8 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 
 	t.Run("missing key records nothing", func(t *testing.T) {
 		trace := newTraceID()
-		r := h.submit(t, tk, "", intentBody, inTrace(trace))
-		wantProblem(t, r, http.StatusBadRequest, contracts.CodeIdempotencyKeyMissing)
+		r := h.submit(t, tk, "", intentBody, gatewaytest.InTrace(trace))
+		gatewaytest.WantProblem(t, r, http.StatusBadRequest, contracts.CodeIdempotencyKeyMissing)
 		evs := h.events(t, tenantA, trace)
 		if n := countType(evs, "intent.submitted"); n != 0 {
 			t.Fatalf("a refused submit recorded %d intents", n)
@@ -65,17 +66,17 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			trace := newTraceID()
-			opts := []reqOpt{inTrace(trace)}
+			opts := []gatewaytest.RequestOption{gatewaytest.InTrace(trace)}
 			for _, l := range tc.lines {
-				opts = append(opts, idemKey(l))
+				opts = append(opts, gatewaytest.IdempotencyKey(l))
 			}
 			r := h.submit(t, tk, "", intentBody, opts...)
 			if tc.code == "" {
-				wantStatus(t, r, http.StatusOK)
+				gatewaytest.WantStatus(t, r, http.StatusOK)
 				notReplayed(t, r)
 				return
 			}
-			p := wantProblem(t, r, http.StatusBadRequest, tc.code)
+			p := gatewaytest.WantProblem(t, r, http.StatusBadRequest, tc.code)
 			for _, l := range tc.lines {
 				if len(l) > 3 && strings.Contains(p.Detail, l) {
 					t.Errorf("the refusal repeats the key: %s", p.Detail)
@@ -90,22 +91,22 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	t.Run("sf-string and bare token are the same key", func(t *testing.T) {
 		k := newKey()
 		bare := h.submit(t, tk, k, intentBody)
-		wantStatus(t, bare, http.StatusOK)
+		gatewaytest.WantStatus(t, bare, http.StatusOK)
 		wantReplayOf(t, h.submit(t, tk, `"`+k+`"`, intentBody), bare)
 		k2 := newKey()
 		quoted := h.submit(t, tk, `"`+k2+`"`, intentBody)
-		wantStatus(t, quoted, http.StatusOK)
+		gatewaytest.WantStatus(t, quoted, http.StatusOK)
 		wantReplayOf(t, h.submit(t, tk, k2, intentBody), quoted)
 	})
 
 	t.Run("safe reads ignore the header", func(t *testing.T) {
-		tr := h.submit(t, tk, newKey(), intentBody).traceID(t)
+		tr := h.submit(t, tk, newKey(), intentBody).TraceID(t)
 		for _, lines := range [][]string{{"junk"}, {newKey(), newKey()}} {
-			opts := []reqOpt{bearer(tk)}
+			opts := []gatewaytest.RequestOption{gatewaytest.Bearer(tk)}
 			for _, l := range lines {
-				opts = append(opts, idemKey(l))
+				opts = append(opts, gatewaytest.IdempotencyKey(l))
 			}
-			wantStatus(t, h.get(t, "/v8/traces/"+tr, opts...), http.StatusOK)
+			gatewaytest.WantStatus(t, h.Get(t, "/v8/traces/"+tr, opts...), http.StatusOK)
 		}
 	})
 
@@ -117,13 +118,13 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 			{"/v8/memory/query", `{"compartment":"c1","purpose":"p1","query":""}`},
 		} {
 			for _, keyLines := range [][]string{nil, {"junk"}, {newKey(), newKey()}} {
-				opts := []reqOpt{bearer(tk)}
+				opts := []gatewaytest.RequestOption{gatewaytest.Bearer(tk)}
 				for _, l := range keyLines {
-					opts = append(opts, idemKey(l))
+					opts = append(opts, gatewaytest.IdempotencyKey(l))
 				}
 				// The operations answer 501 until they exist; whatever they
 				// answer, it is never about the key and never a failure.
-				r := h.post(t, tc.path, tc.body, opts...)
+				r := h.Post(t, tc.path, tc.body, opts...)
 				if r.Status >= 500 && r.Status != http.StatusNotImplemented {
 					t.Errorf("POST %s %s with key lines %q: %s", tc.path, tc.body, keyLines, r)
 				}
@@ -136,14 +137,14 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 
 	t.Run("versioned praxec command honours a key when sent", func(t *testing.T) {
 		body := `{"definitionId":"deploy"}`
-		r := h.post(t, "/v8/praxec/command", body, bearer(tk))
+		r := h.Post(t, "/v8/praxec/command", body, gatewaytest.Bearer(tk))
 		if strings.Contains(string(r.Body), "idempotency-") || r.Status >= 500 && r.Status != http.StatusNotImplemented {
 			t.Fatalf("no key: %s", r)
 		}
-		r = h.post(t, "/v8/praxec/command", body, bearer(tk), idemKey("short"))
-		wantProblem(t, r, http.StatusBadRequest, contracts.CodeIdempotencyKeyInvalid)
-		r = h.post(t, "/v8/praxec/command", body, bearer(tk), idemKey(newKey()), idemKey(newKey()))
-		wantProblem(t, r, http.StatusBadRequest, contracts.CodeIdempotencyKeyInvalid)
+		r = h.Post(t, "/v8/praxec/command", body, gatewaytest.Bearer(tk), gatewaytest.IdempotencyKey("short"))
+		gatewaytest.WantProblem(t, r, http.StatusBadRequest, contracts.CodeIdempotencyKeyInvalid)
+		r = h.Post(t, "/v8/praxec/command", body, gatewaytest.Bearer(tk), gatewaytest.IdempotencyKey(newKey()), gatewaytest.IdempotencyKey(newKey()))
+		gatewaytest.WantProblem(t, r, http.StatusBadRequest, contracts.CodeIdempotencyKeyInvalid)
 	})
 }
 
@@ -155,10 +156,10 @@ func TestIdempotentReplay(t *testing.T) {
 	trace := newTraceID()
 	k := newKey()
 
-	first := h.submit(t, tk, k, intentBody, inTrace(trace))
-	wantStatus(t, first, http.StatusOK)
+	first := h.submit(t, tk, k, intentBody, gatewaytest.InTrace(trace))
+	gatewaytest.WantStatus(t, first, http.StatusOK)
 	notReplayed(t, first)
-	orig := first.json(t)
+	orig := first.Object(t)
 	if orig["status"] != "recorded" || orig["traceId"] != trace {
 		t.Fatalf("first answer %s", first.Body)
 	}
@@ -177,7 +178,7 @@ func TestIdempotentReplay(t *testing.T) {
 	} {
 		t.Run("replay: "+tc.name, func(t *testing.T) {
 			// A fresh token of the same principal replays too.
-			wantReplayOf(t, h.submit(t, h.tokenA(t), k, tc.body, inTrace(trace)), first)
+			wantReplayOf(t, h.submit(t, h.tokenA(t), k, tc.body, gatewaytest.InTrace(trace)), first)
 		})
 	}
 
@@ -190,9 +191,9 @@ func TestIdempotentReplay(t *testing.T) {
 		{"tags dropped", `{"intent":"deploy the payments service to staging"}`},
 	} {
 		t.Run("reuse: "+tc.name, func(t *testing.T) {
-			r := h.submit(t, tk, k, tc.body, inTrace(trace))
-			p := wantProblem(t, r, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
-			if p.Retryable == nil || *p.Retryable {
+			r := h.submit(t, tk, k, tc.body, gatewaytest.InTrace(trace))
+			p := gatewaytest.WantProblem(t, r, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
+			if _, ok := p.Raw["retryable"]; !ok || p.Retryable {
 				t.Errorf("a reused key is retryable: %s", r.Body)
 			}
 			notReplayed(t, r)
@@ -202,26 +203,26 @@ func TestIdempotentReplay(t *testing.T) {
 	t.Run("reuse on another route", func(t *testing.T) {
 		// The record names its operation: the same key on
 		// aura_create_mission is a reuse, whatever the body.
-		r := h.post(t, "/v8/missions", `{"goal":"deploy the payments service to staging"}`, bearer(tk), idemKey(k), inTrace(trace))
-		wantProblem(t, r, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
+		r := h.Post(t, "/v8/missions", `{"goal":"deploy the payments service to staging"}`, gatewaytest.Bearer(tk), gatewaytest.IdempotencyKey(k), gatewaytest.InTrace(trace))
+		gatewaytest.WantProblem(t, r, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
 	})
 
 	t.Run("original untouched after reuse attempts", func(t *testing.T) {
-		wantReplayOf(t, h.submit(t, tk, k, intentBody, inTrace(trace)), first)
+		wantReplayOf(t, h.submit(t, tk, k, intentBody, gatewaytest.InTrace(trace)), first)
 	})
 
 	t.Run("schema-invalid body with a completed key is a 400, not a replay", func(t *testing.T) {
-		r := h.submit(t, tk, k, `{"intent":""}`, inTrace(trace))
-		wantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidParams)
+		r := h.submit(t, tk, k, `{"intent":""}`, gatewaytest.InTrace(trace))
+		gatewaytest.WantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidParams)
 		notReplayed(t, r)
 	})
 
-	var second *response
+	var second *gatewaytest.Response
 	t.Run("different key, identical body is a new intent", func(t *testing.T) {
-		second = h.submit(t, tk, newKey(), intentBody, inTrace(trace))
-		wantStatus(t, second, http.StatusOK)
+		second = h.submit(t, tk, newKey(), intentBody, gatewaytest.InTrace(trace))
+		gatewaytest.WantStatus(t, second, http.StatusOK)
 		notReplayed(t, second)
-		if second.json(t)["intentId"] == intentID {
+		if second.Object(t)["intentId"] == intentID {
 			t.Fatal("a new key replayed the old intent")
 		}
 	})
@@ -242,21 +243,21 @@ func TestIdempotentReplay(t *testing.T) {
 	t.Run("after the retention window the key acts no more", func(t *testing.T) {
 		h.clock.Advance(time.Duration(h.cfg.Server.Idempotency.Retention) + time.Minute)
 		r := h.submit(t, h.tokenA(t), k, intentBody)
-		p := wantProblem(t, r, http.StatusConflict, contracts.CodeIdempotencyKeyExpired)
-		if p.Retryable == nil || *p.Retryable {
+		p := gatewaytest.WantProblem(t, r, http.StatusConflict, contracts.CodeIdempotencyKeyExpired)
+		if _, ok := p.Raw["retryable"]; !ok || p.Retryable {
 			t.Errorf("an expired key is retryable: %s", r.Body)
 		}
 		notReplayed(t, r)
-		wantProblem(t, h.submit(t, h.tokenA(t), k, `{"intent":"delete the payments service"}`), http.StatusUnprocessableEntity,
+		gatewaytest.WantProblem(t, h.submit(t, h.tokenA(t), k, `{"intent":"delete the payments service"}`), http.StatusUnprocessableEntity,
 			contracts.CodeIdempotencyKeyReused)
 	})
 
 	t.Run("after the tombstone window the key is fresh", func(t *testing.T) {
 		h.clock.Advance(time.Duration(h.cfg.Server.Idempotency.TombstoneRetention))
 		r := h.submit(t, h.tokenA(t), k, intentBody)
-		wantStatus(t, r, http.StatusOK)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
 		notReplayed(t, r)
-		if r.json(t)["intentId"] == intentID {
+		if r.Object(t)["intentId"] == intentID {
 			t.Fatal("an expired record replayed")
 		}
 	})
@@ -270,43 +271,47 @@ func TestPreExecutionFailuresKeepTheKey(t *testing.T) {
 	big := `{"intent":"` + strings.Repeat("x", 300) + `"}`
 	for _, tc := range []struct {
 		name   string
-		send   func(t *testing.T, key string) *response
+		send   func(t *testing.T, key string) *gatewaytest.Response
 		status int
 		code   contracts.Code
 	}{
-		{"schema violation", func(t *testing.T, k string) *response { return h.submit(t, tk, k, `{"intent":""}`) },
+		{"schema violation", func(t *testing.T, k string) *gatewaytest.Response { return h.submit(t, tk, k, `{"intent":""}`) },
 			http.StatusBadRequest, contracts.CodeInvalidParams},
-		{"unknown field", func(t *testing.T, k string) *response { return h.submit(t, tk, k, `{"intent":"x","zzz":1}`) },
+		{"unknown field", func(t *testing.T, k string) *gatewaytest.Response {
+			return h.submit(t, tk, k, `{"intent":"x","zzz":1}`)
+		},
 			http.StatusBadRequest, contracts.CodeInvalidParams},
-		{"malformed JSON", func(t *testing.T, k string) *response { return h.submit(t, tk, k, `{"intent":"x"`) },
+		{"malformed JSON", func(t *testing.T, k string) *gatewaytest.Response { return h.submit(t, tk, k, `{"intent":"x"`) },
 			http.StatusBadRequest, contracts.CodeMalformedJSON},
-		{"too deep", func(t *testing.T, k string) *response { return h.submit(t, tk, k, deepBody(33)) },
+		{"too deep", func(t *testing.T, k string) *gatewaytest.Response { return h.submit(t, tk, k, deepBody(33)) },
 			http.StatusBadRequest, contracts.CodeRequestLimits},
-		{"too large, chunked", func(t *testing.T, k string) *response { return h.submit(t, tk, k, big, chunked()) },
+		{"too large, chunked", func(t *testing.T, k string) *gatewaytest.Response {
+			return h.submit(t, tk, k, big, gatewaytest.Chunked())
+		},
 			http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge},
-		{"too large, with length", func(t *testing.T, k string) *response { return h.submit(t, tk, k, big) },
+		{"too large, with length", func(t *testing.T, k string) *gatewaytest.Response { return h.submit(t, tk, k, big) },
 			http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge},
-		{"wrong media type", func(t *testing.T, k string) *response {
-			return h.submit(t, tk, k, intentBody, contentType("text/plain"))
+		{"wrong media type", func(t *testing.T, k string) *gatewaytest.Response {
+			return h.submit(t, tk, k, intentBody, gatewaytest.ContentType("text/plain"))
 		}, http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType},
-		{"expired token", func(t *testing.T, k string) *response {
-			return h.submit(t, h.token(t, tok{ttl: -time.Hour}), k, intentBody)
+		{"expired token", func(t *testing.T, k string) *gatewaytest.Response {
+			return h.submit(t, h.token(t, tok{TTL: -time.Hour}), k, intentBody)
 		}, http.StatusUnauthorized, contracts.CodeInvalidToken},
-		{"no token", func(t *testing.T, k string) *response {
-			return h.post(t, "/v8/intents", intentBody, idemKey(k))
+		{"no token", func(t *testing.T, k string) *gatewaytest.Response {
+			return h.Post(t, "/v8/intents", intentBody, gatewaytest.IdempotencyKey(k))
 		}, http.StatusUnauthorized, contracts.CodeUnauthenticated},
-		{"missing scope", func(t *testing.T, k string) *response {
-			return h.submit(t, h.token(t, tok{scopes: []string{"traces:read"}}), k, intentBody)
+		{"missing scope", func(t *testing.T, k string) *gatewaytest.Response {
+			return h.submit(t, h.token(t, tok{Scopes: []string{"traces:read"}}), k, intentBody)
 		}, http.StatusForbidden, contracts.CodeInsufficientScope},
-		{"idempotency key in the body", func(t *testing.T, k string) *response {
+		{"idempotency key in the body", func(t *testing.T, k string) *gatewaytest.Response {
 			return h.submit(t, tk, k, `{"intent":"x","idempotencyKey":"`+k+`"}`)
 		}, http.StatusBadRequest, contracts.CodeInvalidParams},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newKey()
-			wantProblem(t, tc.send(t, k), tc.status, tc.code)
+			gatewaytest.WantProblem(t, tc.send(t, k), tc.status, tc.code)
 			r := h.submit(t, tk, k, intentBody)
-			wantStatus(t, r, http.StatusOK)
+			gatewaytest.WantStatus(t, r, http.StatusOK)
 			notReplayed(t, r)
 		})
 	}
@@ -347,7 +352,7 @@ func TestConcurrentSameKey(t *testing.T) {
 	h := newHarness(t)
 	for round := range 4 {
 		t.Run(fmt.Sprintf("round %d", round), func(t *testing.T) {
-			tk := h.token(t, tok{subject: fmt.Sprintf("racer-%d", round)}) // a rate-limit bucket per round
+			tk := h.token(t, tok{Subject: fmt.Sprintf("racer-%d", round)}) // a rate-limit bucket per round
 			k, trace := newKey(), newTraceID()
 			const n = 20
 			results := make([]rawResult, n)
@@ -383,7 +388,7 @@ func TestConcurrentSameKey(t *testing.T) {
 						t.Errorf("409 Retry-After %q, want a positive integer", r.header.Get("Retry-After"))
 					}
 					// Its next move: the same request with the same key.
-					var p problem
+					var p gatewaytest.Problem
 					if err := json.Unmarshal(r.body, &p); err != nil || len(p.Links) != 1 || p.Links[0].Rel != "retry" ||
 						p.Links[0].Method != contracts.ToolSubmitIntent || p.Links[0].Args["idempotencyKey"] != k {
 						t.Errorf("409 links %+v (%v), want a retry with the key", p.Links, err)
@@ -481,15 +486,15 @@ func TestRefusalTraceReadsBack(t *testing.T) {
 	h := newHarness(t)
 	tk := h.tokenA(t)
 	k := newKey()
-	wantStatus(t, h.submit(t, tk, k, intentBody), http.StatusOK)
+	gatewaytest.WantStatus(t, h.submit(t, tk, k, intentBody), http.StatusOK)
 	r := h.submit(t, tk, k, `{"intent":"something else"}`)
-	p := wantProblem(t, r, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
-	if p.TraceID != r.traceID(t) {
+	p := gatewaytest.WantProblem(t, r, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
+	if p.TraceID != r.TraceID(t) {
 		t.Fatalf("traceId %q, Traceparent %q", p.TraceID, r.Header.Get("Traceparent"))
 	}
 	h.flush(t)
-	tr := h.get(t, "/v8/traces/"+p.TraceID, bearer(tk))
-	wantStatus(t, tr, http.StatusOK)
+	tr := h.Get(t, "/v8/traces/"+p.TraceID, gatewaytest.Bearer(tk))
+	gatewaytest.WantStatus(t, tr, http.StatusOK)
 	var body struct {
 		Events []struct {
 			Type string `json:"type"`

@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/issuer"
 )
 
@@ -22,28 +23,28 @@ func TestRateLimit(t *testing.T) {
 	tokA, tokB := h.tokenA(t), h.tokenB(t)
 	path := "/v8/traces/" + newTraceID()
 	for range burst {
-		wantStatus(t, h.get(t, path, bearer(tokA)), http.StatusNotFound)
+		gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(tokA)), http.StatusNotFound)
 	}
-	r := h.get(t, path, bearer(tokA))
-	wantProblem(t, r, http.StatusTooManyRequests, contracts.CodeRateLimited)
+	r := h.Get(t, path, gatewaytest.Bearer(tokA))
+	gatewaytest.WantProblem(t, r, http.StatusTooManyRequests, contracts.CodeRateLimited)
 	retry, err := strconv.Atoi(r.Header.Get("Retry-After"))
 	if err != nil || retry < 1 {
 		t.Fatalf("Retry-After %q, want a positive integer of seconds", r.Header.Get("Retry-After"))
 	}
 	// A fresh token of the same principal shares the bucket.
-	wantProblem(t, h.submit(t, h.tokenA(t), newKey(), intentBody), http.StatusTooManyRequests, contracts.CodeRateLimited)
+	gatewaytest.WantProblem(t, h.submit(t, h.tokenA(t), newKey(), intentBody), http.StatusTooManyRequests, contracts.CodeRateLimited)
 
 	// Another tenant, and another principal of the same tenant, are not
 	// limited by alice's traffic.
-	wantStatus(t, h.get(t, path, bearer(tokB)), http.StatusNotFound)
-	wantStatus(t, h.get(t, path, bearer(h.token(t, tok{subject: "carol"}))), http.StatusNotFound)
+	gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(tokB)), http.StatusNotFound)
+	gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(h.token(t, tok{Subject: "carol"}))), http.StatusNotFound)
 	// Unauthenticated requests are refused by authentication, not counted
 	// against anyone.
-	wantProblem(t, h.get(t, path), http.StatusUnauthorized, contracts.CodeUnauthenticated)
+	gatewaytest.WantProblem(t, h.Get(t, path), http.StatusUnauthorized, contracts.CodeUnauthenticated)
 
 	// Once Retry-After has passed, alice may proceed.
 	h.clock.Advance(time.Duration(retry) * time.Second)
-	wantStatus(t, h.get(t, path, bearer(h.tokenA(t))), http.StatusNotFound)
+	gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(h.tokenA(t))), http.StatusNotFound)
 	if v := metricValue(h.metricsText(t), "praxa_rate_limited_total", nil); v < 2 {
 		t.Errorf("praxa_rate_limited_total %v, want >= 2", v)
 	}
@@ -64,44 +65,52 @@ func TestAudit(t *testing.T) {
 
 	steps := []struct {
 		name  string
-		send  func() *response
+		send  func() *gatewaytest.Response
 		event string
 		code  contracts.Code
 	}{
-		{"submit", func() *response { return h.submit(t, tk, k, intentBody, inTrace(trace)) }, "intent.submitted", ""},
-		{"replay", func() *response { return h.submit(t, tk, k, intentBody, inTrace(trace)) }, "request.replayed", ""},
-		{"missing key", func() *response { return h.submit(t, tk, "", intentBody, inTrace(trace)) },
+		{"submit", func() *gatewaytest.Response { return h.submit(t, tk, k, intentBody, gatewaytest.InTrace(trace)) }, "intent.submitted", ""},
+		{"replay", func() *gatewaytest.Response { return h.submit(t, tk, k, intentBody, gatewaytest.InTrace(trace)) }, "request.replayed", ""},
+		{"missing key", func() *gatewaytest.Response { return h.submit(t, tk, "", intentBody, gatewaytest.InTrace(trace)) },
 			"request.refused", contracts.CodeIdempotencyKeyMissing},
-		{"malformed key", func() *response { return h.submit(t, tk, "bad key!", intentBody, inTrace(trace)) },
+		{"malformed key", func() *gatewaytest.Response {
+			return h.submit(t, tk, "bad key!", intentBody, gatewaytest.InTrace(trace))
+		},
 			"request.refused", contracts.CodeIdempotencyKeyInvalid},
-		{"reused key", func() *response { return h.submit(t, tk, k, `{"intent":"another thing"}`, inTrace(trace)) },
+		{"reused key", func() *gatewaytest.Response {
+			return h.submit(t, tk, k, `{"intent":"another thing"}`, gatewaytest.InTrace(trace))
+		},
 			"request.refused", contracts.CodeIdempotencyKeyReused},
-		{"invalid body", func() *response { return h.submit(t, tk, newKey(), `{"intent":"x","zzz":1}`, inTrace(trace)) },
+		{"invalid body", func() *gatewaytest.Response {
+			return h.submit(t, tk, newKey(), `{"intent":"x","zzz":1}`, gatewaytest.InTrace(trace))
+		},
 			"request.refused", contracts.CodeInvalidParams},
-		{"missing scope", func() *response {
-			return h.submit(t, h.token(t, tok{scopes: []string{"traces:read"}}), newKey(), intentBody, inTrace(trace))
+		{"missing scope", func() *gatewaytest.Response {
+			return h.submit(t, h.token(t, tok{Scopes: []string{"traces:read"}}), newKey(), intentBody, gatewaytest.InTrace(trace))
 		}, "request.refused", contracts.CodeInsufficientScope},
-		{"missing scope on a read", func() *response {
-			return h.get(t, "/v8/traces/"+newTraceID(), bearer(h.token(t, tok{scopes: []string{"missions:write"}})), inTrace(trace))
+		{"missing scope on a read", func() *gatewaytest.Response {
+			return h.Get(t, "/v8/traces/"+newTraceID(), gatewaytest.Bearer(h.token(t, tok{Scopes: []string{"missions:write"}})), gatewaytest.InTrace(trace))
 		}, "request.refused", contracts.CodeInsufficientScope},
-		{"tool not allowed", func() *response {
-			return h.submit(t, h.token(t, tok{claims: map[string]any{"tools": []string{contracts.ToolGetTrace}}}), newKey(), intentBody, inTrace(trace))
+		{"tool not allowed", func() *gatewaytest.Response {
+			return h.submit(t, h.token(t, tok{Claims: map[string]any{"tools": []string{contracts.ToolGetTrace}}}), newKey(), intentBody, gatewaytest.InTrace(trace))
 		}, "request.refused", contracts.CodeToolNotAllowed},
-		{"not found", func() *response { return h.get(t, "/v8/traces/"+newTraceID(), bearer(tk), inTrace(trace)) },
+		{"not found", func() *gatewaytest.Response {
+			return h.Get(t, "/v8/traces/"+newTraceID(), gatewaytest.Bearer(tk), gatewaytest.InTrace(trace))
+		},
 			"request.refused", contracts.CodeNotFound},
 	}
 	requestIDs := make([]string, len(steps))
 	for i, s := range steps {
 		r := s.send()
-		if r.Header.Get("Traceparent") == "" || r.traceID(t) != trace {
+		if r.Header.Get("Traceparent") == "" || r.TraceID(t) != trace {
 			t.Fatalf("%s: answered under trace %q, want %s", s.name, r.Header.Get("Traceparent"), trace)
 		}
 		requestIDs[i] = r.Header.Get("X-Request-Id")
 	}
 
 	h.flush(t)
-	r := h.get(t, "/v8/traces/"+trace, bearer(tk))
-	wantStatus(t, r, http.StatusOK)
+	r := h.Get(t, "/v8/traces/"+trace, gatewaytest.Bearer(tk))
+	gatewaytest.WantStatus(t, r, http.StatusOK)
 	var got struct {
 		TraceID string `json:"traceId"`
 		Events  []struct {
@@ -120,7 +129,7 @@ func TestAudit(t *testing.T) {
 	if err := json.Unmarshal(r.Body, &got); err != nil {
 		t.Fatal(err)
 	}
-	if err := contracts.ValidateOutput(contracts.ToolGetTrace, r.json(t)); err != nil {
+	if err := contracts.ValidateOutput(contracts.ToolGetTrace, r.Object(t)); err != nil {
 		t.Errorf("trace does not match the output schema: %v", err)
 	}
 	var types []string
@@ -165,28 +174,30 @@ func TestAudit(t *testing.T) {
 
 	t.Run("unauthenticated refusals write nothing", func(t *testing.T) {
 		anon := newTraceID()
-		for _, opts := range [][]reqOpt{
+		for _, opts := range [][]gatewaytest.RequestOption{
 			nil,
-			{header("Authorization", "Basic YWxpY2U6c2VjcmV0")},
-			{bearer(h.token(t, tok{ttl: -time.Hour}))},
-			{bearer(h.token(t, tok{opts: []issuer.SignOption{issuer.WithAlgNone()}}))},
-			{bearer(h.token(t, tok{opts: []issuer.SignOption{issuer.WithForeignKey()}}))},
-			{bearer(h.token(t, tok{claims: map[string]any{"aud": "https://other.example"}}))},
+			{gatewaytest.Header("Authorization", "Basic YWxpY2U6c2VjcmV0")},
+			{gatewaytest.Bearer(h.token(t, tok{TTL: -time.Hour}))},
+			{gatewaytest.Bearer(h.token(t, tok{Sign: []issuer.SignOption{issuer.WithAlgNone()}}))},
+			{gatewaytest.Bearer(h.token(t, tok{Sign: []issuer.SignOption{issuer.WithForeignKey()}}))},
+			{gatewaytest.Bearer(h.token(t, tok{Claims: map[string]any{"aud": "https://other.example"}}))},
 			{queryParam("access_token", tk)},
-			{bearer("not.a.jwt")},
+			{gatewaytest.Bearer("not.a.jwt")},
 		} {
-			for _, send := range []func(opts ...reqOpt) *response{
-				func(opts ...reqOpt) *response {
-					return h.post(t, "/v8/intents", intentBody, append(opts, idemKey(newKey()))...)
+			for _, send := range []func(opts ...gatewaytest.RequestOption) *gatewaytest.Response{
+				func(opts ...gatewaytest.RequestOption) *gatewaytest.Response {
+					return h.Post(t, "/v8/intents", intentBody, append(opts, gatewaytest.IdempotencyKey(newKey()))...)
 				},
-				func(opts ...reqOpt) *response { return h.get(t, "/v8/traces/"+trace, opts...) },
+				func(opts ...gatewaytest.RequestOption) *gatewaytest.Response {
+					return h.Get(t, "/v8/traces/"+trace, opts...)
+				},
 			} {
-				r := send(append(opts, inTrace(anon))...)
+				r := send(append(opts, gatewaytest.InTrace(anon))...)
 				if r.Status != http.StatusUnauthorized && r.Status != http.StatusBadRequest {
 					t.Fatalf("status %d: %s", r.Status, r.Body)
 				}
-				if r.traceID(t) != anon {
-					t.Fatalf("answered under trace %s, want %s", r.traceID(t), anon)
+				if r.TraceID(t) != anon {
+					t.Fatalf("answered under trace %s, want %s", r.TraceID(t), anon)
 				}
 			}
 		}
@@ -204,7 +215,7 @@ func TestAudit(t *testing.T) {
 
 	t.Run("reads are audited in their own trace", func(t *testing.T) {
 		rt := newTraceID()
-		wantStatus(t, h.get(t, "/v8/traces/"+trace, bearer(tk), inTrace(rt)), http.StatusOK)
+		gatewaytest.WantStatus(t, h.Get(t, "/v8/traces/"+trace, gatewaytest.Bearer(tk), gatewaytest.InTrace(rt)), http.StatusOK)
 		evs := h.events(t, tenantA, rt)
 		if len(evs) != 1 || evs[0].Type != "trace.read" || evs[0].Attributes["traceId"] != trace {
 			t.Errorf("read audit: %+v", evs)
@@ -219,18 +230,18 @@ func TestMetrics(t *testing.T) {
 	tk := h.tokenA(t)
 	ids := []string{newTraceID(), newTraceID()}
 	for _, id := range ids {
-		wantStatus(t, h.get(t, "/v8/traces/"+id, bearer(tk)), http.StatusNotFound)
+		gatewaytest.WantStatus(t, h.Get(t, "/v8/traces/"+id, gatewaytest.Bearer(tk)), http.StatusNotFound)
 	}
-	wantStatus(t, h.get(t, "/v8/unknown-"+ids[0]), http.StatusNotFound)
-	wantStatus(t, h.get(t, "/v8/traces/"+ids[0]), http.StatusUnauthorized)
-	wantStatus(t, h.get(t, "/v8/traces/"+ids[0], bearer(h.token(t, tok{ttl: -time.Hour}))), http.StatusUnauthorized)
-	wantStatus(t, h.get(t, "/v8/traces/"+ids[0], bearer(h.token(t, tok{opts: []issuer.SignOption{issuer.WithAlgNone()}}))), http.StatusUnauthorized)
+	gatewaytest.WantStatus(t, h.Get(t, "/v8/unknown-"+ids[0]), http.StatusNotFound)
+	gatewaytest.WantStatus(t, h.Get(t, "/v8/traces/"+ids[0]), http.StatusUnauthorized)
+	gatewaytest.WantStatus(t, h.Get(t, "/v8/traces/"+ids[0], gatewaytest.Bearer(h.token(t, tok{TTL: -time.Hour}))), http.StatusUnauthorized)
+	gatewaytest.WantStatus(t, h.Get(t, "/v8/traces/"+ids[0], gatewaytest.Bearer(h.token(t, tok{Sign: []issuer.SignOption{issuer.WithAlgNone()}}))), http.StatusUnauthorized)
 	k := newKey()
-	wantStatus(t, h.submit(t, tk, k, intentBody), http.StatusOK)
-	wantStatus(t, h.submit(t, tk, k, intentBody), http.StatusOK)
-	wantStatus(t, h.submit(t, tk, k, `{"intent":"other"}`), http.StatusUnprocessableEntity)
+	gatewaytest.WantStatus(t, h.submit(t, tk, k, intentBody), http.StatusOK)
+	gatewaytest.WantStatus(t, h.submit(t, tk, k, intentBody), http.StatusOK)
+	gatewaytest.WantStatus(t, h.submit(t, tk, k, `{"intent":"other"}`), http.StatusUnprocessableEntity)
 	h.clock.Advance(time.Duration(h.cfg.Server.Idempotency.Retention) + time.Minute)
-	wantStatus(t, h.submit(t, h.tokenA(t), k, intentBody), http.StatusConflict)
+	gatewaytest.WantStatus(t, h.submit(t, h.tokenA(t), k, intentBody), http.StatusConflict)
 
 	text := h.metricsText(t)
 	for _, tc := range []struct {
@@ -272,8 +283,8 @@ func TestMetrics(t *testing.T) {
 func TestHealth(t *testing.T) {
 	h := newHarness(t)
 	for _, path := range []string{"/healthz", "/readyz"} {
-		r := h.get(t, path)
-		wantStatus(t, r, http.StatusOK)
+		r := h.Get(t, path)
+		gatewaytest.WantStatus(t, r, http.StatusOK)
 		if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 			t.Errorf("%s Content-Type %q", path, r.Header.Get("Content-Type"))
 		}
@@ -281,6 +292,6 @@ func TestHealth(t *testing.T) {
 	if err := h.store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	wantProblem(t, h.get(t, "/readyz"), http.StatusServiceUnavailable, contracts.CodeUnavailable)
-	wantStatus(t, h.get(t, "/healthz"), http.StatusOK)
+	gatewaytest.WantProblem(t, h.Get(t, "/readyz"), http.StatusServiceUnavailable, contracts.CodeUnavailable)
+	gatewaytest.WantStatus(t, h.Get(t, "/healthz"), http.StatusOK)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // implementedOp is one operation the gateway serves today, with a request
@@ -31,19 +32,19 @@ func implementedOps(trace string) []implementedOp {
 	}
 }
 
-func (h *harness) send(t *testing.T, op implementedOp, token string, extra ...reqOpt) *response {
+func (h *harness) send(t *testing.T, op implementedOp, token string, extra ...gatewaytest.RequestOption) *gatewaytest.Response {
 	t.Helper()
-	opts := []reqOpt{bearer(token)}
+	opts := []gatewaytest.RequestOption{gatewaytest.Bearer(token)}
 	if op.keyed {
-		opts = append(opts, idemKey(newKey()))
+		opts = append(opts, gatewaytest.IdempotencyKey(newKey()))
 	}
-	return h.do(t, op.method, op.path, op.body, append(opts, extra...)...)
+	return h.Do(t, op.method, op.path, op.body, append(opts, extra...)...)
 }
 
 // wantInsufficientScope checks a 403 and its RFC 6750 challenge.
-func wantInsufficientScope(t *testing.T, h *harness, r *response, scope contracts.Scope) {
+func wantInsufficientScope(t *testing.T, h *harness, r *gatewaytest.Response, scope contracts.Scope) {
 	t.Helper()
-	wantProblem(t, r, http.StatusForbidden, contracts.CodeInsufficientScope)
+	gatewaytest.WantProblem(t, r, http.StatusForbidden, contracts.CodeInsufficientScope)
 	ch := challengeParams(t, r)
 	if ch["error"] != "insufficient_scope" || ch["scope"] != string(scope) || ch["resource_metadata"] != h.metadataURL() {
 		t.Errorf("challenge %v, want error=insufficient_scope scope=%s resource_metadata=%s", ch, scope, h.metadataURL())
@@ -57,54 +58,54 @@ func wantInsufficientScope(t *testing.T, h *harness, r *response, scope contract
 func TestScopes(t *testing.T) {
 	h := newHarness(t)
 	sub := h.submit(t, h.tokenA(t), newKey(), intentBody)
-	wantStatus(t, sub, http.StatusOK)
-	trace := sub.traceID(t)
+	gatewaytest.WantStatus(t, sub, http.StatusOK)
+	trace := sub.TraceID(t)
 
 	for _, op := range implementedOps(trace) {
 		t.Run(op.name, func(t *testing.T) {
 			t.Run("lacking exactly its scope", func(t *testing.T) {
-				r := h.send(t, op, h.token(t, tok{scopes: scopesWithout(string(op.scope))}))
+				r := h.send(t, op, h.token(t, tok{Scopes: scopesWithout(string(op.scope))}))
 				wantInsufficientScope(t, h, r, op.scope)
 			})
 			t.Run("its scope alone", func(t *testing.T) {
-				r := h.send(t, op, h.token(t, tok{scopes: []string{string(op.scope)}}))
-				wantStatus(t, r, op.status)
+				r := h.send(t, op, h.token(t, tok{Scopes: []string{string(op.scope)}}))
+				gatewaytest.WantStatus(t, r, op.status)
 			})
 			t.Run("no scope at all", func(t *testing.T) {
-				r := h.send(t, op, h.token(t, tok{scopes: []string{}}))
+				r := h.send(t, op, h.token(t, tok{Scopes: []string{}}))
 				wantInsufficientScope(t, h, r, op.scope)
 			})
 			t.Run("scope differing in case", func(t *testing.T) {
-				r := h.send(t, op, h.token(t, tok{scopes: []string{upperFirst(string(op.scope))}}))
+				r := h.send(t, op, h.token(t, tok{Scopes: []string{upperFirst(string(op.scope))}}))
 				wantInsufficientScope(t, h, r, op.scope)
 			})
 		})
 	}
 
 	t.Run("read never unlocks write", func(t *testing.T) {
-		r := h.submit(t, h.token(t, tok{scopes: []string{string(contracts.ScopeTracesRead), string(contracts.ScopeMissionsRead)}}), newKey(), intentBody)
+		r := h.submit(t, h.token(t, tok{Scopes: []string{string(contracts.ScopeTracesRead), string(contracts.ScopeMissionsRead)}}), newKey(), intentBody)
 		wantInsufficientScope(t, h, r, contracts.ScopeMissionsWrite)
 	})
 	t.Run("write does not imply read", func(t *testing.T) {
-		r := h.get(t, "/v8/traces/"+trace, bearer(h.token(t, tok{scopes: []string{string(contracts.ScopeMissionsWrite)}})))
+		r := h.Get(t, "/v8/traces/"+trace, gatewaytest.Bearer(h.token(t, tok{Scopes: []string{string(contracts.ScopeMissionsWrite)}})))
 		wantInsufficientScope(t, h, r, contracts.ScopeTracesRead)
 	})
 	t.Run("scp array accepted", func(t *testing.T) {
-		r := h.get(t, "/v8/traces/"+trace, bearer(h.token(t, tok{claims: map[string]any{"scope": nil, "scp": []string{"traces:read"}}})))
-		wantStatus(t, r, http.StatusOK)
+		r := h.Get(t, "/v8/traces/"+trace, gatewaytest.Bearer(h.token(t, tok{Claims: map[string]any{"scope": nil, "scp": []string{"traces:read"}}})))
+		gatewaytest.WantStatus(t, r, http.StatusOK)
 	})
 	t.Run("unknown extra scopes ignored", func(t *testing.T) {
-		r := h.get(t, "/v8/traces/"+trace, bearer(h.token(t, tok{claims: map[string]any{"scope": "openid profile traces:read offline_access"}})))
-		wantStatus(t, r, http.StatusOK)
+		r := h.Get(t, "/v8/traces/"+trace, gatewaytest.Bearer(h.token(t, tok{Claims: map[string]any{"scope": "openid profile traces:read offline_access"}})))
+		gatewaytest.WantStatus(t, r, http.StatusOK)
 	})
 	t.Run("scope is not matched by prefix", func(t *testing.T) {
-		r := h.get(t, "/v8/traces/"+trace, bearer(h.token(t, tok{claims: map[string]any{"scope": "traces:read:all traces"}})))
+		r := h.Get(t, "/v8/traces/"+trace, gatewaytest.Bearer(h.token(t, tok{Claims: map[string]any{"scope": "traces:read:all traces"}})))
 		wantInsufficientScope(t, h, r, contracts.ScopeTracesRead)
 	})
 	t.Run("tool allowlist narrows", func(t *testing.T) {
-		tk := h.token(t, tok{claims: map[string]any{"tools": []string{contracts.ToolGetTrace}}})
-		wantStatus(t, h.get(t, "/v8/traces/"+trace, bearer(tk)), http.StatusOK)
-		wantProblem(t, h.submit(t, tk, newKey(), intentBody), http.StatusForbidden, contracts.CodeToolNotAllowed)
+		tk := h.token(t, tok{Claims: map[string]any{"tools": []string{contracts.ToolGetTrace}}})
+		gatewaytest.WantStatus(t, h.Get(t, "/v8/traces/"+trace, gatewaytest.Bearer(tk)), http.StatusOK)
+		gatewaytest.WantProblem(t, h.submit(t, tk, newKey(), intentBody), http.StatusForbidden, contracts.CodeToolNotAllowed)
 	})
 }
 
@@ -124,22 +125,22 @@ func upperFirst(s string) string {
 // transport guards and authentication.
 func TestScopeBeforeEverythingElse(t *testing.T) {
 	h := newHarness(t)
-	under := h.token(t, tok{scopes: scopesWithout(string(contracts.ScopeMissionsWrite))})
+	under := h.token(t, tok{Scopes: scopesWithout(string(contracts.ScopeMissionsWrite))})
 	key := newKey()
 	first := h.submit(t, h.tokenA(t), key, intentBody)
-	wantStatus(t, first, http.StatusOK)
+	gatewaytest.WantStatus(t, first, http.StatusOK)
 
 	for _, tc := range []struct {
 		name string
 		key  string
 		body string
-		opts []reqOpt
+		opts []gatewaytest.RequestOption
 	}{
 		{"malformed body", newKey(), `{"intent":`, nil},
 		{"schema violation", newKey(), `{"zzz":1}`, nil},
 		{"missing key", "", intentBody, nil},
 		{"malformed key", "short", intentBody, nil},
-		{"two key lines", newKey(), intentBody, []reqOpt{idemKey(newKey())}},
+		{"two key lines", newKey(), intentBody, []gatewaytest.RequestOption{gatewaytest.IdempotencyKey(newKey())}},
 		{"completed key, same body", key, intentBody, nil},
 		{"completed key, other body", key, `{"intent":"something else"}`, nil},
 		{"too deep", newKey(), deepBody(40), nil},
@@ -150,15 +151,15 @@ func TestScopeBeforeEverythingElse(t *testing.T) {
 		})
 	}
 	// Under-scoped on a read, with junk in the query.
-	r := h.get(t, "/v8/traces/"+first.traceID(t)+"?zzz=1", bearer(h.token(t, tok{scopes: []string{string(contracts.ScopeMissionsWrite)}})))
+	r := h.Get(t, "/v8/traces/"+first.TraceID(t)+"?zzz=1", gatewaytest.Bearer(h.token(t, tok{Scopes: []string{string(contracts.ScopeMissionsWrite)}})))
 	wantInsufficientScope(t, h, r, contracts.ScopeTracesRead)
 
 	// Transport guards come first: a wrong media type is 415 even without
 	// a token or scope.
-	wantProblem(t, h.submit(t, under, newKey(), intentBody, contentType("text/plain")), http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
-	wantProblem(t, h.post(t, "/v8/intents", intentBody, contentType("text/plain")), http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
+	gatewaytest.WantProblem(t, h.submit(t, under, newKey(), intentBody, gatewaytest.ContentType("text/plain")), http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
+	gatewaytest.WantProblem(t, h.Post(t, "/v8/intents", intentBody, gatewaytest.ContentType("text/plain")), http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
 	// Authentication precedes scope.
-	wantProblem(t, h.submit(t, h.token(t, tok{scopes: []string{}, ttl: -time.Hour}), newKey(), intentBody), http.StatusUnauthorized, contracts.CodeInvalidToken)
+	gatewaytest.WantProblem(t, h.submit(t, h.token(t, tok{Scopes: []string{}, TTL: -time.Hour}), newKey(), intentBody), http.StatusUnauthorized, contracts.CodeInvalidToken)
 }
 
 // deepBody is an intent body nesting depth containers in all: the object
@@ -208,34 +209,34 @@ func TestOtherContractRoutes(t *testing.T) {
 	}
 	for _, op := range otherOps {
 		t.Run(op.tool, func(t *testing.T) {
-			opts := func(token string) []reqOpt {
-				var o []reqOpt
+			opts := func(token string) []gatewaytest.RequestOption {
+				var o []gatewaytest.RequestOption
 				if token != "" {
-					o = append(o, bearer(token))
+					o = append(o, gatewaytest.Bearer(token))
 				}
 				if op.keyed {
-					o = append(o, idemKey(newKey()))
+					o = append(o, gatewaytest.IdempotencyKey(newKey()))
 				}
 				return o
 			}
-			r := h.do(t, op.method, op.path, op.body, opts("")...)
-			wantProblem(t, r, http.StatusUnauthorized, contracts.CodeUnauthenticated)
+			r := h.Do(t, op.method, op.path, op.body, opts("")...)
+			gatewaytest.WantProblem(t, r, http.StatusUnauthorized, contracts.CodeUnauthenticated)
 			if ch := challengeParams(t, r); ch["scope"] != string(op.scope) || ch["error"] != "" {
 				t.Errorf("challenge %v, want scope=%s and no error", ch, op.scope)
 			}
-			r = h.do(t, op.method, op.path, op.body, opts(h.token(t, tok{ttl: -time.Hour}))...)
-			wantProblem(t, r, http.StatusUnauthorized, contracts.CodeInvalidToken)
+			r = h.Do(t, op.method, op.path, op.body, opts(h.token(t, tok{TTL: -time.Hour}))...)
+			gatewaytest.WantProblem(t, r, http.StatusUnauthorized, contracts.CodeInvalidToken)
 
-			r = h.do(t, op.method, op.path, op.body, opts(h.token(t, tok{scopes: scopesWithout(string(op.scope))}))...)
+			r = h.Do(t, op.method, op.path, op.body, opts(h.token(t, tok{Scopes: scopesWithout(string(op.scope))}))...)
 			wantInsufficientScope(t, h, r, op.scope)
 
 			// The context reads also need the compartment and purpose
 			// they name among the token's claims.
-			authorized := h.token(t, tok{claims: map[string]any{"compartments": []string{"c1"}, "purposes": []string{"p1"}}})
-			r = h.do(t, op.method, op.path, op.body, opts(authorized)...)
+			authorized := h.token(t, tok{Claims: map[string]any{"compartments": []string{"c1"}, "purposes": []string{"p1"}}})
+			r = h.Do(t, op.method, op.path, op.body, opts(authorized)...)
 			switch {
 			case r.Status == http.StatusNotImplemented:
-				wantProblem(t, r, http.StatusNotImplemented, contracts.CodeNotImplemented)
+				gatewaytest.WantProblem(t, r, http.StatusNotImplemented, contracts.CodeNotImplemented)
 			case r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden || r.Status >= 500:
 				t.Fatalf("authorized caller: %s", r)
 			}
@@ -259,30 +260,30 @@ func TestOrderOfChecksOnPathObjects(t *testing.T) {
 		{http.MethodPost, "/v8/missions/" + run + "/cancel", `{}`, contracts.ScopeMissionsWrite},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
-			under := h.token(t, tok{scopes: scopesWithout(string(tc.scope))})
-			wantInsufficientScope(t, h, h.do(t, tc.method, tc.path, `{"zzz":`, bearer(under)), tc.scope)
+			under := h.token(t, tok{Scopes: scopesWithout(string(tc.scope))})
+			wantInsufficientScope(t, h, h.Do(t, tc.method, tc.path, `{"zzz":`, gatewaytest.Bearer(under)), tc.scope)
 			for _, c := range []struct {
 				name string
 				body string
-				opts []reqOpt
+				opts []gatewaytest.RequestOption
 			}{
-				{"valid request", tc.body, []reqOpt{idemKey(newKey())}},
+				{"valid request", tc.body, []gatewaytest.RequestOption{gatewaytest.IdempotencyKey(newKey())}},
 				{"missing key", tc.body, nil},
-				{"malformed key", tc.body, []reqOpt{idemKey("short")}},
-				{"two key lines", tc.body, []reqOpt{idemKey(newKey()), idemKey(newKey())}},
-				{"malformed body", `{"zzz":`, []reqOpt{idemKey(newKey())}},
-				{"unknown field", `{"zzz":1}`, []reqOpt{idemKey(newKey())}},
+				{"malformed key", tc.body, []gatewaytest.RequestOption{gatewaytest.IdempotencyKey("short")}},
+				{"two key lines", tc.body, []gatewaytest.RequestOption{gatewaytest.IdempotencyKey(newKey()), gatewaytest.IdempotencyKey(newKey())}},
+				{"malformed body", `{"zzz":`, []gatewaytest.RequestOption{gatewaytest.IdempotencyKey(newKey())}},
+				{"unknown field", `{"zzz":1}`, []gatewaytest.RequestOption{gatewaytest.IdempotencyKey(newKey())}},
 			} {
 				body := c.body
 				if tc.method == http.MethodGet {
 					body = ""
 				}
-				r := h.do(t, tc.method, tc.path, body, append([]reqOpt{bearer(full)}, c.opts...)...)
+				r := h.Do(t, tc.method, tc.path, body, append([]gatewaytest.RequestOption{gatewaytest.Bearer(full)}, c.opts...)...)
 				if r.Status != http.StatusNotFound {
 					t.Errorf("%s: status %d, want 404 before the key and the body are checked: %s", c.name, r.Status, r.Body)
 					continue
 				}
-				wantProblem(t, r, http.StatusNotFound, contracts.CodeNotFound)
+				gatewaytest.WantProblem(t, r, http.StatusNotFound, contracts.CodeNotFound)
 			}
 		})
 	}

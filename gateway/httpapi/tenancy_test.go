@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestTenantIsolation covers checklist items 27-33 that apply today.
@@ -15,17 +16,17 @@ func TestTenantIsolation(t *testing.T) {
 	h := newHarness(t)
 	tokA, tokB := h.tokenA(t), h.tokenB(t)
 	traceA := newTraceID()
-	sub := h.submit(t, tokA, newKey(), intentBody, inTrace(traceA))
-	wantStatus(t, sub, http.StatusOK)
-	intentA := sub.json(t)["intentId"].(string)
+	sub := h.submit(t, tokA, newKey(), intentBody, gatewaytest.InTrace(traceA))
+	gatewaytest.WantStatus(t, sub, http.StatusOK)
+	intentA := sub.Object(t)["intentId"].(string)
 	h.flush(t)
-	wantStatus(t, h.get(t, "/v8/traces/"+traceA, bearer(tokA)), http.StatusOK)
+	gatewaytest.WantStatus(t, h.Get(t, "/v8/traces/"+traceA, gatewaytest.Bearer(tokA)), http.StatusOK)
 
 	t.Run("another tenant's trace is not found, like a missing one", func(t *testing.T) {
-		foreign := h.get(t, "/v8/traces/"+traceA, bearer(tokB))
-		missing := h.get(t, "/v8/traces/"+newTraceID(), bearer(tokB))
-		pf := wantProblem(t, foreign, http.StatusNotFound, contracts.CodeNotFound)
-		pm := wantProblem(t, missing, http.StatusNotFound, contracts.CodeNotFound)
+		foreign := h.Get(t, "/v8/traces/"+traceA, gatewaytest.Bearer(tokB))
+		missing := h.Get(t, "/v8/traces/"+newTraceID(), gatewaytest.Bearer(tokB))
+		pf := gatewaytest.WantProblem(t, foreign, http.StatusNotFound, contracts.CodeNotFound)
+		pm := gatewaytest.WantProblem(t, missing, http.StatusNotFound, contracts.CodeNotFound)
 		if pf.Type != pm.Type || pf.Title != pm.Title || pf.Status != pm.Status || pf.Code != pm.Code {
 			t.Errorf("foreign %+v differs from missing %+v", pf, pm)
 		}
@@ -53,9 +54,9 @@ func TestTenantIsolation(t *testing.T) {
 	})
 
 	t.Run("a request header cannot select another tenant", func(t *testing.T) {
-		r := h.submit(t, tokA, newKey(), intentBody, header("X-Tenant-Id", tenantB), header("Tenant", tenantB))
-		wantStatus(t, r, http.StatusOK)
-		id := r.json(t)["intentId"].(string)
+		r := h.submit(t, tokA, newKey(), intentBody, gatewaytest.Header("X-Tenant-Id", tenantB), gatewaytest.Header("Tenant", tenantB))
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		id := r.Object(t)["intentId"].(string)
 		if !h.intentExists(t, tenantA, id) || h.intentExists(t, tenantB, id) {
 			t.Errorf("intent %s recorded outside the token's tenant", id)
 		}
@@ -64,7 +65,7 @@ func TestTenantIsolation(t *testing.T) {
 	t.Run("tenant and owner fields in the body are unknown fields", func(t *testing.T) {
 		for _, field := range []string{"tenantId", "tenant_id", "TenantID", "ownerId", "subject", "intentId", "traceId"} {
 			r := h.submit(t, tokA, newKey(), `{"intent":"x","`+field+`":"`+tenantB+`"}`)
-			p := wantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidParams)
+			p := gatewaytest.WantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidParams)
 			if len(p.Errors) == 0 || p.Errors[0].Pointer != "/"+field {
 				t.Errorf("%s: errors %+v, want pointer /%s", field, p.Errors, field)
 			}
@@ -75,10 +76,10 @@ func TestTenantIsolation(t *testing.T) {
 		key := newKey()
 		ra := h.submit(t, tokA, key, intentBody)
 		rb := h.submit(t, tokB, key, intentBody)
-		wantStatus(t, ra, http.StatusOK)
-		wantStatus(t, rb, http.StatusOK)
+		gatewaytest.WantStatus(t, ra, http.StatusOK)
+		gatewaytest.WantStatus(t, rb, http.StatusOK)
 		notReplayed(t, ra, rb)
-		ia, ib := ra.json(t)["intentId"].(string), rb.json(t)["intentId"].(string)
+		ia, ib := ra.Object(t)["intentId"].(string), rb.Object(t)["intentId"].(string)
 		if ia == ib {
 			t.Fatalf("both tenants got intent %s", ia)
 		}
@@ -93,23 +94,23 @@ func TestTenantIsolation(t *testing.T) {
 	t.Run("same tenant, another subject or client, is independent", func(t *testing.T) {
 		key := newKey()
 		alice := h.submit(t, tokA, key, intentBody)
-		carol := h.submit(t, h.token(t, tok{subject: "carol"}), key, intentBody)
-		otherClient := h.submit(t, h.token(t, tok{claims: map[string]any{"client_id": "another-agent"}}), key, intentBody)
-		for _, r := range []*response{alice, carol, otherClient} {
-			wantStatus(t, r, http.StatusOK)
+		carol := h.submit(t, h.token(t, tok{Subject: "carol"}), key, intentBody)
+		otherClient := h.submit(t, h.token(t, tok{Claims: map[string]any{"client_id": "another-agent"}}), key, intentBody)
+		for _, r := range []*gatewaytest.Response{alice, carol, otherClient} {
+			gatewaytest.WantStatus(t, r, http.StatusOK)
 		}
 		notReplayed(t, alice, carol, otherClient)
 		ids := map[string]bool{}
-		for _, r := range []*response{alice, carol, otherClient} {
-			ids[r.json(t)["intentId"].(string)] = true
+		for _, r := range []*gatewaytest.Response{alice, carol, otherClient} {
+			ids[r.Object(t)["intentId"].(string)] = true
 		}
 		if len(ids) != 3 {
 			t.Fatalf("3 principals with one key made %d intents, want 3", len(ids))
 		}
 		// Carol reusing her key for another body is refused; alice's
 		// record under the same key is untouched.
-		r := h.submit(t, h.token(t, tok{subject: "carol"}), key, `{"intent":"carol's own"}`)
-		wantProblem(t, r, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
+		r := h.submit(t, h.token(t, tok{Subject: "carol"}), key, `{"intent":"carol's own"}`)
+		gatewaytest.WantProblem(t, r, http.StatusUnprocessableEntity, contracts.CodeIdempotencyKeyReused)
 		wantReplayOf(t, h.submit(t, h.tokenA(t), key, intentBody), alice)
 	})
 }
@@ -129,7 +130,7 @@ func members(t *testing.T, body []byte) string {
 	return strings.Join(names, ",")
 }
 
-func notReplayed(t *testing.T, rs ...*response) {
+func notReplayed(t *testing.T, rs ...*gatewaytest.Response) {
 	t.Helper()
 	for _, r := range rs {
 		if v := r.Header.Get("Idempotent-Replayed"); v != "" {
@@ -139,7 +140,7 @@ func notReplayed(t *testing.T, rs ...*response) {
 }
 
 // wantReplayOf checks that r replays orig exactly.
-func wantReplayOf(t *testing.T, r, orig *response) {
+func wantReplayOf(t *testing.T, r, orig *gatewaytest.Response) {
 	t.Helper()
 	if r.Status != orig.Status {
 		t.Fatalf("replay status %d, original %d: %s", r.Status, orig.Status, r.Body)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestRequestValidation covers checklist items 57-62 on POST /v8/intents:
@@ -55,7 +56,7 @@ func TestRequestValidation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.submit(t, tk, newKey(), tc.body)
-			p := wantProblem(t, r, http.StatusBadRequest, tc.code)
+			p := gatewaytest.WantProblem(t, r, http.StatusBadRequest, tc.code)
 			if tc.pointers != nil {
 				var got []string
 				for _, e := range p.Errors {
@@ -79,7 +80,7 @@ func TestRequestValidation(t *testing.T) {
 			if r.Status == http.StatusOK {
 				return
 			}
-			wantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidParams) // schema, not syntax or limits
+			gatewaytest.WantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidParams) // schema, not syntax or limits
 		})
 	}
 }
@@ -107,17 +108,17 @@ func TestMediaType(t *testing.T) {
 		{"application/", false},
 	} {
 		t.Run("Content-Type "+tc.ct, func(t *testing.T) {
-			r := h.submit(t, tk, newKey(), intentBody, contentType(tc.ct))
+			r := h.submit(t, tk, newKey(), intentBody, gatewaytest.ContentType(tc.ct))
 			if tc.ok {
-				wantStatus(t, r, http.StatusOK)
+				gatewaytest.WantStatus(t, r, http.StatusOK)
 				return
 			}
-			wantProblem(t, r, http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
+			gatewaytest.WantProblem(t, r, http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
 		})
 	}
 	t.Run("form body with access_token is 415, never read as credentials", func(t *testing.T) {
-		r := h.post(t, "/v8/intents", "access_token="+tk+"&intent=x", idemKey(newKey()), contentType("application/x-www-form-urlencoded"))
-		wantProblem(t, r, http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
+		r := h.Post(t, "/v8/intents", "access_token="+tk+"&intent=x", gatewaytest.IdempotencyKey(newKey()), gatewaytest.ContentType("application/x-www-form-urlencoded"))
+		gatewaytest.WantProblem(t, r, http.StatusUnsupportedMediaType, contracts.CodeUnsupportedMediaType)
 	})
 }
 
@@ -129,7 +130,7 @@ func TestRoutes(t *testing.T) {
 
 	for _, path := range []string{"/v8/nope", "/nope", "/v8/intents/extra", "/v8/traces", "/v8/traces/", "/v9/intents", "/V8/intents"} {
 		t.Run("unknown route "+path, func(t *testing.T) {
-			wantProblem(t, h.get(t, path, bearer(tk)), http.StatusNotFound, contracts.CodeNotFound)
+			gatewaytest.WantProblem(t, h.Get(t, path, gatewaytest.Bearer(tk)), http.StatusNotFound, contracts.CodeNotFound)
 		})
 	}
 
@@ -146,8 +147,8 @@ func TestRoutes(t *testing.T) {
 		{http.MethodPost, "/healthz", []string{"GET"}},
 	} {
 		t.Run("wrong method "+tc.method+" "+tc.path, func(t *testing.T) {
-			r := h.do(t, tc.method, tc.path, "", bearer(tk))
-			wantProblem(t, r, http.StatusMethodNotAllowed, contracts.CodeMethodNotAllowed)
+			r := h.Do(t, tc.method, tc.path, "", gatewaytest.Bearer(tk))
+			gatewaytest.WantProblem(t, r, http.StatusMethodNotAllowed, contracts.CodeMethodNotAllowed)
 			var allow []string
 			for _, v := range r.Header.Values("Allow") {
 				for _, m := range strings.Split(v, ",") {
@@ -183,7 +184,7 @@ func TestRoutes(t *testing.T) {
 			name = name[:60] + "…"
 		}
 		t.Run("path "+name, func(t *testing.T) {
-			r := h.get(t, "/", bearer(tk), rawPath(raw))
+			r := h.Get(t, "/", gatewaytest.Bearer(tk), rawPath(raw))
 			switch r.Status {
 			case http.StatusBadRequest, http.StatusNotFound:
 			case http.StatusNotImplemented: // a route whose operation does not exist yet, reached with a valid argument
@@ -194,7 +195,7 @@ func TestRoutes(t *testing.T) {
 				t.Fatalf("status %d, want 400 or 404: %s", r.Status, r.Body)
 			}
 			if strings.HasPrefix(r.Header.Get("Content-Type"), "application/problem+json") {
-				wantProblem(t, r, r.Status, contracts.Code(problemCode(t, r)))
+				gatewaytest.WantProblem(t, r, r.Status, contracts.Code(problemCode(t, r)))
 			}
 			if r.Header.Get("Set-Cookie") != "" {
 				t.Fatal("header injection through the path")
@@ -204,33 +205,33 @@ func TestRoutes(t *testing.T) {
 
 	t.Run("percent-encoded path argument is decoded", func(t *testing.T) {
 		sub := h.submit(t, tk, newKey(), intentBody)
-		trace := sub.traceID(t)
+		trace := sub.TraceID(t)
 		enc := "%" + strings.ToUpper(hexByte(trace[0])) + trace[1:] // the same id, first byte escaped
-		r := h.get(t, "/v8/traces/"+enc, bearer(tk))
-		wantStatus(t, r, http.StatusOK)
-		if got := r.json(t)["traceId"]; got != trace {
+		r := h.Get(t, "/v8/traces/"+enc, gatewaytest.Bearer(tk))
+		gatewaytest.WantStatus(t, r, http.StatusOK)
+		if got := r.Object(t)["traceId"]; got != trace {
 			t.Fatalf("traceId %v, want %s", got, trace)
 		}
 	})
 
 	t.Run("unknown query parameter", func(t *testing.T) {
 		sub := h.submit(t, tk, newKey(), intentBody)
-		trace := sub.traceID(t)
+		trace := sub.TraceID(t)
 		for _, q := range []string{"zzz=1", "traceId=" + trace, "zzz", "a=%zz", "limit=1&limit=2"} {
-			wantProblem(t, h.get(t, "/v8/traces/"+trace+"?"+q, bearer(tk)), http.StatusBadRequest, contracts.CodeInvalidParams)
+			gatewaytest.WantProblem(t, h.Get(t, "/v8/traces/"+trace+"?"+q, gatewaytest.Bearer(tk)), http.StatusBadRequest, contracts.CodeInvalidParams)
 		}
-		r := h.get(t, "/v8/traces/"+trace+"?zzz=1", bearer(tk))
-		p := wantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidParams)
+		r := h.Get(t, "/v8/traces/"+trace+"?zzz=1", gatewaytest.Bearer(tk))
+		p := gatewaytest.WantProblem(t, r, http.StatusBadRequest, contracts.CodeInvalidParams)
 		if len(p.Errors) != 1 || p.Errors[0].Pointer != "/zzz" {
 			t.Errorf("errors %+v, want one at /zzz", p.Errors)
 		}
-		wantStatus(t, h.get(t, "/v8/traces/"+trace+"?", bearer(tk)), http.StatusOK)
+		gatewaytest.WantStatus(t, h.Get(t, "/v8/traces/"+trace+"?", gatewaytest.Bearer(tk)), http.StatusOK)
 	})
 }
 
 // rawPath sends path verbatim in the request line, unparsed and
 // unnormalized by the client.
-func rawPath(path string) reqOpt {
+func rawPath(path string) gatewaytest.RequestOption {
 	return func(r *http.Request) { r.URL.Opaque = path }
 }
 
@@ -239,9 +240,9 @@ func hexByte(b byte) string {
 	return string([]byte{digits[b>>4], digits[b&15]})
 }
 
-func problemCode(t *testing.T, r *response) string {
+func problemCode(t *testing.T, r *gatewaytest.Response) string {
 	t.Helper()
-	c, _ := r.json(t)["code"].(string)
+	c, _ := r.Object(t)["code"].(string)
 	return c
 }
 
@@ -261,39 +262,39 @@ func TestBodyLimit(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		size   int
-		opts   []reqOpt
+		opts   []gatewaytest.RequestOption
 		status int
 	}{
 		{"at the limit", limit, nil, http.StatusOK},
-		{"at the limit, chunked", limit, []reqOpt{chunked()}, http.StatusOK},
+		{"at the limit, chunked", limit, []gatewaytest.RequestOption{gatewaytest.Chunked()}, http.StatusOK},
 		{"one byte over", limit + 1, nil, http.StatusRequestEntityTooLarge},
-		{"one byte over, chunked", limit + 1, []reqOpt{chunked()}, http.StatusRequestEntityTooLarge},
+		{"one byte over, chunked", limit + 1, []gatewaytest.RequestOption{gatewaytest.Chunked()}, http.StatusRequestEntityTooLarge},
 		{"far over", 4 << 20, nil, http.StatusRequestEntityTooLarge},
-		{"far over, chunked", 4 << 20, []reqOpt{chunked()}, http.StatusRequestEntityTooLarge},
+		{"far over, chunked", 4 << 20, []gatewaytest.RequestOption{gatewaytest.Chunked()}, http.StatusRequestEntityTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.submit(t, tk, newKey(), body(tc.size), tc.opts...)
 			if tc.status == http.StatusOK {
-				wantStatus(t, r, http.StatusOK)
+				gatewaytest.WantStatus(t, r, http.StatusOK)
 				return
 			}
-			wantProblem(t, r, tc.status, contracts.CodeContentTooLarge)
+			gatewaytest.WantProblem(t, r, tc.status, contracts.CodeContentTooLarge)
 		})
 	}
 	t.Run("operator endpoint too", func(t *testing.T) {
-		r := h.post(t, "/v8/tokens/revocations", `{"jti":"`+strings.Repeat("j", limit)+`"}`, bearer(tk), chunked())
-		wantProblem(t, r, http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge)
+		r := h.Post(t, "/v8/tokens/revocations", `{"jti":"`+strings.Repeat("j", limit)+`"}`, gatewaytest.Bearer(tk), gatewaytest.Chunked())
+		gatewaytest.WantProblem(t, r, http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge)
 	})
 	// Every POST operator endpoint checks a declared size first, as a tool
 	// does: an oversized body is refused before authentication is read.
 	for _, path := range []string{"/v8/tokens/revocations", "/v8/config/reload", "/v8/approvals/apr_x/approve", contracts.CoverageRunsPath} {
 		t.Run("operator endpoint, declared size before authentication: "+path, func(t *testing.T) {
-			r := h.post(t, path, `{"note":"`+strings.Repeat("n", limit)+`"}`)
-			wantProblem(t, r, http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge)
+			r := h.Post(t, path, `{"note":"`+strings.Repeat("n", limit)+`"}`)
+			gatewaytest.WantProblem(t, r, http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge)
 		})
 	}
 	t.Run("safe POST too", func(t *testing.T) {
-		r := h.post(t, "/v8/capabilities/search", `{"query":"`+strings.Repeat("q", limit)+`"}`, bearer(tk))
-		wantProblem(t, r, http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge)
+		r := h.Post(t, "/v8/capabilities/search", `{"query":"`+strings.Repeat("q", limit)+`"}`, gatewaytest.Bearer(tk))
+		gatewaytest.WantProblem(t, r, http.StatusRequestEntityTooLarge, contracts.CodeContentTooLarge)
 	})
 }
