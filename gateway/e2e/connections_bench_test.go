@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect/connecttest"
-	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // BenchmarkProxiedToolsCall measures, in one run, the same tools/call of
@@ -44,19 +42,7 @@ func BenchmarkProxiedToolsCall(b *testing.B) {
 
 	b.Run("gateway", func(b *testing.B) {
 		ti := newIssuer(b)
-		g := gatewaytest.New(b, &gatewaytest.Options{
-			Issuer: ti,
-			Config: func() (*config.Config, error) {
-				return config.Load(filepath.Join("..", "..", "examples", "connections.yaml"))
-			},
-			Edit: func(cfg *config.Config) {
-				cfg.Auth.Resource = resource
-				gh := cfg.Connections["github"]
-				gh.Command, gh.Args = node, args
-				cfg.Connections["github"] = gh
-				cfg.Proxy.Import[0].ExposeDirectly = true
-			},
-		})
+		g := githubGateway(b, ti, "connections.yaml", node, args, "", func(cfg *config.Config) { cfg.Proxy.Import[0].ExposeDirectly = true })
 		tok := mint(b, ti, tenantA, userA)
 		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 		cctx, cancel := context.WithTimeout(ctx, time.Minute)

@@ -41,21 +41,7 @@ func connectionsGateway(t *testing.T, ti *gatewaytest.Issuer, api, marker string
 	node, args := connecttest.Everything(t)
 	t.Setenv("PRAXA_SUITE_MARKER", marker)
 	t.Setenv("GITHUB_TOKEN", secretToken)
-	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: ti,
-		Config: func() (*config.Config, error) {
-			return config.Load(filepath.Join("..", "..", "examples", "connections.yaml"))
-		},
-		Edit: func(cfg *config.Config) {
-			cfg.Auth.Resource = resource
-			gh := cfg.Connections["github"]
-			gh.Command, gh.Args = node, args
-			cfg.Connections["github"] = gh
-			rest := cfg.Connections["github_api"]
-			rest.BaseURL = api
-			cfg.Connections["github_api"] = rest
-		},
-	})
+	return githubGateway(t, ti, "connections.yaml", node, args, api, nil)
 }
 
 // statusAPI is the REST upstream: GitHub's combined commit status.
@@ -288,28 +274,15 @@ func TestConnectionsOutcomeUnknown(t *testing.T) {
 	count := filepath.Join(dir, "runs")
 	node, args := connecttest.Everything(t)
 	t.Setenv("PRAXA_SUITE_MARKER", count)
-	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: ti,
-		Config: func() (*config.Config, error) {
-			return config.Load(filepath.Join("..", "..", "examples", "connections.yaml"))
-		},
-		Edit: func(cfg *config.Config) {
-			cfg.Auth.Resource = resource
-			gh := cfg.Connections["github"]
-			gh.Command, gh.Args = node, args
-			cfg.Connections["github"] = gh
-			rest := cfg.Connections["github_api"]
-			rest.BaseURL = api.URL
-			cfg.Connections["github_api"] = rest
-			// Retries and a fallback must not repeat a call whose
-			// outcome is unknown: neither runs. The timeout leaves a
-			// loaded machine time to start the shell (300ms did not).
-			retries := 3
-			cfg.Proxy.Expose = append(cfg.Proxy.Expose, config.Exposure{Name: "slow.deploy", ExposeDirectly: true,
-				Executor: &config.Executor{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo run >> "$SUITE_MARKER"; sleep 30`}, TimeoutMs: 2000},
-				Reliability: &config.Reliability{Retries: &retries, BackoffMs: 1, Fallback: &config.Fallback{Executors: []config.Executor{
-					{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo fallback >> "$SUITE_MARKER"`}}}}}})
-		},
+	g := githubGateway(t, ti, "connections.yaml", node, args, api.URL, func(cfg *config.Config) {
+		// Retries and a fallback must not repeat a call whose
+		// outcome is unknown: neither runs. The timeout leaves a
+		// loaded machine time to start the shell (300ms did not).
+		retries := 3
+		cfg.Proxy.Expose = append(cfg.Proxy.Expose, config.Exposure{Name: "slow.deploy", ExposeDirectly: true,
+			Executor: &config.Executor{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo run >> "$SUITE_MARKER"; sleep 30`}, TimeoutMs: 2000},
+			Reliability: &config.Reliability{Retries: &retries, BackoffMs: 1, Fallback: &config.Fallback{Executors: []config.Executor{
+				{Kind: "cli", Connection: "shell", Args: []string{"-c", `echo fallback >> "$SUITE_MARKER"`}}}}}})
 	})
 	w := wrapGateway(g)
 	tok := mint(t, ti, tenantA, userA)
@@ -374,28 +347,15 @@ func TestConnectionsRetriesRefusals(t *testing.T) {
 	node, args := connecttest.Everything(t)
 	t.Setenv("PRAXA_SUITE_MARKER", filepath.Join(t.TempDir(), "marker"))
 	t.Setenv("GITHUB_TOKEN", secretToken)
-	g := gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: ti,
-		Config: func() (*config.Config, error) {
-			return config.Load(filepath.Join("..", "..", "examples", "connections.yaml"))
-		},
-		Edit: func(cfg *config.Config) {
-			cfg.Auth.Resource = resource
-			gh := cfg.Connections["github"]
-			gh.Command, gh.Args = node, args
-			cfg.Connections["github"] = gh
-			rest := cfg.Connections["github_api"]
-			rest.BaseURL = api.URL
-			cfg.Connections["github_api"] = rest
-			// A mirror that is down (nothing listens on its port), whose
-			// capability falls back to the GitHub API.
-			cfg.Connections["mirror_api"] = config.Connection{Kind: "rest", BaseURL: "http://127.0.0.1:1"}
-			read := config.Executor{Kind: "rest", Method: "GET", Path: "/repos/{owner}/{repo}/commits/{ref}/status", Query: map[string]any{"per_page": 1}}
-			primary, fallback := read, read
-			primary.Connection, fallback.Connection = "mirror_api", "github_api"
-			cfg.Proxy.Expose = append(cfg.Proxy.Expose, config.Exposure{Name: "mirror.commit_status", Executor: &primary,
-				Reliability: &config.Reliability{TimeoutMs: 5000, Fallback: &config.Fallback{Executors: []config.Executor{fallback}}}})
-		},
+	g := githubGateway(t, ti, "connections.yaml", node, args, api.URL, func(cfg *config.Config) {
+		// A mirror that is down (nothing listens on its port), whose
+		// capability falls back to the GitHub API.
+		cfg.Connections["mirror_api"] = config.Connection{Kind: "rest", BaseURL: "http://127.0.0.1:1"}
+		read := config.Executor{Kind: "rest", Method: "GET", Path: "/repos/{owner}/{repo}/commits/{ref}/status", Query: map[string]any{"per_page": 1}}
+		primary, fallback := read, read
+		primary.Connection, fallback.Connection = "mirror_api", "github_api"
+		cfg.Proxy.Expose = append(cfg.Proxy.Expose, config.Exposure{Name: "mirror.commit_status", Executor: &primary,
+			Reliability: &config.Reliability{TimeoutMs: 5000, Fallback: &config.Fallback{Executors: []config.Executor{fallback}}}})
 	})
 	w := wrapGateway(g)
 	tok := mint(t, ti, tenantA, userA)

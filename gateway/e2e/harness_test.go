@@ -8,12 +8,14 @@ package e2e_test
 // server. Tests talk to it with net/http only.
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"maps"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,6 +25,7 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/issuer"
 )
@@ -491,4 +494,59 @@ func apiGateway(t *testing.T, ti *gatewaytest.Issuer, file, yaml, api, dsn strin
 			}
 		},
 	})
+}
+
+// githubGateway starts a gateway on examples/FILE whose github connection
+// runs command with args and whose github_api connection calls the URL api
+// (none: as the file says); edit, if set, changes the configuration
+// further.
+func githubGateway(t testing.TB, ti *gatewaytest.Issuer, file, command string, args []string, api string, edit func(*config.Config)) *gatewaytest.Gateway {
+	t.Helper()
+	return gatewaytest.New(t, &gatewaytest.Options{
+		Issuer: ti,
+		Config: func() (*config.Config, error) { return config.Load(filepath.Join("..", "..", "examples", file)) },
+		Edit: func(cfg *config.Config) {
+			cfg.Auth.Resource = resource
+			gh := cfg.Connections["github"]
+			gh.Command, gh.Args = command, args
+			cfg.Connections["github"] = gh
+			if api != "" {
+				rest := cfg.Connections["github_api"]
+				rest.BaseURL = api
+				cfg.Connections["github_api"] = rest
+			}
+			if edit != nil {
+				edit(cfg)
+			}
+		},
+	})
+}
+
+// moveLease reads, from st, the lease on acme's workflow wf's move from
+// version.
+func moveLease(st store.Store, wf string, version int64) (store.MoveLease, error) {
+	var l store.MoveLease
+	err := st.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		var err error
+		l, err = tx.GetMoveLease(ctx, tenantA, wf, version)
+		return err
+	})
+	return l, err
+}
+
+// resolveStaleLease sends submit, whose move a stuck gateway holds under
+// its lease, to w: refused as in progress while the lease is live; once
+// clk is past the lease's deadline the stuck gateway is taken for stopped
+// and the move is outcome-unknown, on the first request and on its retry.
+// It returns the last answer.
+func resolveStaleLease(t *testing.T, w *gw, clk *gatewaytest.Clock, tok string, submit map[string]any) *gatewaytest.Response {
+	t.Helper()
+	res := w.command(t, tok, submit)
+	wantProblem(t, res, http.StatusConflict, contracts.CodeIdempotencyInProgress)
+	clk.Set(gateway.DefaultLeaseTTL + time.Minute)
+	for range 2 {
+		res = w.command(t, tok, submit)
+		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	}
+	return res
 }

@@ -8,6 +8,7 @@ package e2e_test
 // without calling again.
 
 import (
+	_ "embed"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -18,75 +19,8 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
-const actedYAML = `
-connections:
-  api:
-    kind: rest
-    baseUrl: http://127.0.0.1:1
-workflows:
-  two_step:
-    version: 1
-    title: Two steps
-    initial: ready
-    states:
-      ready: {title: Ready}
-      half: {title: Half done}
-      done: {title: Done, terminal: true}
-    transitions:
-      - name: first
-        title: First
-        from: ready
-        to: half
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-      - name: second
-        title: Second
-        from: half
-        to: done
-        actor: deterministic
-        executor: {kind: rest, connection: api, method: POST, path: /fail}
-  two_start:
-    version: 1
-    title: Two steps at start
-    initial: a
-    states:
-      a: {title: A}
-      b: {title: B}
-      c: {title: C, terminal: true}
-    transitions:
-      - name: one
-        title: One
-        from: a
-        to: b
-        actor: deterministic
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-      - name: two
-        title: Two
-        from: b
-        to: c
-        actor: deterministic
-        executor: {kind: rest, connection: api, method: POST, path: /fail}
-  two_release:
-    version: 1
-    title: Release in two steps
-    initial: draft
-    states:
-      draft: {title: Draft}
-      half: {title: Half released}
-      released: {title: Released, terminal: true}
-    transitions:
-      - name: release
-        title: Release it
-        from: draft
-        to: half
-        actor: human
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-      - name: finish
-        title: Finish
-        from: half
-        to: released
-        actor: deterministic
-        executor: {kind: rest, connection: api, method: POST, path: /fail}
-`
+//go:embed testdata/lease-acted.yaml
+var actedYAML string
 
 // actedAPI counts the calls: /deploy succeeds, /fail answers 400.
 type actedAPI struct{ deploy, fail atomic.Int32 }

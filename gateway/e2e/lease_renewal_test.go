@@ -8,6 +8,7 @@ package e2e_test
 
 import (
 	"context"
+	_ "embed"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,47 +21,21 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
-const renewalYAML = `
-server: {leaseTTL: 1m}
-connections:
-  api:
-    kind: rest
-    baseUrl: http://127.0.0.1:1
-workflows:
-  two_calls:
-    version: 1
-    title: Two calls
-    initial: ready
-    states:
-      ready: {title: Ready}
-      half: {title: Half done}
-      done: {title: Done, terminal: true}
-    transitions:
-      - name: first
-        title: First
-        from: ready
-        to: half
-        executor: {kind: rest, connection: api, method: POST, path: /one, timeoutMs: 5000}
-      - name: second
-        title: Second
-        from: half
-        to: done
-        actor: deterministic
-        executor: {kind: rest, connection: api, method: POST, path: /two, timeoutMs: 5000}
-`
+//go:embed testdata/lease-renewal.yaml
+var renewalYAML string
 
 func TestLeaseRenewedAcrossCalls(t *testing.T) {
 	stores(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
-		var offset atomic.Int64
-		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		clk := &gatewaytest.Clock{}
+		now := clk.Now
 		// During each call the clock moves 40s: 80s in all, past the 1m
 		// TTL, while each call stays within it. onTwo runs during the
 		// second call.
 		var one, two atomic.Int32
 		var onTwo func()
 		api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			offset.Add(int64(40 * time.Second))
+			clk.Advance(40 * time.Second)
 			switch r.URL.Path {
 			case "/one":
 				one.Add(1)
@@ -124,7 +99,7 @@ func TestLeaseRenewedAcrossCalls(t *testing.T) {
 		// stops before the second call and answers outcome-unknown.
 		onTwo = nil
 		slowOne := func() {
-			offset.Add(int64(2 * time.Minute))
+			clk.Advance(2 * time.Minute)
 			if _, err := other.Service.SweepLeases(context.Background()); err != nil {
 				t.Errorf("sweep: %v", err)
 			}
@@ -148,7 +123,7 @@ func TestLeaseRenewedAcrossCalls(t *testing.T) {
 		// Expired between the calls, and nobody resolved it yet: the
 		// renewal is refused all the same, the move stops, and its answer
 		// says why.
-		slowOne = func() { offset.Add(int64(2 * time.Minute)) }
+		slowOne = func() { clk.Advance(2 * time.Minute) }
 		p := wantProblem(t, startAndFire(), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 		if one.Load() != 3 || two.Load() != 1 {
 			t.Fatalf("expired lease: calls %d and %d, want 3 and 1", one.Load(), two.Load())

@@ -7,7 +7,7 @@ package e2e_test
 // recorded on the workflow so a keyless retry replays it.
 
 import (
-	"context"
+	_ "embed"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -16,29 +16,11 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/gatewaytest"
-	"github.com/praxa/praxa/gateway/store"
 )
 
-const leasesYAML = `
-connections:
-  api:
-    kind: rest
-    baseUrl: http://127.0.0.1:1
-proxy:
-  expose:
-    - name: status
-      description: Read the deploy status.
-      executor: {kind: rest, connection: api, method: GET, path: /status}
-    - name: deploy
-      description: Deploy the service.
-      executor: {kind: rest, connection: api, method: POST, path: /deploy}
-    - name: slow.deploy
-      description: Deploy the service, slowly.
-      executor: {kind: rest, connection: api, method: POST, path: /slow}
-      reliability: {timeoutMs: 300}
-`
+//go:embed testdata/leases.yaml
+var leasesYAML string
 
 // deployAPI is the REST upstream: it counts the calls of each path; a
 // call to /deploy waits on hold (when set), one to /slow outlasts its
@@ -151,8 +133,8 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 	ti := newIssuer(t)
 	hold := make(chan struct{})
 	api, srv := newDeployAPI(t, hold)
-	var offset atomic.Int64
-	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	clk := &gatewaytest.Clock{}
+	now := clk.Now
 	g := leasesGateway(t, ti, srv.URL, now)
 	stuck := wrapGateway(g.Replica(t, nil))
 	w := wrapGateway(g)
@@ -168,12 +150,8 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 		t.Fatal("the first call never reached the upstream")
 	}
 	// The lease was taken before the call.
-	var l store.MoveLease
-	if err := g.Store.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
-		var err error
-		l, err = tx.GetMoveLease(ctx, tenantA, wf, version)
-		return err
-	}); err != nil {
+	l, err := moveLease(g.DB, wf, version)
+	if err != nil {
 		close(hold)
 		t.Fatalf("no lease while the call runs: %v", err)
 	}
@@ -181,16 +159,9 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 		t.Errorf("lease %+v", l)
 	}
 
-	// While the lease is live another request is refused at once.
-	res := w.command(t, tok, submit)
-	wantProblem(t, res, http.StatusConflict, contracts.CodeIdempotencyInProgress)
-
-	// Past its deadline the lease's gateway is taken for stopped.
-	offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
-	for range 2 {
-		res = w.command(t, tok, submit)
-		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
-	}
+	// While the lease is live another request is refused at once; past
+	// its deadline the lease's gateway is taken for stopped.
+	res := resolveStaleLease(t, w, clk, tok, submit)
 	if c := api.deploy.Load(); c != 1 {
 		t.Errorf("the upstream was called %d times, want 1", c)
 	}

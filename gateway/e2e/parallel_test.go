@@ -8,7 +8,7 @@ package e2e_test
 // attempts in lastRun and the audit event.
 
 import (
-	"context"
+	_ "embed"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -16,36 +16,11 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/gatewaytest"
-	"github.com/praxa/praxa/gateway/store"
 )
 
-const parallelYAML = `
-connections:
-  api:
-    kind: rest
-    baseUrl: http://127.0.0.1:1
-proxy:
-  expose:
-    - name: status
-      description: Read the deploy status.
-      executor: {kind: rest, connection: api, method: GET, path: /status}
-    - name: release
-      description: Tag the release and announce it at once.
-      executor:
-        kind: parallel
-        branches:
-          tag: {kind: rest, connection: api, method: POST, path: /tag}
-          announce: {kind: rest, connection: api, method: POST, path: /announce}
-    - name: release.broken
-      description: Tag the release while the changelog refuses.
-      executor:
-        kind: parallel
-        branches:
-          tag: {kind: rest, connection: api, method: POST, path: /tag}
-          changelog: {kind: rest, connection: api, method: POST, path: /changelog}
-`
+//go:embed testdata/parallel.yaml
+var parallelYAML string
 
 // releaseAPI counts its calls by path; /announce waits on hold when set,
 // /changelog refuses with 400.
@@ -140,8 +115,8 @@ func TestParallelStaleLease(t *testing.T) {
 	ti := newIssuer(t)
 	hold := make(chan struct{})
 	api, srv := newReleaseAPI(t, hold)
-	var offset atomic.Int64
-	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	clk := &gatewaytest.Clock{}
+	now := clk.Now
 	g := parallelGateway(t, ti, srv.URL, now)
 	stuck := wrapGateway(g.Replica(t, nil))
 	w := wrapGateway(g)
@@ -157,27 +132,17 @@ func TestParallelStaleLease(t *testing.T) {
 		t.Fatal("the branches never reached the upstream")
 	}
 	// One lease, on the version the move leaves, held for both branches.
-	var l store.MoveLease
-	if err := g.Store.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
-		var err error
-		l, err = tx.GetMoveLease(ctx, tenantA, wf, version)
-		return err
-	}); err != nil {
+	l, err := moveLease(g.DB, wf, version)
+	if err != nil {
 		close(hold)
 		t.Fatalf("no lease while the branches run: %v", err)
 	}
 	if l.Transition != "release" {
 		t.Errorf("lease %+v", l)
 	}
-	res := w.command(t, tok, submit)
-	wantProblem(t, res, http.StatusConflict, contracts.CodeIdempotencyInProgress)
-
-	// Past its deadline the lease's gateway is taken for stopped.
-	offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
-	for range 2 {
-		res = w.command(t, tok, submit)
-		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
-	}
+	// Refused while the lease is live; past its deadline the lease's
+	// gateway is taken for stopped.
+	resolveStaleLease(t, w, clk, tok, submit)
 	got := w.query(t, tok, map[string]any{"workflowId": wf})
 	gatewaytest.WantStatus(t, got, http.StatusOK)
 	if o := str(t, got.Object(t), "context.lastRun.outcome"); o != "unknown" {

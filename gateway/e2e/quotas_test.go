@@ -8,6 +8,7 @@ package e2e_test
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,57 +29,9 @@ import (
 // quotasYAML holds a workflow whose start calls the upstream (ship: its
 // first transition is deterministic), one that calls nothing (note) and
 // one whose move queues an approval (release).
-const quotasYAML = `
-connections:
-  api:
-    kind: rest
-    baseUrl: http://127.0.0.1:1
-workflows:
-  ship:
-    version: 1
-    title: Ship
-    initial: draft
-    states:
-      draft: {title: Draft}
-      shipped: {title: Shipped}
-      done: {title: Done, terminal: true}
-    transitions:
-      - name: ship
-        title: Ship it
-        from: draft
-        to: shipped
-        actor: deterministic
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-      - name: finish
-        title: Finish
-        from: shipped
-        to: done
-  note:
-    version: 1
-    title: Note
-    initial: open
-    states:
-      open: {title: Open}
-      closed: {title: Closed, terminal: true}
-    transitions:
-      - name: close
-        title: Close
-        from: open
-        to: closed
-  release:
-    version: 1
-    title: Release
-    initial: draft
-    states:
-      draft: {title: Draft}
-      released: {title: Released, terminal: true}
-    transitions:
-      - name: release
-        title: Release it
-        from: draft
-        to: released
-        executor: {kind: human, queue: releases}
-`
+//
+//go:embed testdata/quotas.yaml
+var quotasYAML string
 
 // The tenants of these tests and their quotas: quota-a holds 2 open
 // missions, quota-c 1 pending approval; quota-b's override lifts the

@@ -9,6 +9,7 @@ package e2e_test
 
 import (
 	"context"
+	_ "embed"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -25,23 +26,8 @@ import (
 	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 )
 
-const expireYAML = `
-connections:
-  api:
-    kind: rest
-    baseUrl: http://127.0.0.1:1
-proxy:
-  runRetention: 1h
-  expose:
-    - name: note
-      description: Write a note.
-    - name: release
-      description: Release the notes, once a person approves.
-      executor: {kind: human, queue: ops}
-    - name: ping
-      description: Ping the upstream (a call outside, under a move lease).
-      executor: {kind: rest, connection: api, method: POST, path: /ping}
-`
+//go:embed testdata/runs-expire.yaml
+var expireYAML string
 
 // expireGateway serves expireYAML on a clock now, on SQLite, or on the
 // PostgreSQL schema dsn when it is not empty; the api connection reaches
@@ -105,8 +91,8 @@ func TestIdleRunsExpire(t *testing.T) {
 
 func testIdleRunsExpire(t *testing.T, dsn string) {
 	ti := newIssuer(t)
-	var offset atomic.Int64
-	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	clk := &gatewaytest.Clock{}
+	now := clk.Now
 	g := expireGateway(t, ti, now, dsn, "")
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
@@ -125,7 +111,7 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	if s := str(t, res.Object(t), "result.status"); s != "pending_approval" {
 		t.Fatalf("release: %s, want pending_approval", s)
 	}
-	offset.Store(int64(30 * time.Minute))
+	clk.Set(30 * time.Minute)
 	gatewaytest.WantStatus(t, w.command(t, tok, map[string]any{"workflowId": moved, "expectedVersion": movedVersion, "transition": "note",
 		"arguments": map[string]any{"text": "again"}}), http.StatusOK)
 	// A call in flight on leased: its move lease, as another gateway
@@ -140,7 +126,7 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	if n, err := g.Service.SweepIdleRuns(ctx); err != nil || n != 0 {
 		t.Fatalf("sweep at 30m: %d, %v; want 0", n, err)
 	}
-	offset.Store(int64(70 * time.Minute))
+	clk.Set(70 * time.Minute)
 	if n, err := g.Service.SweepIdleRuns(ctx); err != nil || n != 1 {
 		t.Fatalf("sweep at 70m: %d, %v; want 1 (the idle run; the moved one is idle 40m, the leased one has a call in flight, the waiting one an approval pending)", n, err)
 	}
@@ -186,7 +172,7 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	offset.Store(int64(110 * time.Minute))
+	clk.Set(110 * time.Minute)
 	if n, err := g.Service.SweepIdleRuns(ctx); err != nil || n != 2 {
 		t.Fatalf("sweep at 110m: %d, %v; want 2 (the moved and the leased runs)", n, err)
 	}
@@ -209,8 +195,8 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 func TestIdleRunsExpireOnceAcrossReplicas(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
-		var offset atomic.Int64
-		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		clk := &gatewaytest.Clock{}
+		now := clk.Now
 		g := expireGateway(t, ti, now, dsn, "")
 		r := g.Replica(t, nil)
 		w := wrapGateway(g)
@@ -220,7 +206,7 @@ func TestIdleRunsExpireOnceAcrossReplicas(t *testing.T) {
 		for i := range ids {
 			ids[i], _ = startNote(t, w, tok)
 		}
-		offset.Store(int64(2 * time.Hour))
+		clk.Set(2 * time.Hour)
 		var wg sync.WaitGroup
 		var total atomic.Int64
 		for _, svc := range []interface {
@@ -266,8 +252,8 @@ func TestIdleRunsExpireOnceAcrossReplicas(t *testing.T) {
 // shorter one expires.
 func TestRunRetentionReload(t *testing.T) {
 	ti := newIssuer(t)
-	var offset atomic.Int64
-	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	clk := &gatewaytest.Clock{}
+	now := clk.Now
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
 	withRetention := func(d string) string { return strings.Replace(expireYAML, "runRetention: 1h", "runRetention: "+d, 1) }
 	writeFile(t, path, expireYAML)
@@ -280,7 +266,7 @@ func TestRunRetentionReload(t *testing.T) {
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	id, _ := startNote(t, w, tok)
-	offset.Store(int64(90 * time.Minute))
+	clk.Set(90 * time.Minute)
 	for _, tc := range []struct {
 		retention string
 		want      time.Duration
@@ -337,8 +323,8 @@ func testIdleRunsExpireRacingMoves(t *testing.T, transition string) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		pings.Store(0)
 		ti := newIssuer(t)
-		var offset atomic.Int64
-		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		clk := &gatewaytest.Clock{}
+		now := clk.Now
 		g := expireGateway(t, ti, now, dsn, upstream.URL)
 		r := g.Replica(t, nil)
 		ws := []*gw{wrapGateway(g), wrapGateway(r)}
@@ -349,7 +335,7 @@ func testIdleRunsExpireRacingMoves(t *testing.T, transition string) {
 		for i := range ids {
 			ids[i], versions[i] = startNote(t, ws[0], tok)
 		}
-		offset.Store(int64(2 * time.Hour))
+		clk.Set(2 * time.Hour)
 		statuses := make([]int, runs)
 		var swept atomic.Int64
 		var wg sync.WaitGroup

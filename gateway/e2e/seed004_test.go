@@ -88,21 +88,7 @@ func seed004Gateway(t *testing.T, ti *gatewaytest.Issuer, project string) *gatew
 	t.Cleanup(api.Close)
 	t.Setenv("SEED004_PROJECT", project)
 	t.Setenv("GITHUB_TOKEN", "ghp_seed004-test")
-	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer: ti,
-		Config: func() (*config.Config, error) {
-			return config.Load(filepath.Join("..", "..", "examples", "seed-004.yaml"))
-		},
-		Edit: func(cfg *config.Config) {
-			cfg.Auth.Resource = resource
-			gh := cfg.Connections["github"]
-			gh.Command, gh.Args = bin, nil
-			cfg.Connections["github"] = gh
-			rest := cfg.Connections["github_api"]
-			rest.BaseURL = api.URL
-			cfg.Connections["github_api"] = rest
-		},
-	})
+	return githubGateway(t, ti, "seed-004.yaml", bin, nil, api.URL, nil)
 }
 
 // TestSeed004Example: the example is the seed's file but for produces and

@@ -11,6 +11,7 @@ package e2e_test
 
 import (
 	"context"
+	_ "embed"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -204,8 +205,8 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 				ti := newIssuer(t)
 				hold := make(chan struct{})
 				api, srv := newDeployAPI(t, hold)
-				var offset atomic.Int64
-				now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+				clk := &gatewaytest.Clock{}
+				now := clk.Now
 				g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
 				stuck, w := wrapGateway(g.Replica(t, nil)), wrapGateway(g)
 				tok := mint(t, ti, tenantA, userA)
@@ -227,7 +228,7 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 				wantProblem(t, rs, http.StatusConflict, contracts.CodeIdempotencyInProgress)
 
 				// Past its deadline the lease's gateway is taken for stopped.
-				offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+				clk.Set(gateway.DefaultLeaseTTL + time.Minute)
 				var unknown problem
 				for range 2 {
 					rs, err = tc.send(w, tok)
@@ -311,8 +312,8 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 		ti := newIssuer(t)
 		hold := make(chan struct{})
 		api, srv := newDeployAPI(t, hold)
-		var offset atomic.Int64
-		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		clk := &gatewaytest.Clock{}
+		now := clk.Now
 		g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
 		other := g.Replica(t, nil)
 		stuck, w := wrapGateway(g.Replica(t, nil)), wrapGateway(g)
@@ -342,7 +343,7 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 			close(hold)
 			t.Fatalf("SweepLeases with live leases = %d, %v; want 0", n, err)
 		}
-		offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+		clk.Set(gateway.DefaultLeaseTTL + time.Minute)
 		// Two replicas sweep at once: each lease is resolved once.
 		var swept atomic.Int64
 		var wg sync.WaitGroup
@@ -474,8 +475,8 @@ func TestApprovalLease(t *testing.T) {
 		ti := newIssuer(t)
 		hold := make(chan struct{})
 		api, srv := newDeployAPI(t, hold)
-		var offset atomic.Int64
-		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		clk := &gatewaytest.Clock{}
+		now := clk.Now
 		g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
 		r := g.Replica(t, nil)
 		ws := []*gw{wrapGateway(g), wrapGateway(r)}
@@ -502,7 +503,7 @@ func TestApprovalLease(t *testing.T) {
 		go func() { late <- approve(ws[1], op, id) }()
 		waitCalls(t, &api.deploy, 2, hold)
 		wantProblem(t, approve(ws[0], op, id), http.StatusConflict, contracts.CodeIdempotencyInProgress)
-		offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+		clk.Set(gateway.DefaultLeaseTTL + time.Minute)
 		for range 2 {
 			wantProblem(t, approve(ws[0], op, id), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 		}
@@ -535,23 +536,9 @@ func TestApprovalLease(t *testing.T) {
 
 // refusedYAML adds a workflow whose start deploys at once: a
 // deterministic first move that calls the upstream.
-const refusedYAML = `
-workflows:
-  deploy_now:
-    version: 1
-    title: Deploy now
-    initial: draft
-    states:
-      draft: {title: Draft}
-      deployed: {title: Deployed, terminal: true}
-    transitions:
-      - name: deploy
-        title: Deploy
-        from: draft
-        to: deployed
-        actor: deterministic
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-`
+//
+//go:embed testdata/start-refused.yaml
+var refusedYAML string
 
 // TestStartRefusedLeavesNoRun: a start whose first outside call the
 // upstream refuses (nothing happened) releases its lease and deletes the

@@ -9,7 +9,6 @@ package e2e_test
 import (
 	"context"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,8 +29,8 @@ func TestLateRetryRefused(t *testing.T) {
 		const retention, window = 3 * time.Second, 10 * time.Minute // window: within the tokens' hour
 		ti := newIssuer(t)
 		api, srv := newDeployAPI(t, nil)
-		var offset atomic.Int64
-		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		clk := &gatewaytest.Clock{}
+		now := clk.Now
 		g := startLeasesGateway(t, ti, srv.URL, dsn, now, func(cfg *config.Config) {
 			cfg.Server.Idempotency.Retention = config.Duration(retention)
 			cfg.Server.Idempotency.TombstoneRetention = config.Duration(window)
@@ -87,7 +86,7 @@ func TestLateRetryRefused(t *testing.T) {
 				t.Fatalf("%s: the upstream was called %d times, want 2", when, c)
 			}
 		}
-		offset.Store(int64(retention + time.Second))
+		clk.Set(retention + time.Second)
 		lateRetries("expired")
 		if n, err := g.DB.SweepIdempotency(context.Background(), now()); err != nil || n < 2 {
 			t.Fatalf("SweepIdempotency = %d, %v; want the two records turned into tombstones", n, err)
@@ -95,7 +94,7 @@ func TestLateRetryRefused(t *testing.T) {
 		lateRetries("swept")
 
 		// Past the window the key is forgotten.
-		offset.Store(int64(window + time.Minute))
+		clk.Set(window + time.Minute)
 		if n, err := g.DB.SweepIdempotency(context.Background(), now()); err != nil || n < 2 {
 			t.Fatalf("SweepIdempotency past the window = %d, %v; want the two tombstones deleted", n, err)
 		}

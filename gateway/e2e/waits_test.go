@@ -9,6 +9,7 @@ package e2e_test
 import (
 	"context"
 	"database/sql"
+	_ "embed"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -27,96 +28,8 @@ import (
 	"github.com/praxa/praxa/gateway/store"
 )
 
-const waitYAML = `
-connections:
-  api:
-    kind: rest
-    baseUrl: http://127.0.0.1:1
-proxy:
-  expose:
-    - name: reviewed_note
-      description: A note that a person reviews first, in a review sub-workflow.
-      executor: {kind: workflow, definitionId: review}
-workflows:
-  review:
-    version: 1
-    title: Review a release
-    initial: open
-    states: {open: {}, approved: {terminal: true}}
-    transitions:
-      - name: approve
-        from: open
-        to: approved
-        set: {verdict: $.arguments.verdict, ticket: $.input.ticket}
-  release:
-    version: 1
-    title: Release
-    initial: draft
-    states: {draft: {}, reviewed: {}, shipped: {terminal: true}}
-    transitions:
-      - name: review
-        from: draft
-        to: reviewed
-        executor: {kind: workflow, definitionId: review, input: {ticket: $.arguments.ticket}, timeoutMs: 60000}
-        set: {verdict: $.output.verdict}
-      - name: ship
-        from: reviewed
-        to: shipped
-  release_out:
-    version: 1
-    title: Release, then call the API
-    initial: draft
-    states:
-      draft: {}
-      reviewed: {onEnter: {kind: rest, connection: api, method: GET, path: /notify}}
-      shipped: {terminal: true}
-    transitions:
-      - {name: review, from: draft, to: reviewed, executor: {kind: workflow, definitionId: review}}
-      - {name: ship, from: reviewed, to: shipped}
-  release_enter:
-    version: 1
-    title: Release, reviewed on entering review
-    initial: draft
-    states:
-      draft: {}
-      reviewing: {onEnter: {kind: workflow, definitionId: review, input: {ticket: $.context.ticket}, timeoutMs: 60000}}
-      shipped: {terminal: true}
-    transitions:
-      - {name: submit, from: draft, to: reviewing, set: {ticket: $.arguments.ticket}}
-      - {name: ship, from: reviewing, to: shipped, actor: deterministic}
-  review_first:
-    version: 1
-    title: Reviewed from the start
-    initial: reviewing
-    states:
-      reviewing: {onEnter: {kind: workflow, definitionId: review}}
-      done: {terminal: true}
-    transitions:
-      - {name: finish, from: reviewing, to: done, actor: deterministic}
-  outer:
-    version: 1
-    title: Outer
-    initial: s0
-    states: {s0: {}, s1: {terminal: true}}
-    transitions:
-      - name: go
-        from: s0
-        to: s1
-        executor: {kind: workflow, definitionId: middle}
-        set: {verdict: $.output.verdict}
-  middle:
-    version: 1
-    title: Middle
-    initial: m0
-    states: {m0: {}, m1: {terminal: true}}
-    transitions:
-      - name: auto
-        from: m0
-        to: m1
-        actor: deterministic
-        executor: {kind: workflow, definitionId: review}
-        set: {verdict: $.output.verdict}
-`
+//go:embed testdata/wait.yaml
+var waitYAML string
 
 // waitGateway serves waitYAML on the clock now, on the SQLite file
 // dbPath ("" for a new one) or the PostgreSQL schema dsn.
@@ -197,10 +110,7 @@ func testWorkflowExecutorWaits(t *testing.T, dsn string) {
 	// While parked, no move of the parent is legal, and it holds no lease.
 	res := w.command(t, tok, map[string]any{"workflowId": id, "expectedVersion": num(t, parked, "workflow.version"), "transition": "ship"})
 	wantProblem(t, res, http.StatusConflict, contracts.CodeInvalidTransition)
-	if err := g.DB.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
-		_, err := tx.GetMoveLease(ctx, tenantA, id, num(t, parked, "workflow.version"))
-		return err
-	}); err == nil {
+	if _, err := moveLease(g.DB, id, num(t, parked, "workflow.version")); err == nil {
 		t.Fatal("the parked parent holds a move lease")
 	}
 
@@ -234,8 +144,8 @@ func TestWorkflowExecutorWaitTimesOut(t *testing.T) {
 
 func testWorkflowExecutorWaitTimesOut(t *testing.T, dsn string) {
 	ti := newIssuer(t)
-	var offset atomic.Int64
-	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	clk := &gatewaytest.Clock{}
+	now := clk.Now
 	g := waitGateway(t, ti, now, dsn, "")
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
@@ -246,7 +156,7 @@ func testWorkflowExecutorWaitTimesOut(t *testing.T, dsn string) {
 	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 0 {
 		t.Fatalf("sweep before the deadline: %d, %v", n, err)
 	}
-	offset.Store(int64(2 * time.Minute))
+	clk.Set(2 * time.Minute)
 	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 1 {
 		t.Fatalf("sweep past the deadline: %d, %v; want 1", n, err)
 	}
@@ -278,15 +188,15 @@ func testWorkflowExecutorWaitTimesOut(t *testing.T, dsn string) {
 func TestWorkflowExecutorWaitOnceAcrossReplicas(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
-		var offset atomic.Int64
-		now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+		clk := &gatewaytest.Clock{}
+		now := clk.Now
 		g := waitGateway(t, ti, now, dsn, "")
 		r := g.Replica(t, nil)
 		tok := dayToken(t, ti)
 		for range 3 {
 			parkRelease(t, wrapGateway(g), tok)
 		}
-		offset.Store(int64(2 * time.Minute))
+		clk.Set(2 * time.Minute)
 		var wg sync.WaitGroup
 		var total atomic.Int64
 		for _, s := range []*gateway.Service{g.Service, r.Service} {
@@ -378,10 +288,7 @@ func TestWorkflowExecutorResumeCallsOut(t *testing.T) {
 		if n, err := g.Service.SweepWaits(context.Background()); err != nil || n != 0 {
 			t.Fatalf("a sweep after the resume: %d, %v; want 0", n, err)
 		}
-		if err := g.DB.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
-			_, err := tx.GetMoveLease(ctx, tenantA, id, num(t, got, "workflow.version")-1)
-			return err
-		}); err == nil {
+		if _, err := moveLease(g.DB, id, num(t, got, "workflow.version")-1); err == nil {
 			t.Fatal("the resume left its move lease")
 		}
 		findLink(t, linksOf(t, got), "ship")
@@ -405,8 +312,8 @@ func TestWorkflowExecutorResumeStoppedMidCall(t *testing.T) {
 	ti := newIssuer(t)
 	hold := make(chan struct{})
 	api, url := newNotifyAPI(t, hold)
-	var offset atomic.Int64
-	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	clk := &gatewaytest.Clock{}
+	now := clk.Now
 	g := apiGateway(t, ti, "wait.yaml", waitYAML, url, "", now, nil)
 	stuck := g.Replica(t, nil)
 	w := wrapGateway(g)
@@ -423,12 +330,7 @@ func TestWorkflowExecutorResumeStoppedMidCall(t *testing.T) {
 		close(hold)
 		t.Fatalf("the release while its resume calls out: %v", due)
 	}
-	var l store.MoveLease
-	if err := g.DB.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		var err error
-		l, err = tx.GetMoveLease(ctx, tenantA, id, version)
-		return err
-	}); err != nil || l.Transition != "review" || l.Fingerprint != "resume:"+childID {
+	if l, err := moveLease(g.DB, id, version); err != nil || l.Transition != "review" || l.Fingerprint != "resume:"+childID {
 		close(hold)
 		t.Fatalf("the resume's lease: %+v, %v", l, err)
 	}
@@ -440,7 +342,7 @@ func TestWorkflowExecutorResumeStoppedMidCall(t *testing.T) {
 	wantProblem(t, w.cancelMission(t, tok, newKey(), id, nil), http.StatusConflict, contracts.CodeIdempotencyInProgress)
 
 	// Past the lease's deadline the stuck gateway is taken for stopped.
-	offset.Store(int64(gateway.DefaultLeaseTTL + time.Minute))
+	clk.Set(gateway.DefaultLeaseTTL + time.Minute)
 	if n, err := g.Service.SweepWaits(ctx); err != nil || n != 0 {
 		close(hold)
 		t.Fatalf("the sweep that resolves the lease: %d, %v; want 0 (it records, it does not resume)", n, err)
@@ -654,8 +556,8 @@ func TestWorkflowExecutorWaitProxyRun(t *testing.T) {
 // says so, and cancels the child.
 func TestWorkflowExecutorOnEnterWaits(t *testing.T) {
 	ti := newIssuer(t)
-	var offset atomic.Int64
-	now := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	clk := &gatewaytest.Clock{}
+	now := clk.Now
 	g := waitGateway(t, ti, now, "", "")
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
@@ -703,7 +605,7 @@ func TestWorkflowExecutorOnEnterWaits(t *testing.T) {
 	// timeoutMs: the state stays entered, without the onEnter's output.
 	parked = submit()
 	id, childID = str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
-	offset.Store(int64(2 * time.Minute))
+	clk.Set(2 * time.Minute)
 	if n, err := g.Service.SweepWaits(context.Background()); err != nil || n != 1 {
 		t.Fatalf("sweep past the deadline: %d, %v; want 1", n, err)
 	}

@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,28 +38,6 @@ const (
 	userA   = "alice"
 	userB   = "bob"
 )
-
-// clock is real time shifted by a settable offset. It is shared by the
-// issuer (iat, nbf, exp), the verifier (expiry, JWKS refetch interval), the
-// service and the edge (idempotency retention, rate limit). Real time keeps
-// timestamps comparable with the wall clock that gateway.Revocations polls
-// with; Advance moves every component forward at once without sleeping.
-type clock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.off += d
-}
 
 // logBuffer collects the gateway's logs so tests can check what they hold.
 type logBuffer = gatewaytest.LogBuffer
@@ -108,7 +85,7 @@ func asReplicaOf(h *harness, revInterval time.Duration) harnessOption {
 // Get, Post and Do send requests to it (gatewaytest.Client).
 type harness struct {
 	*gatewaytest.Client
-	clock    *clock
+	clock    *gatewaytest.Clock
 	iss      *issuer.Issuer
 	issURL   string
 	cfg      *config.Config
@@ -147,7 +124,7 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		h.clock = r.clock
 		g = r.g.Replica(t, o)
 	} else {
-		h.clock = &clock{}
+		h.clock = &gatewaytest.Clock{}
 		o.Now = h.clock.Now
 		o.Issuer = gatewaytest.NewIssuer(t, issuer.Options{Algorithms: []string{issuer.RS256, issuer.ES256}, Now: h.clock.Now})
 		g = gatewaytest.New(t, o)
