@@ -163,22 +163,10 @@ func connectServer(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
 	return cs
 }
 
-// bearerTransport adds a bearer token to every request.
-type bearerTransport struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b *bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // overHTTP connects a client to the gateway's /mcp with tok.
 func (h *harness) overHTTP(t testing.TB, tok string) *mcp.ClientSession {
 	t.Helper()
-	hc := &http.Client{Transport: &bearerTransport{token: tok, base: h.client.Transport}}
+	hc := &http.Client{Transport: &gatewaytest.BearerTransport{Token: tok, Base: h.client.Transport}}
 	cs, err := newClient().Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
 	if err != nil {

@@ -186,7 +186,7 @@ func TestMcpParamHeaders(t *testing.T) {
 	// go-sdk's own client at 2026-07-28 mirrors up.plain's region and is
 	// served; up.bad is not listed.
 	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: &bearerTransport{token: tok, base: http.DefaultTransport}}, DisableStandaloneSSE: true},
+		HTTPClient: &http.Client{Transport: &gatewaytest.BearerTransport{Token: tok, Base: http.DefaultTransport}}, DisableStandaloneSSE: true},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatal(err)

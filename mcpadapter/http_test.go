@@ -43,7 +43,7 @@ func TestStreamableHTTP(t *testing.T) {
 	// Clients of earlier protocol versions, with the SDK's default
 	// transport (standalone SSE stream on), are served too.
 	for _, version := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
-		hc := &http.Client{Transport: &bearerTransport{token: tok, base: h.client.Transport}}
+		hc := &http.Client{Transport: &gatewaytest.BearerTransport{Token: tok, Base: h.client.Transport}}
 		old, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: hc},
 			&mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
@@ -232,7 +232,7 @@ func TestStreamableHTTPErrorTrace(t *testing.T) {
 	h := newHarness(t, nil)
 	tok := h.token(t, nil, nil)
 	rec := &traceRecorder{base: h.client.Transport}
-	hc := &http.Client{Transport: &bearerTransport{token: tok, base: rec}}
+	hc := &http.Client{Transport: &gatewaytest.BearerTransport{Token: tok, Base: rec}}
 	cs, err := newClient().Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
 	if err != nil {

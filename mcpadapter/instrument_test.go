@@ -56,16 +56,7 @@ func TestInstrument(t *testing.T) {
 	}
 	metrics := httpapi.NewMetrics()
 	srv.AddReceivingMiddleware(mcpadapter.Instrument(telemetry.NewRecorder(metrics.Requests(), log, opts.Registers), log))
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	cs := connectServer(t, srv)
 
 	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
 	var seen []map[string]string

@@ -65,8 +65,8 @@ func benchProxied(b *testing.B, workers int) {
 	transport := &http.Transport{MaxIdleConnsPerHost: 64}
 	for range workers {
 		stacks[0].cs = append(stacks[0].cs, connect(up.url, transport))
-		stacks[1].cs = append(stacks[1].cs, connect(g.URL+"/mcp", &bearerTransport{token: tok, base: transport}))
-		stacks[2].cs = append(stacks[2].cs, connect(g.URL+"/mcp", &bearerTransport{token: tok, base: transport}))
+		stacks[1].cs = append(stacks[1].cs, connect(g.URL+"/mcp", &gatewaytest.BearerTransport{Token: tok, Base: transport}))
+		stacks[2].cs = append(stacks[2].cs, connect(g.URL+"/mcp", &gatewaytest.BearerTransport{Token: tok, Base: transport}))
 	}
 	params := func(s *stack) *mcp.CallToolParams {
 		return &mcp.CallToolParams{Name: s.tool, Arguments: map[string]any{"text": "hi"}}

@@ -28,21 +28,7 @@ func (h *harness) remote(t testing.TB, tok string) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := newClient().Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-	})
-	return cs
+	return connectServer(t, srv)
 }
 
 // The remote backend answers what the local one answers: the same

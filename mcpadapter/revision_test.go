@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -68,7 +67,7 @@ func (rt *recorder) trace(method string) string {
 // HTTP with tok; rec sees every answer.
 func (h *harness) pinned(t testing.TB, tok, revision string) (*mcp.ClientSession, *recorder) {
 	t.Helper()
-	rec := &recorder{base: &bearerTransport{token: tok, base: h.client.Transport}, traces: map[string]string{}}
+	rec := &recorder{base: &gatewaytest.BearerTransport{Token: tok, Base: h.client.Transport}, traces: map[string]string{}}
 	cs, err := newClient().Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: &http.Client{Transport: rec}, DisableStandaloneSSE: true},
 		&mcp.ClientSessionOptions{ProtocolVersion: revision})
@@ -225,34 +224,6 @@ func (h *harness) logged(t testing.TB, key, value string) bool {
 	})
 }
 
-// metricValue is the sum of the samples of name whose labels include all
-// of labels, -1 when there is none.
-func metricValue(text, name string, labels map[string]string) float64 {
-	sum := -1.0
-	for _, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, name+"{") {
-			continue
-		}
-		ok := true
-		for k, v := range labels {
-			if !strings.Contains(line, k+`="`+v+`"`) {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		f := strings.Fields(line)
-		v, err := strconv.ParseFloat(f[len(f)-1], 64)
-		if err != nil {
-			return -1
-		}
-		sum = max(sum, 0) + v
-	}
-	return sum
-}
-
 // rawMCP posts one JSON-RPC request of revision 2026-07-28 to /mcp with
 // the given Mcp-Method and Mcp-Name headers.
 func (h *harness) rawMCP(t testing.TB, tok, method, name, mcpMethod, mcpName string) (int, []byte) {
@@ -344,7 +315,7 @@ func TestMcpHeadersInLogsAndMetrics(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		text = string(b)
-		return metricValue(text, "praxa_http_requests_total", map[string]string{"route": "/mcp", "status": "400", "mcp_method": "tools/call"}) >= 3
+		return gatewaytest.MetricValue(text, "praxa_http_requests_total", map[string]string{"route": "/mcp", "status": "400", "mcp_method": "tools/call"}) >= 3
 	})
 	for _, tc := range []struct {
 		labels  map[string]string
@@ -360,7 +331,7 @@ func TestMcpHeadersInLogsAndMetrics(t *testing.T) {
 		{map[string]string{"route": "/mcp", "status": "200", "mcp_method": ""}, 1},
 		{map[string]string{"route": "/v8/intents", "mcp_method": ""}, -1},
 	} {
-		got := metricValue(text, "praxa_http_requests_total", tc.labels)
+		got := gatewaytest.MetricValue(text, "praxa_http_requests_total", tc.labels)
 		if tc.atLeast < 0 && got != -1 || tc.atLeast >= 0 && got < tc.atLeast {
 			t.Errorf("praxa_http_requests_total%v = %v, want at least %v", tc.labels, got, tc.atLeast)
 		}
@@ -368,7 +339,7 @@ func TestMcpHeadersInLogsAndMetrics(t *testing.T) {
 	if strings.Contains(text, "no_such_tool") || strings.Contains(text, "made/up") {
 		t.Errorf("a client-chosen name became a metric label")
 	}
-	if got := metricValue(text, "praxa_http_request_duration_seconds_count",
+	if got := gatewaytest.MetricValue(text, "praxa_http_request_duration_seconds_count",
 		map[string]string{"route": "/mcp", "mcp_method": "tools/call", "mcp_tool": contracts.ToolPraxecQuery}); got < 1 {
 		t.Errorf("latency of tools/call %s: count %v", contracts.ToolPraxecQuery, got)
 	}

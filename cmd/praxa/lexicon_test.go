@@ -13,6 +13,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
@@ -53,10 +54,7 @@ func TestLexiconCommand(t *testing.T) {
 		p["operatorCommand"] != gateway.OperatorDefineCommand || !strings.HasPrefix(gateway.OperatorDefineCommand, "praxa lexicon define ") {
 		t.Fatalf("define on a gateway without lexicon writes: %d %s", status, b)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "praxa-lexicon-test", Version: "0"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: app.url + "/mcp", HTTPClient: &http.Client{Transport: bearer(tok)}, DisableStandaloneSSE: true}, nil)
-	must(t, err, "connect to /mcp")
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, app.url+"/mcp", tok)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: contracts.ToolPraxecCommand, Arguments: define})
 	must(t, err, "call praxec.command")
 	var envelope contracts.ErrorEnvelope
@@ -187,15 +185,6 @@ func lexiconEvent(t *testing.T, dataDir, line string) store.Event {
 		t.Fatalf("trace %s: %+v", m[1], events)
 	}
 	return events[0]
-}
-
-// bearer sends a bearer token with every request.
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // TestLexiconHelpAndCompletion: praxa lexicon -h and each verb's -h print

@@ -106,10 +106,7 @@ func TestPinnedUpstreamTools(t *testing.T) {
 	// An MCP client of the gateway's /mcp (stateless streamable HTTP)
 	// lists enf.echo; one of praxa mcp over stdio, on the same store, is
 	// also told when the list changes (tools/list_changed).
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "pin-test", Version: "1"}, nil).Connect(context.Background(),
-		&mcp.StreamableClientTransport{Endpoint: gw.url + "/mcp", HTTPClient: &http.Client{Transport: bearer(tok)}, DisableStandaloneSSE: true}, nil)
-	must(t, err, "connect to /mcp")
-	t.Cleanup(func() { cs.Close() })
+	cs := gatewaytest.MCPSession(t, gw.url+"/mcp", tok)
 	stdio, changed := stdioWithChanges(t, bin, "mcp", "--dev", "--config", cfgPath, "--data-dir", dir,
 		"--addr", strings.TrimPrefix(gw.url, "http://"), "--token", tok)
 	lists := func(cs *mcp.ClientSession) func() bool {

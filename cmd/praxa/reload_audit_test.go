@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
@@ -79,7 +80,7 @@ func TestSIGHUPReloadAudited(t *testing.T) {
 	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, "")), 0o600), "write the configuration")
 	gw := startDevServe(t, bin, dir, "--config", cfgPath)
 
-	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, rotateKeysWorkflow)), 0o600), "write the configuration")
+	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, gatewaytest.RotateKeysWorkflowYAML)), 0o600), "write the configuration")
 	must(t, gw.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
 	waitFor(t, gw, "praxa: configuration reloaded from "+cfgPath)
 	e := storedReloadEvent(t, dir, lastTrace(t, gw.stderr(), "praxa: configuration reloaded from"))
@@ -88,7 +89,7 @@ func TestSIGHUPReloadAudited(t *testing.T) {
 		t.Errorf("SIGHUP reload event %+v", e)
 	}
 
-	bad := strings.Replace(exampleConfig(t, rotateKeysWorkflow), "    initial: start\n", "    initial: nowhere\n", 1)
+	bad := strings.Replace(exampleConfig(t, gatewaytest.RotateKeysWorkflowYAML), "    initial: start\n", "    initial: nowhere\n", 1)
 	must(t, os.WriteFile(cfgPath, []byte(bad), 0o600), "write the configuration")
 	must(t, gw.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
 	waitFor(t, gw, "praxa: reload refused, the running configuration stays (trace ")

@@ -13,24 +13,6 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
-// rotateKeysWorkflow is a workflow the example configuration does not
-// define.
-const rotateKeysWorkflow = `  rotate_keys:
-    version: 1
-    title: Rotate Signing Keys
-    description: Rotate the signing keys of a service.
-    tags: [keys, rotation]
-    initial: start
-    states:
-      start: {title: Start}
-      done: {title: Done, terminal: true}
-    transitions:
-      - name: rotate
-        title: Rotate the keys
-        from: start
-        to: done
-`
-
 // exampleConfig is examples/praxec.yaml to be written elsewhere (its
 // skills directory made absolute), with extra added to its workflows.
 func exampleConfig(t *testing.T, extra string) string {
@@ -74,7 +56,7 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 	if finds(t, gw.url, tok, "rotate signing keys", "rotate_keys") {
 		t.Fatal("rotate_keys is served before it is configured")
 	}
-	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, rotateKeysWorkflow)), 0o600), "write the configuration")
+	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, gatewaytest.RotateKeysWorkflowYAML)), 0o600), "write the configuration")
 	must(t, gw.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
 	waitFor(t, gw, "praxa: configuration reloaded from "+cfgPath)
 	if !finds(t, gw.url, tok, "rotate signing keys", "rotate_keys") {
@@ -85,7 +67,7 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 		t.Fatalf("starting rotate_keys answered %d: %s", status, body)
 	}
 
-	bad := strings.Replace(exampleConfig(t, rotateKeysWorkflow), "    initial: start\n", "    initial: nowhere\n", 1)
+	bad := strings.Replace(exampleConfig(t, gatewaytest.RotateKeysWorkflowYAML), "    initial: start\n", "    initial: nowhere\n", 1)
 	must(t, os.WriteFile(cfgPath, []byte(bad), 0o600), "write the configuration")
 	must(t, gw.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
 	// The JSON log line and the plain refusal line are written one after

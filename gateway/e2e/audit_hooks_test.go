@@ -87,12 +87,7 @@ capabilities:
 
 	// The light path: the direct tool, no run.
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, g.URL+"/mcp", tok)
 	for _, name := range []string{"pr.open", "quiet"} {
 		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args}); err != nil || res.IsError {
 			t.Fatalf("%s: %+v %v", name, res, err)

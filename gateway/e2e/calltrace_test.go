@@ -64,12 +64,7 @@ func TestTraceByCallerTraceID(t *testing.T) {
 
 	// The MCP tool reads the same trace.
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tok: tokA}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, g.url+"/mcp", tokA)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: contracts.ToolGetTrace, Arguments: map[string]any{"traceId": mine}})
 	if err != nil || res.IsError {
 		t.Fatalf("aura_get_trace over MCP: %v %+v", err, res)

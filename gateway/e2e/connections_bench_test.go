@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect/connecttest"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // BenchmarkProxiedToolsCall measures, in one run, the same tools/call of
@@ -48,7 +49,7 @@ func BenchmarkProxiedToolsCall(b *testing.B) {
 		cctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
 		cs, err := client.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
-			HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
+			HTTPClient: &http.Client{Transport: &gatewaytest.BearerTransport{Token: tok}}, DisableStandaloneSSE: true}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

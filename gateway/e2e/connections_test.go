@@ -123,13 +123,7 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 
 	submit := func(transition string, arguments map[string]any) *gatewaytest.Response {
 		t.Helper()
-		cur := w.query(t, tok, map[string]any{"workflowId": wf})
-		gatewaytest.WantStatus(t, cur, http.StatusOK)
-		call := map[string]any{"workflowId": wf, "expectedVersion": num(t, cur.Object(t), "workflow.version"), "transition": transition}
-		if arguments != nil {
-			call["arguments"] = arguments
-		}
-		return w.command(t, tok, call)
+		return w.fire(t, tok, wf, transition, arguments)
 	}
 
 	// 3. Still red: the PR is refused on the same run.
@@ -222,13 +216,7 @@ func TestConnectionsDirectTool(t *testing.T) {
 	tok := mint(t, ti, tenantA, userA)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, g.URL+"/mcp", tok)
 	var names []string
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
@@ -254,14 +242,6 @@ func TestConnectionsDirectTool(t *testing.T) {
 }
 
 const mcpWorkflowKey = "io.praxa/workflow"
-
-type bearer struct{ tok string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.tok)
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // TestConnectionsOutcomeUnknown: a call that times out after it started
 // answers outcome-unknown (504), and a retry with the same idempotency key
@@ -308,13 +288,7 @@ func TestConnectionsOutcomeUnknown(t *testing.T) {
 	// one.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, g.URL+"/mcp", tok)
 	direct, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow.deploy", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)

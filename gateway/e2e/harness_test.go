@@ -550,3 +550,30 @@ func resolveStaleLease(t *testing.T, w *gw, clk *gatewaytest.Clock, tok string, 
 	}
 	return res
 }
+
+// wantLateOutcomeUnknown releases hold, on which a stuck gateway's call
+// waits, and fails unless that call's answer, read from late within 10s,
+// is the recorded 504 outcome-unknown; what names the call.
+func wantLateOutcomeUnknown(t *testing.T, hold chan struct{}, late <-chan *gatewaytest.Response, what string) {
+	t.Helper()
+	close(hold)
+	select {
+	case rs := <-late:
+		wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s never answered", what)
+	}
+}
+
+// fire sends the transition of workflow wf, with arguments when not nil,
+// at the version the workflow is at now.
+func (g *gw) fire(t testing.TB, tok, wf, transition string, arguments map[string]any) *gatewaytest.Response {
+	t.Helper()
+	cur := g.query(t, tok, map[string]any{"workflowId": wf})
+	gatewaytest.WantStatus(t, cur, http.StatusOK)
+	call := map[string]any{"workflowId": wf, "expectedVersion": num(t, cur.Object(t), "workflow.version"), "transition": transition}
+	if arguments != nil {
+		call["arguments"] = arguments
+	}
+	return g.command(t, tok, call)
+}

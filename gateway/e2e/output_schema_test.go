@@ -59,12 +59,7 @@ proxy:
 	})
 	tok := mint(t, ti, tenantA, userA)
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, g.URL+"/mcp", tok)
 
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {

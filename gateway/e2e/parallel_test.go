@@ -149,13 +149,7 @@ func TestParallelStaleLease(t *testing.T) {
 		t.Errorf("context.lastRun.outcome = %q", o)
 	}
 
-	close(hold)
-	select {
-	case res := <-late:
-		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the stopped gateway never answered")
-	}
+	wantLateOutcomeUnknown(t, hold, late, "the stopped gateway")
 	if a, b := api.tag.Load(), api.announce.Load(); a != 1 || b != 1 {
 		t.Errorf("the branches were called %d and %d times, want once each", a, b)
 	}

@@ -86,13 +86,7 @@ proxy:
 	}
 
 	// The light path of the direct tool.
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, g.URL+"/mcp", tok)
 	out, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "files.read", Arguments: map[string]any{"file": "/etc/passwd"}})
 	if err != nil {
 		t.Fatal(err)

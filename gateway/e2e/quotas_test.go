@@ -148,12 +148,7 @@ func TestTenantQuotas(t *testing.T) {
 		// Over MCP: an error result carrying the seeds/000 envelope.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
-			HTTPClient: &http.Client{Transport: bearer{tok: tokA}}, DisableStandaloneSSE: true}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := gatewaytest.MCPSession(t, g.URL+"/mcp", tokA)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: contracts.ToolCreateMission,
 			Arguments: map[string]any{"definitionId": "note", "goal": "note", "idempotencyKey": newKey()}})
 		if err != nil {

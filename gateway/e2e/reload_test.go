@@ -14,24 +14,6 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
-// rotateKeys is a workflow the example configuration does not define; the
-// reload test adds it.
-const rotateKeys = `  rotate_keys:
-    version: 1
-    title: Rotate Signing Keys
-    description: Rotate the signing keys of a service.
-    tags: [keys, rotation]
-    initial: start
-    states:
-      start: {title: Start}
-      done: {title: Done, terminal: true}
-    transitions:
-      - name: rotate
-        title: Rotate the keys
-        from: start
-        to: done
-`
-
 // withWorkflow is the example configuration with w added to its workflows.
 func withWorkflow(w string) string {
 	return strings.Replace(string(examples.PraxecYAML), "\nworkflows:\n", "\nworkflows:\n"+w, 1)
@@ -98,7 +80,7 @@ func TestReloadConfiguration(t *testing.T) {
 	wantProblem(t, res, http.StatusForbidden, contracts.CodeInsufficientScope)
 
 	// A changed file: the new workflow is found and runs.
-	writeFile(t, path, withWorkflow(rotateKeys))
+	writeFile(t, path, withWorkflow(gatewaytest.RotateKeysWorkflowYAML))
 	res = w.do(t, req{method: http.MethodPost, path: "/v8/config/reload", token: operator, body: map[string]any{}})
 	gatewaytest.WantStatus(t, res, http.StatusOK)
 	out := res.Object(t)
@@ -132,7 +114,7 @@ func TestReloadConfiguration(t *testing.T) {
 
 	// A bad file is refused with each of its problems, and the running
 	// configuration stays.
-	bad := withWorkflow(rotateKeys) + "\nsurprise: true\n"
+	bad := withWorkflow(gatewaytest.RotateKeysWorkflowYAML) + "\nsurprise: true\n"
 	bad = strings.Replace(bad, "    initial: start\n", "    initial: nowhere\n", 1)
 	writeFile(t, path, bad)
 	res = w.reload(t, operator)
@@ -214,7 +196,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	for i := range 6 {
 		content := string(examples.PraxecYAML)
 		if i%2 == 0 {
-			content = withWorkflow(rotateKeys)
+			content = withWorkflow(gatewaytest.RotateKeysWorkflowYAML)
 		}
 		writeFile(t, path, content)
 		if _, err := g.Reload(t); err != nil {

@@ -82,14 +82,7 @@ func TestMCPAcrossPostgresReplicas(t *testing.T) {
 	defer cancel()
 	connect := func(url string) *mcp.ClientSession {
 		t.Helper()
-		client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp",
-			HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
-		if err != nil {
-			t.Fatalf("connect to %s/mcp: %v", url, err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
+		return gatewaytest.MCPSession(t, url+"/mcp", tok)
 	}
 	call := func(cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
 		t.Helper()

@@ -159,13 +159,7 @@ func TestSeed004OverREST(t *testing.T) {
 	}
 	submit := func(transition string, arguments map[string]any) *gatewaytest.Response {
 		t.Helper()
-		cur := w.query(t, tok, map[string]any{"workflowId": wf})
-		gatewaytest.WantStatus(t, cur, http.StatusOK)
-		call := map[string]any{"workflowId": wf, "expectedVersion": num(t, cur.Object(t), "workflow.version"), "transition": transition}
-		if arguments != nil {
-			call["arguments"] = arguments
-		}
-		return w.command(t, tok, call)
+		return w.fire(t, tok, wf, transition, arguments)
 	}
 	wantProblem(t, submit("safe.create_pr", pr), http.StatusConflict, contracts.CodeGuardRejected)
 
@@ -196,13 +190,7 @@ func TestSeed004OverMCP(t *testing.T) {
 	tok := mint(t, ti, tenantA, userA)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, g.URL+"/mcp", tok)
 	call := func(tool string, args map[string]any) (map[string]any, string, bool) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})

@@ -240,13 +240,7 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 				if c := api.deploy.Load(); c != 1 {
 					t.Errorf("the upstream was called %d times, want 1", c)
 				}
-				close(hold)
-				select {
-				case rs := <-late:
-					wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
-				case <-time.After(10 * time.Second):
-					t.Fatal("the stuck gateway never answered")
-				}
+				wantLateOutcomeUnknown(t, hold, late, "the stuck gateway")
 				rs, err = tc.send(w, tok)
 				if err != nil {
 					t.Fatal(err)
@@ -431,13 +425,7 @@ func TestLeaseSweeperRunsOnConfiguredTTL(t *testing.T) {
 	if err != nil || l.Status != http.StatusGatewayTimeout || l.Owner != "" {
 		t.Errorf("start lease after the sweep: %+v, %v", l, err)
 	}
-	close(hold)
-	select {
-	case rs := <-late:
-		wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the stuck start never answered")
-	}
+	wantLateOutcomeUnknown(t, hold, late, "the stuck start")
 	wantProblem(t, w.command(t, tok, deployStart("run-swept")), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 	if c := api.deploy.Load(); c != 1 {
 		t.Errorf("the upstream was called %d times, want 1", c)
@@ -507,13 +495,7 @@ func TestApprovalLease(t *testing.T) {
 		for range 2 {
 			wantProblem(t, approve(ws[0], op, id), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 		}
-		close(hold)
-		select {
-		case rs := <-late:
-			wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
-		case <-time.After(10 * time.Second):
-			t.Fatal("the stuck approval never answered")
-		}
+		wantLateOutcomeUnknown(t, hold, late, "the stuck approval")
 		if c := api.deploy.Load(); c != 2 {
 			t.Errorf("the upstream was called %d times, want 2", c)
 		}

@@ -271,13 +271,7 @@ func TestSubjectMCP(t *testing.T) {
 	tok := mint(t, ti, tenantA, userA)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, g.url+"/mcp", tok)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "praxec.command",
 		Arguments: map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "evidence-pak"}}})
 	if err != nil {

@@ -388,12 +388,7 @@ func TestWorkflowExecutorCancelCascades(t *testing.T) {
 	findLink(t, linksOf(t, body), "child")
 	// And the MCP mission read.
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tok: tok}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := gatewaytest.MCPSession(t, g.URL+"/mcp", tok)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: contracts.ToolGetMission, Arguments: map[string]any{"runId": runID}})
 	if err != nil || res.IsError {
 		t.Fatalf("aura_get_mission over MCP: %v %+v", err, res)

@@ -9,3 +9,11 @@ import _ "embed"
 //
 //go:embed testdata/release.yaml
 var ReleaseWorkflowYAML string
+
+// RotateKeysWorkflowYAML is one entry of a configuration's workflows block
+// (testdata/rotate-keys.yaml), indented to stand under workflows::
+// rotate_keys, a workflow of one move that the example configuration
+// does not define, for tests that add a workflow (a reload).
+//
+//go:embed testdata/rotate-keys.yaml
+var RotateKeysWorkflowYAML string

@@ -13,7 +13,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -293,33 +292,6 @@ func (h *harness) metricsText(t testing.TB) string {
 	r := h.Get(t, "/metrics")
 	gatewaytest.WantStatus(t, r, http.StatusOK)
 	return string(r.Body)
-}
-
-// metricValue returns the value of the sample of name whose labels include
-// all of labels, or -1 when there is none.
-func metricValue(text, name string, labels map[string]string) float64 {
-	for _, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		ok := true
-		for _, k := range slices.Sorted(maps.Keys(labels)) {
-			if !strings.Contains(line, k+`="`+labels[k]+`"`) {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		f := strings.Fields(line)
-		v, err := strconv.ParseFloat(f[len(f)-1], 64)
-		if err != nil {
-			return -1
-		}
-		return v
-	}
-	return -1
 }
 
 // intentBody is a valid submit body.

@@ -45,7 +45,7 @@ func TestRateLimit(t *testing.T) {
 	// Once Retry-After has passed, alice may proceed.
 	h.clock.Advance(time.Duration(retry) * time.Second)
 	gatewaytest.WantStatus(t, h.Get(t, path, gatewaytest.Bearer(h.tokenA(t))), http.StatusNotFound)
-	if v := metricValue(h.metricsText(t), "praxa_rate_limited_total", nil); v < 2 {
+	if v := gatewaytest.MetricValue(h.metricsText(t), "praxa_rate_limited_total", nil); v < 2 {
 		t.Errorf("praxa_rate_limited_total %v, want >= 2", v)
 	}
 }
@@ -262,7 +262,7 @@ func TestMetrics(t *testing.T) {
 		{"praxa_idempotency_total", map[string]string{"outcome": "expired"}, 1},
 		{"praxa_http_request_duration_seconds_count", map[string]string{"route": "/v8/intents", "method": "POST"}, 4},
 	} {
-		if got := metricValue(text, tc.name, tc.labels); got != tc.want {
+		if got := gatewaytest.MetricValue(text, tc.name, tc.labels); got != tc.want {
 			t.Errorf("%s%v = %v, want %v", tc.name, tc.labels, got, tc.want)
 		}
 	}

@@ -1,0 +1,50 @@
+package gatewaytest
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BearerTransport sends every request through Base (nil:
+// http.DefaultTransport) with the bearer token Token.
+type BearerTransport struct {
+	// Token is the bearer credential.
+	Token string
+	// Base sends the requests.
+	Base http.RoundTripper
+}
+
+// RoundTrip sends r, a copy of it with the Authorization header set.
+func (b *BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.Token)
+	base := b.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return base.RoundTrip(r)
+}
+
+// MCPSession connects a go-sdk client over streamable HTTP, without the
+// standalone stream, to the MCP endpoint url (a gateway's URL + "/mcp")
+// with the bearer token tok. It fails the test when the session does not
+// open, and closes it when the test ends.
+func MCPSession(t testing.TB, url, tok string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gatewaytest", Version: "0"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: &BearerTransport{Token: tok}}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// MCP is MCPSession to this gateway's /mcp.
+func (g *Gateway) MCP(t testing.TB, tok string) *mcp.ClientSession {
+	t.Helper()
+	return MCPSession(t, g.URL+"/mcp", tok)
+}
