@@ -106,36 +106,12 @@ func testMoveLeases(t *testing.T, o Opener) {
 // exactly one wins.
 func testMoveLeaseRace(t *testing.T, o Opener) {
 	s := o.Open(t)
-	const n = 32
-	var wins, lost atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
-				if _, err := tx.GetMoveLease(ctx, "a", "wf_race", 1); err == nil {
-					return store.ErrExists
-				}
-				return tx.InsertMoveLease(ctx, lease("a", "wf_race", 1, string(rune('A'+i))))
-			})
-			switch {
-			case err == nil:
-				wins.Add(1)
-			case errors.Is(err, store.ErrExists):
-				lost.Add(1)
-			default:
-				t.Errorf("Update: %v", err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	if wins.Load() != 1 || lost.Load() != n-1 {
-		t.Errorf("winners = %d, losers = %d; want 1 and %d", wins.Load(), lost.Load(), n-1)
-	}
+	raceOnce(t, s, raceN, store.ErrExists, func(ctx context.Context, tx store.Tx, i int) error {
+		if _, err := tx.GetMoveLease(ctx, "a", "wf_race", 1); err == nil {
+			return store.ErrExists
+		}
+		return tx.InsertMoveLease(ctx, lease("a", "wf_race", 1, string(rune('A'+i))))
+	})
 }
 
 // testSubmitRefusal: a submit record keeps the status of a recorded
@@ -283,36 +259,12 @@ func testStartLeases(t *testing.T, o Opener) {
 // exactly one wins.
 func testStartLeaseRace(t *testing.T, o Opener) {
 	s := o.Open(t)
-	const n = 32
-	var wins, lost atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
-				if _, err := tx.GetStartLease(ctx, "a", "key:ns:k"); err == nil {
-					return store.ErrExists
-				}
-				return tx.InsertStartLease(ctx, startLease("a", "key:ns:k", string(rune('A'+i))))
-			})
-			switch {
-			case err == nil:
-				wins.Add(1)
-			case errors.Is(err, store.ErrExists):
-				lost.Add(1)
-			default:
-				t.Errorf("Update: %v", err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	if wins.Load() != 1 || lost.Load() != n-1 {
-		t.Errorf("winners = %d, losers = %d; want 1 and %d", wins.Load(), lost.Load(), n-1)
-	}
+	raceOnce(t, s, raceN, store.ErrExists, func(ctx context.Context, tx store.Tx, i int) error {
+		if _, err := tx.GetStartLease(ctx, "a", "key:ns:k"); err == nil {
+			return store.ErrExists
+		}
+		return tx.InsertStartLease(ctx, startLease("a", "key:ns:k", string(rune('A'+i))))
+	})
 	// Of the racing resolvers of the one lease, exactly one resolves it.
 	var owner string
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
@@ -320,25 +272,17 @@ func testStartLeaseRace(t *testing.T, o Opener) {
 		owner = l.Owner
 		return err
 	})
-	wins.Store(0)
-	start = make(chan struct{})
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
-				return tx.ResolveStartLease(ctx, "a", "key:ns:k", owner, 504, []byte("{}"), time.Time{})
-			})
-			if err == nil {
-				wins.Add(1)
-			} else if !errors.Is(err, store.ErrConflict) {
-				t.Errorf("resolve: %v", err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	var wins atomic.Int32
+	race(raceN, func(int) {
+		err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+			return tx.ResolveStartLease(ctx, "a", "key:ns:k", owner, 504, []byte("{}"), time.Time{})
+		})
+		if err == nil {
+			wins.Add(1)
+		} else if !errors.Is(err, store.ErrConflict) {
+			t.Errorf("resolve: %v", err)
+		}
+	})
 	if wins.Load() != 1 {
 		t.Errorf("%d resolvers resolved the lease, want 1", wins.Load())
 	}
@@ -466,5 +410,45 @@ func testLeaseRenewal(t *testing.T, o Opener) {
 		return tx.RenewMoveLease(ctx, "a", "wf_9", 1, "p1/r1", "x", now, later)
 	}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("renewal of no lease: %v, want ErrNotFound", err)
+	}
+}
+
+// raceN is how many transactions a race test runs at once.
+const raceN = 32
+
+// race runs fn(0) to fn(raceN-1) on goroutines of their own, released at
+// once, and returns when every one has.
+func race(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			fn(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+}
+
+// raceOnce runs n updates of s at once, the i-th running update with i,
+// and fails unless exactly one commits and every other fails with lose
+// (store.ErrExists, store.ErrConflict).
+func raceOnce(t *testing.T, s store.Store, n int, lose error, update func(ctx context.Context, tx store.Tx, i int) error) {
+	t.Helper()
+	var wins, lost atomic.Int32
+	race(n, func(i int) {
+		err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error { return update(ctx, tx, i) })
+		switch {
+		case err == nil:
+			wins.Add(1)
+		case errors.Is(err, lose):
+			lost.Add(1)
+		default:
+			t.Errorf("racer %d: %v", i, err)
+		}
+	})
+	if wins.Load() != 1 || lost.Load() != int32(n-1) {
+		t.Errorf("winners = %d, losers = %d; want 1 and %d", wins.Load(), lost.Load(), n-1)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,29 +94,11 @@ func testLexiconCompareAndSet(t *testing.T, o Opener) {
 	}); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("stale replace: %v, want ErrConflict", err)
 	}
-	var wins, conflicts atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lt := lexiconTerm("pr", "PR", 3, fmt.Sprintf(`{"definition_short":"racer %d"}`, i))
-			lt.UpdatedAt = epoch.Add(time.Duration(i) * time.Second)
-			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error { return tx.PutLexiconTerm(ctx, lt, 2) })
-			switch {
-			case err == nil:
-				wins.Add(1)
-			case errors.Is(err, store.ErrConflict):
-				conflicts.Add(1)
-			default:
-				t.Errorf("racer %d: %v", i, err)
-			}
-		}()
-	}
-	wg.Wait()
-	if wins.Load() != 1 || conflicts.Load() != 7 {
-		t.Errorf("%d wins and %d conflicts, want 1 and 7", wins.Load(), conflicts.Load())
-	}
+	raceOnce(t, s, 8, store.ErrConflict, func(ctx context.Context, tx store.Tx, i int) error {
+		lt := lexiconTerm("pr", "PR", 3, fmt.Sprintf(`{"definition_short":"racer %d"}`, i))
+		lt.UpdatedAt = epoch.Add(time.Duration(i) * time.Second)
+		return tx.PutLexiconTerm(ctx, lt, 2)
+	})
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		if got, err := tx.GetLexiconTerm(ctx, "pr"); err != nil || got.Version != 3 {
 			t.Errorf("after the race: %+v, %v", got, err)

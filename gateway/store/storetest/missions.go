@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,38 +72,17 @@ func testMissionCompareAndSet(t *testing.T, o Opener) {
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
 		return tx.InsertMission(ctx, mission("a", "wf_cas", "run-cas"))
 	})
-	const n = 16
-	var wins, conflicts atomic.Int32
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
-				m, err := tx.GetMission(ctx, "a", "wf_cas")
-				if err != nil {
-					return err
-				}
-				if m.Version != 1 {
-					return store.ErrConflict
-				}
-				m.State, m.Version = fmt.Sprintf("s%d", i), 2
-				return tx.UpdateMission(ctx, m, 1)
-			})
-			switch {
-			case err == nil:
-				wins.Add(1)
-			case errors.Is(err, store.ErrConflict):
-				conflicts.Add(1)
-			default:
-				t.Errorf("Update: %v", err)
-			}
-		}()
-	}
-	wg.Wait()
-	if wins.Load() != 1 || conflicts.Load() != n-1 {
-		t.Errorf("wins = %d, conflicts = %d; want 1 and %d", wins.Load(), conflicts.Load(), n-1)
-	}
+	raceOnce(t, s, 16, store.ErrConflict, func(ctx context.Context, tx store.Tx, i int) error {
+		m, err := tx.GetMission(ctx, "a", "wf_cas")
+		if err != nil {
+			return err
+		}
+		if m.Version != 1 {
+			return store.ErrConflict
+		}
+		m.State, m.Version = fmt.Sprintf("s%d", i), 2
+		return tx.UpdateMission(ctx, m, 1)
+	})
 }
 
 // testDeleteMission: a mission is deleted only at the version expected

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,28 +61,9 @@ func testCapabilityPins(t *testing.T, o Opener) {
 	}); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("stale replace: %v, want ErrConflict", err)
 	}
-	var wins, conflicts atomic.Int32
-	var wg sync.WaitGroup
-	for i := range 6 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := capabilityPin("up.echo", fmt.Sprintf("racer%d", i), 3)
-			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error { return tx.PutCapabilityPin(ctx, p, 2) })
-			switch {
-			case err == nil:
-				wins.Add(1)
-			case errors.Is(err, store.ErrConflict):
-				conflicts.Add(1)
-			default:
-				t.Errorf("racer %d: %v", i, err)
-			}
-		}()
-	}
-	wg.Wait()
-	if wins.Load() != 1 || conflicts.Load() != 5 {
-		t.Errorf("%d wins and %d conflicts, want 1 and 5", wins.Load(), conflicts.Load())
-	}
+	raceOnce(t, s, 6, store.ErrConflict, func(ctx context.Context, tx store.Tx, i int) error {
+		return tx.PutCapabilityPin(ctx, capabilityPin("up.echo", fmt.Sprintf("racer%d", i), 3), 2)
+	})
 	// Put the offered pin back at version 4, for the reopen.
 	offered.Version = 4
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutCapabilityPin(ctx, offered, 3) })

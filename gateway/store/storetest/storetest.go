@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -186,40 +185,29 @@ func testIdempotencyExpiry(t *testing.T, o Opener) {
 // winner's record.
 func testIdempotencyClaimRace(t *testing.T, o Opener) {
 	s := o.Open(t)
-	const n = 32
+	const n = raceN
 	var wins, seen atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
-				if _, err := tx.GetIdempotency(ctx, "ns", "race-key-000000001", epoch); err == nil {
-					seen.Add(1)
-					return nil
-				} else if !errors.Is(err, store.ErrNotFound) {
-					return err
-				}
-				if err := tx.InsertIdempotency(ctx, record("ns", "race-key-000000001", fmt.Sprint(i))); err != nil {
-					return err
-				}
-				return tx.InsertIntent(ctx, store.Intent{ID: fmt.Sprintf("in-%d", i), Tenant: "t", Text: "x", CreatedAt: epoch})
-			})
-			switch {
-			case err == nil:
-			case errors.Is(err, store.ErrExists):
+	race(n, func(i int) {
+		err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+			if _, err := tx.GetIdempotency(ctx, "ns", "race-key-000000001", epoch); err == nil {
 				seen.Add(1)
-				return
-			default:
-				t.Errorf("Update: %v", err)
-				return
+				return nil
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
 			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+			if err := tx.InsertIdempotency(ctx, record("ns", "race-key-000000001", fmt.Sprint(i))); err != nil {
+				return err
+			}
+			return tx.InsertIntent(ctx, store.Intent{ID: fmt.Sprintf("in-%d", i), Tenant: "t", Text: "x", CreatedAt: epoch})
+		})
+		switch {
+		case err == nil:
+		case errors.Is(err, store.ErrExists):
+			seen.Add(1)
+		default:
+			t.Errorf("Update: %v", err)
+		}
+	})
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		rec, err := tx.GetIdempotency(ctx, "ns", "race-key-000000001", epoch)
 		if err != nil {
@@ -408,26 +396,20 @@ func testUpdateAtomic(t *testing.T, o Opener) {
 func testUpdateIsolatesFailures(t *testing.T, o Opener) {
 	s := o.Open(t)
 	const n = 40
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
-				if err := tx.InsertIntent(ctx, store.Intent{ID: fmt.Sprintf("int_%d", i), Tenant: "a", CreatedAt: epoch}); err != nil {
-					return err
-				}
-				if i%2 == 1 {
-					return errBoom
-				}
-				return nil
-			})
-			if (i%2 == 1) != errors.Is(err, errBoom) || (i%2 == 0 && err != nil) {
-				t.Errorf("Update %d = %v", i, err)
+	race(n, func(i int) {
+		err := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+			if err := tx.InsertIntent(ctx, store.Intent{ID: fmt.Sprintf("int_%d", i), Tenant: "a", CreatedAt: epoch}); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
+			if i%2 == 1 {
+				return errBoom
+			}
+			return nil
+		})
+		if (i%2 == 1) != errors.Is(err, errBoom) || (i%2 == 0 && err != nil) {
+			t.Errorf("Update %d = %v", i, err)
+		}
+	})
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		for i := range n {
 			_, err := tx.GetIntent(ctx, "a", fmt.Sprintf("int_%d", i))
