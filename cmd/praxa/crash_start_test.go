@@ -130,23 +130,18 @@ func TestCrashDuringStartLeavesRun(t *testing.T) {
 	child = site.child
 	// The retry: in progress while the lease of the killed gateway holds,
 	// then its recorded outcome.
-	var (
-		got crashAnswerOf
-		err error
-	)
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	var got crashAnswerOf
+	gatewaytest.Poll(30*time.Second, func() bool {
+		var err error
 		got, err = crashDo(t, client, http.MethodPost, child.url, "/v8/missions", token, key, "", start)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.status != http.StatusConflict || time.Now().After(deadline) {
-			break
-		}
-		if got.body["code"] != "idempotency-request-in-progress" {
+		if got.status == http.StatusConflict && got.body["code"] != "idempotency-request-in-progress" {
 			t.Fatalf("retry: 409 %s", got.raw)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return got.status != http.StatusConflict
+	})
 	if got.status != http.StatusGatewayTimeout || got.body["code"] != "outcome-unknown" {
 		t.Fatalf("retry after the lease: %d %s, want 504 outcome-unknown", got.status, got.raw)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/connect/connecttest"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -122,23 +123,17 @@ func TestSIGKILLLeavesNoChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		left := alive(t, "sleep "+marker)
-		if entry := args[0]; true {
-			for _, p := range alive(t, entry) {
-				if strings.HasPrefix(p, fmt.Sprint(childPID)+":") {
-					left = append(left, p)
-				}
+	var left []string
+	if !gatewaytest.Poll(10*time.Second, func() bool {
+		left = alive(t, "sleep "+marker)
+		for _, p := range alive(t, args[0]) {
+			if strings.HasPrefix(p, fmt.Sprint(childPID)+":") {
+				left = append(left, p)
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes outlived the SIGKILLed gateway (pid namespaces available: %v): %v", pidnsAvailable(), left)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(left) == 0
+	}) {
+		t.Fatalf("processes outlived the SIGKILLed gateway (pid namespaces available: %v): %v", pidnsAvailable(), left)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -227,10 +228,7 @@ func TestParallelBranches(t *testing.T) {
 		if ce := contracts.AsError(err); ce.Code != contracts.CodeOutcomeUnknown || !strings.Contains(ce.Message, "branch hold") {
 			t.Fatalf("%v, want outcome-unknown naming the held branch", err)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for api.cancelled.Load() == 0 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
+		gatewaytest.Poll(5*time.Second, func() bool { return api.cancelled.Load() != 0 })
 		if api.cancelled.Load() != 1 {
 			t.Error("the held branch was not cancelled")
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/restclient"
 )
 
@@ -226,9 +227,7 @@ func TestRenewingOneFetch(t *testing.T) {
 	for i := range got {
 		wg.Go(func() { got[i], _ = r.Token(context.Background()) })
 	}
-	for fetches.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	gatewaytest.Eventually(t, "the first fetch", 10*time.Second, func() bool { return fetches.Load() != 0 })
 	close(release)
 	wg.Wait()
 	if n := fetches.Load(); n != 1 {
@@ -402,9 +401,7 @@ func TestRenewingCancelledFetch(t *testing.T) {
 	first, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { _, err := r.Token(first); done <- err }()
-	for fetches.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	gatewaytest.Eventually(t, "the first fetch", 10*time.Second, func() bool { return fetches.Load() != 0 })
 	waited := make(chan string, 1)
 	go func() { tok, _ := r.Token(context.Background()); waited <- tok }()
 	time.Sleep(10 * time.Millisecond) // let the second call wait for the first's fetch
