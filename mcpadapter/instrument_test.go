@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/mcpadapter"
@@ -29,8 +30,8 @@ func (b idsBackend) Call(ctx context.Context, tool string, _ json.RawMessage) mc
 	return mcpadapter.Outcome{Body: body}
 }
 
-// lines decodes the JSON lines written to b.
-func (s *syncBuffer) lines(t *testing.T) []map[string]any {
+// logLines decodes the JSON lines written to s.
+func logLines(t *testing.T, s *gatewaytest.LogBuffer) []map[string]any {
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(s.String()), "\n") {
 		var m map[string]any
@@ -47,7 +48,7 @@ func (s *syncBuffer) lines(t *testing.T) []map[string]any {
 // error and the session goes on, and every request is counted under route
 // stdio and logged with the fields of /mcp's lines.
 func TestInstrument(t *testing.T) {
-	var logs syncBuffer
+	var logs gatewaytest.LogBuffer
 	log := telemetry.Logger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	opts := &mcpadapter.Options{ToolSet: contracts.SetAll, Logger: log, JoinTrace: telemetry.JoinTrace}
 	srv, err := mcpadapter.New(idsBackend{panicTool: contracts.ToolListGoals}, opts)
@@ -85,7 +86,7 @@ func TestInstrument(t *testing.T) {
 	}
 
 	var calls, panics []map[string]any
-	for _, l := range logs.lines(t) {
+	for _, l := range logLines(t, &logs) {
 		switch {
 		case l["msg"] == "request" && l["mcp_method"] == "tools/call":
 			calls = append(calls, l)

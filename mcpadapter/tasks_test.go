@@ -306,7 +306,7 @@ func TestTasksSessionDeclared(t *testing.T) {
 		if declared {
 			opts.Capabilities = &mcp.ClientCapabilities{Extensions: map[string]any{mcpadapter.TasksExtension: map[string]any{}}}
 		}
-		var wire syncBuffer
+		var wire gatewaytest.LogBuffer
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-like", Version: "0"}, opts).Connect(ctx,
 			&mcp.LoggingTransport{Transport: ct, Writer: &wire}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 		if err != nil {
@@ -328,24 +328,6 @@ func TestTasksSessionDeclared(t *testing.T) {
 		cs.Close()
 		ss.Wait()
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the transport's writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestTasksUpdateFiresTheMove: a mission whose next move needs what only

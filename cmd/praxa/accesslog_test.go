@@ -9,7 +9,7 @@ import (
 )
 
 func TestBufferedLogHoldsLinesUntilFlushOrClose(t *testing.T) {
-	var out syncBuffer
+	var out gatewaytest.LogBuffer
 	b := newBufferedLog(&out, time.Hour) // the ticker never fires in this test
 	b.Write([]byte("one\n"))
 	b.Write([]byte("two\n"))
@@ -32,7 +32,7 @@ func TestBufferedLogHoldsLinesUntilFlushOrClose(t *testing.T) {
 }
 
 func TestBufferedLogWritesOutAFullBufferAtOnce(t *testing.T) {
-	var out syncBuffer
+	var out gatewaytest.LogBuffer
 	b := newBufferedLog(&out, time.Hour)
 	defer b.Close()
 	line := strings.Repeat("x", 1023) + "\n"
@@ -45,7 +45,7 @@ func TestBufferedLogWritesOutAFullBufferAtOnce(t *testing.T) {
 }
 
 func TestBufferedLogFlushesOnItsTicker(t *testing.T) {
-	var out syncBuffer
+	var out gatewaytest.LogBuffer
 	b := newBufferedLog(&out, time.Millisecond)
 	defer b.Close()
 	b.Write([]byte("late\n"))

@@ -32,7 +32,7 @@ func TestServeAuditSink(t *testing.T) {
 			if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			var stderr syncBuffer
+			var stderr gatewaytest.LogBuffer
 			env := &environment{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: func(string) string { return "" }}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

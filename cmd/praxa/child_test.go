@@ -168,25 +168,6 @@ func runChild(t *testing.T, bin string, env []string, args ...string) (code int,
 	return code, out.String(), errOut.String()
 }
 
-// syncBuffer is a bytes.Buffer safe for a child's writer goroutine and the
-// test reading it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // must fails t on err.
 func must(t *testing.T, err error, format string, args ...any) {
 	t.Helper()

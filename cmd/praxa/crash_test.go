@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	_ "modernc.org/sqlite" // the raw count below reads the file with database/sql
@@ -498,7 +499,7 @@ func crashRetry(t *testing.T, base, token string, keys []string, led *crashLedge
 // replays the same answer.
 func TestConcurrentSameKeyOneIntent(t *testing.T) {
 	dataDir := t.TempDir()
-	var logs syncBuffer
+	var logs gatewaytest.LogBuffer
 	env := &environment{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &logs, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -117,7 +117,7 @@ func TestMCPCommand(t *testing.T) {
 
 // connectStdio starts bin args as an MCP server over stdio with env; it
 // must exit cleanly when the session closes, as t ends.
-func connectStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.ClientSession, *syncBuffer) {
+func connectStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.ClientSession, *gatewaytest.LogBuffer) {
 	t.Helper()
 	cs, cmd, stderr := startStdio(t, bin, env, args...)
 	t.Cleanup(func() {
@@ -134,12 +134,12 @@ func connectStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.
 // startStdio starts bin args as an MCP server over stdio with env and
 // connects to it. The process has exited, and cmd.ProcessState is set,
 // once the session is closed.
-func startStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.ClientSession, *exec.Cmd, *syncBuffer) {
+func startStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.ClientSession, *exec.Cmd, *gatewaytest.LogBuffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Dir = t.TempDir()
-	stderr := &syncBuffer{}
+	stderr := &gatewaytest.LogBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

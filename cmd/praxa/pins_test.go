@@ -269,7 +269,7 @@ func stdioWithChanges(t *testing.T, bin string, args ...string) (*mcp.ClientSess
 	cmd := exec.Command(bin, args...)
 	cmd.Env = childEnv()
 	cmd.Dir = t.TempDir()
-	stderr := &syncBuffer{}
+	stderr := &gatewaytest.LogBuffer{}
 	cmd.Stderr = stderr
 	changed := make(chan struct{}, 64)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

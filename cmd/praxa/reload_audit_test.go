@@ -125,7 +125,7 @@ func TestMCPCommandReloadsDirectTools(t *testing.T) {
 	cmd := exec.Command(bin, "mcp", "--dev", "--data-dir", dir, "--config", cfgPath, "--token", tok)
 	cmd.Env = childEnv()
 	cmd.Dir = t.TempDir()
-	stderr := &syncBuffer{}
+	stderr := &gatewaytest.LogBuffer{}
 	cmd.Stderr = stderr
 	changed := make(chan struct{}, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
