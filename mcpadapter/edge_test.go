@@ -1,15 +1,14 @@
 package mcpadapter_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/mcpadapter"
 )
 
@@ -28,28 +27,14 @@ type rpcError struct {
 // Content-Length.
 func postRPC(t *testing.T, h *harness, tok, version string, body []byte, chunked bool) rpcError {
 	t.Helper()
-	var rd io.Reader = bytes.NewReader(body)
+	opts := []gatewaytest.RequestOption{gatewaytest.Bearer(tok),
+		gatewaytest.Header("Accept", "application/json, text/event-stream"), gatewaytest.Header("Mcp-Protocol-Version", version)}
 	if chunked {
-		rd = io.MultiReader(rd) // no length the client can see
+		opts = append(opts, gatewaytest.Chunked()) // no length the client can see
 	}
-	req, err := http.NewRequest(http.MethodPost, h.url+"/mcp", rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Mcp-Protocol-Version", version)
-	res, err := h.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := rpcError{status: res.StatusCode, size: len(b)}
+	res := h.g.REST().Do(t, http.MethodPost, "/mcp", body, opts...)
+	b := res.Body
+	a := rpcError{status: res.Status, size: len(b)}
 	if res.Header.Get("Content-Type") != "application/json" {
 		return a
 	}
@@ -62,7 +47,7 @@ func postRPC(t *testing.T, h *harness, tok, version string, body []byte, chunked
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(b, &msg); err != nil || msg.JSONRPC != "2.0" {
-		t.Fatalf("%d: not a JSON-RPC answer: %.300s", res.StatusCode, b)
+		t.Fatalf("%d: not a JSON-RPC answer: %.300s", res.Status, b)
 	}
 	a.id = string(msg.ID)
 	if msg.Error != nil {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,14 +31,8 @@ type wireAnswer struct {
 // (or those of hdr, which replace them; "" deletes one).
 func postMCP(t *testing.T, url, tok, body string, hdr map[string]string) wireAnswer {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	opts := []gatewaytest.RequestOption{gatewaytest.Bearer(tok),
+		gatewaytest.Header("Accept", "application/json, text/event-stream"), gatewaytest.Header("Mcp-Protocol-Version", "2026-07-28")}
 	var call struct {
 		Method string `json:"method"`
 		Params struct {
@@ -47,28 +40,23 @@ func postMCP(t *testing.T, url, tok, body string, hdr map[string]string) wireAns
 		} `json:"params"`
 	}
 	if json.Unmarshal([]byte(body), &call) == nil {
-		req.Header.Set("Mcp-Method", call.Method)
+		opts = append(opts, gatewaytest.Header("Mcp-Method", call.Method))
 		if call.Params.Name != "" {
-			req.Header.Set("Mcp-Name", call.Params.Name)
+			opts = append(opts, gatewaytest.Header("Mcp-Name", call.Params.Name))
 		}
 	}
 	for k, v := range hdr {
-		if v == "" {
-			req.Header.Del(k)
-		} else {
-			req.Header.Set(k, v)
-		}
+		opts = append(opts, func(r *http.Request) {
+			if v == "" {
+				r.Header.Del(k)
+			} else {
+				r.Header.Set(k, v)
+			}
+		})
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := wireAnswer{status: res.StatusCode, challenge: res.Header.Get("WWW-Authenticate")}
+	res := gatewaytest.NewClient(url, nil).Do(t, http.MethodPost, "/mcp", body, opts...)
+	b := res.Body
+	a := wireAnswer{status: res.Status, challenge: res.Header.Get("WWW-Authenticate")}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		a.stream = true
 		sc := bufio.NewScanner(bytes.NewReader(b))

@@ -523,19 +523,7 @@ func TestConcurrentSameKeyOneIntent(t *testing.T) {
 	key := "same-key-" + fmt.Sprint(time.Now().UnixNano())
 	client := crashClient()
 	defer client.CloseIdleConnections()
-	answers := make([]crashAnswer, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			answers[i] = crashPost(ctx, client, a.url, token, key)
-		}()
-	}
-	close(start)
-	wg.Wait()
+	answers := gatewaytest.Race(n, func(int) crashAnswer { return crashPost(ctx, client, a.url, token, key) })
 
 	ids := map[string]int{}
 	var ok, busy, replays int

@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"bytes"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
@@ -45,17 +44,11 @@ func raceTwoEngines(t *testing.T, ti *gatewaytest.Issuer, g1, g2 *gw) {
 		// events of all of them can be counted afterwards.
 		trace := newTraceID()
 		call := map[string]any{"workflowId": id, "expectedVersion": 1, "transition": "run_lint"}
-		answers, errs := make([]*gatewaytest.Response, racers), make([]error, racers)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range racers {
-			wg.Go(func() {
-				<-start
-				answers[i], errs[i] = engines[i%2].send(req{method: http.MethodPost, path: "/v8/praxec/command", body: call, token: tok, trace: trace})
-			})
-		}
-		close(start)
-		wg.Wait()
+		errs := make([]error, racers)
+		answers := gatewaytest.Race(racers, func(i int) (a *gatewaytest.Response) {
+			a, errs[i] = engines[i%2].send(req{method: http.MethodPost, path: "/v8/praxec/command", body: call, token: tok, trace: trace})
+			return a
+		})
 		failOn(t, errs)
 
 		var body []byte
@@ -102,19 +95,13 @@ func raceTwoEngines(t *testing.T, ti *gatewaytest.Issuer, g1, g2 *gw) {
 		cb := r.Object(t)
 		lnk := findLink(t, linksOf(t, cb), "run_tests")
 		trace := newTraceID()
-		answers, errs := make([]*gatewaytest.Response, racers), make([]error, racers)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
 		// The same link, followed verbatim (same key) through both engines.
 		rq := (&agent{token: tok, trace: trace}).request(t, lnk, nil)
-		for i := range racers {
-			wg.Go(func() {
-				<-start
-				answers[i], errs[i] = engines[i%2].send(rq)
-			})
-		}
-		close(start)
-		wg.Wait()
+		errs := make([]error, racers)
+		answers := gatewaytest.Race(racers, func(i int) (a *gatewaytest.Response) {
+			a, errs[i] = engines[i%2].send(rq)
+			return a
+		})
 		failOn(t, errs)
 		var body []byte
 		fresh, replayed, busy := 0, 0, 0

@@ -10,7 +10,6 @@ import (
 	_ "embed"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,35 +81,8 @@ func TestLeaseReplicasCallOnce(t *testing.T) {
 	tok := mint(t, ti, tenantA, userA)
 	_, submit := startRun(t, ws[0], tok, "deploy")
 
-	const n = 6
-	var wg sync.WaitGroup
-	res := make([]*gatewaytest.Response, n)
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			res[i] = ws[i%2].command(t, tok, submit)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	ok := 0
-	for i, rs := range res {
-		switch rs.Status {
-		case http.StatusOK:
-			ok++
-		case http.StatusConflict:
-			wantProblem(t, rs, http.StatusConflict, contracts.CodeIdempotencyInProgress)
-			if rs.Header.Get("Retry-After") == "" {
-				t.Errorf("answer %d: 409 without Retry-After", i)
-			}
-		default:
-			t.Errorf("answer %d: %d %s", i, rs.Status, rs.Body)
-		}
-	}
-	if ok == 0 {
+	res := race(6, ws, func(w *gw) *gatewaytest.Response { return w.command(t, tok, submit) })
+	if ok := raceAnswers(t, res, http.StatusOK); ok == 0 {
 		t.Errorf("no request moved the workflow")
 	}
 	if c := api.deploy.Load(); c != 1 {

@@ -71,6 +71,7 @@ func raceAnswers(t *testing.T, res []*gatewaytest.Response, okStatus int, also .
 		case http.StatusConflict:
 			code := problemCode(t, rs)
 			if code == contracts.CodeIdempotencyInProgress {
+				wantProblem(t, rs, http.StatusConflict, code)
 				if rs.Header.Get("Retry-After") == "" {
 					t.Errorf("answer %d: 409 without Retry-After", i)
 				}
@@ -101,20 +102,7 @@ func problemCode(t *testing.T, r *gatewaytest.Response) contracts.Code {
 
 // race sends n requests at once, alternating between the replicas.
 func race(n int, ws []*gw, send func(w *gw) *gatewaytest.Response) []*gatewaytest.Response {
-	var wg sync.WaitGroup
-	res := make([]*gatewaytest.Response, n)
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			res[i] = send(ws[i%len(ws)])
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return res
+	return gatewaytest.Race(n, func(i int) *gatewaytest.Response { return send(ws[i%len(ws)]) })
 }
 
 // TestStartLeaseReplicasCallOnce: the same start (one idempotency key, or

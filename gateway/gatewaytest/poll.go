@@ -1,6 +1,7 @@
 package gatewaytest
 
 import (
+	"sync"
 	"testing"
 	"time"
 )
@@ -30,4 +31,22 @@ func Poll(timeout time.Duration, cond func() bool) bool {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return true
+}
+
+// Race calls fn(0) to fn(n-1) on goroutines of their own, released at
+// once, and returns their results in order once every call has returned:
+// n requests racing for one idempotency key, lease or approval.
+func Race[T any](n int, fn func(i int) T) []T {
+	out := make([]T, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			out[i] = fn(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return out
 }
