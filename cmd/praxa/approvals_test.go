@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -53,20 +50,8 @@ func newApprovalsFixture(t *testing.T) *approvalsFixture {
 		t.Fatal(err)
 	}
 	dataDir := t.TempDir()
-	var serveLog bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &serveLog, stderr: &serveLog, getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	app, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { app.close() })
-	printed := regexp.MustCompile(`export PRAXA_TOKEN=(\S+)`).FindStringSubmatch(serveLog.String())
-	if printed == nil {
-		t.Fatalf("serve --dev printed no token:\n%s", serveLog.String())
-	}
-	return &approvalsFixture{app: app, cfgPath: cfgPath, dataDir: dataDir, tok: printed[1], deploys: deploys}
+	s := serveInProcess(t, serveFlags{dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
+	return &approvalsFixture{app: s.app, cfgPath: cfgPath, dataDir: dataDir, tok: devToken(t, s.log), deploys: deploys}
 }
 
 // praxec calls praxec.TOOL over REST with the fixture's token.

@@ -3,13 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -32,25 +29,8 @@ func TestServeAuditSink(t *testing.T) {
 			if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			var stderr gatewaytest.LogBuffer
-			env := &environment{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr, getenv: func(string) string { return "" }}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: t.TempDir(), config: cfgPath, dev: true, tools: contracts.SetAll})
-			if err != nil {
-				t.Fatal(err)
-			}
-			closed := false
-			defer func() {
-				if !closed {
-					a.close()
-				}
-			}()
-			m := regexp.MustCompile(`export PRAXA_TOKEN=(\S+)`).FindStringSubmatch(stderr.String())
-			if m == nil {
-				t.Fatalf("no dev token in:\n%s", stderr.String())
-			}
-			tok := m[1]
+			s := serveInProcess(t, serveFlags{dataDir: t.TempDir(), config: cfgPath, dev: true, tools: contracts.SetAll})
+			a, stderr, tok := s.app, s.log, devToken(t, s.log)
 			const trace = "0af7651916cd43dd8448eb211c80319c"
 			send := func(method, path, key, body string) *gatewaytest.Response {
 				opts := []gatewaytest.RequestOption{gatewaytest.Bearer(tok), gatewaytest.InTrace(trace)}
@@ -77,8 +57,7 @@ func TestServeAuditSink(t *testing.T) {
 				}
 				return len(got.Events) >= 2
 			})
-			closed = true
-			if err := a.close(); err != nil { // the sink file is synced and closed
+			if err := s.stop(); err != nil { // the sink file is synced and closed
 				t.Fatal(err)
 			}
 

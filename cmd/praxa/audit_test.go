@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -41,19 +39,14 @@ func exportLines(t *testing.T, args ...string) []gateway.AuditSinkLine {
 // older than it; bad filters are usage errors.
 func TestAuditExportAndRetention(t *testing.T) {
 	dataDir := t.TempDir()
-	serveLog := new(bytes.Buffer)
-	env := &environment{stdin: strings.NewReader(""), stdout: serveLog, stderr: serveLog, getenv: func(string) string { return "" }}
-	a, err := startGateway(context.Background(), env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, dev: true, tools: contracts.SetAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok := devToken(t, serveLog)
+	a := serveInProcess(t, serveFlags{dataDir: dataDir, dev: true, tools: contracts.SetAll})
+	tok := devToken(t, a.log)
 	for _, run := range []string{"audit-1", "audit-2"} {
 		if code := createMission(t, a.url, tok, run, run); code != 201 {
 			t.Fatalf("create mission %s: %d", run, code)
 		}
 	}
-	if err := a.close(); err != nil { // flushes the audit batches
+	if err := a.stop(); err != nil { // flushes the audit batches
 		t.Fatal(err)
 	}
 
@@ -103,12 +96,8 @@ func TestAuditExportAndRetention(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte("version: \"1\"\naudit:\n  retention: 1ms\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var log bytes.Buffer
-	env = &environment{stdin: strings.NewReader(""), stdout: &log, stderr: &log, getenv: func(string) string { return "" }}
-	b, err := startGateway(context.Background(), env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
-	if err != nil {
-		t.Fatalf("serve with audit.retention: %v\n%s", err, log.String())
-	}
+	b := serveInProcess(t, serveFlags{dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
+	log := b.log
 	// The sweep runs at start, in the background: look until it is done
 	// (bounded), then stop the gateway.
 	left := -1
@@ -116,7 +105,7 @@ func TestAuditExportAndRetention(t *testing.T) {
 		left = len(exportLines(t, "--data-dir", dataDir, "--run", "audit-1"))
 		return left == 0
 	})
-	if err := b.close(); err != nil {
+	if err := b.stop(); err != nil {
 		t.Fatal(err)
 	}
 	if left != 0 {

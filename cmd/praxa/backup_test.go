@@ -115,20 +115,8 @@ func TestBackupRestoreDrill(t *testing.T) {
 		t.Errorf("praxa restore - left %v", leftovers)
 	}
 
-	var restoredLog bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &restoredLog, stderr: &restoredLog, getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: restoredDir, dev: true, tools: contracts.SetAll})
-	if err != nil {
-		t.Fatalf("serve on the restored store: %v\n%s", err, restoredLog.String())
-	}
-	defer func() {
-		if err := r.close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	}()
-	rtok := devToken(t, &restoredLog)
+	r := serveInProcess(t, serveFlags{dataDir: restoredDir, dev: true, tools: contracts.SetAll})
+	rtok := devToken(t, r.log)
 	for i := range 10 {
 		if code := missionStatus(t, r.url, rtok, fmt.Sprintf("before-%d", i)); code != http.StatusOK {
 			t.Errorf("the restored gateway answers %d for mission before-%d", code, i)

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/praxa/praxa/conformance"
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // runCommand runs one command line in process.
@@ -35,27 +37,55 @@ func runCommandEnv(t *testing.T, vars map[string]string, args ...string) (code i
 // and a new data directory, every tool set on, closed when the test ends
 // (a close error fails it). It returns the gateway, its data directory and
 // what serve printed (the ready token among it).
-func startDevInProcess(t *testing.T) (*app, string, *bytes.Buffer) {
+func startDevInProcess(t *testing.T) (*app, string, *gatewaytest.LogBuffer) {
 	t.Helper()
 	dataDir := t.TempDir()
-	serveLog := new(bytes.Buffer)
-	env := &environment{stdin: strings.NewReader(""), stdout: serveLog, stderr: serveLog, getenv: func(string) string { return "" }}
+	s := serveInProcess(t, serveFlags{dataDir: dataDir, dev: true, tools: contracts.SetAll})
+	return s.app, dataDir, s.log
+}
+
+// served is praxa serve run in process (startGateway).
+type served struct {
+	*app
+	// log holds what serve printed, on its standard output and error.
+	log  *gatewaytest.LogBuffer
+	once sync.Once
+	err  error
+}
+
+// serveInProcess runs praxa serve with f in process, on 127.0.0.1:0
+// unless f.addr names another address, until t ends or stop is called.
+func serveInProcess(t *testing.T, f serveFlags) *served {
+	t.Helper()
+	if f.addr == "" {
+		f.addr = "127.0.0.1:0"
+	}
+	s := &served{log: &gatewaytest.LogBuffer{}}
+	env := &environment{stdin: strings.NewReader(""), stdout: s.log, stderr: s.log, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, dev: true, tools: contracts.SetAll})
+	a, err := startGateway(ctx, env, f)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("serve: %v\n%s", err, s.log)
 	}
+	s.app = a
 	t.Cleanup(func() {
-		if err := a.close(); err != nil {
+		if err := s.stop(); err != nil {
 			t.Errorf("close: %v", err)
 		}
 	})
-	return a, dataDir, serveLog
+	return s
+}
+
+// stop closes the gateway (its audit flushed, its store closed); calls
+// after the first return the first's error.
+func (s *served) stop() error {
+	s.once.Do(func() { s.err = s.app.close() })
+	return s.err
 }
 
 // devToken is the ready token serve --dev printed in serveLog.
-func devToken(t *testing.T, serveLog *bytes.Buffer) string {
+func devToken(t *testing.T, serveLog *gatewaytest.LogBuffer) string {
 	t.Helper()
 	printed := regexp.MustCompile(`export PRAXA_TOKEN=(\S+)`).FindStringSubmatch(serveLog.String())
 	if printed == nil {

@@ -499,22 +499,12 @@ func crashRetry(t *testing.T, base, token string, keys []string, led *crashLedge
 // replays the same answer.
 func TestConcurrentSameKeyOneIntent(t *testing.T) {
 	dataDir := t.TempDir()
-	var logs gatewaytest.LogBuffer
-	env := &environment{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &logs, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, dev: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := false
-	defer func() {
-		if !closed {
-			a.close()
-		}
-	}()
+	s := serveInProcess(t, serveFlags{dataDir: dataDir, dev: true})
+	a := s.app
 	var tokOut bytes.Buffer
-	if code := run(ctx, &environment{stdout: &tokOut, stderr: io.Discard, getenv: env.getenv}, []string{"token", "--data-dir", dataDir}); code != 0 {
+	if code := run(ctx, &environment{stdout: &tokOut, stderr: io.Discard, getenv: func(string) string { return "" }}, []string{"token", "--data-dir", dataDir}); code != 0 {
 		t.Fatalf("praxa token exited %d", code)
 	}
 	token := strings.TrimSpace(tokOut.String())
@@ -559,10 +549,9 @@ func TestConcurrentSameKeyOneIntent(t *testing.T) {
 	}
 	t.Logf("%d concurrent requests: %d answered 200 (%d of them replayed), %d answered 409 and replayed on retry", n, ok, replays, busy)
 
-	if err := a.close(); err != nil {
+	if err := s.stop(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
-	closed = true
 	db, err := sql.Open("sqlite", "file:"+dataPath(dataDir)+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)

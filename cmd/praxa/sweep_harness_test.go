@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,16 +30,8 @@ func startSwept(t *testing.T, yaml string) *sweptServe {
 	if err := os.WriteFile(cfgPath, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var log bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &log, stderr: &log, getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.close() })
-	return &sweptServe{app: a, dataDir: dataDir}
+	s := serveInProcess(t, serveFlags{dataDir: dataDir, config: cfgPath, dev: true, tools: contracts.SetAll})
+	return &sweptServe{app: s.app, dataDir: dataDir}
 }
 
 // store opens the data directory's store beside the running gateway (a

@@ -177,20 +177,8 @@ func TestServeTLS(t *testing.T) {
 	certCheckEvery = 0 // every handshake looks at the files
 	t.Cleanup(func() { certCheckEvery = saved })
 
-	var serveLog bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &serveLog, stderr: &serveLog, getenv: func(string) string { return "" }}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a, err := startGateway(ctx, env, serveFlags{addr: "127.0.0.1:0", dataDir: t.TempDir(), dev: true, tools: contracts.SetAll,
-		tlsCert: certFile, tlsKey: keyFile})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	s := serveInProcess(t, serveFlags{dataDir: t.TempDir(), dev: true, tools: contracts.SetAll, tlsCert: certFile, tlsKey: keyFile})
+	a, serveLog := s.app, s.log
 	if !strings.HasPrefix(a.url, "https://127.0.0.1:") || !strings.Contains(serveLog.String(), "listening on "+a.url) {
 		t.Fatalf("public URL %q; serve printed:\n%s", a.url, serveLog.String())
 	}
@@ -231,10 +219,10 @@ func TestServeTLS(t *testing.T) {
 		t.Errorf("after the renewal the gateway serves serial %d, want 11", serial)
 	}
 	// A reload completes the configuration as the start did.
-	if _, err := a.gw.Reloader.Reload(ctx, gateway.ReloadTrigger{Via: gateway.ReloadViaSignal}); err != nil {
+	if _, err := a.gw.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaSignal}); err != nil {
 		t.Fatalf("reload: %v", err)
 	}
-	reread, _, err := a.gw.Reloader.Load(ctx)
+	reread, _, err := a.gw.Reloader.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
