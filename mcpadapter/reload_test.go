@@ -2,6 +2,7 @@ package mcpadapter_test
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -21,38 +22,12 @@ import (
 // directBefore and directAfter are the configurations of the reload test:
 // the reload changes notes.ping's input schema, drops notes.gone, adds
 // notes.added, and leaves notes.hidden reachable through praxec only.
-const directBefore = `proxy:
-  expose:
-    - name: notes.ping
-      description: Answer at once.
-      exposeDirectly: true
-      inputSchema:
-        type: object
-        properties:
-          text: { type: string }
-    - name: notes.gone
-      description: Dropped by the reload.
-      exposeDirectly: true
-    - name: notes.hidden
-      description: Reachable through praxec only.
-`
+//
+//go:embed testdata/direct-before.yaml
+var directBefore string
 
-const directAfter = `proxy:
-  expose:
-    - name: notes.ping
-      description: Answer at once, louder.
-      exposeDirectly: true
-      inputSchema:
-        type: object
-        properties:
-          text: { type: string }
-          loud: { type: boolean }
-    - name: notes.added
-      description: Added by the reload.
-      exposeDirectly: true
-    - name: notes.hidden
-      description: Reachable through praxec only.
-`
+//go:embed testdata/direct-after.yaml
+var directAfter string
 
 // toolsByName lists the tools of cs by name.
 func toolsByName(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
 
 // This file runs the built binary as child processes: `praxa serve --dev`
@@ -174,4 +177,21 @@ func must(t *testing.T, err error, format string, args ...any) {
 	if err != nil {
 		t.Fatalf("%s: %v", fmt.Sprintf(format, args...), err)
 	}
+}
+
+// storedTrace reads at most limit events of tenant's trace from the
+// store in dataDir, a handle of its own beside a running gateway's.
+func storedTrace(t *testing.T, dataDir, tenant, trace string, limit int) []store.Event {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, dataPath(dataDir), nil)
+	must(t, err, "open the store")
+	defer st.Close()
+	var events []store.Event
+	err = st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		events, err = tx.TraceEvents(ctx, tenant, trace, limit)
+		return err
+	})
+	must(t, err, "read the trace")
+	return events
 }

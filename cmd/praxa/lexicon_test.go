@@ -15,7 +15,6 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
 
 // TestLexiconCommand: a gateway without lexicon writes refuses a define
@@ -171,16 +170,7 @@ func lexiconEvent(t *testing.T, dataDir, line string) store.Event {
 	if m == nil {
 		t.Fatalf("no audit trace in %q", line)
 	}
-	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, dataPath(dataDir), nil)
-	must(t, err, "open the store")
-	defer st.Close()
-	var events []store.Event
-	err = st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		events, err = tx.TraceEvents(ctx, devTenant, m[1], 10)
-		return err
-	})
-	must(t, err, "read the trace")
+	events := storedTrace(t, dataDir, devTenant, m[1], 10)
 	if len(events) != 1 || events[0].Type != "lexicon.defined" {
 		t.Fatalf("trace %s: %+v", m[1], events)
 	}

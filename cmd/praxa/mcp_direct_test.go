@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// directYAML (testdata/direct.yaml) exposes notes.ping directly and
+// notes.hidden through praxec only.
+//
+//go:embed testdata/direct.yaml
+var directYAML []byte
 
 // TestMCPCommandDirectTools: `praxa mcp` on the local store lists the
 // capabilities marked exposeDirectly as tools of their own, as serve's
@@ -19,19 +26,7 @@ func TestMCPCommandDirectTools(t *testing.T) {
 	startDevServe(t, bin, dir) // creates the dev issuer
 	tok := mintToken(t, bin, dir)
 	cfgPath := filepath.Join(t.TempDir(), "direct.yaml")
-	cfg := `proxy:
-  expose:
-    - name: notes.ping
-      description: Answer at once.
-      exposeDirectly: true
-      inputSchema:
-        type: object
-        properties:
-          text: { type: string }
-    - name: notes.hidden
-      description: Reachable through praxec only.
-`
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, directYAML, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cs, stderr := connectStdio(t, bin, childEnv(), "mcp", "--dev", "--data-dir", dir, "--config", cfgPath, "--token", tok)

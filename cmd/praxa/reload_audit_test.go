@@ -18,7 +18,6 @@ import (
 
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
 
 // traceRE finds the trace a SIGHUP reload line names.
@@ -46,16 +45,7 @@ func lastTrace(t *testing.T, out, prefix string) string {
 // running gateway writes it to before it reports the reload.
 func storedReloadEvent(t *testing.T, dataDir, trace string) store.Event {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlitestore.Open(ctx, dataPath(dataDir), nil)
-	must(t, err, "open the store")
-	defer st.Close()
-	var events []store.Event
-	err = st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		events, err = tx.TraceEvents(ctx, "", trace, 100)
-		return err
-	})
-	must(t, err, "read the trace")
+	events := storedTrace(t, dataDir, "", trace, 100)
 	if len(events) != 1 {
 		t.Fatalf("trace %s holds %d events, want the reload's: %+v", trace, len(events), events)
 	}

@@ -577,3 +577,19 @@ func (g *gw) fire(t testing.TB, tok, wf, transition string, arguments map[string
 	}
 	return g.command(t, tok, call)
 }
+
+// wantUnknownOutcome fails unless the last run of acme's workflow wf, as
+// w reads it, has the outcome unknown and, when version is not 0, the
+// workflow is at version+1 (the unknown move recorded).
+func wantUnknownOutcome(t *testing.T, w *gw, tok, wf string, version int64) {
+	t.Helper()
+	got := w.query(t, tok, map[string]any{"workflowId": wf})
+	gatewaytest.WantStatus(t, got, http.StatusOK)
+	body := got.Object(t)
+	if v := num(t, body, "workflow.version"); version != 0 && v != version+1 {
+		t.Errorf("version %d, want %d", v, version+1)
+	}
+	if o := str(t, body, "context.lastRun.outcome"); o != "unknown" {
+		t.Errorf("context.lastRun.outcome = %q", o)
+	}
+}

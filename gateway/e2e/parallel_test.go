@@ -143,11 +143,7 @@ func TestParallelStaleLease(t *testing.T) {
 	// Refused while the lease is live; past its deadline the lease's
 	// gateway is taken for stopped.
 	resolveStaleLease(t, w, clk, tok, submit)
-	got := w.query(t, tok, map[string]any{"workflowId": wf})
-	gatewaytest.WantStatus(t, got, http.StatusOK)
-	if o := str(t, got.Object(t), "context.lastRun.outcome"); o != "unknown" {
-		t.Errorf("context.lastRun.outcome = %q", o)
-	}
+	wantUnknownOutcome(t, w, tok, wf, 0)
 
 	wantLateOutcomeUnknown(t, hold, late, "the stopped gateway")
 	if a, b := api.tag.Load(), api.announce.Load(); a != 1 || b != 1 {

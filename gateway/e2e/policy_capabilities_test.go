@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +26,27 @@ type hitCounter struct {
 	hits map[string]int
 }
 
+// newHitCounter serves a hitCounter until the test ends.
+func newHitCounter(t *testing.T) (*hitCounter, *httptest.Server) {
+	up := &hitCounter{hits: map[string]int{}}
+	srv := httptest.NewServer(up)
+	t.Cleanup(srv.Close)
+	return up, srv
+}
+
+// surfaceArgs hands args to the service as a surface decodes them:
+// numbers as json.Number.
+func surfaceArgs(args map[string]any) func() (map[string]any, error) {
+	return func() (map[string]any, error) {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		var out map[string]any
+		return out, gatewaytest.DecodeJSON(b, &out)
+	}
+}
+
 func (h *hitCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.hits[r.Method+" "+r.URL.Path]++
@@ -50,9 +70,7 @@ func (h *hitCounter) count(key string) int {
 // destructive-action-denied, is audited, and reaches no upstream; the run
 // keeps its version.
 func TestPolicyDeniesDestructiveCapabilities(t *testing.T) {
-	up := &hitCounter{hits: map[string]int{}}
-	srv := httptest.NewServer(up)
-	t.Cleanup(srv.Close)
+	up, srv := newHitCounter(t)
 
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
 	writeFile(t, path, `connections:
@@ -85,18 +103,7 @@ proxy:
 	ctx := context.Background()
 	// asJSON hands the service args as a surface decodes them (numbers
 	// as json.Number).
-	asJSON := func(args map[string]any) func() (map[string]any, error) {
-		return func() (map[string]any, error) {
-			b, err := json.Marshal(args)
-			if err != nil {
-				return nil, err
-			}
-			d := json.NewDecoder(bytes.NewReader(b))
-			d.UseNumber()
-			var out map[string]any
-			return out, d.Decode(&out)
-		}
-	}
+	asJSON := surfaceArgs
 	n := 0
 	traceID := func() string {
 		n++
@@ -264,17 +271,7 @@ func TestPolicyRechecksApprover(t *testing.T) {
 	invoke := func(args map[string]any) gateway.Projection {
 		t.Helper()
 		res := g.Service.Invoke(ctx, agent, gateway.Call{Tool: contracts.ToolPraxecCommand, Surface: gateway.SurfaceMCP, TraceID: newTraceID(),
-			Args: func() (map[string]any, error) {
-				// As a surface decodes them: numbers as json.Number.
-				b, err := json.Marshal(args)
-				if err != nil {
-					return nil, err
-				}
-				d := json.NewDecoder(bytes.NewReader(b))
-				d.UseNumber()
-				var out map[string]any
-				return out, d.Decode(&out)
-			}})
+			Args: surfaceArgs(args)})
 		if res.Err != nil {
 			t.Fatalf("praxec.command %v: %v", args, res.Err)
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -27,9 +26,7 @@ import (
 func TestCapabilityRateLimits(t *testing.T) {
 	for _, driver := range []string{"sqlite", "postgres"} {
 		t.Run(driver, func(t *testing.T) {
-			up := &hitCounter{hits: map[string]int{}}
-			srv := httptest.NewServer(up)
-			t.Cleanup(srv.Close)
+			up, srv := newHitCounter(t)
 			path := filepath.Join(t.TempDir(), "praxec.yaml")
 			// A rate that refills nothing within the test: the burst
 			// of 3 is all the calls quote gets.

@@ -345,15 +345,7 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 			t.Errorf("the sweepers resolved %d leases (counters %d + %d), want 2", swept.Load(), g.Service.LeasesSwept(), other.Service.LeasesSwept())
 		}
 		// Resolved with no request: the workflow shows the unknown move.
-		got := w.query(t, tok, map[string]any{"workflowId": wf})
-		gatewaytest.WantStatus(t, got, http.StatusOK)
-		body := got.Object(t)
-		if v := num(t, body, "workflow.version"); v != version+1 {
-			t.Errorf("version %d, want %d", v, version+1)
-		}
-		if o := str(t, body, "context.lastRun.outcome"); o != "unknown" {
-			t.Errorf("context.lastRun.outcome = %q", o)
-		}
+		wantUnknownOutcome(t, w, tok, wf, version)
 		// The retries answer the record, on any replica, without calling.
 		wantProblem(t, create(w), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 		wantProblem(t, w.command(t, tok, submit), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
