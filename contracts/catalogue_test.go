@@ -2,6 +2,7 @@ package contracts_test
 
 import (
 	"encoding/json"
+	"iter"
 	"maps"
 	"reflect"
 	"regexp"
@@ -102,15 +103,22 @@ func TestCatalogueOrderIsStable(t *testing.T) {
 		t.Errorf("Tools() order %v and All() order %v differ from %v", fromTools, fromAll, want)
 	}
 	// All stops when the loop body breaks.
-	n := 0
-	for range contracts.All() {
-		n++
-		if n == 3 {
+	wantStopsAt(t, contracts.All(), 3, "All")
+}
+
+// wantStopsAt fails unless a loop over seq that breaks after n elements
+// has seen n: the iterator stops when the loop body breaks.
+func wantStopsAt[T any](t *testing.T, seq iter.Seq[T], n int, what string) {
+	t.Helper()
+	i := 0
+	for range seq {
+		i++
+		if i == n {
 			break
 		}
 	}
-	if n != 3 {
-		t.Errorf("breaking out of All after 3 tools saw %d", n)
+	if i != n {
+		t.Errorf("breaking out of %s after %d saw %d", what, n, i)
 	}
 }
 

@@ -80,16 +80,7 @@ func TestEndpointOrderIsStable(t *testing.T) {
 	if !slices.Equal(fromList, want) || !slices.Equal(fromAll, want) {
 		t.Errorf("OperatorEndpoints() order %v and AllEndpoints() order %v differ from %v", fromList, fromAll, want)
 	}
-	n := 0
-	for range contracts.AllEndpoints() {
-		n++
-		if n == 2 {
-			break
-		}
-	}
-	if n != 2 {
-		t.Errorf("breaking out of AllEndpoints after 2 endpoints saw %d", n)
-	}
+	wantStopsAt(t, contracts.AllEndpoints(), 2, "AllEndpoints")
 }
 
 func TestLookupEndpoint(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,29 +89,13 @@ func startServe(t *testing.T, bin string, flags ...string) *devServe {
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	urlc := make(chan string, 1)
-	go func() {
-		// Drain stderr for the life of the process: the server logs every
-		// request and would block on a full pipe.
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			s.mu.Lock()
-			if s.log.Len() < 1<<20 {
-				s.log.WriteString(line + "\n")
-			}
-			s.mu.Unlock()
-			if m := listeningRE.FindStringSubmatch(line); m != nil {
-				select {
-				case urlc <- m[1]:
-				default:
-				}
-			}
+	urlc := watchServe(s.cmd, stderr, s.done, func(line string) {
+		s.mu.Lock()
+		if s.log.Len() < 1<<20 {
+			s.log.WriteString(line + "\n")
 		}
-		s.cmd.Wait()
-		close(s.done)
-	}()
+		s.mu.Unlock()
+	})
 	t.Cleanup(func() {
 		s.cmd.Process.Signal(os.Interrupt)
 		select {
@@ -194,4 +179,30 @@ func storedTrace(t *testing.T, dataDir, tenant, trace string, limit int) []store
 	})
 	must(t, err, "read the trace")
 	return events
+}
+
+// watchServe reads the standard error of cmd, a praxa serve child, for
+// the life of the process (the server logs every request and would block
+// on a full pipe), hands each line to keep, and sends the address of the
+// first listening line on the channel it returns; done is closed once
+// the process has exited.
+func watchServe(cmd *exec.Cmd, stderr io.Reader, done chan struct{}, keep func(line string)) <-chan string {
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			keep(line)
+			if m := listeningRE.FindStringSubmatch(line); m != nil {
+				select {
+				case urlc <- m[1]:
+				default:
+				}
+			}
+		}
+		cmd.Wait()
+		close(done)
+	}()
+	return urlc
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -16,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,8 +35,6 @@ import (
 // crashConfig disables the per-principal rate limit (the test sends
 // hundreds of requests with one token; 429s would hide nothing but noise).
 const crashConfig = "server:\n  limits:\n    ratePerSecond: -1\n"
-
-var crashListeningRE = regexp.MustCompile(`praxa: listening on (\S+)`)
 
 // crashChild is one running `praxa serve --dev` process.
 type crashChild struct {
@@ -114,25 +110,7 @@ func crashTryStart(bin, addr, dataDir, cfgPath string, flags ...string) (*crashC
 	if err := c.cmd.Start(); err != nil {
 		return nil, err
 	}
-	urlc := make(chan string, 1)
-	go func() {
-		// Drain stderr for the life of the process: the server logs a line
-		// per request and would block on a full pipe.
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			c.keep(line)
-			if m := crashListeningRE.FindStringSubmatch(line); m != nil {
-				select {
-				case urlc <- m[1]:
-				default:
-				}
-			}
-		}
-		c.cmd.Wait()
-		close(c.done)
-	}()
+	urlc := watchServe(c.cmd, stderr, c.done, c.keep)
 	select {
 	case c.url = <-urlc:
 		return c, nil

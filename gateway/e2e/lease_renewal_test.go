@@ -28,7 +28,6 @@ func TestLeaseRenewedAcrossCalls(t *testing.T) {
 	stores(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		clk := &gatewaytest.Clock{}
-		now := clk.Now
 		// During each call the clock moves 40s: 80s in all, past the 1m
 		// TTL, while each call stays within it. onTwo runs during the
 		// second call.
@@ -53,7 +52,7 @@ func TestLeaseRenewedAcrossCalls(t *testing.T) {
 			return &gatewaytest.Options{
 				Issuer:   ti,
 				StoreDSN: dsn,
-				Now:      now,
+				Now:      clk.Now,
 				Config:   func() (*config.Config, error) { return config.Parse("renewal.yaml", []byte(renewalYAML)) },
 				Edit: func(cfg *config.Config) {
 					cfg.Auth.Resource = resource

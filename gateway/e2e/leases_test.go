@@ -106,8 +106,7 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 	hold := make(chan struct{})
 	api, srv := newDeployAPI(t, hold)
 	clk := &gatewaytest.Clock{}
-	now := clk.Now
-	g := leasesGateway(t, ti, srv.URL, now)
+	g := leasesGateway(t, ti, srv.URL, clk.Now)
 	stuck := wrapGateway(g.Replica(t, nil))
 	w := wrapGateway(g)
 	tok := mint(t, ti, tenantA, userA)
@@ -127,7 +126,7 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 		close(hold)
 		t.Fatalf("no lease while the call runs: %v", err)
 	}
-	if l.Transition != "deploy" || l.Owner == "" || !l.Deadline.After(now()) {
+	if l.Transition != "deploy" || l.Owner == "" || !l.Deadline.After(clk.Now()) {
 		t.Errorf("lease %+v", l)
 	}
 

@@ -116,8 +116,7 @@ func TestParallelStaleLease(t *testing.T) {
 	hold := make(chan struct{})
 	api, srv := newReleaseAPI(t, hold)
 	clk := &gatewaytest.Clock{}
-	now := clk.Now
-	g := parallelGateway(t, ti, srv.URL, now)
+	g := parallelGateway(t, ti, srv.URL, clk.Now)
 	stuck := wrapGateway(g.Replica(t, nil))
 	w := wrapGateway(g)
 	tok := mint(t, ti, tenantA, userA)

@@ -92,8 +92,7 @@ func TestIdleRunsExpire(t *testing.T) {
 func testIdleRunsExpire(t *testing.T, dsn string) {
 	ti := newIssuer(t)
 	clk := &gatewaytest.Clock{}
-	now := clk.Now
-	g := expireGateway(t, ti, now, dsn, "")
+	g := expireGateway(t, ti, clk.Now, dsn, "")
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	ctx := context.Background()
@@ -117,7 +116,7 @@ func testIdleRunsExpire(t *testing.T, dsn string) {
 	// A call in flight on leased: its move lease, as another gateway
 	// holds it, live for a day.
 	lease := store.MoveLease{Tenant: tenantA, WorkflowID: leased, ExpectedVersion: leasedVersion, Transition: "note", Fingerprint: "fp",
-		Owner: "gw_other/mv_1", CreatedAt: now(), Deadline: now().Add(24 * time.Hour)}
+		Owner: "gw_other/mv_1", CreatedAt: clk.Now(), Deadline: clk.Now().Add(24 * time.Hour)}
 	if err := g.DB.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.InsertMoveLease(ctx, lease) }); err != nil {
 		t.Fatal(err)
 	}
@@ -196,8 +195,7 @@ func TestIdleRunsExpireOnceAcrossReplicas(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		clk := &gatewaytest.Clock{}
-		now := clk.Now
-		g := expireGateway(t, ti, now, dsn, "")
+		g := expireGateway(t, ti, clk.Now, dsn, "")
 		r := g.Replica(t, nil)
 		w := wrapGateway(g)
 		tok := dayToken(t, ti)
@@ -253,13 +251,12 @@ func TestIdleRunsExpireOnceAcrossReplicas(t *testing.T) {
 func TestRunRetentionReload(t *testing.T) {
 	ti := newIssuer(t)
 	clk := &gatewaytest.Clock{}
-	now := clk.Now
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
 	withRetention := func(d string) string { return strings.Replace(expireYAML, "runRetention: 1h", "runRetention: "+d, 1) }
 	writeFile(t, path, expireYAML)
 	g := gatewaytest.New(t, &gatewaytest.Options{
 		Issuer:     ti,
-		Now:        now,
+		Now:        clk.Now,
 		ConfigFile: path,
 		Edit:       func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
@@ -324,8 +321,7 @@ func testIdleRunsExpireRacingMoves(t *testing.T, transition string) {
 		pings.Store(0)
 		ti := newIssuer(t)
 		clk := &gatewaytest.Clock{}
-		now := clk.Now
-		g := expireGateway(t, ti, now, dsn, upstream.URL)
+		g := expireGateway(t, ti, clk.Now, dsn, upstream.URL)
 		r := g.Replica(t, nil)
 		ws := []*gw{wrapGateway(g), wrapGateway(r)}
 		tok := dayToken(t, ti)

@@ -194,8 +194,7 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 				hold := make(chan struct{})
 				api, srv := newDeployAPI(t, hold)
 				clk := &gatewaytest.Clock{}
-				now := clk.Now
-				g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
+				g := startLeasesGateway(t, ti, srv.URL, dsn, clk.Now, nil)
 				stuck, w := wrapGateway(g.Replica(t, nil)), wrapGateway(g)
 				tok := mint(t, ti, tenantA, userA)
 
@@ -295,8 +294,7 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 		hold := make(chan struct{})
 		api, srv := newDeployAPI(t, hold)
 		clk := &gatewaytest.Clock{}
-		now := clk.Now
-		g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
+		g := startLeasesGateway(t, ti, srv.URL, dsn, clk.Now, nil)
 		other := g.Replica(t, nil)
 		stuck, w := wrapGateway(g.Replica(t, nil)), wrapGateway(g)
 		tok := mint(t, ti, tenantA, userA)
@@ -444,8 +442,7 @@ func TestApprovalLease(t *testing.T) {
 		hold := make(chan struct{})
 		api, srv := newDeployAPI(t, hold)
 		clk := &gatewaytest.Clock{}
-		now := clk.Now
-		g := startLeasesGateway(t, ti, srv.URL, dsn, now, nil)
+		g := startLeasesGateway(t, ti, srv.URL, dsn, clk.Now, nil)
 		r := g.Replica(t, nil)
 		ws := []*gw{wrapGateway(g), wrapGateway(r)}
 		tok := mint(t, ti, tenantA, userA)

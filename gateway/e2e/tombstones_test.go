@@ -30,8 +30,7 @@ func TestLateRetryRefused(t *testing.T) {
 		ti := newIssuer(t)
 		api, srv := newDeployAPI(t, nil)
 		clk := &gatewaytest.Clock{}
-		now := clk.Now
-		g := startLeasesGateway(t, ti, srv.URL, dsn, now, func(cfg *config.Config) {
+		g := startLeasesGateway(t, ti, srv.URL, dsn, clk.Now, func(cfg *config.Config) {
 			cfg.Server.Idempotency.Retention = config.Duration(retention)
 			cfg.Server.Idempotency.TombstoneRetention = config.Duration(window)
 		})
@@ -88,14 +87,14 @@ func TestLateRetryRefused(t *testing.T) {
 		}
 		clk.Set(retention + time.Second)
 		lateRetries("expired")
-		if n, err := g.DB.SweepIdempotency(context.Background(), now()); err != nil || n < 2 {
+		if n, err := g.DB.SweepIdempotency(context.Background(), clk.Now()); err != nil || n < 2 {
 			t.Fatalf("SweepIdempotency = %d, %v; want the two records turned into tombstones", n, err)
 		}
 		lateRetries("swept")
 
 		// Past the window the key is forgotten.
 		clk.Set(window + time.Minute)
-		if n, err := g.DB.SweepIdempotency(context.Background(), now()); err != nil || n < 2 {
+		if n, err := g.DB.SweepIdempotency(context.Background(), clk.Now()); err != nil || n < 2 {
 			t.Fatalf("SweepIdempotency past the window = %d, %v; want the two tombstones deleted", n, err)
 		}
 		again := create()

@@ -145,8 +145,7 @@ func TestWorkflowExecutorWaitTimesOut(t *testing.T) {
 func testWorkflowExecutorWaitTimesOut(t *testing.T, dsn string) {
 	ti := newIssuer(t)
 	clk := &gatewaytest.Clock{}
-	now := clk.Now
-	g := waitGateway(t, ti, now, dsn, "")
+	g := waitGateway(t, ti, clk.Now, dsn, "")
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	ctx := context.Background()
@@ -189,8 +188,7 @@ func TestWorkflowExecutorWaitOnceAcrossReplicas(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		clk := &gatewaytest.Clock{}
-		now := clk.Now
-		g := waitGateway(t, ti, now, dsn, "")
+		g := waitGateway(t, ti, clk.Now, dsn, "")
 		r := g.Replica(t, nil)
 		tok := dayToken(t, ti)
 		for range 3 {
@@ -313,8 +311,7 @@ func TestWorkflowExecutorResumeStoppedMidCall(t *testing.T) {
 	hold := make(chan struct{})
 	api, url := newNotifyAPI(t, hold)
 	clk := &gatewaytest.Clock{}
-	now := clk.Now
-	g := apiGateway(t, ti, "wait.yaml", waitYAML, url, "", now, nil)
+	g := apiGateway(t, ti, "wait.yaml", waitYAML, url, "", clk.Now, nil)
 	stuck := g.Replica(t, nil)
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
@@ -552,8 +549,7 @@ func TestWorkflowExecutorWaitProxyRun(t *testing.T) {
 func TestWorkflowExecutorOnEnterWaits(t *testing.T) {
 	ti := newIssuer(t)
 	clk := &gatewaytest.Clock{}
-	now := clk.Now
-	g := waitGateway(t, ti, now, "", "")
+	g := waitGateway(t, ti, clk.Now, "", "")
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	submit := func() map[string]any {
