@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"text/tabwriter"
 
@@ -70,12 +69,7 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	cfg, err := f.findConfig().load()
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
+	cfg, log, st, err := openOperatorStore(ctx, env, f)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 	"text/tabwriter"
 
@@ -46,12 +45,7 @@ func runCapabilities(ctx context.Context, env *environment, args []string) error
 		fs.Usage()
 		return errUsage
 	}
-	cfg, err := f.findConfig().load()
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
+	cfg, log, st, err := openOperatorStore(ctx, env, f)
 	if err != nil {
 		return err
 	}

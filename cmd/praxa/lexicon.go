@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -93,12 +92,7 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 	case verb != "list" && *tenant == "" && *token == "" && env.getenv(operatorTokenEnv) == "":
 		return usageErr("--tenant is required")
 	}
-	cfg, err := f.findConfig().load()
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
+	cfg, _, st, err := openOperatorStore(ctx, env, f)
 	if err != nil {
 		return err
 	}

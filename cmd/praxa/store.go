@@ -70,6 +70,22 @@ func sqliteFile(f serveFlags) string {
 	return dataPath(f.dataDir)
 }
 
+// openOperatorStore loads the configuration f finds and opens its store
+// for an operator command (openAuditedStore), logging warnings and worse
+// to the standard error; the caller closes the store.
+func openOperatorStore(ctx context.Context, env *environment, f serveFlags) (*config.Config, *slog.Logger, store.Store, error) {
+	cfg, err := f.findConfig().load()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cfg, log, st, nil
+}
+
 // openAuditedStore is openStore for a command that runs the service on
 // cfg: every audit event the store commits also goes to cfg's audit.sink
 // (stderr, or a file appended to), which closing the store closes. With

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -93,12 +92,7 @@ func runTokens(ctx context.Context, env *environment, args []string) error {
 		fmt.Fprintln(env.stderr, "praxa tokens revoke: name the token id (jti) to revoke")
 		return errUsage
 	}
-	cfg, err := f.findConfig().load()
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := openAuditedStore(ctx, f, cfg, env.stderr, log)
+	cfg, _, st, err := openOperatorStore(ctx, env, f)
 	if err != nil {
 		return err
 	}
