@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,26 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// jwtClaims decodes the payload of a token (no verification: the gateway
-// does that).
-func jwtClaims(t *testing.T, tok string) map[string]any {
-	t.Helper()
-	parts := strings.Split(strings.TrimSpace(tok), ".")
-	if len(parts) != 3 {
-		t.Fatalf("not a JWT: %q", tok)
-	}
-	b, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
+	"github.com/praxa/praxa/gateway/gatewaytest"
+)
 
 func strList(v any) []string {
 	raw, _ := v.([]any)
@@ -48,7 +30,7 @@ func strList(v any) []string {
 func TestContextCommandsDev(t *testing.T) {
 	app, dataDir, serveLog := startDevInProcess(t)
 	printed := devToken(t, serveLog)
-	claims := jwtClaims(t, printed)
+	claims := gatewaytest.JWTClaims(t, printed)
 	if !slices.Equal(strList(claims["compartments"]), devCompartments) || !slices.Equal(strList(claims["purposes"]), devPurposes) {
 		t.Errorf("the printed token's claims: %v", claims)
 	}
@@ -79,11 +61,11 @@ func TestContextCommandsDev(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("token: %d %s", code, stderr)
 	}
-	if c := jwtClaims(t, tok); !slices.Equal(strList(c["purposes"]), []string{"incident-review", "support"}) {
+	if c := gatewaytest.JWTClaims(t, tok); !slices.Equal(strList(c["purposes"]), []string{"incident-review", "support"}) {
 		t.Errorf("token claims %v", c)
 	}
 	_, plain, _ := runCommand(t, "token", "--data-dir", dataDir)
-	if c := jwtClaims(t, plain); c["compartments"] != nil || c["purposes"] != nil {
+	if c := gatewaytest.JWTClaims(t, plain); c["compartments"] != nil || c["purposes"] != nil {
 		t.Errorf("a token without the flags carries %v %v", c["compartments"], c["purposes"])
 	}
 

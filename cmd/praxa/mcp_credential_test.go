@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -36,14 +35,8 @@ func (l tokenLog) tokens(t *testing.T) []string {
 // jtiOf reads a token's jti (the test's own tokens: no verification).
 func jtiOf(t *testing.T, tok string) string {
 	t.Helper()
-	parts := strings.Split(tok, ".")
-	b, err := base64.RawURLEncoding.DecodeString(parts[1])
-	must(t, err, "token payload")
-	var c struct {
-		JTI string `json:"jti"`
-	}
-	must(t, json.Unmarshal(b, &c), "token claims")
-	return c.JTI
+	jti, _ := gatewaytest.JWTClaims(t, tok)["jti"].(string)
+	return jti
 }
 
 // home calls praxec.query home and returns the result.

@@ -1,6 +1,9 @@
 package gatewaytest
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,4 +57,23 @@ func (i *Issuer) TokenClaims(resource string, spec TokenSpec) map[string]any {
 func (g *Gateway) Mint(t testing.TB, spec TokenSpec) string {
 	t.Helper()
 	return g.Issuer.Token(t, g.Config.Auth.Resource, spec)
+}
+
+// JWTClaims decodes the claims of the JWT tok without verifying it,
+// failing the test when tok is not a JWT with a JSON payload.
+func JWTClaims(t testing.TB, tok string) map[string]any {
+	t.Helper()
+	parts := strings.Split(strings.TrimSpace(tok), ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a JWT: %q", tok)
+	}
+	b, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatalf("JWT payload: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("JWT claims: %v", err)
+	}
+	return m
 }

@@ -62,7 +62,7 @@ func (u *upstream) check(t *testing.T, r *http.Request) (seen, bool) {
 		u.refused++
 		return seen{}, false
 	}
-	c := claims(t, cred.Token())
+	c := gatewaytest.JWTClaims(t, cred.Token())
 	s := seen{Sub: p.Subject, ClientID: p.ClientID, Session: r.Header.Get("Mcp-Session-Id")}
 	s.Aud, _ = c["aud"].(string)
 	if act, ok := c["act"].(map[string]any); ok {
@@ -200,7 +200,7 @@ proxy:
 	})
 	f.alice = p.clientCredentials(t, "alice", "alice-secret-0123456789", f.g.Config.Auth.Resource, scopes)
 	f.bob = p.clientCredentials(t, "bob", "bob-secret-0123456789", f.g.Config.Auth.Resource, scopes)
-	f.aliceJTI, _ = claims(t, f.alice)["jti"].(string)
+	f.aliceJTI, _ = gatewaytest.JWTClaims(t, f.alice)["jti"].(string)
 	return f
 }
 

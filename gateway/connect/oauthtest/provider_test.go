@@ -129,24 +129,6 @@ func (p *provider) clientCredentials(t *testing.T, id, secret, resource string, 
 	return out.AccessToken
 }
 
-// claims decodes a JWT's payload (its signature is checked elsewhere).
-func claims(t *testing.T, tok string) map[string]any {
-	t.Helper()
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		t.Fatalf("not a JWT")
-	}
-	b, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // ecKey returns a fresh P-256 key as a PKCS #8 PEM and as a public JWK.
 func ecKey(t *testing.T, kid string) (string, map[string]any) {
 	t.Helper()
