@@ -60,23 +60,6 @@ func (c *crashChild) stderr() string {
 	return strings.Join(c.tail, "\n")
 }
 
-// crashBuild builds the binary once into a temporary directory.
-func crashBuild(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go tool to build the binary: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "praxa")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // crashStart starts `praxa serve --dev` on addr, with further flags, and
 // returns once it listens. It retries a few times when the port is still
 // held by the killed process.
@@ -160,7 +143,7 @@ func crashSetup(t *testing.T, cfg string) *crashSite {
 	if testing.Short() {
 		t.Skip("builds the binary and kills it: skipped with -short")
 	}
-	s := &crashSite{bin: crashBuild(t), dataDir: t.TempDir(), cfgPath: filepath.Join(t.TempDir(), "praxec.yaml")}
+	s := &crashSite{bin: buildPraxa(t), dataDir: t.TempDir(), cfgPath: filepath.Join(t.TempDir(), "praxec.yaml")}
 	if err := os.WriteFile(s.cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

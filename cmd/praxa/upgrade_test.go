@@ -213,7 +213,7 @@ func TestRollingUpgradePostgres(t *testing.T) {
 	began := time.Now()
 	oldBin := buildAtRevision(t, goTool, rev)
 	builtOld := time.Since(began)
-	newBin := crashBuild(t)
+	newBin := buildPraxa(t)
 	t.Logf("built %s in %v and the checkout in %v", rev, builtOld.Round(time.Millisecond), (time.Since(began) - builtOld).Round(time.Millisecond))
 
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")

@@ -247,27 +247,12 @@ func (f *fixture) mcpSession(t *testing.T, tok string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "caller", Version: "1"}, nil)
 	cs, err := c.Connect(ctxT(t), &mcp.StreamableClientTransport{Endpoint: f.g.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tok: tok, next: f.g.Client.Transport}}}, nil)
+		HTTPClient: &http.Client{Transport: &gatewaytest.BearerTransport{Token: tok, Base: f.g.Client.Transport}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-type bearer struct {
-	tok  string
-	next http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.tok)
-	next := b.next
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	return next.RoundTrip(r)
 }
 
 // noSecrets fails when text carries a token or a secret of the fixture.
