@@ -55,6 +55,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
@@ -83,7 +84,7 @@ type testGateway struct {
 	handler  http.Handler
 	token    string
 	verifier *auth.Verifier
-	auditor  *gateway.Auditor
+	auditor  *audit.Auditor
 }
 
 func newGateway(b *testing.B, st store.Store) *testGateway {
@@ -103,7 +104,7 @@ func newGateway(b *testing.B, st store.Store) *testGateway {
 	for _, k := range is.PublicKeys() {
 		keys = append(keys, auth.StaticKey{KeyID: k.KeyID, Algorithm: k.Algorithm, Key: k.Key})
 	}
-	auditor := gateway.NewAuditor(st, &gateway.AuditorOptions{Logger: log})
+	auditor := audit.NewAuditor(st, &audit.Options{Logger: log})
 	svc := gateway.New(st, &gateway.Options{Logger: log, Auditor: auditor})
 	var verifier *auth.Verifier
 	revs, err := gateway.NewRevocations(ctx, st, 2*time.Second, func(jti string) { verifier.Forget(jti) }, log)

@@ -35,6 +35,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 )
 
@@ -59,6 +60,10 @@ type Verifier interface {
 type Options struct {
 	// Service is the gateway service every page and action calls.
 	Service *gateway.Service
+	// Auditor is the service's Auditor (gateway.Options.Auditor): the
+	// audit page reads the trail through it, and its reads are audited
+	// through it.
+	Auditor *audit.Auditor
 	// Verifier verifies the session's access token on every request.
 	Verifier Verifier
 	// Issuer is the OpenID Connect issuer URL (discovery at
@@ -102,8 +107,8 @@ type Console struct {
 // New returns the console; it reaches the issuer only at the first
 // sign-in.
 func New(o Options) (*Console, error) {
-	if o.Service == nil || o.Verifier == nil {
-		return nil, errors.New("console: Service and Verifier are required")
+	if o.Service == nil || o.Auditor == nil || o.Verifier == nil {
+		return nil, errors.New("console: Service, Auditor and Verifier are required")
 	}
 	if o.Issuer == "" || o.ClientID == "" {
 		return nil, errors.New("console: an issuer and console.clientId are required")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
@@ -195,9 +196,12 @@ func newHarnessWith(t *testing.T, st store.Store, o *gateway.Options) *harness {
 	if o == nil {
 		o = &gateway.Options{}
 	}
+	if o.Auditor == nil {
+		o.Auditor = audit.NewAuditor(st, &audit.Options{Now: o.Now})
+	}
 	svc := gateway.New(st, o)
 	t.Cleanup(func() { svc.Close(context.Background()) })
-	c, err := New(Options{Service: svc, Verifier: v, Issuer: is.Issuer(), ClientID: "console", PublicURL: srv.URL,
+	c, err := New(Options{Service: svc, Auditor: o.Auditor, Verifier: v, Issuer: is.Issuer(), ClientID: "console", PublicURL: srv.URL,
 		IDs: func(context.Context) (string, string) { return "console-request", harnessTrace }})
 	if err != nil {
 		t.Fatal(err)
@@ -472,7 +476,7 @@ func TestSecureCookieOffLoopback(t *testing.T) {
 		{"http://gateway.internal:8080", true},
 		{"https://praxa.example.com", true},
 	} {
-		con, err := New(Options{Service: &gateway.Service{}, Verifier: &auth.Verifier{}, Issuer: "https://id.example.com", ClientID: "c", PublicURL: c.url})
+		con, err := New(Options{Service: &gateway.Service{}, Auditor: &audit.Auditor{}, Verifier: &auth.Verifier{}, Issuer: "https://id.example.com", ClientID: "c", PublicURL: c.url})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -589,7 +593,7 @@ func TestAuditPage(t *testing.T) {
 	if err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, events) }); err != nil {
 		t.Fatal(err)
 	}
-	aud := gateway.NewAuditor(st, nil)
+	aud := audit.NewAuditor(st, nil)
 	h := newHarnessWith(t, st, &gateway.Options{Auditor: aud})
 
 	// Without traces:read: refused.
@@ -664,7 +668,7 @@ func TestAuditPage(t *testing.T) {
 	var reads []store.Event
 	if err := st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		var err error
-		reads, err = tx.ExportEvents(ctx, store.EventFilter{Tenant: "t1", Types: []string{gateway.EventAuditRead}, Subject: "audrey"}, 100)
+		reads, err = tx.ExportEvents(ctx, store.EventFilter{Tenant: "t1", Types: []string{audit.EventRead}, Subject: "audrey"}, 100)
 		return err
 	}); err != nil {
 		t.Fatal(err)

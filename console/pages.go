@@ -16,6 +16,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -270,7 +271,7 @@ func (c *Console) missionsPage(w http.ResponseWriter, r *http.Request, u *who) {
 // missionData is one mission's page.
 type missionData struct {
 	Mission gateway.Projection
-	History []gateway.MissionEvent
+	History []audit.Event
 	// HistoryProblem says why the history is not shown.
 	HistoryProblem string
 }
@@ -314,9 +315,9 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request, u *who) {
 		c.fail(w, r, u, "missions", err)
 		return
 	}
-	events := make([]gateway.MissionEvent, len(d.Events))
+	events := make([]audit.Event, len(d.Events))
 	for i, ev := range d.Events {
-		events[i] = gateway.MissionEvent{TraceEvent: ev} // no link to the trace shown
+		events[i] = audit.Event{TraceEvent: ev} // no link to the trace shown
 	}
 	c.render(w, r, http.StatusOK, "trace", u, page{Title: "Trace " + id, Nav: "missions", Data: traceData{TraceID: d.TraceID, Events: events}})
 }
@@ -324,7 +325,7 @@ func (c *Console) tracePage(w http.ResponseWriter, r *http.Request, u *who) {
 // traceData is one trace's page.
 type traceData struct {
 	TraceID string
-	Events  []gateway.MissionEvent
+	Events  []audit.Event
 }
 
 // capabilitiesData is the capabilities page.
@@ -420,7 +421,7 @@ type auditData struct {
 	Subject, Capability, Outcome, Since, Until string
 	Before                                     int64
 	Filtered                                   bool
-	Events                                     []gateway.MissionEvent
+	Events                                     []audit.Event
 	// NewestURL and OlderURL are built here from the filter (url.Values),
 	// never from text a template would need to trust.
 	NewestURL, OlderURL template.URL
@@ -436,7 +437,7 @@ func (c *Console) auditPage(w http.ResponseWriter, r *http.Request, u *who) {
 	d := auditData{Subject: strings.TrimSpace(q.Get("subject")), Capability: strings.TrimSpace(q.Get("capability")),
 		Outcome: strings.TrimSpace(q.Get("outcome")), Since: strings.TrimSpace(q.Get("since")), Until: strings.TrimSpace(q.Get("until"))}
 	d.Filtered = d.Subject != "" || d.Capability != "" || d.Outcome != "" || d.Since != "" || d.Until != ""
-	aq := gateway.AuditQuery{Subject: d.Subject, Capability: d.Capability, Outcome: d.Outcome}
+	aq := audit.Query{Subject: d.Subject, Capability: d.Capability, Outcome: d.Outcome}
 	var bad []string
 	var err error
 	if aq.Since, err = formTime(d.Since); err != nil {
@@ -467,7 +468,7 @@ func (c *Console) auditPage(w http.ResponseWriter, r *http.Request, u *who) {
 		return
 	}
 	rid, trace := c.o.IDs(r.Context())
-	res, err := c.o.Service.AuditEvents(r.Context(), u.principal, aq, auditPageSize, rid, trace)
+	res, err := c.o.Auditor.Events(r.Context(), u.principal, aq, auditPageSize, rid, trace)
 	if err != nil {
 		ce := contracts.AsError(err)
 		if ce.Code != contracts.CodeInvalidParams {

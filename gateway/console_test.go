@@ -2,15 +2,12 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
-	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
 )
@@ -111,94 +108,5 @@ func TestConsoleReads(t *testing.T) {
 	h, _ := s.MissionHistory(ctx, who("t1", contracts.ScopeMissionsRead, contracts.ScopeTracesRead), "wf_1")
 	if len(h) != 1 || h[0].Type != "workflow.started" || h[0].TraceID != "tr" {
 		t.Errorf("the history: %+v", h)
-	}
-}
-
-// TestAuditEvents: the audit trail's reads are of the principal's tenant
-// only, need traces:read, page back from the newest, refuse a filter they
-// cannot apply, and show each event exactly as aura_get_trace shows it.
-func TestAuditEvents(t *testing.T) {
-	ctx := context.Background()
-	st := memstore.New()
-	defer st.Close()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	secret := map[string]any{"capability": "ship", "headers": []any{map[string]any{"Authorization": "Bearer x"}}, "password": "p", "kept": "v"}
-	err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		return tx.AppendEvents(ctx, []store.Event{
-			{Tenant: "t1", TraceID: "tr1", Type: "a", At: now, Subject: "agent", Outcome: "allowed", Tool: "aura_get_mission"},
-			{Tenant: "t1", TraceID: "tr2", Type: "b", At: now.Add(time.Second), Subject: "agent", Outcome: "refused", Code: "x", Attributes: secret},
-			{Tenant: "t2", TraceID: "tr3", Type: "c", At: now.Add(2 * time.Second), Subject: "other", Outcome: "allowed"},
-			{Tenant: "t1", TraceID: "tr4", Type: "d", At: now.Add(3 * time.Second), Subject: "op", Outcome: "allowed"},
-		})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(st, &Options{})
-	defer s.Close(ctx)
-	reader := &auth.Principal{Subject: "auditor", Tenant: "t1", Scopes: auth.NewScopeSet(contracts.ScopeTracesRead)}
-	types := func(p AuditPage) (out []string) {
-		for _, e := range p.Events {
-			out = append(out, e.Type)
-		}
-		return out
-	}
-
-	page, err := s.AuditEvents(ctx, reader, AuditQuery{}, 2, "", "")
-	if err != nil || strings.Join(types(page), ",") != "d,b" || page.Older == 0 {
-		t.Fatalf("first page: %v %+v %v", types(page), page, err)
-	}
-	next, err := s.AuditEvents(ctx, reader, AuditQuery{Before: page.Older}, 2, "", "")
-	if err != nil || strings.Join(types(next), ",") != "a" || next.Older != 0 {
-		t.Errorf("second page: %v %+v %v", types(next), next, err)
-	}
-	for _, c := range []struct {
-		q    AuditQuery
-		want string
-	}{
-		{AuditQuery{Subject: "agent"}, "b,a"},
-		{AuditQuery{Outcome: "refused"}, "b"},
-		{AuditQuery{Capability: "ship"}, "b"},
-		{AuditQuery{Capability: "aura_get_mission"}, "a"},
-		{AuditQuery{Since: now.Add(time.Second), Until: now.Add(3 * time.Second)}, "b"},
-		{AuditQuery{Subject: "other"}, ""}, // another tenant's
-	} {
-		got, err := s.AuditEvents(ctx, reader, c.q, 0, "", "")
-		if err != nil || strings.Join(types(got), ",") != c.want {
-			t.Errorf("%+v: %v %v, want %s", c.q, types(got), err, c.want)
-		}
-	}
-
-	// The event as aura_get_trace shows it, redaction included.
-	s.Register(knowledge.New(s.store, nil).Operations()...)
-	res := s.Invoke(ctx, reader, Call{Tool: contracts.ToolGetTrace, Surface: SurfaceREST,
-		Args: func() (map[string]any, error) { return map[string]any{"traceId": "tr2"}, nil }})
-	if res.Err != nil {
-		t.Fatal(res.Err)
-	}
-	var trace struct{ Events []json.RawMessage }
-	if err := json.Unmarshal(res.Body, &trace); err != nil || len(trace.Events) != 1 {
-		t.Fatalf("aura_get_trace: %s %v", res.Body, err)
-	}
-	listed, _ := json.Marshal(page.Events[1].TraceEvent)
-	if string(listed) != string(trace.Events[0]) || strings.Contains(string(listed), "Bearer x") || !strings.Contains(string(listed), `"kept":"v"`) {
-		t.Errorf("the audit page's event:\n%s\naura_get_trace's:\n%s", listed, trace.Events[0])
-	}
-
-	for _, c := range []struct {
-		name string
-		p    *auth.Principal
-		q    AuditQuery
-		want contracts.Code
-	}{
-		{"no scope", &auth.Principal{Subject: "v", Tenant: "t1", Scopes: auth.NewScopeSet(contracts.ScopeMissionsRead)}, AuditQuery{}, contracts.CodeInsufficientScope},
-		{"outcome", reader, AuditQuery{Outcome: "maybe"}, contracts.CodeInvalidParams},
-		{"until before since", reader, AuditQuery{Since: now, Until: now}, contracts.CodeInvalidParams},
-		{"long subject", reader, AuditQuery{Subject: strings.Repeat("s", 257)}, contracts.CodeInvalidParams},
-		{"negative page", reader, AuditQuery{Before: -1}, contracts.CodeInvalidParams},
-	} {
-		if _, err := s.AuditEvents(ctx, c.p, c.q, 0, "", ""); contracts.AsError(err).Code != c.want {
-			t.Errorf("%s: %v, want %s", c.name, err, c.want)
-		}
 	}
 }

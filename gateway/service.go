@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
@@ -29,7 +30,7 @@ import (
 // translate.
 type Service struct {
 	store     store.Store
-	audit     *Auditor
+	audit     *audit.Auditor
 	now       func() time.Time
 	log       *slog.Logger
 	retention time.Duration
@@ -86,7 +87,7 @@ type Options struct {
 	TombstoneRetention time.Duration
 	// Auditor receives the events of reads and refusals; nil creates one
 	// on the store.
-	Auditor *Auditor
+	Auditor *audit.Auditor
 	// Workflows are the compiled workflow definitions (none when nil).
 	Workflows *workflow.Registry
 	// Policy holds the destructive-action denials.
@@ -152,7 +153,7 @@ func New(st store.Store, opts *Options) *Service {
 		o.Retention = 24 * time.Hour
 	}
 	if o.Auditor == nil {
-		o.Auditor = NewAuditor(st, &AuditorOptions{Logger: o.Logger})
+		o.Auditor = audit.NewAuditor(st, &audit.Options{Logger: o.Logger, Now: o.Now})
 	}
 	if o.Workflows == nil {
 		o.Workflows, _ = workflow.Compile(nil)

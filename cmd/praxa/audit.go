@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -67,7 +67,7 @@ func runAudit(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	defer st.Close()
-	n, err := gateway.ExportAudit(ctx, st, filter, *limit, env.stdout)
+	n, err := audit.Export(ctx, st, filter, *limit, env.stdout)
 	if err != nil {
 		return err
 	}

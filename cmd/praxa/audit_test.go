@@ -10,21 +10,21 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // exportLines runs praxa audit export with args and decodes its lines.
-func exportLines(t *testing.T, args ...string) []gateway.AuditSinkLine {
+func exportLines(t *testing.T, args ...string) []audit.SinkLine {
 	t.Helper()
 	code, stdout, stderr := runCommand(t, append([]string{"audit", "export"}, args...)...)
 	if code != 0 {
 		t.Fatalf("praxa audit export %v: %d %s", args, code, stderr)
 	}
-	var out []gateway.AuditSinkLine
+	var out []audit.SinkLine
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	for sc.Scan() {
-		var l gateway.AuditSinkLine
+		var l audit.SinkLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/praxa/praxa/console"
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/telemetry"
@@ -41,7 +42,7 @@ func devConsoleAccounts(cfg *config.Config) []issuer.Account {
 // --dev) asks for it: nil when it is off. With --dev and no other issuer
 // named it signs people in with the dev issuer, whose authorization
 // endpoint it turns on (loopback listeners only).
-func newConsole(cfg *config.Config, dev *issuer.Issuer, svc *gateway.Service, verifier *auth.Verifier, log *slog.Logger) (*console.Console, error) {
+func newConsole(cfg *config.Config, dev *issuer.Issuer, svc *gateway.Service, aud *audit.Auditor, verifier *auth.Verifier, log *slog.Logger) (*console.Console, error) {
 	enabled := dev != nil
 	if cfg.Console.Enabled != nil {
 		enabled = *cfg.Console.Enabled
@@ -79,6 +80,6 @@ func newConsole(cfg *config.Config, dev *issuer.Issuer, svc *gateway.Service, ve
 		dev.EnableAuthorization(issuer.AuthorizationOptions{Audience: cfg.Auth.Resource, Accounts: devConsoleAccounts(cfg),
 			Clients: map[string][]string{clientID: {strings.TrimRight(cfg.Server.PublicURL, "/") + console.CallbackPath}}, TTL: time.Hour})
 	}
-	return console.New(console.Options{Service: svc, Verifier: verifier, Issuer: iss, ClientID: clientID, PublicURL: cfg.Server.PublicURL,
+	return console.New(console.Options{Service: svc, Auditor: aud, Verifier: verifier, Issuer: iss, ClientID: clientID, PublicURL: cfg.Server.PublicURL,
 		Logger: log, IDs: func(ctx context.Context) (string, string) { return telemetry.RequestID(ctx), telemetry.TraceID(ctx) }})
 }

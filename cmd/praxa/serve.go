@@ -222,7 +222,7 @@ func startGateway(ctx context.Context, env *environment, f serveFlags) (*app, er
 	// hangup sent as soon as it is up must reload, not end the process.
 	reloadOnHangup(ctx, a.gw.Reloader, log, env.stderr) // reload.go
 	// The operator console, when on (console.go).
-	cons, err := newConsole(cfg, dev, a.gw.Service, a.gw.Verifier, log)
+	cons, err := newConsole(cfg, dev, a.gw.Service, a.gw.Auditor, a.gw.Verifier, log)
 	if err != nil {
 		return fail(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 
-	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/pgstore"
@@ -91,14 +91,14 @@ func openOperatorStore(ctx context.Context, env *environment, f serveFlags) (*co
 // (stderr, or a file appended to), which closing the store closes. With
 // no sink, or the sink store, it is the store alone.
 func openAuditedStore(ctx context.Context, f serveFlags, cfg *config.Config, stderr io.Writer, log *slog.Logger) (store.Store, error) {
-	var sink *gateway.AuditSink
+	var sink *audit.Sink
 	switch cfg.Audit.Sink {
 	case "", config.AuditSinkStore:
 	case config.AuditSinkStderr:
-		sink = gateway.NewAuditSink(stderr, log)
+		sink = audit.NewSink(stderr, log)
 	default:
 		var err error
-		if sink, err = gateway.OpenAuditSink(cfg.AuditSinkFile(), log); err != nil {
+		if sink, err = audit.OpenSink(cfg.AuditSinkFile(), log); err != nil {
 			return nil, err
 		}
 	}
@@ -112,5 +112,5 @@ func openAuditedStore(ctx context.Context, f serveFlags, cfg *config.Config, std
 	if sink == nil {
 		return st, nil
 	}
-	return gateway.WithAuditSink(st, sink), nil
+	return audit.WithSink(st, sink), nil
 }

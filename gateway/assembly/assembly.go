@@ -32,6 +32,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
@@ -121,12 +122,12 @@ type Gateway struct {
 	// trace reads and the context imports (registered on Service).
 	Knowledge *knowledge.Knowledge
 	// Auditor writes the events of reads and refusals.
-	Auditor *gateway.Auditor
+	Auditor *audit.Auditor
 	// AuditHooks hand the committed events of the capabilities whose
 	// audit block names sinks to those sinks (the service's store is
 	// wrapped with them); a reload opens and closes sinks with the
 	// configuration.
-	AuditHooks *gateway.AuditHooks
+	AuditHooks *audit.Hooks
 	// Switch holds the connections the executors run on; a reload swaps
 	// them.
 	Switch *connect.Switch
@@ -271,12 +272,12 @@ func (g *Gateway) buildService(ctx context.Context) error {
 		log.Warn("configuration: " + w)
 	}
 	// The capabilities' audit sinks see every event the service commits.
-	g.AuditHooks, err = gateway.NewAuditHooks(cfg, &gateway.AuditHooksOptions{Logger: log, Stderr: o.Stderr, Getenv: o.Getenv})
+	g.AuditHooks, err = audit.NewHooks(cfg, &audit.HooksOptions{Logger: log, Stderr: o.Stderr, Getenv: o.Getenv})
 	if err != nil {
 		return err
 	}
-	st := gateway.WithAuditHooks(g.Store, g.AuditHooks)
-	g.Auditor = gateway.NewAuditor(st, &gateway.AuditorOptions{Logger: log})
+	st := audit.WithHooks(g.Store, g.AuditHooks)
+	g.Auditor = audit.NewAuditor(st, &audit.Options{Logger: log, Now: o.Now})
 	so := o.Service
 	so.Logger, so.Now, so.Auditor = log, o.Now, g.Auditor
 	so.Workflows, so.Discovery, so.Runners = workflows, index, g.Switch.Runners()
@@ -376,8 +377,8 @@ func (g *Gateway) Run(ctx context.Context) {
 		g.running.Go(func() { job(ctx) })
 	}
 	jobs := append([]periodic.Job{idempotencySweep(g.Store)}, g.Service.Jobs()...)
-	// audit.retention: events older than it go (gateway/audit_export.go).
-	if j, ok := gateway.AuditRetentionJob(g.Store, time.Duration(g.Config.Audit.Retention)); ok {
+	// audit.retention: events older than it go (gateway/audit/export.go).
+	if j, ok := audit.RetentionJob(g.Store, time.Duration(g.Config.Audit.Retention)); ok {
 		jobs = append(jobs, j)
 	}
 	for _, j := range jobs {

@@ -44,7 +44,7 @@ type Audit struct {
 	// file's directory.
 	Sink string `json:"sink,omitempty"`
 	// Retention is how long the store keeps an audit event: serve deletes
-	// the older ones, in batches, every few minutes (gateway.AuditRetentionJob).
+	// the older ones, in batches, every few minutes (audit.RetentionJob).
 	// Zero keeps every event.
 	Retention Duration `json:"retention,omitempty"`
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
@@ -130,7 +130,7 @@ type harness struct {
 	cfg     *config.Config
 	dbPath  string
 	store   store.Store
-	auditor *gateway.Auditor
+	auditor *audit.Auditor
 	stop    func()
 	g       *gatewaytest.Gateway
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/assembly"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
@@ -128,7 +129,7 @@ type Gateway struct {
 	// DB is the store the gateway runs on, whichever the driver.
 	DB store.Store
 	// Auditor writes the events of reads and refusals.
-	Auditor *gateway.Auditor
+	Auditor *audit.Auditor
 	// Service is the service layer.
 	Service *gateway.Service
 	// Knowledge serves the knowledge reads and the context imports

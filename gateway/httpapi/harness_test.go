@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
@@ -90,7 +91,7 @@ type harness struct {
 	cfg      *config.Config
 	dbPath   string
 	store    *sqlitestore.Store
-	auditor  *gateway.Auditor
+	auditor  *audit.Auditor
 	service  *gateway.Service
 	revs     *gateway.Revocations
 	verifier *auth.Verifier

@@ -1,9 +1,8 @@
 package httpapi
 
 import (
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/praxa/praxa/gateway"
 )
 
 // auditSinkDesc describes praxa_audit_sink_events_total.
@@ -13,7 +12,7 @@ var auditSinkDesc = prometheus.NewDesc("praxa_audit_sink_events_total",
 
 // auditSinkCollector reports the counts of the open audit sinks (sinks
 // come and go with reloads, so the series are collected, not registered).
-type auditSinkCollector struct{ hooks *gateway.AuditHooks }
+type auditSinkCollector struct{ hooks *audit.Hooks }
 
 func (c auditSinkCollector) Describe(ch chan<- *prometheus.Desc) { ch <- auditSinkDesc }
 
@@ -26,6 +25,6 @@ func (c auditSinkCollector) Collect(ch chan<- prometheus.Metric) {
 
 // RegisterAuditHooks exposes praxa_audit_sink_events_total: the events
 // each open sink of hooks delivered and dropped.
-func (m *Metrics) RegisterAuditHooks(hooks *gateway.AuditHooks) {
+func (m *Metrics) RegisterAuditHooks(hooks *audit.Hooks) {
 	m.registry.MustRegister(auditSinkCollector{hooks: hooks})
 }

@@ -15,7 +15,7 @@
 // one transaction of their own.
 //
 // Build it on the store the service runs on, audit hooks included
-// (gateway.WithAuditHooks), so that its events reach the same sinks.
+// (audit.WithHooks), so that its events reach the same sinks.
 package knowledge
 
 import (

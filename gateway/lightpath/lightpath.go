@@ -33,7 +33,7 @@ const EventCalled = "capability.called"
 
 // Journal commits an audit event durably: Commit returns once the event is
 // committed, or with the error that kept it from committing. Concurrent
-// Commits should share a transaction (gateway.Auditor.Commit does).
+// Commits should share a transaction (audit.Auditor.Commit does).
 type Journal interface {
 	Commit(ctx context.Context, e store.Event) error
 }

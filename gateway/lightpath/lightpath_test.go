@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/lightpath"
 	"github.com/praxa/praxa/gateway/store"
@@ -18,14 +18,14 @@ import (
 
 // newPath returns a Path over a real SQLite file whose proxy_default has
 // one noop capability, notes.ping, and a guarded one.
-func newPath(t *testing.T) (*lightpath.Path, *sqlitestore.Store, *gateway.Auditor) {
+func newPath(t *testing.T) (*lightpath.Path, *sqlitestore.Store, *audit.Auditor) {
 	t.Helper()
 	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "praxa.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	a := gateway.NewAuditor(st, nil)
+	a := audit.NewAuditor(st, nil)
 	t.Cleanup(func() { a.Close(context.Background()) })
 	reg, err := workflow.Compile(nil)
 	if err != nil {
@@ -126,7 +126,7 @@ func TestCommitAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := store.Event{Tenant: "acme", TraceID: "closed", At: time.Now(), Type: "x"}
-	if err := a.Commit(context.Background(), ev); err != gateway.ErrAuditorClosed {
+	if err := a.Commit(context.Background(), ev); err != audit.ErrClosed {
 		t.Errorf("Commit after Close: %v", err)
 	}
 	if evs := trace(t, st, "closed"); len(evs) != 0 {

@@ -1,4 +1,4 @@
-package gateway
+package audit
 
 import (
 	"context"
@@ -8,9 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/auth"
-	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -28,6 +25,7 @@ import (
 type Auditor struct {
 	store   store.Store
 	log     *slog.Logger
+	now     func() time.Time
 	events  chan store.Event
 	flushed chan struct{}
 	batch   int
@@ -52,9 +50,12 @@ type durableEvent struct {
 	done  chan error
 }
 
-// AuditorOptions tune an Auditor. The zero value is usable.
-type AuditorOptions struct {
+// Options tune an Auditor. The zero value is usable.
+type Options struct {
 	Logger *slog.Logger
+	// Now is the clock the events of reads of the trail are dated by
+	// (Events; default time.Now).
+	Now func() time.Time
 	// Queue bounds the events waiting to be written (default 8192); when
 	// it is full, Record waits for room.
 	Queue int
@@ -66,13 +67,16 @@ type AuditorOptions struct {
 }
 
 // NewAuditor starts an Auditor writing to st.
-func NewAuditor(st store.Store, opts *AuditorOptions) *Auditor {
-	var o AuditorOptions
+func NewAuditor(st store.Store, opts *Options) *Auditor {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.Queue <= 0 {
 		o.Queue = 8192
@@ -83,7 +87,7 @@ func NewAuditor(st store.Store, opts *AuditorOptions) *Auditor {
 	if o.Every <= 0 {
 		o.Every = 200 * time.Millisecond
 	}
-	a := &Auditor{store: st, log: o.Logger, events: make(chan store.Event, o.Queue),
+	a := &Auditor{store: st, log: o.Logger, now: o.Now, events: make(chan store.Event, o.Queue),
 		flushed: make(chan struct{}), batch: o.Batch, every: o.Every, stop: make(chan struct{}),
 		flushReq: make(chan chan struct{}), durable: make(chan durableEvent, o.Batch), committed: make(chan struct{})}
 	go a.loop()
@@ -91,22 +95,22 @@ func NewAuditor(st store.Store, opts *AuditorOptions) *Auditor {
 	return a
 }
 
-// ErrAuditorClosed is returned by Commit once the Auditor is closed: the
+// ErrClosed is returned by Commit once the Auditor is closed: the
 // event was not written.
-var ErrAuditorClosed = errors.New("gateway: the auditor is closed")
+var ErrClosed = errors.New("gateway: the auditor is closed")
 
 // Commit appends e durably: it returns once the transaction holding e has
 // committed, or with the error that kept it from committing (then e is
 // not in the store). Once e is queued Commit waits for that outcome even
 // if ctx ends, so a caller never takes a committed event for a lost one;
 // ctx bounds only the wait for room in the queue. An audit sink sees e
-// after its commit (WithAuditSink).
+// after its commit (WithSink).
 func (a *Auditor) Commit(ctx context.Context, e store.Event) error {
 	d := durableEvent{event: e, done: make(chan error, 1)}
 	select {
 	case a.durable <- d:
 	case <-a.stop:
-		return ErrAuditorClosed
+		return ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -118,7 +122,7 @@ func (a *Auditor) Commit(ctx context.Context, e store.Event) error {
 		case err := <-d.done:
 			return err
 		default:
-			return ErrAuditorClosed
+			return ErrClosed
 		}
 	}
 }
@@ -160,7 +164,7 @@ func (a *Auditor) commitLoop() {
 			for {
 				select {
 				case d := <-a.durable:
-					d.done <- ErrAuditorClosed
+					d.done <- ErrClosed
 				default:
 					return
 				}
@@ -264,7 +268,7 @@ func (a *Auditor) Flush(ctx context.Context) error {
 }
 
 // Close writes what is queued and stops the Auditor; a Commit queued
-// before Close but not yet in a batch answers ErrAuditorClosed.
+// before Close but not yet in a batch answers ErrClosed.
 func (a *Auditor) Close(ctx context.Context) error {
 	a.closeOnce.Do(func() { close(a.stop) })
 	for _, done := range []chan struct{}{a.flushed, a.committed} {
@@ -276,11 +280,3 @@ func (a *Auditor) Close(ctx context.Context) error {
 	}
 	return nil
 }
-
-// eventFor builds an audit event of principal p calling tool.
-func eventFor(p *auth.Principal, tool contracts.Tool, typ, outcome, code, requestID, traceID string, at time.Time, attrs map[string]any) store.Event {
-	return op.EventFor(p, tool, typ, outcome, code, requestID, traceID, at, attrs)
-}
-
-// byPrincipal sets who acted on ev (op.ByPrincipal).
-func byPrincipal(ev *store.Event, p *auth.Principal) { op.ByPrincipal(ev, p) }

@@ -1,4 +1,4 @@
-package gateway
+package audit
 
 import (
 	"cmp"
@@ -18,23 +18,23 @@ import (
 	"github.com/praxa/praxa/gateway/store"
 )
 
-// AuditHooks hand the committed events of each capability whose audit
+// Hooks hand the committed events of each capability whose audit
 // block names sinks (config.CapabilityAudit.Sinks) to those sinks, beside
 // audit.sink: a file, the standard error, an HTTP endpoint. The events of
 // a capability's calls are those whose capability attribute names it:
 // capability.called, and a proxy_default run's transition.fired and
 // guard.rejected (package workflow writes it). Each reaches the sinks
 // once its transaction committed, redacted as aura_get_trace shows it
-// (AuditSinkLine), through a store wrapper (WithAuditHooks) that sees
+// (SinkLine), through a store wrapper (WithHooks) that sees
 // every commit: mutations, the Auditor's batches, the light path.
 //
 // A sink is opened once for every capability that names it (the same
 // kind, file, URL and settings). A reload opens the sinks the new
 // configuration adds before anything changes (Stage) and closes those it
 // no longer names after the swap. The zero value is not usable: use
-// NewAuditHooks.
-type AuditHooks struct {
-	opts AuditHooksOptions
+// NewHooks.
+type Hooks struct {
+	opts HooksOptions
 
 	// mu serializes Stage and Close, and guards sinks and retiring.
 	mu       sync.Mutex
@@ -46,9 +46,9 @@ type AuditHooks struct {
 	routes atomic.Pointer[map[string][]*hookSink]
 }
 
-// AuditHooksOptions are what a runtime gives the hooks. The zero value is
+// HooksOptions are what a runtime gives the hooks. The zero value is
 // usable.
-type AuditHooksOptions struct {
+type HooksOptions struct {
 	// Logger receives the sinks' failures and drops (nil: slog.Default()).
 	Logger *slog.Logger
 	// Stderr is where stderr sinks write (nil: os.Stderr).
@@ -70,8 +70,8 @@ type hookSink struct {
 	}
 }
 
-// fileSink adapts an AuditSink (stderr, a file) to a hook's sink.
-type fileSink struct{ *AuditSink }
+// fileSink adapts an Sink (stderr, a file) to a hook's sink.
+type fileSink struct{ *Sink }
 
 func (f fileSink) close(context.Context) error { return f.Close() }
 
@@ -81,9 +81,9 @@ func (f fileSink) close(context.Context) error { return f.Close() }
 var capabilityEventTypes = []string{lightpath.EventCalled, "transition.fired", "guard.rejected",
 	"move.outcome_unknown", "start.outcome_unknown"}
 
-// NewAuditHooks opens the sinks that the capabilities of cfg name.
-func NewAuditHooks(cfg *config.Config, opts *AuditHooksOptions) (*AuditHooks, error) {
-	h := &AuditHooks{sinks: map[string]*hookSink{}}
+// NewHooks opens the sinks that the capabilities of cfg name.
+func NewHooks(cfg *config.Config, opts *HooksOptions) (*Hooks, error) {
+	h := &Hooks{sinks: map[string]*hookSink{}}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -116,7 +116,7 @@ func hookKey(spec config.AuditHookSink) string {
 // deliver what it holds). A sink that cannot be opened (a file that
 // cannot be created, an http sink's header naming an unset variable)
 // closes what Stage opened and returns the error: nothing changed.
-func (h *AuditHooks) Stage(cfg *config.Config) (apply func(), err error) {
+func (h *Hooks) Stage(cfg *config.Config) (apply func(), err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -176,12 +176,12 @@ func (h *AuditHooks) Stage(cfg *config.Config) (apply func(), err error) {
 }
 
 // open opens the sink spec describes.
-func (h *AuditHooks) open(spec config.AuditHookSink) (*hookSink, error) {
+func (h *Hooks) open(spec config.AuditHookSink) (*hookSink, error) {
 	switch spec.Kind {
 	case config.AuditSinkStderr:
-		return &hookSink{name: "stderr", kind: spec.Kind, w: fileSink{NewAuditSink(h.opts.Stderr, h.opts.Logger)}}, nil
+		return &hookSink{name: "stderr", kind: spec.Kind, w: fileSink{NewSink(h.opts.Stderr, h.opts.Logger)}}, nil
 	case config.AuditHookFile:
-		s, err := OpenAuditSink(spec.Path, h.opts.Logger)
+		s, err := OpenSink(spec.Path, h.opts.Logger)
 		if err != nil {
 			return nil, err
 		}
@@ -199,13 +199,13 @@ func (h *AuditHooks) open(spec config.AuditHookSink) (*hookSink, error) {
 // idle reports whether no capability has a sink: a transaction then need
 // not collect its events for the hooks (one committing while a reload
 // adds the first sink may reach it without them).
-func (h *AuditHooks) idle() bool {
+func (h *Hooks) idle() bool {
 	routes := h.routes.Load()
 	return routes == nil || len(*routes) == 0
 }
 
 // write hands each committed event of a capability with sinks to them.
-func (h *AuditHooks) write(events []store.Event) {
+func (h *Hooks) write(events []store.Event) {
 	routes := h.routes.Load()
 	if routes == nil || len(*routes) == 0 {
 		return
@@ -229,8 +229,8 @@ func (h *AuditHooks) write(events []store.Event) {
 	}
 }
 
-// AuditSinkCounts are the counts of one sink of the hooks.
-type AuditSinkCounts struct {
+// SinkCounts are the counts of one sink of the hooks.
+type SinkCounts struct {
 	// Sink names it: stderr, a file's path, an endpoint's URL.
 	Sink string
 	// Kind is stderr, file or http.
@@ -242,21 +242,21 @@ type AuditSinkCounts struct {
 
 // Counts reports each open sink's counts, by name and kind (the sinks of
 // one name and kind summed), sorted.
-func (h *AuditHooks) Counts() []AuditSinkCounts {
+func (h *Hooks) Counts() []SinkCounts {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []AuditSinkCounts
+	var out []SinkCounts
 	for _, s := range h.sinks {
 		d, x := s.w.counts()
-		i := slices.IndexFunc(out, func(c AuditSinkCounts) bool { return c.Sink == s.name && c.Kind == s.kind })
+		i := slices.IndexFunc(out, func(c SinkCounts) bool { return c.Sink == s.name && c.Kind == s.kind })
 		if i < 0 {
-			out = append(out, AuditSinkCounts{Sink: s.name, Kind: s.kind})
+			out = append(out, SinkCounts{Sink: s.name, Kind: s.kind})
 			i = len(out) - 1
 		}
 		out[i].Delivered += d
 		out[i].Dropped += x
 	}
-	slices.SortFunc(out, func(a, b AuditSinkCounts) int {
+	slices.SortFunc(out, func(a, b SinkCounts) int {
 		if a.Sink != b.Sink {
 			return cmp.Compare(a.Sink, b.Sink)
 		}
@@ -268,7 +268,7 @@ func (h *AuditHooks) Counts() []AuditSinkCounts {
 // Close closes every sink, the http sinks delivering what they hold
 // within ctx (past it, what is left is dropped and counted), and waits
 // for the sinks a reload retired. Calls after the first do nothing.
-func (h *AuditHooks) Close(ctx context.Context) error {
+func (h *Hooks) Close(ctx context.Context) error {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -289,9 +289,9 @@ func (h *AuditHooks) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// WithAuditHooks returns st with every event it commits also offered to
-// hooks, after the commit (as WithAuditSink). Closing the returned store
+// WithHooks returns st with every event it commits also offered to
+// hooks, after the commit (as WithSink). Closing the returned store
 // closes st; hooks are closed by their owner.
-func WithAuditHooks(st store.Store, hooks *AuditHooks) store.Store {
+func WithHooks(st store.Store, hooks *Hooks) store.Store {
 	return &sinkStore{Store: st, sink: hooks}
 }

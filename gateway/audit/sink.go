@@ -1,4 +1,4 @@
-package gateway
+package audit
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/praxa/praxa/gateway/store"
 )
 
-// An AuditSink receives a copy of every audit event the store commits
+// An Sink receives a copy of every audit event the store commits
 // (audit.sink in praxec.yaml): the store stays the record aura_get_trace
 // reads, the sink is where an operator ships the events from. Each event
 // reaches the sink only once the transaction holding it has committed,
@@ -23,14 +23,14 @@ import (
 // redacted exactly as aura_get_trace shows it (op.TraceEventOf): a secret
 // never reaches a sink.
 //
-// Each event is one line of JSON (AuditSinkLine) written with one write
+// Each event is one line of JSON (SinkLine) written with one write
 // call, without buffering in the process. On a file opened for appending
 // that makes each line atomic with respect to other appenders, and a
 // crash of the gateway loses no line it wrote; the file is not synced on
 // every write (the store is the durable record, synced on every commit),
 // so a crash of the operating system may lose the last lines. Close syncs
 // the file.
-type AuditSink struct {
+type Sink struct {
 	mu      sync.Mutex
 	w       io.Writer
 	file    *os.File // nil when w is not a file the sink owns
@@ -39,33 +39,33 @@ type AuditSink struct {
 	failed  atomic.Int64
 }
 
-// NewAuditSink returns a sink writing to w (the standard error, say); the
+// NewSink returns a sink writing to w (the standard error, say); the
 // caller keeps w open for as long as the sink is used.
-func NewAuditSink(w io.Writer, log *slog.Logger) *AuditSink {
+func NewSink(w io.Writer, log *slog.Logger) *Sink {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &AuditSink{w: w, log: log}
+	return &Sink{w: w, log: log}
 }
 
-// OpenAuditSink opens path for appending (creating it, readable by its
+// OpenSink opens path for appending (creating it, readable by its
 // owner only) and returns a sink writing to it; Close closes it.
-func OpenAuditSink(path string, log *slog.Logger) (*AuditSink, error) {
+func OpenSink(path string, log *slog.Logger) (*Sink, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("audit sink: %w", err)
 	}
-	s := NewAuditSink(f, log)
+	s := NewSink(f, log)
 	s.file = f
 	return s, nil
 }
 
-// AuditSinkLine is one line of an audit sink, and of praxa audit export:
+// SinkLine is one line of an audit sink, and of praxa audit export:
 // the event as aura_get_trace shows it (same members, same redaction),
 // with the tenant, the trace and the client it belongs to. A sink's line
 // has no seq (the store assigns it on append, after the sink was handed
 // the event); an export's has the stored one, which orders the export.
-type AuditSinkLine struct {
+type SinkLine struct {
 	Seq        int64          `json:"seq,omitempty"`
 	At         string         `json:"at"`
 	Type       string         `json:"type"`
@@ -84,16 +84,16 @@ type AuditSinkLine struct {
 }
 
 // sinkLine renders ev as a sink shows it.
-func sinkLine(ev store.Event) AuditSinkLine {
+func sinkLine(ev store.Event) SinkLine {
 	t := op.TraceEventOf(ev)
-	return AuditSinkLine{At: t.At, Type: t.Type, Outcome: t.Outcome, Code: t.Code, Tenant: ev.Tenant, TraceID: ev.TraceID,
+	return SinkLine{At: t.At, Type: t.Type, Outcome: t.Outcome, Code: t.Code, Tenant: ev.Tenant, TraceID: ev.TraceID,
 		Subject: t.Subject, ClientID: ev.ClientID, Operation: t.Operation, Tool: t.Tool, RunID: t.RunID, WorkflowID: t.WorkflowID,
 		RequestID: t.RequestID, Attributes: t.Attributes}
 }
 
 // write writes the committed events, one line each. A failed write is
 // logged and counted, never returned: the events are committed already.
-func (s *AuditSink) write(events []store.Event) {
+func (s *Sink) write(events []store.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ev := range events {
@@ -112,14 +112,14 @@ func (s *AuditSink) write(events []store.Event) {
 }
 
 // Failed reports how many events the sink could not write.
-func (s *AuditSink) Failed() int64 { return s.failed.Load() }
+func (s *Sink) Failed() int64 { return s.failed.Load() }
 
 // counts reports the events written and those that could not be.
-func (s *AuditSink) counts() (delivered, dropped int64) { return s.written.Load(), s.failed.Load() }
+func (s *Sink) counts() (delivered, dropped int64) { return s.written.Load(), s.failed.Load() }
 
 // Close syncs and closes the file the sink opened; a sink on a writer it
 // does not own has nothing to close.
-func (s *AuditSink) Close() error {
+func (s *Sink) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.file == nil {
@@ -133,18 +133,18 @@ func (s *AuditSink) Close() error {
 	return nil
 }
 
-// WithAuditSink returns st with every audit event it commits also written
+// WithSink returns st with every audit event it commits also written
 // to sink, after the commit: the events a transaction of Update appends
 // (every mutation's own events) once Update has returned nil, and those
 // of AppendEvents (the Auditor's batches) once it has. A transaction that
 // fails, or whose function returns an error, sends nothing. Closing the
 // returned store closes st, then sink.
-func WithAuditSink(st store.Store, sink *AuditSink) store.Store {
+func WithSink(st store.Store, sink *Sink) store.Store {
 	return &sinkStore{Store: st, sink: sink, close: sink.Close}
 }
 
-// committedSink receives the events a store committed (an AuditSink, the
-// capabilities' AuditHooks); it must not block for long: the committing
+// committedSink receives the events a store committed (an Sink, the
+// capabilities' Hooks); it must not block for long: the committing
 // call waits for it.
 type committedSink interface {
 	write(events []store.Event)

@@ -1,4 +1,4 @@
-package gateway
+package audit
 
 import (
 	"bufio"
@@ -26,7 +26,7 @@ type endpoint struct {
 	*httptest.Server
 	mu     sync.Mutex
 	posts  int
-	lines  []AuditSinkLine
+	lines  []SinkLine
 	header http.Header
 	// answer, when set, decides the status of each post (n counts from 1).
 	answer func(n int, w http.ResponseWriter) bool
@@ -45,11 +45,11 @@ func newEndpoint(t *testing.T, answer func(n int, w http.ResponseWriter) bool) *
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
-		var got []AuditSinkLine
+		var got []SinkLine
 		sc := bufio.NewScanner(bytes.NewReader(body))
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
-			var l AuditSinkLine
+			var l SinkLine
 			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 				t.Errorf("a line that is not JSON: %q", sc.Text())
 			}
@@ -64,10 +64,10 @@ func newEndpoint(t *testing.T, answer func(n int, w http.ResponseWriter) bool) *
 }
 
 // received returns the lines the endpoint took and how many posts it saw.
-func (e *endpoint) received() ([]AuditSinkLine, int) {
+func (e *endpoint) received() ([]SinkLine, int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]AuditSinkLine(nil), e.lines...), e.posts
+	return append([]SinkLine(nil), e.lines...), e.posts
 }
 
 // hookEvents makes n events of capability c, each with a secret under a
@@ -250,12 +250,12 @@ capabilities:
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks, err := NewAuditHooks(cfg, &AuditHooksOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	hooks, err := NewHooks(cfg, &HooksOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hooks.Close(context.Background())
-	st := WithAuditHooks(memstore.New(), hooks)
+	st := WithHooks(memstore.New(), hooks)
 	ctx := context.Background()
 	ev := func(typ, c string) store.Event {
 		return store.Event{Type: typ, At: time.Now(), Tenant: "acme", Outcome: "allowed", Attributes: map[string]any{"capability": c}}
@@ -322,7 +322,7 @@ capabilities:
 	if out, _ := os.ReadFile(stderr.Name()); !strings.Contains(string(out), `"type":"capability.called"`) || strings.Count(string(out), "\n") != 1 {
 		t.Errorf("after the reload a's events go to stderr: %q", out)
 	}
-	want := map[string]AuditSinkCounts{file: {Sink: file, Kind: "file", Delivered: 1}, ep.URL: {Sink: ep.URL, Kind: "http"}}
+	want := map[string]SinkCounts{file: {Sink: file, Kind: "file", Delivered: 1}, ep.URL: {Sink: ep.URL, Kind: "http"}}
 	for _, c := range counts {
 		if w, ok := want[c.Sink]; !ok || w.Kind != c.Kind || (c.Kind == "file" && c.Delivered != 1) || c.Dropped != 0 {
 			t.Errorf("counts before the reload: %+v", counts)

@@ -1,4 +1,4 @@
-package gateway
+package audit
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ const auditHTTPBatch = 100
 // the queue full, or whose batch is still undelivered after the retries
 // or refused with another status, is dropped: counted, logged (the first
 // and every thousandth), and still in the store. The lines are
-// AuditSinkLine, redacted as every sink's are.
+// SinkLine, redacted as every sink's are.
 type httpAuditSink struct {
 	name    string // the URL without user information or query, for logs and metrics
 	url     string

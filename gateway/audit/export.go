@@ -1,4 +1,4 @@
-package gateway
+package audit
 
 import (
 	"context"
@@ -11,16 +11,16 @@ import (
 	"github.com/praxa/praxa/gateway/store"
 )
 
-// exportPage is how many events ExportAudit reads in one transaction.
+// exportPage is how many events Export reads in one transaction.
 const exportPage = 1000
 
-// ExportAudit writes the store's audit events that match f to w as JSON
-// lines (AuditSinkLine with its seq: what a sink writes, redacted the
+// Export writes the store's audit events that match f to w as JSON
+// lines (SinkLine with its seq: what a sink writes, redacted the
 // same way), in append order, at most limit of them (0: all), reading a
 // page of events a transaction. It returns how many it wrote. Events
 // appended while it runs are included when they come after the page being
 // read; praxa audit export --until bounds the export to a past instant.
-func ExportAudit(ctx context.Context, st store.Store, f store.EventFilter, limit int, w io.Writer) (int, error) {
+func Export(ctx context.Context, st store.Store, f store.EventFilter, limit int, w io.Writer) (int, error) {
 	n := 0
 	for limit == 0 || n < limit {
 		page := exportPage
@@ -59,9 +59,9 @@ func ExportAudit(ctx context.Context, st store.Store, f store.EventFilter, limit
 // most, so that the sweep never holds the writer long.
 const auditSweepBatch = 1000
 
-// SweepAudit deletes every audit event recorded before before, in
+// Sweep deletes every audit event recorded before before, in
 // batches of auditSweepBatch a transaction, and returns how many went.
-func SweepAudit(ctx context.Context, st store.Store, before time.Time) (int, error) {
+func Sweep(ctx context.Context, st store.Store, before time.Time) (int, error) {
 	total := 0
 	for {
 		var n int
@@ -82,17 +82,17 @@ func SweepAudit(ctx context.Context, st store.Store, before time.Time) (int, err
 // auditSweepEvery is how often the audit retention job sweeps.
 const auditSweepEvery = 10 * time.Minute
 
-// AuditRetentionJob applies audit.retention: at start and every
+// RetentionJob applies audit.retention: at start and every
 // auditSweepEvery, it deletes the events older than retention. A zero
 // retention keeps every event: there is no job (false).
-func AuditRetentionJob(st store.Store, retention time.Duration) (periodic.Job, bool) {
+func RetentionJob(st store.Store, retention time.Duration) (periodic.Job, bool) {
 	if retention <= 0 {
 		return periodic.Job{}, false
 	}
 	return periodic.Job{Name: "audit retention sweep", Every: periodic.Fixed(auditSweepEvery), AtStart: true,
 		Done: "audit events past the retention deleted", DoneKey: "deleted",
 		Round: func(ctx context.Context) (int, bool, error) {
-			n, err := SweepAudit(ctx, st, time.Now().Add(-retention))
+			n, err := Sweep(ctx, st, time.Now().Add(-retention))
 			return n, false, err
 		}}, true
 }

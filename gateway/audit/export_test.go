@@ -1,4 +1,4 @@
-package gateway
+package audit
 
 import (
 	"bufio"
@@ -14,9 +14,9 @@ import (
 	"github.com/praxa/praxa/gateway/store/memstore"
 )
 
-// TestExportAndSweepAudit: ExportAudit writes the sink's lines (redacted
+// TestExportAndSweepAudit: Export writes the sink's lines (redacted
 // alike) with their seq, filtered, across pages and within a limit;
-// SweepAudit deletes everything recorded before its time, in batches, and
+// Sweep deletes everything recorded before its time, in batches, and
 // nothing after; a zero retention sweeps nothing.
 func TestExportAndSweepAudit(t *testing.T) {
 	ctx := context.Background()
@@ -35,17 +35,17 @@ func TestExportAndSweepAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	lines := func(f store.EventFilter, limit int) []AuditSinkLine {
+	lines := func(f store.EventFilter, limit int) []SinkLine {
 		t.Helper()
 		var buf bytes.Buffer
-		n, err := ExportAudit(ctx, st, f, limit, &buf)
+		n, err := Export(ctx, st, f, limit, &buf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []AuditSinkLine
+		var out []SinkLine
 		sc := bufio.NewScanner(&buf)
 		for sc.Scan() {
-			var l AuditSinkLine
+			var l SinkLine
 			dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&l); err != nil {
@@ -54,7 +54,7 @@ func TestExportAndSweepAudit(t *testing.T) {
 			out = append(out, l)
 		}
 		if n != len(out) {
-			t.Errorf("ExportAudit reported %d events, wrote %d lines", n, len(out))
+			t.Errorf("Export reported %d events, wrote %d lines", n, len(out))
 		}
 		return out
 	}
@@ -77,14 +77,14 @@ func TestExportAndSweepAudit(t *testing.T) {
 		t.Errorf("exported line not redacted or not whole: %+v", got[0])
 	}
 
-	n, err := SweepAudit(ctx, st, recent)
+	n, err := Sweep(ctx, st, recent)
 	if err != nil || n != auditSweepBatch+5 {
-		t.Errorf("SweepAudit: %d, %v; want %d (more than one batch)", n, err, auditSweepBatch+5)
+		t.Errorf("Sweep: %d, %v; want %d (more than one batch)", n, err, auditSweepBatch+5)
 	}
 	if left := lines(store.EventFilter{}, 0); len(left) != 2 || left[0].Type != "recent.call" {
 		t.Errorf("after the sweep: %+v", left)
 	}
-	if _, ok := AuditRetentionJob(st, 0); ok {
+	if _, ok := RetentionJob(st, 0); ok {
 		t.Error("a zero retention has a job: it keeps every event")
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package audit
 
 import (
 	"bufio"
@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/redact"
 	"github.com/praxa/praxa/gateway/store"
@@ -28,42 +26,45 @@ const (
 	sinkSecret2 = "hunter2-pw-0042"
 )
 
-// sinkFixture is a service on a real SQLite file whose store sends every
+// sinkFixture is an Auditor on a real SQLite file whose store sends every
 // committed audit event to sink.
-func sinkFixture(t *testing.T, sink *AuditSink) (*Service, store.Store) {
+func sinkFixture(t *testing.T, sink *Sink) (*Auditor, store.Store) {
 	t.Helper()
 	ctx := context.Background()
 	raw, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := WithAuditSink(raw, sink)
-	s := New(st, nil)
+	st := WithSink(raw, sink)
+	a := NewAuditor(st, nil)
 	t.Cleanup(func() {
-		s.Close(context.Background())
+		a.Close(context.Background())
 		st.Close()
 	})
-	return s, st
+	return a, st
 }
 
 // sinkTraffic makes the audit events the sink test expects, all in trace:
-// a mutation of the service (a revocation, its event written in its own
-// transaction), a read's event through the Auditor's batches, and a
-// mutation whose event carries secrets; and one transaction that fails,
-// whose event must never reach the sink.
-func sinkTraffic(t *testing.T, s *Service, st store.Store, trace string) {
+// a mutation (a revocation, its event written in its own transaction), a
+// read's event through the Auditor's batches, and a mutation whose event
+// carries secrets; and one transaction that fails, whose event must never
+// reach the sink.
+func sinkTraffic(t *testing.T, a *Auditor, st store.Store, trace string) {
 	t.Helper()
 	ctx := context.Background()
-	p := &auth.Principal{Tenant: "acme", Subject: "alice", ClientID: "cli", Scopes: auth.ScopeSet{contracts.ScopeTokensWrite: {}}}
-	if err := s.RevokeToken(ctx, p, RevokeRequest{JTI: "jti-1", Reason: "test", RequestID: "req-1", TraceID: trace}, nil); err != nil {
-		t.Fatal(err)
-	}
-	s.audit.Record(store.Event{Type: "trace.read", At: time.Now(), Tenant: "acme", TraceID: trace, Subject: "alice", Outcome: "allowed",
-		Attributes: map[string]any{"authorization": "Bearer " + sinkSecret1}})
-	if err := s.audit.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
 	err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		return tx.AppendEvents(ctx, []store.Event{{Type: "token.revoked", At: time.Now(), Tenant: "acme", Subject: "alice", ClientID: "cli",
+			RequestID: "req-1", TraceID: trace, Outcome: "allowed", Attributes: map[string]any{"jti": "jti-1", "reason": "test"}}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Record(store.Event{Type: "trace.read", At: time.Now(), Tenant: "acme", TraceID: trace, Subject: "alice", Outcome: "allowed",
+		Attributes: map[string]any{"authorization": "Bearer " + sinkSecret1}})
+	if err := a.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		return tx.AppendEvents(ctx, []store.Event{{Type: "connection.called", At: time.Now(), Tenant: "acme", TraceID: trace, Outcome: "allowed",
 			Attributes: map[string]any{"apiKey": sinkSecret1, "upstream": map[string]any{"password": sinkSecret2, "host": "api.example.com"}}}})
 	})
@@ -92,7 +93,7 @@ func TestAuditSinkFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"type":"earlier.line"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sink, err := OpenAuditSink(path, nil)
+	sink, err := OpenSink(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestAuditSinkFile(t *testing.T) {
 			t.Errorf("the sink file holds the secret %q:\n%s", secret, data)
 		}
 	}
-	lines := map[string]AuditSinkLine{}
+	lines := map[string]SinkLine{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	first := true
 	for sc.Scan() {
@@ -123,7 +124,7 @@ func TestAuditSinkFile(t *testing.T) {
 			first = false
 			continue
 		}
-		var l AuditSinkLine
+		var l SinkLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
@@ -206,7 +207,7 @@ type committedWriter struct {
 }
 
 func (w *committedWriter) Write(b []byte) (int, error) {
-	var l AuditSinkLine
+	var l SinkLine
 	if err := json.Unmarshal(b, &l); err != nil {
 		w.t.Errorf("sink line %q: %v", b, err)
 		return len(b), nil
@@ -240,7 +241,7 @@ func (w *committedWriter) Write(b []byte) (int, error) {
 func TestAuditSinkAfterCommit(t *testing.T) {
 	var raw store.Store
 	w := &committedWriter{t: t, st: func() store.Store { return raw }}
-	s, st := sinkFixture(t, NewAuditSink(w, nil))
+	s, st := sinkFixture(t, NewSink(w, nil))
 	raw = st.(*sinkStore).Store
 	sinkTraffic(t, s, st, sinkTrace)
 	w.mu.Lock()
