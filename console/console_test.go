@@ -20,6 +20,7 @@ import (
 	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
 	"github.com/praxa/praxa/issuer"
@@ -503,10 +504,10 @@ func TestQuarantineAccept(t *testing.T) {
 	if err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.PutCapabilityPin(ctx, pin, 0) }); err != nil {
 		t.Fatal(err)
 	}
-	q := gateway.QuarantinedCapability{Capability: "up.echo", Connection: "upstream", Tool: "echo",
-		Quarantine:       gateway.Quarantine{Reason: "the upstream changed the tool's description", PinnedSHA256: pin.SHA256, OfferedSHA256: pin.OfferedSHA256, Since: at},
+	q := pins.QuarantinedCapability{Capability: "up.echo", Connection: "upstream", Tool: "echo",
+		Quarantine:       pins.Quarantine{Reason: "the upstream changed the tool's description", PinnedSHA256: pin.SHA256, OfferedSHA256: pin.OfferedSHA256, Since: at},
 		PinnedDefinition: pin.Definition, OfferedDefinition: pin.OfferedDefinition}
-	h := newHarnessWith(t, st, &gateway.Options{Quarantines: gateway.Quarantines{"up.echo": q}})
+	h := newHarnessWith(t, st, &gateway.Options{Quarantines: pins.Quarantines{"up.echo": q}})
 
 	// Without capabilities:admin: the quarantine, no definitions, no form.
 	carl := h.signIn("carl")
@@ -556,7 +557,7 @@ func TestQuarantineAccept(t *testing.T) {
 	}
 	var accepted []store.Event
 	for _, ev := range events {
-		if ev.Type == gateway.EventPinAccepted {
+		if ev.Type == pins.EventPinAccepted {
 			accepted = append(accepted, ev)
 		}
 	}

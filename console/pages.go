@@ -18,6 +18,7 @@ import (
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/knowledge"
+	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -334,7 +335,7 @@ type capabilitiesData struct {
 	// Quarantined are the imported capabilities whose upstream changed
 	// their definition since it was pinned; CanAccept says the person may
 	// review and accept them (capabilities:admin), with both definitions.
-	Quarantined []gateway.QuarantinedCapability
+	Quarantined []pins.QuarantinedCapability
 	CanAccept   bool
 }
 
@@ -356,11 +357,11 @@ func (c *Console) capabilities(r *http.Request, u *who) (capabilitiesData, error
 	}
 	d := capabilitiesData{Capabilities: list, CanAccept: u.principal.HasScope(contracts.ScopeCapabilitiesAdmin)}
 	if d.CanAccept {
-		d.Quarantined, err = c.o.Service.QuarantinedCapabilities(r.Context(), u.principal)
+		d.Quarantined, err = c.o.Service.Pins().Review(r.Context(), u.principal)
 	} else {
 		// What /readyz shows anyone: the names and reasons, without the
 		// definitions under review.
-		d.Quarantined = c.o.Service.Quarantined()
+		d.Quarantined = c.o.Service.Pins().Quarantined()
 	}
 	return d, err
 }
@@ -372,7 +373,7 @@ func (c *Console) capabilities(r *http.Request, u *who) (capabilitiesData, error
 func (c *Console) accept(w http.ResponseWriter, r *http.Request, u *who) {
 	name := chi.URLParam(r, "name")
 	rid, trace := c.o.IDs(r.Context())
-	res, err := c.o.Service.AcceptCapability(r.Context(), u.principal, gateway.AcceptRequest{Name: name,
+	res, err := c.o.Service.Pins().Accept(r.Context(), u.principal, pins.AcceptRequest{Name: name,
 		SHA256: r.PostForm.Get("sha256"), RequestID: rid, TraceID: trace})
 	if err != nil {
 		ce := contracts.AsError(err)

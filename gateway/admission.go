@@ -284,7 +284,7 @@ func (s *Service) admitMove(ctx context.Context, p *auth.Principal, tool contrac
 	denies := s.deniesDestructive(p, toolSet)
 	d, ok := s.workflows.Lookup(config.ProxyDefaultWorkflow)
 	limited := ok && d.Limited()
-	if !denies && !limited && !s.anyQuarantined() {
+	if !denies && !limited && !s.pins.Any() {
 		return nil // nothing to check: nothing to read
 	}
 	def, id, err := fired()
@@ -299,7 +299,7 @@ func (s *Service) admitMove(ctx context.Context, p *auth.Principal, tool contrac
 			return &Result{Err: err}
 		}
 	}
-	if err := s.quarantineRefusal(ctx, id); err != nil {
+	if err := s.pins.Refusal(ctx, id); err != nil {
 		return &Result{Err: err}
 	}
 	if err, wait := s.limitedCapability(ctx, id); err != nil {

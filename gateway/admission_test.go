@@ -9,6 +9,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/store/memstore"
 	"github.com/praxa/praxa/gateway/strictjson"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -158,12 +159,12 @@ func admissionService(t *testing.T) *Service {
 	if err := reg.AddProxy(cfg.Exposed()); err != nil {
 		t.Fatal(err)
 	}
-	held := func(id string) QuarantinedCapability {
-		return QuarantinedCapability{Capability: id, Quarantine: Quarantine{Reason: "the upstream changed its description",
+	held := func(id string) pins.QuarantinedCapability {
+		return pins.QuarantinedCapability{Capability: id, Quarantine: pins.Quarantine{Reason: "the upstream changed its description",
 			PinnedSHA256: "aa", OfferedSHA256: "bb"}}
 	}
 	s := New(memstore.New(), &Options{Workflows: reg, Policy: cfg.Policy,
-		Quarantines: Quarantines{"notes.held": held("notes.held"), "wrapper": held("wrapper")}})
+		Quarantines: pins.Quarantines{"notes.held": held("notes.held"), "wrapper": held("wrapper")}})
 	t.Cleanup(func() { s.Close(context.Background()) })
 	return s
 }
@@ -316,8 +317,12 @@ func TestAdmissionReplayBeforePolicy(t *testing.T) {
 			if first.Err != nil {
 				t.Fatal(first.Err)
 			}
+			inForce := pins.Quarantines{}
+			for _, q := range s.pins.Quarantined() {
+				inForce[q.Capability] = q
+			}
 			s.Reload(Runtime{Workflows: s.workflows, Policy: config.Policy{DenyDestructive: []config.PrincipalMatch{{Tenant: "acme"}}},
-				Quarantines: s.pins.q})
+				Quarantines: inForce})
 			again := s.Invoke(context.Background(), acme, toCall(surface, cancel, trace(3)))
 			if again.Err != nil || !again.Replayed || string(again.Body) != string(first.Body) {
 				t.Errorf("the retry after the policy changed: %+v, want the recorded answer", again)

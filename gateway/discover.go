@@ -13,6 +13,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -117,9 +118,9 @@ type DiscoveryItem struct {
 	// next attempt (see ImportState).
 	Import *ImportState `json:"import,omitempty"`
 	// Quarantine is, for an imported capability its pin quarantines, why
-	// it cannot be called (see pins.go); its description is then the
+	// it cannot be called (see package pins); its description is then the
 	// reason, not the upstream's new text.
-	Quarantine *Quarantine      `json:"quarantine,omitempty"`
+	Quarantine *pins.Quarantine `json:"quarantine,omitempty"`
 	Links      []contracts.Link `json:"links"`
 }
 
@@ -361,4 +362,22 @@ func (s *Service) describeEvent(e *env, subject, kind string) {
 	if given {
 		e.Events[len(e.Events)-1].WorkflowID = wf
 	}
+}
+
+// withQuarantine adds to a quarantined capability's item its quarantine,
+// and replaces its description (the upstream's new text, not reviewed)
+// with the reason.
+func (s *Service) withQuarantine(ctx context.Context, d DiscoveryItem) DiscoveryItem {
+	if d.Kind != "capability" || !s.pins.Any() {
+		return d
+	}
+	q, ok := s.pins.Current(ctx, d.ID)
+	if !ok {
+		return d
+	}
+	qq := q.Quarantine
+	d.Quarantine = &qq
+	d.Description = "Quarantined: " + q.Reason + "."
+	d.Links = append(d.Links[:0:0], contracts.Link{Rel: "operator_path", Method: "cli", Args: map[string]any{"command": "praxa capabilities accept " + d.ID}})
+	return d
 }

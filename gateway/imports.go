@@ -10,6 +10,7 @@ import (
 
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
+	"github.com/praxa/praxa/gateway/pins"
 )
 
 // This file retries, in the background, the proxy.import connections whose
@@ -244,13 +245,13 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 		case <-kick:
 			stop()
 			continue
-		case <-r.Service.toolChanges.ch:
+		case <-r.Service.pins.Changes().C():
 			// An upstream's tool list changed, or a quarantined
 			// capability was accepted: import the tools again, which
 			// checks their pins, when what the upstreams list differs
 			// from what runs (or always after an acceptance).
 			stop()
-			if !r.Service.toolChanges.accepted.Swap(false) && !r.importsChanged(ctx) {
+			if !r.Service.pins.Changes().TakeAccepted() && !r.importsChanged(ctx) {
 				continue
 			}
 			if _, err := r.reimport(ctx, ReloadViaToolsChanged); errors.Is(err, ErrReloaderClosed) {
@@ -316,7 +317,7 @@ func importedDigests(cfg *config.Config) []string {
 		if c.Upstream == nil {
 			continue
 		}
-		_, sum, _ := DefinitionHash(c.Upstream.Definition)
+		_, sum, _ := pins.DefinitionHash(c.Upstream.Definition)
 		out = append(out, c.ID+"\x00"+sum)
 	}
 	return out

@@ -16,6 +16,7 @@ import (
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/op"
+	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
@@ -53,8 +54,8 @@ type Runtime struct {
 	// transaction on.
 	Quotas config.Quotas
 	// Quarantines are the imported capabilities quarantined by their pins
-	// (CheckPins); none when nil.
-	Quarantines Quarantines
+	// (pins.Check); none when nil.
+	Quarantines pins.Quarantines
 
 	// staged swap in the features' parts a Reloader staged (OnReload).
 	staged []func()
@@ -85,13 +86,18 @@ func (s *Service) Reload(rt Runtime) {
 	s.runs.retention.Store(int64(max(rt.RunRetention, 0)))
 	quotas := rt.Quotas
 	s.quotas.quotas.Store(&quotas)
-	s.installQuarantines(rt.Quarantines)
+	s.pins.Install(rt.Quarantines)
 	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
 		"run_retention", s.RunRetention().String())
 }
 
 // How a reload was asked for (ReloadTrigger.Via).
 const (
+	// ReloadViaToolsChanged is a reload the gateway made to list the
+	// imported tools again: an upstream sent
+	// notifications/tools/list_changed, or an operator accepted a
+	// quarantined capability's new definition.
+	ReloadViaToolsChanged = "tools-list-changed"
 	// ReloadViaSignal is a SIGHUP of the gateway's process.
 	ReloadViaSignal = "signal"
 	// ReloadViaEndpoint is POST /v8/config/reload.
@@ -276,7 +282,7 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 		opts = &o
 	}
 	// The new connections' upstreams tell of changed tool lists too.
-	opts.ToolsChanged = s.toolChanges.Notify
+	opts.ToolsChanged = s.pins.Changes().Notify
 	// The connections are set up whatever becomes of the request that
 	// asked for the reload (a client that hangs up, the request timeout,
 	// shorter than the import's): an import cut short would refuse it.
@@ -303,7 +309,7 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	// anything is built from them: the quarantined capabilities stay out
 	// of the tools MCP lists (Stage).
 	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	quarantines, err := CheckPins(pctx, s.store, cfg.Exposed(), s.now(), s.log)
+	quarantines, err := pins.Check(pctx, s.store, cfg.Exposed(), s.now(), s.log)
 	pcancel()
 	if err != nil {
 		return refuse(err)

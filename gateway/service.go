@@ -15,6 +15,7 @@ import (
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/lightpath"
 	"github.com/praxa/praxa/gateway/op"
+	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
@@ -63,11 +64,9 @@ type Service struct {
 	imports atomic.Pointer[[]ImportState]
 	// limiter enforces the capabilities' rate limits (ratelimits.go).
 	limiter atomic.Pointer[limiterBox]
-	// pins holds the quarantined imported capabilities (pins.go).
-	pins pinState
-	// toolChanges asks a Reloader to list the imported tools again
-	// (pins.go).
-	toolChanges *ToolListChanges
+	// pins holds the quarantined imported capabilities and the requests
+	// to list the imported tools again (package pins).
+	pins *pins.Pins
 	// reloadables are the features a reload stages and swaps (OnReload).
 	reloadables []op.Reloadable
 }
@@ -129,12 +128,12 @@ type Options struct {
 	// reload replaces them (quotas.go).
 	Quotas config.Quotas
 	// Quarantines are the imported capabilities quarantined by their pins
-	// at start (CheckPins); a reload replaces them.
-	Quarantines Quarantines
+	// at start (pins.Check); a reload replaces them.
+	Quarantines pins.Quarantines
 	// ToolListChanges receives the requests to list the imported tools
 	// again (give its Notify to connect.Options.ToolsChanged); nil
 	// creates one.
-	ToolListChanges *ToolListChanges
+	ToolListChanges *pins.ToolListChanges
 }
 
 // New returns a Service over st.
@@ -166,11 +165,7 @@ func New(st store.Store, opts *Options) *Service {
 	s.policy.Store(&o.Policy)
 	s.quotas.quotas.Store(&o.Quotas)
 	s.SetLimiter(nil)
-	s.installQuarantines(o.Quarantines)
-	s.toolChanges = o.ToolListChanges
-	if s.toolChanges == nil {
-		s.toolChanges = NewToolListChanges()
-	}
+	s.pins = pins.New(st, &pins.Options{Now: o.Now, Quarantines: o.Quarantines, Changes: o.ToolListChanges})
 	s.owner, s.leaseTTL = newID("gw"), o.LeaseTTL
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL
@@ -494,6 +489,11 @@ func (s *Service) success(e *env, op operation, out any) *Result {
 // asContractError keeps contract errors and store sentinels meaningful and
 // turns everything else into an internal error (op.AsError).
 func asContractError(err error) *contracts.Error { return op.AsError(err) }
+
+// Pins is the quarantine of the imported capabilities in force: the
+// operator's review (/readyz, /metrics, the console) and acceptance of
+// their new definitions.
+func (s *Service) Pins() *pins.Pins { return s.pins }
 
 // AuditWaits reports how many audit events had to wait for room in the
 // asynchronous audit queue (reads slowed by an audit trail that could not

@@ -9,6 +9,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/pins"
 )
 
 func init() {
@@ -53,13 +54,13 @@ func runCapabilities(ctx context.Context, env *environment, args []string) error
 	svc := gateway.New(st, &gateway.Options{Logger: log, LeaseTTL: cfg.LeaseTTL()})
 	defer svc.Close(ctx)
 	if verb == "list" {
-		pending, err := svc.PendingPins(ctx)
+		pending, err := svc.Pins().Pending(ctx)
 		if err != nil {
 			return err
 		}
 		if *format == "json" {
 			if pending == nil {
-				pending = []gateway.QuarantinedCapability{}
+				pending = []pins.QuarantinedCapability{}
 			}
 			return json.NewEncoder(env.stdout).Encode(map[string]any{"capabilities": pending})
 		}
@@ -74,7 +75,7 @@ func runCapabilities(ctx context.Context, env *environment, args []string) error
 	if err != nil {
 		return err
 	}
-	res, err := svc.AcceptCapability(ctx, operator, gateway.AcceptRequest{Name: name, SHA256: *sum})
+	res, err := svc.Pins().Accept(ctx, operator, pins.AcceptRequest{Name: name, SHA256: *sum})
 	if err != nil {
 		return err
 	}

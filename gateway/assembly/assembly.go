@@ -40,6 +40,7 @@ import (
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/periodic"
+	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
@@ -239,15 +240,15 @@ func Build(ctx context.Context, cfg *config.Config, st store.Store, opts *Option
 func (g *Gateway) buildService(ctx context.Context) error {
 	cfg, o, log := g.Config, &g.opts, g.Logger
 	g.Tokens = connect.NewTokens(nil)
-	changes := gateway.NewToolListChanges()
+	changes := pins.NewToolListChanges()
 	conns, workflows, problems, err := connect.Setup(ctx, cfg, &connect.Options{Logger: log, Tokens: g.Tokens, ToolsChanged: changes.Notify})
 	if err != nil {
 		return err
 	}
 	g.Switch, g.Problems = connect.NewSwitch(conns), problems
 	// The imported definitions are checked against their pins before
-	// anything is built from them (gateway/pins.go).
-	quarantines, err := gateway.CheckPins(ctx, g.Store, cfg.Exposed(), o.Now(), log)
+	// anything is built from them (gateway/pins).
+	quarantines, err := pins.Check(ctx, g.Store, cfg.Exposed(), o.Now(), log)
 	if err != nil {
 		return err
 	}

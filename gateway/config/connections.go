@@ -266,7 +266,7 @@ func (c *Config) SetImported(caps []ExposedCapability) []string {
 }
 
 // SetQuarantined records which imported capabilities their pins
-// quarantine (gateway.CheckPins): Exposed marks them Quarantined.
+// quarantine (pins.Check): Exposed marks them Quarantined.
 func (c *Config) SetQuarantined(ids []string) {
 	c.quarantined = make(map[string]bool, len(ids))
 	for _, id := range ids {

@@ -19,7 +19,7 @@ type quarantinedCollector struct{ svc *gateway.Service }
 func (c quarantinedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- quarantinedDesc }
 
 func (c quarantinedCollector) Collect(ch chan<- prometheus.Metric) {
-	for conn, n := range c.svc.QuarantinedCounts() {
+	for conn, n := range c.svc.Pins().Counts() {
 		ch <- prometheus.MustNewConstMetric(quarantinedDesc, prometheus.GaugeValue, float64(n), conn)
 	}
 }

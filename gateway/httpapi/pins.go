@@ -5,11 +5,12 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/pins"
 )
 
 // acceptCapability serves POST /v8/capabilities/{name}/accept (scope
 // capabilities:admin): the operator accepts the definition an imported
-// capability's upstream now offers (gateway.Service.AcceptCapability),
+// capability's upstream now offers (pins.Pins.Accept),
 // optionally only the one of the sha256 reviewed.
 func (s *server) acceptCapability(w http.ResponseWriter, r *http.Request) {
 	p, args, _, ok := s.operatorRequest(w, r, contracts.EndpointAcceptCapability)
@@ -18,7 +19,7 @@ func (s *server) acceptCapability(w http.ResponseWriter, r *http.Request) {
 	}
 	name, _ := args["name"].(string)
 	sum, _ := args["sha256"].(string)
-	res, err := s.Service.AcceptCapability(r.Context(), p, gateway.AcceptRequest{Name: name, SHA256: sum,
+	res, err := s.Service.Pins().Accept(r.Context(), p, pins.AcceptRequest{Name: name, SHA256: sum,
 		RequestID: requestID(r.Context()), TraceID: traceID(r.Context())})
 	if err != nil {
 		s.writeResult(w, r, &gateway.Result{Err: contracts.AsError(err)})

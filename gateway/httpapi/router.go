@@ -338,7 +338,7 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 		// Nor does a quarantined imported capability (pins): the others
 		// serve, and only an operator can lift it. It is a degraded
 		// detail.
-		if q := s.Service.Quarantined(); len(q) > 0 {
+		if q := s.Service.Pins().Quarantined(); len(q) > 0 {
 			body["quarantined"] = q
 		}
 	}

@@ -14,14 +14,18 @@ var features = []string{module + "/gateway/knowledge"}
 
 // TestImportDirection: op imports neither the service nor a feature; a
 // feature does not import the service; the service imports no feature
-// (the runtimes wire them, in gateway/assembly); the audit trail, which the
-// service and the features write to, imports neither.
+// (the runtimes wire them, in gateway/assembly); the pipeline's parts in
+// packages of their own (the audit trail, the pins, canonical JSON) import
+// neither.
 func TestImportDirection(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("the go command is not available")
 	}
-	pkgs := append([]string{module + "/gateway", module + "/gateway/op", module + "/gateway/audit"}, features...)
+	// parts are pipeline parts the service imports; like op, they import
+	// neither the service nor a feature.
+	parts := []string{module + "/gateway/audit", module + "/gateway/pins", module + "/gateway/canonjson"}
+	pkgs := append(append([]string{module + "/gateway", module + "/gateway/op"}, parts...), features...)
 	out, err := exec.Command(gobin, append([]string{"list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}"}, pkgs...)...).Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
@@ -35,9 +39,11 @@ func TestImportDirection(t *testing.T) {
 		}
 	}
 	forbidden := map[string][]string{
-		module + "/gateway/op":    append([]string{module + "/gateway"}, features...),
-		module + "/gateway":       features,
-		module + "/gateway/audit": append([]string{module + "/gateway"}, features...),
+		module + "/gateway/op": append([]string{module + "/gateway"}, features...),
+		module + "/gateway":    features,
+	}
+	for _, p := range parts {
+		forbidden[p] = append([]string{module + "/gateway"}, features...)
 	}
 	for _, f := range features {
 		forbidden[f] = []string{module + "/gateway"}

@@ -1,4 +1,38 @@
-package gateway
+// Package pins pins the capabilities proxy.import takes from upstream MCP
+// servers (the "rug pull" defence). Every imported tool's definition (the
+// members connect's import keeps: name, title, description, input and
+// output schema, annotations) is hashed, SHA-256 over its canonical JSON
+// (the canonical form of package canonjson, the one the idempotency
+// fingerprints hash: object members sorted by key,
+// strings as encoding/json writes them, numbers as exact decimals), and
+// the hash is stored (store.CapabilityPin) the first time the gateway
+// imports it: first-import trust. Each later import (at start, on a
+// reload, on the import retry, and when the upstream sends
+// notifications/tools/list_changed) compares the definition offered with
+// the pin. Under the connection's pin mode:
+//
+//   - enforce (the default): a different definition quarantines the
+//     capability: calls are refused with capability-quarantined (nothing
+//     is called), search and describe show it with the reason and both
+//     hashes, MCP's tools/list leaves it out, /readyz and /metrics count
+//     it, until an operator accepts the new definition (Pins.Accept:
+//     praxa capabilities accept, POST /v8/capabilities/{name}/accept);
+//   - warn: the change is audited and logged, and the new definition is
+//     served;
+//   - off: nothing is checked or stored.
+//
+// The offered definition is stored beside the pin, so that an operator
+// (or the console) reviews it and the command line accepts it from the
+// store alone, without the running gateway; a gateway that holds the
+// capability in quarantine reads the pin again before refusing a call,
+// so an acceptance made elsewhere (the command line, another replica)
+// takes effect at the next call.
+//
+// The quarantine is a step of the service's admission chain (package
+// gateway asks Pins.Refusal before a move that fires a capability); the
+// state in force is a Pins, which a reload replaces (Install) after
+// checking the new configuration's definitions (Check).
+package pins
 
 import (
 	"context"
@@ -17,38 +51,12 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/canonjson"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
-
-// This file pins the capabilities proxy.import takes from upstream MCP
-// servers (the "rug pull" defence). Every imported tool's definition (the
-// members connect's import keeps: name, title, description, input and
-// output schema, annotations) is hashed, SHA-256 over its canonical JSON
-// (the canonical form of fingerprint.go: object members sorted by key,
-// strings as encoding/json writes them, numbers as exact decimals), and
-// the hash is stored (store.CapabilityPin) the first time the gateway
-// imports it: first-import trust. Each later import (at start, on a
-// reload, on the import retry, and when the upstream sends
-// notifications/tools/list_changed) compares the definition offered with
-// the pin. Under the connection's pin mode:
-//
-//   - enforce (the default): a different definition quarantines the
-//     capability: calls are refused with capability-quarantined (nothing
-//     is called), search and describe show it with the reason and both
-//     hashes, MCP's tools/list leaves it out, /readyz and /metrics count
-//     it, until an operator accepts the new definition (AcceptCapability:
-//     praxa capabilities accept, POST /v8/capabilities/{name}/accept);
-//   - warn: the change is audited and logged, and the new definition is
-//     served;
-//   - off: nothing is checked or stored.
-//
-// The offered definition is stored beside the pin, so that an operator
-// (or the console) reviews it and the command line accepts it from the
-// store alone, without the running gateway; a gateway that holds the
-// capability in quarantine reads the pin again before refusing a call,
-// so an acceptance made elsewhere (the command line, another replica)
-// takes effect at the next call.
 
 // Audit event types of the pins.
 const (
@@ -66,12 +74,6 @@ const (
 // import.
 const PinFirstImport = "first-import"
 
-// ReloadViaToolsChanged is a reload the gateway made to list the imported
-// tools again: an upstream sent notifications/tools/list_changed, or an
-// operator accepted a quarantined capability's new definition
-// (ReloadTrigger.Via).
-const ReloadViaToolsChanged = "tools-list-changed"
-
 // Quarantine says why an imported capability is not callable, as search,
 // describe and the refusal of a call show it.
 type Quarantine struct {
@@ -86,7 +88,7 @@ type Quarantine struct {
 }
 
 // QuarantinedCapability is one quarantined capability, as an operator
-// reviews it (Service.QuarantinedCapabilities): the quarantine, the
+// reviews it (Pins.Review): the quarantine, the
 // upstream tool, and both definitions (canonical JSON) to compare.
 type QuarantinedCapability struct {
 	Capability string `json:"capability"`
@@ -99,7 +101,7 @@ type QuarantinedCapability struct {
 	OfferedDefinition json.RawMessage `json:"offeredDefinition,omitempty"`
 }
 
-// CapabilityAccepted is the answer of AcceptCapability.
+// CapabilityAccepted is the answer of Pins.Accept.
 type CapabilityAccepted struct {
 	Capability     string    `json:"capability"`
 	SHA256         string    `json:"sha256"`
@@ -109,37 +111,74 @@ type CapabilityAccepted struct {
 }
 
 // Quarantines are the quarantined capabilities of one configuration, by
-// capability id (CheckPins).
+// capability id (Check).
 type Quarantines map[string]QuarantinedCapability
 
 // IDs lists the quarantined capability ids, sorted.
 func (q Quarantines) IDs() []string { return slices.Sorted(maps.Keys(q)) }
 
-// pinState holds the quarantined capabilities in force.
-type pinState struct {
-	mu sync.RWMutex
-	q  Quarantines
+// Pins holds the quarantined capabilities in force and serves the
+// operator's review and acceptance of their new definitions. Its methods
+// are safe for use by multiple goroutines.
+type Pins struct {
+	store   store.Store
+	now     func() time.Time
+	changes *ToolListChanges
+	mu      sync.RWMutex
+	q       Quarantines
 }
+
+// Options configure a Pins. The zero value is usable.
+type Options struct {
+	// Now is the clock acceptances are dated by (default time.Now).
+	Now func() time.Time
+	// Quarantines are the capabilities quarantined at start (Check).
+	Quarantines Quarantines
+	// Changes receives the requests to list the imported tools again that
+	// an acceptance makes (nil: a fresh ToolListChanges, see Changes).
+	Changes *ToolListChanges
+}
+
+// New returns the Pins of st.
+func New(st store.Store, opts *Options) *Pins {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Changes == nil {
+		o.Changes = NewToolListChanges()
+	}
+	p := &Pins{store: st, now: o.Now, changes: o.Changes}
+	p.Install(o.Quarantines)
+	return p
+}
+
+// Changes returns the requests to list the imported tools again (an
+// upstream's notifications/tools/list_changed, an acceptance).
+func (s *Pins) Changes() *ToolListChanges { return s.changes }
 
 // DefinitionHash returns the canonical JSON of a pinned definition
 // (config.UpstreamTool.Definition) and its hex SHA-256.
 func DefinitionHash(def map[string]any) ([]byte, string, error) {
 	var b strings.Builder
-	if err := canonical(&b, def); err != nil {
+	if err := canonjson.Write(&b, def); err != nil {
 		return nil, "", fmt.Errorf("pin: the definition has no canonical JSON: %w", err)
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return []byte(b.String()), hex.EncodeToString(sum[:]), nil
 }
 
-// CheckPins compares the definitions of the imported capabilities among
+// Check compares the definitions of the imported capabilities among
 // caps (those with Upstream set, pin not off) with their pins in st, in
 // one transaction: it pins a capability seen for the first time, records
 // a different definition offered (audited once per new hash), clears one
 // the upstream no longer offers, and returns the capabilities that pin
 // enforce quarantines. Concurrent checks of several replicas are retried
 // on the store's conflicts. log receives the warn mode's lines.
-func CheckPins(ctx context.Context, st store.Store, caps []config.ExposedCapability, now time.Time, log *slog.Logger) (Quarantines, error) {
+func Check(ctx context.Context, st store.Store, caps []config.ExposedCapability, now time.Time, log *slog.Logger) (Quarantines, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -164,7 +203,7 @@ func CheckPins(ctx context.Context, st store.Store, caps []config.ExposedCapabil
 	}
 	now = now.UTC()
 	// One trace holds the events of one check.
-	trace := newTraceID()
+	trace := ids.Trace()
 	var out Quarantines
 	var warned []string
 	var err error
@@ -257,82 +296,83 @@ func quarantined(p store.CapabilityPin) QuarantinedCapability {
 		PinnedDefinition: json.RawMessage(p.Definition), OfferedDefinition: json.RawMessage(p.OfferedDefinition)}
 }
 
-// installQuarantines makes q the quarantined capabilities in force.
-func (s *Service) installQuarantines(q Quarantines) {
+// Install makes q the quarantined capabilities in force (a reload's,
+// after Check).
+func (s *Pins) Install(q Quarantines) {
 	if q == nil {
 		q = Quarantines{}
 	}
-	s.pins.mu.Lock()
-	s.pins.q = q
-	s.pins.mu.Unlock()
+	s.mu.Lock()
+	s.q = q
+	s.mu.Unlock()
 }
 
 // quarantine returns the quarantine of the capability id, if any.
-func (s *Service) quarantine(id string) (QuarantinedCapability, bool) {
-	s.pins.mu.RLock()
-	defer s.pins.mu.RUnlock()
-	q, ok := s.pins.q[id]
+func (s *Pins) quarantine(id string) (QuarantinedCapability, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	q, ok := s.q[id]
 	return q, ok
 }
 
-// anyQuarantined reports whether some capability is quarantined.
-func (s *Service) anyQuarantined() bool {
-	s.pins.mu.RLock()
-	defer s.pins.mu.RUnlock()
-	return len(s.pins.q) > 0
+// Any reports whether some capability is quarantined.
+func (s *Pins) Any() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.q) > 0
 }
 
 // release lifts the quarantine of id in this process (its pin was
 // accepted) and asks for the imported tools to be listed again, so that
 // the MCP surfaces list the capability again (tools/list_changed).
-func (s *Service) release(id string) {
-	s.pins.mu.Lock()
-	_, had := s.pins.q[id]
+func (s *Pins) release(id string) {
+	s.mu.Lock()
+	_, had := s.q[id]
 	if had {
-		q := maps.Clone(s.pins.q)
+		q := maps.Clone(s.q)
 		delete(q, id)
-		s.pins.q = q
+		s.q = q
 	}
-	s.pins.mu.Unlock()
+	s.mu.Unlock()
 	if had {
-		s.toolChanges.accepted.Store(true)
-		s.toolChanges.Notify("")
+		s.changes.accepted.Store(true)
+		s.changes.Notify("")
 	}
 }
 
 // Quarantined lists the capabilities quarantined in this process, by id,
 // without their definitions and without reading the store: what /readyz
 // reports.
-func (s *Service) Quarantined() []QuarantinedCapability {
-	s.pins.mu.RLock()
-	defer s.pins.mu.RUnlock()
-	out := make([]QuarantinedCapability, 0, len(s.pins.q))
-	for _, id := range s.pins.q.IDs() {
-		q := s.pins.q[id]
+func (s *Pins) Quarantined() []QuarantinedCapability {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]QuarantinedCapability, 0, len(s.q))
+	for _, id := range s.q.IDs() {
+		q := s.q[id]
 		q.PinnedDefinition, q.OfferedDefinition = nil, nil
 		out = append(out, q)
 	}
 	return out
 }
 
-// QuarantinedCounts counts the quarantined capabilities by connection,
-// for /metrics.
-func (s *Service) QuarantinedCounts() map[string]int {
-	s.pins.mu.RLock()
-	defer s.pins.mu.RUnlock()
+// Counts counts the quarantined capabilities by connection, for
+// /metrics.
+func (s *Pins) Counts() map[string]int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	out := map[string]int{}
-	for _, q := range s.pins.q {
+	for _, q := range s.q {
 		out[q.Connection]++
 	}
 	return out
 }
 
-// refreshQuarantine reads again the pin of the quarantined capability
+// Current reads again the pin of the quarantined capability
 // id: when it was accepted meanwhile (by the command line, another
 // replica) the quarantine is lifted here too. It returns the quarantine
 // still in force, if any. A failed read keeps the quarantine (fail
 // closed).
-func (s *Service) refreshQuarantine(ctx context.Context, id string) (QuarantinedCapability, bool) {
+func (s *Pins) Current(ctx context.Context, id string) (QuarantinedCapability, bool) {
 	q, ok := s.quarantine(id)
 	if !ok {
 		return q, false
@@ -350,13 +390,13 @@ func (s *Service) refreshQuarantine(ctx context.Context, id string) (Quarantined
 	return q, false
 }
 
-// quarantineRefusal is the refusal of a call of a quarantined capability,
-// nil when id is not quarantined.
-func (s *Service) quarantineRefusal(ctx context.Context, id string) *contracts.Error {
-	if id == "" || !s.anyQuarantined() {
+// Refusal is the refusal of a call of a quarantined capability (the
+// admission chain's quarantine step), nil when id is not quarantined.
+func (s *Pins) Refusal(ctx context.Context, id string) *contracts.Error {
+	if id == "" || !s.Any() {
 		return nil
 	}
-	q, ok := s.refreshQuarantine(ctx, id)
+	q, ok := s.Current(ctx, id)
 	if !ok {
 		return nil
 	}
@@ -373,51 +413,33 @@ func (s *Service) quarantineRefusal(ctx context.Context, id string) *contracts.E
 		}}
 }
 
-// withQuarantine adds to a quarantined capability's item its quarantine,
-// and replaces its description (the upstream's new text, not reviewed)
-// with the reason.
-func (s *Service) withQuarantine(ctx context.Context, d DiscoveryItem) DiscoveryItem {
-	if d.Kind != "capability" || !s.anyQuarantined() {
-		return d
-	}
-	q, ok := s.refreshQuarantine(ctx, d.ID)
-	if !ok {
-		return d
-	}
-	qq := q.Quarantine
-	d.Quarantine = &qq
-	d.Description = "Quarantined: " + q.Reason + "."
-	d.Links = append(d.Links[:0:0], contracts.Link{Rel: "operator_path", Method: "cli", Args: map[string]any{"command": "praxa capabilities accept " + d.ID}})
-	return d
-}
-
-// QuarantinedCapabilities lists the capabilities quarantined in this
+// Review lists the capabilities quarantined in this
 // gateway, by id, with both definitions for review (scope
 // capabilities:admin; p nil for the operator's own command line). An
 // acceptance made elsewhere is seen: each is read again from the store.
-func (s *Service) QuarantinedCapabilities(ctx context.Context, p *auth.Principal) ([]QuarantinedCapability, error) {
+func (s *Pins) Review(ctx context.Context, p *auth.Principal) ([]QuarantinedCapability, error) {
 	if p != nil {
-		if err := requireScope(p, contracts.ScopeCapabilitiesAdmin); err != nil {
+		if err := op.RequireScope(p, contracts.ScopeCapabilitiesAdmin); err != nil {
 			return nil, err
 		}
 	}
-	s.pins.mu.RLock()
-	ids := s.pins.q.IDs()
-	s.pins.mu.RUnlock()
+	s.mu.RLock()
+	ids := s.q.IDs()
+	s.mu.RUnlock()
 	out := []QuarantinedCapability{}
 	for _, id := range ids {
-		if q, ok := s.refreshQuarantine(ctx, id); ok {
+		if q, ok := s.Current(ctx, id); ok {
 			out = append(out, q)
 		}
 	}
 	return out, nil
 }
 
-// PendingPins lists, from the store alone, the capabilities whose upstream
+// Pending lists, from the store alone, the capabilities whose upstream
 // offers a definition other than the one pinned (quarantined under
 // enforce, served under warn), by id: what the command line shows without
 // the running gateway.
-func (s *Service) PendingPins(ctx context.Context) ([]QuarantinedCapability, error) {
+func (s *Pins) Pending(ctx context.Context) ([]QuarantinedCapability, error) {
 	var out []QuarantinedCapability
 	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		pins, err := tx.ListCapabilityPins(ctx)
@@ -429,7 +451,7 @@ func (s *Service) PendingPins(ctx context.Context) ([]QuarantinedCapability, err
 		return err
 	})
 	if err != nil {
-		return nil, asContractError(err)
+		return nil, op.AsError(err)
 	}
 	return out, nil
 }
@@ -445,7 +467,7 @@ type AcceptRequest struct {
 	RequestID, TraceID string
 }
 
-// AcceptCapability pins the definition the upstream offers for the
+// Accept pins the definition the upstream offers for the
 // imported capability req.Name in place of the pinned one (scope
 // capabilities:admin; p nil for the operator's own command line, which
 // acts with the store's authority), audited as capability.pin_accepted
@@ -454,9 +476,9 @@ type AcceptRequest struct {
 // clients are told (tools/list_changed); other processes lift it at
 // their next call of the capability. A capability with no different
 // definition offered is not-found.
-func (s *Service) AcceptCapability(ctx context.Context, p *auth.Principal, req AcceptRequest) (CapabilityAccepted, error) {
+func (s *Pins) Accept(ctx context.Context, p *auth.Principal, req AcceptRequest) (CapabilityAccepted, error) {
 	if p != nil {
-		if err := requireScope(p, contracts.ScopeCapabilitiesAdmin); err != nil {
+		if err := op.RequireScope(p, contracts.ScopeCapabilitiesAdmin); err != nil {
 			return CapabilityAccepted{}, err
 		}
 	}
@@ -495,11 +517,11 @@ func (s *Service) AcceptCapability(ctx context.Context, p *auth.Principal, req A
 			Operation: contracts.EndpointAcceptCapability, RequestID: req.RequestID, TraceID: req.TraceID,
 			Attributes: map[string]any{"capability": req.Name, "connection": pin.Connection, "tool": pin.Tool,
 				"sha256": res.SHA256, "previousSha256": res.PreviousSHA256}}
-		byPrincipal(&ev, p)
+		op.ByPrincipal(&ev, p)
 		return tx.AppendEvents(ctx, []store.Event{ev})
 	})
 	if err != nil {
-		return CapabilityAccepted{}, asContractError(err)
+		return CapabilityAccepted{}, op.AsError(err)
 	}
 	s.release(req.Name)
 	return res, nil
@@ -536,3 +558,11 @@ func (c *ToolListChanges) Notify(connection string) {
 	default:
 	}
 }
+
+// C receives a value when the imported tools are to be listed again.
+func (c *ToolListChanges) C() <-chan struct{} { return c.ch }
+
+// TakeAccepted reports whether a capability was accepted since it was last
+// asked, and clears that: the tools are then imported again even if the
+// upstreams list what runs, for the quarantine changed.
+func (c *ToolListChanges) TakeAccepted() bool { return c.accepted.Swap(false) }

@@ -1,4 +1,4 @@
-package gateway
+package pins
 
 import (
 	"encoding/json"
