@@ -8,10 +8,14 @@
 // Features that need only the pipeline live in packages of their own and
 // register their operations through package op (Service.Register,
 // Service.OnReload): gateway/knowledge serves the context, skills,
-// certificates, coverage and trace reads. The root keeps the pipeline,
-// the missions and what has not moved yet.
+// certificates, coverage and trace reads. Parts of the pipeline that stand
+// on their own are packages the service imports: gateway/audit (the
+// Auditor, sinks, export and retention), gateway/pins (the quarantine of
+// imported capabilities, Service.Pins), gateway/canonjson (the canonical
+// JSON of fingerprints and pins), gateway/lightpath, gateway/ratelimit.
+// The root keeps the pipeline, the missions, the catalogue and the reload.
 //
 // Routes, scopes, idempotency classes and schemas are read from package
 // contracts, never repeated here. This package must not import mcpadapter,
-// conformance or a feature package.
+// conformance or a feature package (gateway/op's tests hold the last).
 package gateway
