@@ -156,7 +156,7 @@ func (s *Service) Capabilities(p *auth.Principal) ([]CapabilityView, error) {
 		return nil, err
 	}
 	out := []CapabilityView{}
-	for _, h := range s.disc.index().Search(discovery.Query{Kinds: []discovery.Kind{discovery.KindCapability}, Limit: discovery.MaxLimit}) {
+	for _, h := range s.cat.Index().Search(discovery.Query{Kinds: []discovery.Kind{discovery.KindCapability}, Limit: discovery.MaxLimit}) {
 		c := h.Item.Capability
 		if c == nil {
 			continue

@@ -6,6 +6,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -104,7 +105,7 @@ func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCal
 			schema = t.InputSchema()
 		}
 	}
-	return &DirectResult{Call: out, Light: true, Links: []contracts.Link{capabilityStartLink(c.Capability, schema)}}
+	return &DirectResult{Call: out, Light: true, Links: []contracts.Link{catalogue.CapabilityStartLink(c.Capability, schema)}}
 }
 
 // directRun answers a direct call with a one-move run of proxy_default:
@@ -131,15 +132,4 @@ func (s *Service) directRun(ctx context.Context, p *auth.Principal, call Call) *
 	}
 	wf := proj.Workflow
 	return &DirectResult{Call: out, Workflow: &wf, Links: proj.Links}
-}
-
-// capabilityStartLink is the link that starts a run of proxy_default whose
-// first move is the capability id (schema: its input schema, nil for any
-// object): the describe link of seeds/000.
-func capabilityStartLink(id string, schema json.RawMessage) contracts.Link {
-	if schema == nil {
-		schema = objectSchema
-	}
-	return contracts.Link{Rel: "start", InputSchemaSnake: schema, Method: contracts.ToolPraxecCommand,
-		Args: map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": map[string]any{"capability": id}}}
 }

@@ -8,12 +8,14 @@
 // Features that need only the pipeline live in packages of their own and
 // register their operations through package op (Service.Register,
 // Service.OnReload): gateway/knowledge serves the context, skills,
-// certificates, coverage and trace reads. Parts of the pipeline that stand
-// on their own are packages the service imports: gateway/audit (the
-// Auditor, sinks, export and retention), gateway/pins (the quarantine of
-// imported capabilities, Service.Pins), gateway/canonjson (the canonical
-// JSON of fingerprints and pins), gateway/lightpath, gateway/ratelimit.
-// The root keeps the pipeline, the missions, the catalogue and the reload.
+// certificates, coverage and trace reads. Parts that stand on their own
+// are packages the service imports: gateway/catalogue (search, describe
+// and the lexicon, registered through op as well; Service.Catalogue),
+// gateway/audit (the Auditor, sinks, export and retention), gateway/pins
+// (the quarantine of imported capabilities; Service.Pins),
+// gateway/canonjson (the canonical JSON of fingerprints and pins),
+// gateway/lightpath, gateway/ratelimit. The root keeps the pipeline, the
+// missions and the reload.
 //
 // Routes, scopes, idempotency classes and schemas are read from package
 // contracts, never repeated here. This package must not import mcpadapter,

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/pins"
@@ -21,17 +22,6 @@ import (
 // direct tools and its tools/list_changed), on the configuration the
 // gateway runs on, never a file changed on disk meanwhile.
 
-// Import states (ImportState.State).
-const (
-	// ImportOK: the connection's tools were listed; its capabilities are
-	// served.
-	ImportOK = "ok"
-	// ImportRetrying: the connection's tools could not be listed; none of
-	// its capabilities is served, and the gateway tries again at
-	// NextAttemptAt.
-	ImportRetrying = "retrying"
-)
-
 // Defaults of Reloader.ImportRetryBase and ImportRetryMax.
 const (
 	DefaultImportRetryBase = 2 * time.Second
@@ -43,26 +33,10 @@ const (
 // (ReloadTrigger.Via).
 const ReloadViaImportRetry = "import-retry"
 
-// ImportState is the import state of one proxy.import connection, as
-// /readyz and discovery (the connection's item) show it.
-type ImportState struct {
-	// Connection is the connection's name.
-	Connection string `json:"connection"`
-	// State is ImportOK or ImportRetrying.
-	State string `json:"state"`
-	// Attempts counts the listings that failed so far, the one at start
-	// (or at the reload that introduced the connection) included.
-	Attempts int `json:"attempts,omitempty"`
-	// LastError is the last failure.
-	LastError string `json:"lastError,omitempty"`
-	// NextAttemptAt is when the gateway tries again.
-	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
-}
-
 // ImportStates returns the import state of every proxy.import connection
 // of the running configuration, by connection name; none before a
 // Reloader published them (RetryImports).
-func (s *Service) ImportStates() []ImportState {
+func (s *Service) ImportStates() []catalogue.ImportState {
 	p := s.imports.Load()
 	if p == nil {
 		return nil
@@ -71,7 +45,7 @@ func (s *Service) ImportStates() []ImportState {
 }
 
 // importState returns the import state of the connection name.
-func (s *Service) importState(name string) *ImportState {
+func (s *Service) importState(name string) *catalogue.ImportState {
 	p := s.imports.Load()
 	if p == nil {
 		return nil
@@ -172,12 +146,12 @@ func (r *Reloader) publishLocked() {
 		}
 	}
 	sort.Strings(names)
-	out := make([]ImportState, 0, len(names))
+	out := make([]catalogue.ImportState, 0, len(names))
 	for _, name := range names {
-		st := ImportState{Connection: name, State: ImportOK}
+		st := catalogue.ImportState{Connection: name, State: catalogue.ImportOK}
 		if rt, ok := r.retry[name]; ok {
 			next := rt.next.UTC()
-			st.State, st.Attempts, st.LastError, st.NextAttemptAt = ImportRetrying, rt.attempts, rt.lastErr, &next
+			st.State, st.Attempts, st.LastError, st.NextAttemptAt = catalogue.ImportRetrying, rt.attempts, rt.lastErr, &next
 		}
 		out = append(out, st)
 	}

@@ -627,7 +627,7 @@ func (s *Service) candidates(text string) []Candidate {
 		return nil
 	}
 	var out []Candidate
-	for _, h := range s.disc.index().Search(discovery.Query{Text: text, Kinds: []discovery.Kind{discovery.KindWorkflow}, Limit: discovery.MaxLimit}) {
+	for _, h := range s.cat.Index().Search(discovery.Query{Text: text, Kinds: []discovery.Kind{discovery.KindWorkflow}, Limit: discovery.MaxLimit}) {
 		out = append(out, Candidate{DefinitionID: h.Item.ID, Title: h.Item.Title, Description: h.Item.Description, Score: h.Score})
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -68,7 +69,7 @@ func readLinks(tool contracts.Tool, args map[string]any) []contracts.Link {
 			links = append(links, contracts.Link{Rel: "describe", Title: "Read the workflow definition: its start link carries the inputSchema",
 				Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": def}})
 		}
-		return append(links, homeLink())
+		return append(links, catalogue.HomeLink())
 	}
 	if runID := stringArg(args, "runId"); runID != "" && tool.Name != contracts.ToolGetMission {
 		links = append(links, contracts.Link{Rel: "get", Title: "Read the mission", Method: contracts.ToolGetMission,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -32,7 +33,7 @@ func TestNextMoves(t *testing.T) {
 			contracts.CheckIdempotencyKey("").(*contracts.Error), []string{"retry", "retry_with_key"}},
 		{"another code is left alone", contracts.ToolGetMission, nil, contracts.Errorf(contracts.CodeNotFound, "none"), nil},
 		{"links of its own are kept", contracts.ToolPraxecQuery, nil,
-			&contracts.Error{Code: contracts.CodeInvalidParams, Links: []contracts.Link{searchLink("x")}}, []string{"search"}},
+			&contracts.Error{Code: contracts.CodeInvalidParams, Links: []contracts.Link{catalogue.SearchLink("x")}}, []string{"search"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tool := tools[c.tool]

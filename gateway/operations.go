@@ -31,13 +31,6 @@ func (s *Service) operations() map[string]operation {
 		string(contracts.OpGet):     {read: s.praxecGet},
 		string(contracts.OpExplain): {read: s.praxecExplain},
 
-		"searchCapabilities":              {read: s.searchCapabilities, storeless: true},
-		string(contracts.OpSearch):        {read: s.praxecSearch, storeless: true},
-		string(contracts.OpDescribe):      {read: s.describe, storeless: true},
-		string(contracts.OpLexiconSearch): {read: s.lexiconSearch},
-		string(contracts.OpLexiconLookup): {read: s.lexiconLookup},
-		string(contracts.OpDefine):        {mutate: s.defineTerm},
-
 		string(contracts.OpCancelPendingSubject): {mutate: s.cancelPendingSubject},
 	}
 }

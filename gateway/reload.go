@@ -79,8 +79,7 @@ func (s *Service) Reload(rt Runtime) {
 	for _, apply := range rt.staged {
 		apply()
 	}
-	s.ctxState.install(rt.Skills, rt.Scripts)
-	s.disc.install(rt.Discovery, s.workflows, rt.Lexicon, append(discovery.SkillItems(rt.Skills), discovery.ScriptItems(rt.Scripts)...))
+	s.cat.Install(rt.Discovery, s.workflows, rt.Lexicon, rt.Skills, rt.Scripts)
 	policy := rt.Policy
 	s.policy.Store(&policy)
 	s.runs.retention.Store(int64(max(rt.RunRetention, 0)))

@@ -2,19 +2,16 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"maps"
 
-	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
 // This file runs script executors and describes scripts. Scripts are
 // gateway-wide configuration (package scripts), swapped with the skills by
-// a reload (contextState).
+// a reload (catalogue.Catalogue.Install).
 //
 // A script executor runs as a runner of the engine, like the executors
 // that reach a connection: a move whose definition has one runs it once
@@ -43,22 +40,5 @@ type scriptRunner struct{ s *Service }
 
 // Run implements workflow.Runner.
 func (r scriptRunner) Run(ctx context.Context, x config.Executor, scope workflow.Scope) (map[string]any, error) {
-	return r.s.ctxState.scripts().Run(ctx, x, scope)
-}
-
-// describeScript answers describe for a script of the index in the
-// guidance shape of seeds/000: its body is the script's source.
-func (s *Service) describeScript(ctx context.Context, e *env, it *discovery.Item) (any, error) {
-	sc, ok := s.ctxState.scripts().Lookup(it.ID)
-	if !ok {
-		return nil, contracts.Errorf(contracts.CodeNotFound, "there is no script %q", it.ID)
-	}
-	out := GuidanceDescription{Kind: string(discovery.KindScript), Subject: sc.ID, Verb: "describe", Body: sc.Source,
-		Links: []contracts.Link{homeLink(), searchLink("")}}
-	var err error
-	if out.Lexicon, err = s.guidanceLexicon(ctx, sc.Tags); err != nil {
-		return nil, fmt.Errorf("describe %s: %w", sc.ID, err)
-	}
-	s.describeEvent(e, sc.ID, string(discovery.KindScript))
-	return out, nil
+	return r.s.cat.Scripts().Run(ctx, x, scope)
 }

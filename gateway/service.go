@@ -10,6 +10,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/ids"
@@ -48,8 +49,8 @@ type Service struct {
 	leaseTTL time.Duration // how long a move lease holds (leases.go)
 	swept    atomic.Int64  // expired leases the sweeper resolved (leases_sweep.go)
 	runs     runExpiry     // the run sweeper (runs_expire.go)
-	disc     *discoveryState
-	ctxState *contextState
+	// cat is the catalogue and lexicon in force (package catalogue).
+	cat *catalogue.Catalogue
 	// quotas holds the tenant quotas in force (quotas.go).
 	quotas quotaState
 	// policy is the configuration's policy in force (a reload replaces
@@ -61,7 +62,7 @@ type Service struct {
 	detached detached
 	// imports is the import state of the proxy.import connections a
 	// Reloader publishes (imports.go); nil before the first.
-	imports atomic.Pointer[[]ImportState]
+	imports atomic.Pointer[[]catalogue.ImportState]
 	// limiter enforces the capabilities' rate limits (ratelimits.go).
 	limiter atomic.Pointer[limiterBox]
 	// pins holds the quarantined imported capabilities and the requests
@@ -173,9 +174,11 @@ func New(st store.Store, opts *Options) *Service {
 	s.runs.retention.Store(int64(max(o.RunRetention, 0)))
 	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: s.withScriptRunner(o.Runners, o.Scripts), Now: o.Now}
 	s.light = &lightpath.Path{Engine: s.engine, Journal: s.audit}
-	s.disc = newDiscoveryState(&o)
-	s.ctxState = newContextState(&o)
 	s.ops = s.operations()
+	s.cat = catalogue.New(st, &catalogue.Options{Now: o.Now, Logger: o.Logger, Index: o.Discovery, Workflows: o.Workflows,
+		Lexicon: o.Lexicon, Skills: o.Skills, Scripts: o.Scripts, LexiconWrites: o.LexiconWrites,
+		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Pins: s.pins, ImportState: s.importState})
+	s.Register(s.cat.Operations()...)
 	return s
 }
 
@@ -494,6 +497,11 @@ func asContractError(err error) *contracts.Error { return op.AsError(err) }
 // operator's review (/readyz, /metrics, the console) and acceptance of
 // their new definitions.
 func (s *Service) Pins() *pins.Pins { return s.pins }
+
+// Catalogue is the catalogue and lexicon in force: the operator's lexicon
+// commands (DefineTerm, LexiconTerms, PendingTerms) and the console read
+// it.
+func (s *Service) Catalogue() *catalogue.Catalogue { return s.cat }
 
 // AuditWaits reports how many audit events had to wait for room in the
 // asynchronous audit queue (reads slowed by an audit trail that could not

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/store"
@@ -91,7 +91,7 @@ type PendingCancelled struct {
 // subjectsDeclared says whether any workflow declares subjects; without
 // one, starts and submits skip the check entirely. The catalogue in force
 // computed it when it was installed.
-func (s *Service) subjectsDeclared() bool { return s.disc.cat.Load().subjects }
+func (s *Service) subjectsDeclared() bool { return s.cat.SubjectsDeclared() }
 
 // unknownSubject is what the check found.
 type unknownSubject struct {
@@ -157,7 +157,7 @@ func (s *Service) findUnknownSubject(ctx context.Context, tx store.ReadTx, opNam
 			}
 			if lex == nil {
 				var err error
-				if lex, err = s.lexicon(ctx, tx); err != nil {
+				if lex, err = s.cat.Lexicon(ctx, tx); err != nil {
 					return nil, err
 				}
 			}
@@ -184,7 +184,7 @@ func (s *Service) pauseOnUnknownSubject(ctx context.Context, opName string, e *e
 		if found, err = s.findUnknownSubject(ctx, tx, opName, e); err != nil || found == nil {
 			return err
 		}
-		lex, err = s.lexicon(ctx, tx)
+		lex, err = s.cat.Lexicon(ctx, tx)
 		return err
 	})
 	if err != nil {
@@ -236,104 +236,13 @@ func (s *Service) interaction(lex *discovery.Lexicon, found *unknownSubject, e *
 		Interaction: InteractionBody{Kind: interactionKind, UnknownSubject: subject,
 			Context: InteractionContext{EncounteredIn: found.encounteredIn}, Candidates: cands},
 		QueuedCommand: QueuedCommand{Method: e.Tool.Name, Args: maps.Clone(e.Args)},
-		Links:         s.resolutionLinks(subject, cands),
+		Links:         s.cat.ResolutionLinks(subject, cands),
 	}
 	if len(cands) > 0 && cands[0].BoundedContext != "" {
 		bounded := cands[0].BoundedContext
 		out.Interaction.Context.BoundedContext = &bounded
 	}
 	return out
-}
-
-// resolutionLinks are the moves that resolve an unknown subject (seeds/000):
-// link it as an alias of the closest candidate, or define it, when the
-// gateway accepts lexicon writes; cancel the commands waiting on it.
-func (s *Service) resolutionLinks(subject string, cands []discovery.Candidate) []contracts.Link {
-	links := []contracts.Link{}
-	if s.disc.lexiconWrites && config.ValidTerm(subject) {
-		var bounded string
-		if len(cands) > 0 {
-			best := cands[0].Term
-			bounded = cands[0].BoundedContext
-			links = append(links, contracts.Link{Rel: "link_as_alias", Method: contracts.ToolPraxecCommand,
-				Args: map[string]any{"subject": lexiconSubject(best), "definition": map[string]any{"aliases_add": []string{subject}}},
-				Hint: fmt.Sprintf("Use this if '%s' is a synonym for '%s'.", subject, best)})
-		}
-		def := map[string]any{"definition_short": "<fill in>"}
-		if bounded != "" {
-			def["boundedContext"] = bounded
-		}
-		links = append(links, contracts.Link{Rel: "define_new", Method: contracts.ToolPraxecCommand,
-			Args: map[string]any{"subject": lexiconSubject(subject), "definition": def},
-			Hint: fmt.Sprintf("Use this if '%s' is a genuinely new concept.", subject)})
-	}
-	return append(links, contracts.Link{Rel: "cancel", Method: contracts.ToolPraxecCommand,
-		Args: map[string]any{"intent": intentCancelPendingSubject, "unknown_subject": subject},
-		Hint: "Abandon the original command — the subject was a mistake."})
-}
-
-// PendingDefinition is the state of a placeholder term (seeds/000): an
-// unknown subject that paused a command (SUBJECT_NEEDS_DEFINITION) and
-// waits for link_as_alias or define_new to resolve it, or for cancel to
-// drop it.
-const PendingDefinition = "PENDING_DEFINITION"
-
-// PendingTerm is a placeholder term as lexicon reads show it: the unknown
-// subject, its state, how many of the tenant's commands wait on it and
-// since when, and the moves that resolve it.
-type PendingTerm struct {
-	Term           string           `json:"term"`
-	State          string           `json:"state"`
-	QueuedCommands int              `json:"queuedCommands"`
-	Since          string           `json:"since"`
-	Links          []contracts.Link `json:"links"`
-}
-
-// pendingTerms groups the tenant's paused commands into placeholder terms,
-// one a subject, in subject order; subjectKey "" for every subject.
-func (s *Service) pendingTerms(ctx context.Context, tx store.ReadTx, lex *discovery.Lexicon, tenant, subjectKey string) ([]PendingTerm, error) {
-	rows, err := tx.ListPendingSubjects(ctx, tenant, subjectKey)
-	if err != nil {
-		return nil, err
-	}
-	var out []PendingTerm
-	var since []time.Time
-	for _, r := range rows {
-		if n := len(out); n > 0 && config.TermKey(out[n-1].Term) == r.SubjectKey {
-			out[n-1].QueuedCommands++
-			if r.CreatedAt.Before(since[n-1]) {
-				since[n-1] = r.CreatedAt
-			}
-			continue
-		}
-		if _, known := lex.Lookup(r.Subject); known {
-			continue // resolved since; its rows go with the command's retry
-		}
-		out = append(out, PendingTerm{Term: r.Subject, State: PendingDefinition, QueuedCommands: 1,
-			Links: s.resolutionLinks(r.Subject, lex.Candidates(r.Subject))})
-		since = append(since, r.CreatedAt)
-	}
-	for i := range out {
-		out[i].Since = formatTime(since[i])
-	}
-	return out, nil
-}
-
-// PendingTerms lists the placeholder terms of tenant (praxa lexicon list).
-func (s *Service) PendingTerms(ctx context.Context, tenant string) ([]PendingTerm, error) {
-	var out []PendingTerm
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		lex, err := s.lexicon(ctx, tx)
-		if err != nil {
-			return err
-		}
-		out, err = s.pendingTerms(ctx, tx, lex, tenant, "")
-		return err
-	})
-	if err != nil {
-		return nil, asContractError(err)
-	}
-	return out, nil
 }
 
 // completesPending wraps the mutation of a start or submit: once it
@@ -374,8 +283,5 @@ func (s *Service) cancelPendingSubject(ctx context.Context, tx store.Tx, e *env)
 		return nil, err
 	}
 	e.Event("subject.pending_cancelled", map[string]any{"unknownSubject": subject, "dropped": n})
-	return PendingCancelled{Cancelled: n > 0, UnknownSubject: subject, Dropped: n, Links: []contracts.Link{homeLink()}}, nil
+	return PendingCancelled{Cancelled: n > 0, UnknownSubject: subject, Dropped: n, Links: []contracts.Link{catalogue.HomeLink()}}, nil
 }
-
-// formatTime renders t as the answers do: UTC, RFC 3339 with nanoseconds.
-func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

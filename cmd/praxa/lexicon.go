@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/ids"
 )
@@ -134,7 +135,7 @@ func runLexicon(ctx context.Context, env *environment, args []string) error {
 		return err
 	}
 	trace := ids.Trace()
-	res, err := svc.DefineTerm(ctx, operator, contracts.LexiconPrefix+positional[0], definition, trace)
+	res, err := svc.Catalogue().DefineTerm(ctx, operator, contracts.LexiconPrefix+positional[0], definition, trace)
 	if err != nil {
 		return describeRefusal(err)
 	}
@@ -168,13 +169,13 @@ func describeRefusal(err error) error {
 // the overlay's, then, for tenant (when given), its placeholder terms
 // (PENDING_DEFINITION) with how many commands wait on each.
 func listLexicon(ctx context.Context, env *environment, svc *gateway.Service, format, tenant string) error {
-	terms, err := svc.LexiconTerms(ctx)
+	terms, err := svc.Catalogue().LexiconTerms(ctx)
 	if err != nil {
 		return err
 	}
-	var pending []gateway.PendingTerm
+	var pending []catalogue.PendingTerm
 	if tenant != "" {
-		if pending, err = svc.PendingTerms(ctx, tenant); err != nil {
+		if pending, err = svc.Catalogue().PendingTerms(ctx, tenant); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -50,7 +50,7 @@ func TestLexiconCommand(t *testing.T) {
 	_ = json.Unmarshal(b, &p)
 	if status != http.StatusForbidden || p["code"] != string(contracts.CodeLexiconWritesDisabled) ||
 		p["hint"] != "Operators add lexicon terms via the `praxec lexicon define` CLI subcommand." ||
-		p["operatorCommand"] != gateway.OperatorDefineCommand || !strings.HasPrefix(gateway.OperatorDefineCommand, "praxa lexicon define ") {
+		p["operatorCommand"] != catalogue.OperatorDefineCommand || !strings.HasPrefix(catalogue.OperatorDefineCommand, "praxa lexicon define ") {
 		t.Fatalf("define on a gateway without lexicon writes: %d %s", status, b)
 	}
 	cs := gatewaytest.MCPSession(t, app.url+"/mcp", tok)
@@ -58,7 +58,7 @@ func TestLexiconCommand(t *testing.T) {
 	must(t, err, "call praxec.command")
 	var envelope contracts.ErrorEnvelope
 	if !res.IsError || json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &envelope) != nil ||
-		envelope.Error.Code != contracts.CodeLexiconWritesDisabled || envelope.Error.OperatorCommand != gateway.OperatorDefineCommand ||
+		envelope.Error.Code != contracts.CodeLexiconWritesDisabled || envelope.Error.OperatorCommand != catalogue.OperatorDefineCommand ||
 		len(envelope.Links) != 2 || envelope.Links[0].Args["command"] != "praxec lexicon define <term> <definition>" {
 		t.Fatalf("define over MCP: %+v", res.Content)
 	}

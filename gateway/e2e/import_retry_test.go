@@ -14,6 +14,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
@@ -107,7 +108,7 @@ proxy:
 
 	// Before the upstream is up: retrying, reported, nothing imported.
 	st0 := readyz()
-	if st0["connection"] != "late" || st0["state"] != gateway.ImportRetrying || st0["lastError"] == "" || st0["nextAttemptAt"] == nil {
+	if st0["connection"] != "late" || st0["state"] != catalogue.ImportRetrying || st0["lastError"] == "" || st0["nextAttemptAt"] == nil {
 		t.Fatalf("/readyz before the upstream is up: %v", st0)
 	}
 	if n := num(t, st0, "attempts"); n < 1 {
@@ -115,7 +116,7 @@ proxy:
 	}
 	res := w.query(t, tok, map[string]any{"subject": "late"})
 	gatewaytest.WantStatus(t, res, http.StatusOK)
-	if s := str(t, res.Object(t), "item.import.state"); s != gateway.ImportRetrying {
+	if s := str(t, res.Object(t), "item.import.state"); s != catalogue.ImportRetrying {
 		t.Errorf("the connection's discovery item says import %q, want retrying", s)
 	}
 	wantProblem(t, w.query(t, tok, map[string]any{"subject": "late.echo"}), http.StatusNotFound, contracts.CodeNotFound)
@@ -128,7 +129,7 @@ proxy:
 	if _, err := g.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaEndpoint}); err != nil {
 		t.Fatalf("a reload while the import is retried: %v", err)
 	}
-	if st := readyz(); st["state"] != gateway.ImportRetrying {
+	if st := readyz(); st["state"] != catalogue.ImportRetrying {
 		t.Fatalf("/readyz after a reload while the upstream is down: %v", st)
 	}
 
@@ -139,7 +140,7 @@ proxy:
 	case <-time.After(time.Minute):
 		t.Fatalf("the session was not told the tool list changed; /readyz: %v\nlogs:\n%s", readyz(), g.Logs.String())
 	}
-	if st := readyz(); st["state"] != gateway.ImportOK || st["lastError"] != nil || st["nextAttemptAt"] != nil {
+	if st := readyz(); st["state"] != catalogue.ImportOK || st["lastError"] != nil || st["nextAttemptAt"] != nil {
 		t.Errorf("/readyz after the upstream came up: %v", st)
 	}
 	if !hasTool("late.echo") {
@@ -147,7 +148,7 @@ proxy:
 	}
 	res = w.query(t, tok, map[string]any{"subject": "late"})
 	gatewaytest.WantStatus(t, res, http.StatusOK)
-	if s := str(t, res.Object(t), "item.import.state"); s != gateway.ImportOK {
+	if s := str(t, res.Object(t), "item.import.state"); s != catalogue.ImportOK {
 		t.Errorf("the connection's discovery item says import %q, want ok", s)
 	}
 	res = w.query(t, tok, map[string]any{"subject": "late.echo"})

@@ -15,7 +15,8 @@ var features = []string{module + "/gateway/knowledge"}
 // TestImportDirection: op imports neither the service nor a feature; a
 // feature does not import the service; the service imports no feature
 // (the runtimes wire them, in gateway/assembly); the pipeline's parts in
-// packages of their own (the audit trail, the pins, canonical JSON) import
+// packages of their own (the audit trail, the pins, canonical JSON, the
+// catalogue) import
 // neither.
 func TestImportDirection(t *testing.T) {
 	gobin, err := exec.LookPath("go")
@@ -24,7 +25,7 @@ func TestImportDirection(t *testing.T) {
 	}
 	// parts are pipeline parts the service imports; like op, they import
 	// neither the service nor a feature.
-	parts := []string{module + "/gateway/audit", module + "/gateway/pins", module + "/gateway/canonjson"}
+	parts := []string{module + "/gateway/audit", module + "/gateway/pins", module + "/gateway/canonjson", module + "/gateway/catalogue"}
 	pkgs := append(append([]string{module + "/gateway", module + "/gateway/op"}, parts...), features...)
 	out, err := exec.Command(gobin, append([]string{"list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}"}, pkgs...)...).Output()
 	if err != nil {

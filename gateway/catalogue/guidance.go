@@ -1,57 +1,18 @@
-package gateway
+package catalogue
 
 import (
 	"context"
-	"sync/atomic"
+	"fmt"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/discovery"
-	"github.com/praxa/praxa/gateway/scripts"
-	"github.com/praxa/praxa/gateway/skills"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
-// This file holds the skills and scripts the catalogue describes and the
-// script executors run, and describe's guidance answer for a skill. The
+// This file is describe's guidance answer for a skill or a script. The
 // skills' own read (aura_get_skill) is package knowledge's, which a reload
-// hands the same catalogue (op.Staged).
-
-// contextState holds the skills and scripts of the configuration in force:
-// the catalogue describes both, the script executors run the scripts. A
-// reload replaces both at once (Service.Reload), so a call reads the
-// skills and scripts of one configuration.
-type contextState struct {
-	cur atomic.Pointer[contextParts]
-}
-
-// contextParts are one configuration's skills and scripts.
-type contextParts struct {
-	skills  *skills.Catalog
-	scripts *scripts.Catalog
-}
-
-func newContextState(o *Options) *contextState {
-	c := &contextState{}
-	c.install(o.Skills, o.Scripts)
-	return c
-}
-
-// install makes cat and scr (nil: none) the skills and scripts in force.
-func (c *contextState) install(cat *skills.Catalog, scr *scripts.Catalog) {
-	if cat == nil {
-		cat = &skills.Catalog{}
-	}
-	if scr == nil {
-		scr = &scripts.Catalog{}
-	}
-	c.cur.Store(&contextParts{skills: cat, scripts: scr})
-}
-
-// scripts returns the scripts in force.
-func (c *contextState) scripts() *scripts.Catalog { return c.cur.Load().scripts }
-
-// skills returns the skills in force.
-func (c *contextState) skills() *skills.Catalog { return c.cur.Load().skills }
+// hands the same skills catalogue (op.Staged).
 
 // GuidanceDescription is the answer of praxec.query describe for a skill
 // (and, with the script's source as body, for a script):
@@ -73,8 +34,8 @@ type GuidanceDescription struct {
 // describeSkill answers describe for a skill of the index. It reads the
 // lexicon in a transaction of its own: describe otherwise answers from
 // memory.
-func (s *Service) describeSkill(ctx context.Context, e *env, it *discovery.Item) (any, error) {
-	sk, ok := s.ctxState.skills().Lookup(it.ID)
+func (c *Catalogue) describeSkill(ctx context.Context, e *op.Request, it *discovery.Item) (any, error) {
+	sk, ok := c.Skills().Lookup(it.ID)
 	if !ok {
 		return nil, contracts.Errorf(contracts.CodeNotFound, "there is no skill %q", it.ID)
 	}
@@ -82,12 +43,12 @@ func (s *Service) describeSkill(ctx context.Context, e *env, it *discovery.Item)
 	out := GuidanceDescription{Kind: string(discovery.KindSkill), Subject: sk.ID, Verb: "describe", Body: v.Body,
 		// Links on the praxec surface name praxec tools only (seeds/000): a
 		// host registered with the praxec set cannot call aura_get_skill.
-		Links: []contracts.Link{homeLink(), searchLink("")}}
+		Links: []contracts.Link{HomeLink(), SearchLink("")}}
 	var err error
-	if out.Lexicon, err = s.guidanceLexicon(ctx, v.Tags); err != nil {
+	if out.Lexicon, err = c.guidanceLexicon(ctx, v.Tags); err != nil {
 		return nil, err
 	}
-	s.describeEvent(e, sk.ID, string(discovery.KindSkill))
+	c.describeEvent(e, sk.ID, string(discovery.KindSkill))
 	return out, nil
 }
 
@@ -95,13 +56,13 @@ func (s *Service) describeSkill(ctx context.Context, e *env, it *discovery.Item)
 // (a ref or alias counts), once each, for the lexicon member of the
 // guidance shape; none without tags. It reads the lexicon in a
 // transaction of its own: describe otherwise answers from memory.
-func (s *Service) guidanceLexicon(ctx context.Context, tags []string) ([]discovery.LexiconHit, error) {
+func (c *Catalogue) guidanceLexicon(ctx context.Context, tags []string) ([]discovery.LexiconHit, error) {
 	if len(tags) == 0 {
 		return nil, nil
 	}
 	var hits []discovery.LexiconHit
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		lex, err := s.lexicon(ctx, tx)
+	err := c.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		lex, err := c.Lexicon(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -115,4 +76,21 @@ func (s *Service) guidanceLexicon(ctx context.Context, tags []string) ([]discove
 		return nil
 	})
 	return hits, err
+}
+
+// describeScript answers describe for a script of the index in the
+// guidance shape of seeds/000: its body is the script's source.
+func (c *Catalogue) describeScript(ctx context.Context, e *op.Request, it *discovery.Item) (any, error) {
+	sc, ok := c.Scripts().Lookup(it.ID)
+	if !ok {
+		return nil, contracts.Errorf(contracts.CodeNotFound, "there is no script %q", it.ID)
+	}
+	out := GuidanceDescription{Kind: string(discovery.KindScript), Subject: sc.ID, Verb: "describe", Body: sc.Source,
+		Links: []contracts.Link{HomeLink(), SearchLink("")}}
+	var err error
+	if out.Lexicon, err = c.guidanceLexicon(ctx, sc.Tags); err != nil {
+		return nil, fmt.Errorf("describe %s: %w", sc.ID, err)
+	}
+	c.describeEvent(e, sc.ID, string(discovery.KindScript))
+	return out, nil
 }

@@ -1,21 +1,20 @@
-package gateway
+package catalogue
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/gateway/workflow"
 )
 
 // This file serves discovery: praxec.query search and describe, and
@@ -23,84 +22,15 @@ import (
 // surfaces answer the same items; they differ in the tools their links
 // name (the praxec pair, or aura_* with a fresh idempotency key).
 
-// discoveryState is the service's catalogue and lexicon configuration.
-type discoveryState struct {
-	// cat is the catalogue in force; a configuration reload replaces it
-	// as a whole (Service.Reload).
-	cat atomic.Pointer[catalog]
-	// lexicon caches the merged lexicon of the last overlay read, for the
-	// catalogue generation it was merged from.
-	lexicon       atomic.Pointer[lexiconSnapshot]
-	lexiconWrites bool
-	skills        bool
-	scripts       bool
-	log           *slog.Logger
-}
+// linkStyle says which tools an item's links name: the praxec pair
+// (praxec.query search and describe) or the aura tools
+// (aura_search_capabilities).
+type linkStyle int
 
-// catalog is one configuration's discovery: the index, the configuration's
-// lexicon terms, and a generation that changes with every reload so that a
-// lexicon merged from an older one is not served.
-type catalog struct {
-	index *discovery.Index
-	// lexiconBase holds the configuration's lexicon terms.
-	lexiconBase map[string]config.LexiconEntry
-	generation  uint64
-	// subjects says whether any workflow declares lexicon subjects
-	// (subjects.go); without one, starts and submits skip the check.
-	subjects bool
-}
-
-func newDiscoveryState(o *Options) *discoveryState {
-	d := &discoveryState{lexiconWrites: o.LexiconWrites, skills: o.SkillsSearch, scripts: o.ScriptsSearch, log: o.Logger}
-	d.install(o.Discovery, o.Workflows, o.Lexicon, append(discovery.SkillItems(o.Skills), discovery.ScriptItems(o.Scripts)...))
-	return d
-}
-
-// install makes index (nil: one of workflows alone), with skillItems (the
-// skills' and the scripts' index entries) added, and lexicon the catalogue
-// in force.
-func (d *discoveryState) install(index *discovery.Index, workflows *workflow.Registry, lexicon map[string]config.LexiconEntry, skillItems []discovery.Item) {
-	if index == nil {
-		index, _ = discovery.Build(workflows, nil) // workflows alone: their ids are unique
-	}
-	// Skills and scripts are indexed under kinds skill and script; search
-	// offers them only when the server enables their search
-	// (searchQuery), describe answers them in the flatter guidance shape
-	// (describeSkill, describeScript).
-	if len(skillItems) > 0 {
-		with, skipped, err := index.With(skillItems)
-		switch {
-		case err != nil:
-			d.log.Error("skills and scripts left out of the discovery index", "err", err)
-		default:
-			index = with
-			if len(skipped) > 0 {
-				d.log.Warn("skills or scripts left out of the discovery index: their ids name other entries", "ids", skipped)
-			}
-		}
-	}
-	c := &catalog{index: index, lexiconBase: lexicon, subjects: anySubjects(workflows)}
-	if prev := d.cat.Load(); prev != nil {
-		c.generation = prev.generation + 1
-	}
-	d.cat.Store(c)
-}
-
-// anySubjects says whether a workflow of reg declares lexicon subjects.
-func anySubjects(reg *workflow.Registry) bool {
-	if reg == nil {
-		return false
-	}
-	for _, id := range reg.IDs() {
-		if d, ok := reg.Lookup(id); ok && len(d.Subjects) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// index returns the discovery index in force.
-func (d *discoveryState) index() *discovery.Index { return d.cat.Load().index }
+const (
+	stylePraxec linkStyle = iota
+	styleAura
+)
 
 // DiscoveryItem is one entry of the catalogue as search and describe show
 // it: the seeds/000 members, and for a capability its discovery metadata
@@ -146,12 +76,12 @@ type Description struct {
 	Links []contracts.Link `json:"links"`
 }
 
-// homeLink and searchLink are the navigation links of the praxec surface.
-func homeLink() contracts.Link {
+// HomeLink and SearchLink are the navigation links of the praxec surface.
+func HomeLink() contracts.Link {
 	return contracts.Link{Rel: "home", Method: contracts.ToolPraxecQuery, Args: map[string]any{}}
 }
 
-func searchLink(query string) contracts.Link {
+func SearchLink(query string) contracts.Link {
 	return contracts.Link{Rel: "search", Method: contracts.ToolPraxecQuery, Args: map[string]any{"query": query}}
 }
 
@@ -171,7 +101,7 @@ func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
 		l := contracts.Link{Rel: "start", InputSchema: it.InputSchema}
 		if style == styleAura {
 			l.Title, l.Method = "Create a mission with "+it.Title, contracts.ToolCreateMission
-			l.Args = map[string]any{"goal": goal, "definitionId": it.ID, "idempotencyKey": NewIdempotencyKey()}
+			l.Args = map[string]any{"goal": goal, "definitionId": it.ID, "idempotencyKey": ids.New("idem")}
 		} else {
 			l.Method = contracts.ToolPraxecCommand
 			l.Args = map[string]any{"definitionId": it.ID, "input": map[string]any{}}
@@ -191,10 +121,10 @@ func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
 	case discovery.KindCapability:
 		// Proxy capabilities run in the built-in proxy_default workflow:
 		// starting it with input.capability fires the capability first.
-		l := capabilityStartLink(it.ID, it.InputSchema)
+		l := CapabilityStartLink(it.ID, it.InputSchema)
 		if style == styleAura {
 			l.Title, l.Method = "Run the capability "+it.ID, contracts.ToolCreateMission
-			l.Args = map[string]any{"goal": goal, "definitionId": config.ProxyDefaultWorkflow, "input": l.Args["input"], "idempotencyKey": NewIdempotencyKey()}
+			l.Args = map[string]any{"goal": goal, "definitionId": config.ProxyDefaultWorkflow, "input": l.Args["input"], "idempotencyKey": ids.New("idem")}
 		}
 		d.Links = append(d.Links, l)
 	}
@@ -202,9 +132,9 @@ func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
 }
 
 // withImport adds to a connection's item the state of its import.
-func (s *Service) withImport(d DiscoveryItem) DiscoveryItem {
+func (c *Catalogue) withImport(d DiscoveryItem) DiscoveryItem {
 	if d.Kind == string(discovery.KindConnection) {
-		d.Import = s.importState(d.ID)
+		d.Import = c.importState(d.ID)
 	}
 	return d
 }
@@ -212,14 +142,14 @@ func (s *Service) withImport(d DiscoveryItem) DiscoveryItem {
 // searchQuery reads the search arguments. kind must name a kind this
 // gateway searches: workflow, capability or connection, and skill or
 // script when the server enables them.
-func (s *Service) searchQuery(e *env) (discovery.Query, string, error) {
-	q := discovery.Query{Text: stringArg(e.Args, "query"), Limit: int(int64Arg(e.Args, "limit"))}
+func (c *Catalogue) searchQuery(e *op.Request) (discovery.Query, string, error) {
+	q := discovery.Query{Text: op.StringArg(e.Args, "query"), Limit: int(op.Int64Arg(e.Args, "limit"))}
 	raw, present := e.Args["kind"]
 	if !present {
-		if !s.disc.skills || !s.disc.scripts {
+		if !c.skillsSearch || !c.scriptsSearch {
 			// The flag-gated kinds stay out of a search of every kind too.
 			for _, k := range discovery.Kinds {
-				if (k != discovery.KindSkill || s.disc.skills) && (k != discovery.KindScript || s.disc.scripts) {
+				if (k != discovery.KindSkill || c.skillsSearch) && (k != discovery.KindScript || c.scriptsSearch) {
 					q.Kinds = append(q.Kinds, k)
 				}
 			}
@@ -229,10 +159,10 @@ func (s *Service) searchQuery(e *env) (discovery.Query, string, error) {
 	name, _ := raw.(string)
 	kind, ok := discovery.ParseKind(name)
 	searchable := []string{"workflow", "capability", "connection"}
-	if s.disc.skills {
+	if c.skillsSearch {
 		searchable = append(searchable, "skill")
 	}
-	if s.disc.scripts {
+	if c.scriptsSearch {
 		searchable = append(searchable, "script")
 	}
 	if e.Tool.Name == contracts.ToolPraxecQuery {
@@ -245,7 +175,7 @@ func (s *Service) searchQuery(e *env) (discovery.Query, string, error) {
 		return q, "", &contracts.Error{Code: contracts.CodeInvalidParams, Message: "aura_search_capabilities does not search the lexicon",
 			Hint:   "Search lexicon terms with praxec.query (query, kind lexicon).",
 			Fields: []contracts.FieldError{{Pointer: "/kind", Detail: "must be one of " + strings.Join(searchable, ", ")}}}
-	case kind == discovery.KindSkill && !s.disc.skills, kind == discovery.KindScript && !s.disc.scripts:
+	case kind == discovery.KindSkill && !c.skillsSearch, kind == discovery.KindScript && !c.scriptsSearch:
 		return q, "", &contracts.Error{Code: contracts.CodeInvalidParams,
 			Message: fmt.Sprintf("searching kind %s is not enabled on this gateway", name),
 			Hint:    fmt.Sprintf("%s search is an authoring-time feature the operator enables with --enable-%ss-search; search workflow, capability or connection instead.", name, name),
@@ -260,21 +190,21 @@ func (s *Service) searchQuery(e *env) (discovery.Query, string, error) {
 }
 
 // search runs a search and renders it in style.
-func (s *Service) search(ctx context.Context, e *env, style linkStyle) (SearchResult, error) {
-	q, kind, err := s.searchQuery(e)
+func (c *Catalogue) search(ctx context.Context, e *op.Request, style linkStyle) (SearchResult, error) {
+	q, kind, err := c.searchQuery(e)
 	if err != nil {
 		return SearchResult{}, err
 	}
-	hits := s.disc.index().Search(q)
+	hits := c.Index().Search(q)
 	res := SearchResult{Query: q.Text, Kind: kind, Items: make([]SearchItem, 0, len(hits))}
 	goal := strings.TrimSpace(q.Text)
 	for _, h := range hits {
-		res.Items = append(res.Items, SearchItem{Score: h.Score, Item: s.withQuarantine(ctx, s.withImport(render(h.Item, style, goal)))})
+		res.Items = append(res.Items, SearchItem{Score: h.Score, Item: c.withQuarantine(ctx, c.withImport(render(h.Item, style, goal)))})
 	}
 	if style == styleAura {
 		res.Links = []contracts.Link{{Rel: "search", Title: "Search again", Method: contracts.ToolSearchCapabilities, Args: map[string]any{"query": ""}}}
 	} else {
-		res.Links = []contracts.Link{homeLink()}
+		res.Links = []contracts.Link{HomeLink()}
 	}
 	return res, nil
 }
@@ -286,15 +216,15 @@ func (s *Service) search(ctx context.Context, e *env, style linkStyle) (SearchRe
 // kind lexicon whose id is the lexicon:TERM subject a describe looks up.
 // Only such a search reads the store (the overlay); a search of one kind
 // answers from memory.
-func (s *Service) praxecSearch(ctx context.Context, _ store.ReadTx, e *env) (any, error) {
-	res, err := s.search(ctx, e, stylePraxec)
+func (c *Catalogue) praxecSearch(ctx context.Context, _ store.ReadTx, e *op.Request) (any, error) {
+	res, err := c.search(ctx, e, stylePraxec)
 	if err != nil || res.Kind != "" {
 		return res, err
 	}
-	limit := discovery.ClampLimit(int(int64Arg(e.Args, "limit")))
+	limit := discovery.ClampLimit(int(op.Int64Arg(e.Args, "limit")))
 	var ranked []discovery.RankedTerm
-	err = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		lex, err := s.lexicon(ctx, tx)
+	err = c.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		lex, err := c.Lexicon(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -324,35 +254,35 @@ func lexiconItem(t discovery.Term) DiscoveryItem {
 }
 
 // searchCapabilities serves aura_search_capabilities.
-func (s *Service) searchCapabilities(ctx context.Context, _ store.ReadTx, e *env) (any, error) {
-	return s.search(ctx, e, styleAura)
+func (c *Catalogue) searchCapabilities(ctx context.Context, _ store.ReadTx, e *op.Request) (any, error) {
+	return c.search(ctx, e, styleAura)
 }
 
 // describe serves praxec.query describe: the item whose id is the subject,
 // with navigation links. Every describe is audited as
 // guidance.describe_requested, with the workflowId the call names (null
 // for a browse-time describe).
-func (s *Service) describe(ctx context.Context, _ store.ReadTx, e *env) (any, error) {
-	subject := stringArg(e.Args, "subject")
-	it, ok := s.disc.index().Lookup(subject)
+func (c *Catalogue) describe(ctx context.Context, _ store.ReadTx, e *op.Request) (any, error) {
+	subject := op.StringArg(e.Args, "subject")
+	it, ok := c.Index().Lookup(subject)
 	if !ok {
 		return nil, &contracts.Error{Code: contracts.CodeNotFound,
 			Message: fmt.Sprintf("there is no workflow, capability or connection with the id %q", subject),
 			Hint:    "Describe an id that a search answered; the linked search looks for this one.",
-			Links:   []contracts.Link{searchLink(subject)}}
+			Links:   []contracts.Link{SearchLink(subject)}}
 	}
 	switch it.Kind {
 	case discovery.KindSkill:
-		return s.describeSkill(ctx, e, it)
+		return c.describeSkill(ctx, e, it)
 	case discovery.KindScript:
-		return s.describeScript(ctx, e, it)
+		return c.describeScript(ctx, e, it)
 	}
-	s.describeEvent(e, subject, string(it.Kind))
-	return Description{ID: it.ID, Item: s.withQuarantine(ctx, s.withImport(render(it, stylePraxec, ""))), Links: []contracts.Link{homeLink(), searchLink("")}}, nil
+	c.describeEvent(e, subject, string(it.Kind))
+	return Description{ID: it.ID, Item: c.withQuarantine(ctx, c.withImport(render(it, stylePraxec, ""))), Links: []contracts.Link{HomeLink(), SearchLink("")}}, nil
 }
 
 // describeEvent records guidance.describe_requested for the call.
-func (s *Service) describeEvent(e *env, subject, kind string) {
+func (c *Catalogue) describeEvent(e *op.Request, subject, kind string) {
 	wf, given := e.Args["workflowId"].(string)
 	attrs := map[string]any{"subject": subject, "kind": kind, "workflowId": nil}
 	if given {
@@ -367,11 +297,11 @@ func (s *Service) describeEvent(e *env, subject, kind string) {
 // withQuarantine adds to a quarantined capability's item its quarantine,
 // and replaces its description (the upstream's new text, not reviewed)
 // with the reason.
-func (s *Service) withQuarantine(ctx context.Context, d DiscoveryItem) DiscoveryItem {
-	if d.Kind != "capability" || !s.pins.Any() {
+func (c *Catalogue) withQuarantine(ctx context.Context, d DiscoveryItem) DiscoveryItem {
+	if d.Kind != "capability" || c.pins == nil || !c.pins.Any() {
 		return d
 	}
-	q, ok := s.pins.Current(ctx, d.ID)
+	q, ok := c.pins.Current(ctx, d.ID)
 	if !ok {
 		return d
 	}
@@ -380,4 +310,15 @@ func (s *Service) withQuarantine(ctx context.Context, d DiscoveryItem) Discovery
 	d.Description = "Quarantined: " + q.Reason + "."
 	d.Links = append(d.Links[:0:0], contracts.Link{Rel: "operator_path", Method: "cli", Args: map[string]any{"command": "praxa capabilities accept " + d.ID}})
 	return d
+}
+
+// CapabilityStartLink is the link that starts a run of proxy_default whose
+// first move is the capability id (schema: its input schema, nil for any
+// object): the describe link of seeds/000.
+func CapabilityStartLink(id string, schema json.RawMessage) contracts.Link {
+	if schema == nil {
+		schema = objectSchema
+	}
+	return contracts.Link{Rel: "start", InputSchemaSnake: schema, Method: contracts.ToolPraxecCommand,
+		Args: map[string]any{"definitionId": config.ProxyDefaultWorkflow, "input": map[string]any{"capability": id}}}
 }

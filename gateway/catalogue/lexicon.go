@@ -1,4 +1,4 @@
-package gateway
+package catalogue
 
 import (
 	"context"
@@ -40,10 +40,10 @@ type lexiconSnapshot struct {
 	lex        *discovery.Lexicon
 }
 
-// lexicon returns the merged lexicon as of tx: the configuration's terms
+// Lexicon returns the merged lexicon as of tx: the configuration's terms
 // under the overlay's. The merge is rebuilt only when the overlay changed
 // since the last call.
-func (s *Service) lexicon(ctx context.Context, tx store.ReadTx) (*discovery.Lexicon, error) {
+func (c *Catalogue) Lexicon(ctx context.Context, tx store.ReadTx) (*discovery.Lexicon, error) {
 	rows, err := tx.ListLexiconTerms(ctx)
 	if err != nil {
 		return nil, err
@@ -57,8 +57,8 @@ func (s *Service) lexicon(ctx context.Context, tx store.ReadTx) (*discovery.Lexi
 		fp.Write(r.Entry)
 		fp.WriteByte(0)
 	}
-	cat := s.disc.cat.Load()
-	if snap := s.disc.lexicon.Load(); snap != nil && snap.overlay == fp.String() && snap.generation == cat.generation {
+	cat := c.cat.Load()
+	if snap := c.snapshot.Load(); snap != nil && snap.overlay == fp.String() && snap.generation == cat.generation {
 		return snap.lex, nil
 	}
 	overlay := make([]discovery.Term, 0, len(rows))
@@ -70,7 +70,7 @@ func (s *Service) lexicon(ctx context.Context, tx store.ReadTx) (*discovery.Lexi
 		overlay = append(overlay, discovery.Term{Term: r.Term, Entry: e})
 	}
 	lex := discovery.NewLexicon(cat.lexiconBase, overlay)
-	s.disc.lexicon.Store(&lexiconSnapshot{overlay: fp.String(), generation: cat.generation, lex: lex})
+	c.snapshot.Store(&lexiconSnapshot{overlay: fp.String(), generation: cat.generation, lex: lex})
 	return lex, nil
 }
 
@@ -110,8 +110,8 @@ func lookupLink(term string) contracts.Link {
 }
 
 // subjectTerm returns the term of a lexicon:TERM subject.
-func subjectTerm(e *env) (string, *contracts.Error) {
-	subject := stringArg(e.Args, "subject")
+func subjectTerm(e *op.Request) (string, *contracts.Error) {
+	subject := op.StringArg(e.Args, "subject")
 	term, ok := strings.CutPrefix(subject, contracts.LexiconPrefix)
 	term = strings.TrimSpace(term)
 	switch {
@@ -128,12 +128,12 @@ func subjectTerm(e *env) (string, *contracts.Error) {
 
 // lexiconLookup serves praxec.query describe of a lexicon:TERM subject: the
 // term's entry, or null; a ref or an alias answers its term.
-func (s *Service) lexiconLookup(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
+func (c *Catalogue) lexiconLookup(ctx context.Context, tx store.ReadTx, e *op.Request) (any, error) {
 	term, cerr := subjectTerm(e)
 	if cerr != nil {
 		return nil, cerr
 	}
-	lex, err := s.lexicon(ctx, tx)
+	lex, err := c.Lexicon(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (s *Service) lexiconLookup(ctx context.Context, tx store.ReadTx, e *env) (a
 		entry := t.Entry
 		out.Term, out.Entry = t.Term, &entry
 	} else if key := config.TermKey(term); key != "" {
-		pending, err := s.pendingTerms(ctx, tx, lex, e.Principal.Tenant, key)
+		pending, err := c.pendingTerms(ctx, tx, lex, e.Principal.Tenant, key)
 		if err != nil {
 			return nil, err
 		}
@@ -153,34 +153,34 @@ func (s *Service) lexiconLookup(ctx context.Context, tx store.ReadTx, e *env) (a
 			p := pending[0]
 			out.Term, out.State, out.Pending = p.Term, p.State, &p
 			out.Links = append(out.Links, p.Links...)
-		case s.disc.lexiconWrites:
+		case c.lexiconWrites:
 			out.Links = append(out.Links, contracts.Link{Rel: "define_new", Method: contracts.ToolPraxecCommand,
 				Args: map[string]any{"subject": lexiconSubject(term), "definition": map[string]any{"definition_short": "<fill in>"}},
 				Hint: fmt.Sprintf("Use this if '%s' is a concept worth defining.", term)})
 		}
 	}
-	s.describeEvent(e, stringArg(e.Args, "subject"), contracts.LexiconKind)
+	c.describeEvent(e, op.StringArg(e.Args, "subject"), contracts.LexiconKind)
 	return out, nil
 }
 
 // lexiconSearch serves praxec.query search with kind lexicon.
-func (s *Service) lexiconSearch(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	lex, err := s.lexicon(ctx, tx)
+func (c *Catalogue) lexiconSearch(ctx context.Context, tx store.ReadTx, e *op.Request) (any, error) {
+	lex, err := c.Lexicon(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	query := stringArg(e.Args, "query")
-	hits := lex.Search(query, int(int64Arg(e.Args, "limit")))
+	query := op.StringArg(e.Args, "query")
+	hits := lex.Search(query, int(op.Int64Arg(e.Args, "limit")))
 	if hits == nil {
 		hits = []discovery.LexiconHit{}
 	}
-	pending, err := s.pendingTerms(ctx, tx, lex, e.Principal.Tenant, "")
+	pending, err := c.pendingTerms(ctx, tx, lex, e.Principal.Tenant, "")
 	if err != nil {
 		return nil, err
 	}
 	want := config.TermKey(query)
 	pending = slices.DeleteFunc(pending, func(p PendingTerm) bool { return !strings.Contains(config.TermKey(p.Term), want) })
-	return LexiconSearch{Hits: hits, Pending: pending, Links: []contracts.Link{homeLink()}}, nil
+	return LexiconSearch{Hits: hits, Pending: pending, Links: []contracts.Link{HomeLink()}}, nil
 }
 
 // OperatorDefineCommand is the command line with which an operator
@@ -289,11 +289,11 @@ func parseDefinition(raw map[string]any) (definition, *contracts.Error) {
 
 // defineTerm serves praxec.command define: it writes a term, or adds
 // aliases to one, in the overlay.
-func (s *Service) defineTerm(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	if !s.disc.lexiconWrites {
+func (c *Catalogue) defineTerm(ctx context.Context, tx store.Tx, e *op.Request) (any, error) {
+	if !c.lexiconWrites {
 		return nil, lexiconWritesDisabled()
 	}
-	return s.writeTerm(ctx, tx, e)
+	return c.writeTerm(ctx, tx, e)
 }
 
 // DefineTerm is the operator's define (praxa lexicon define and alias):
@@ -302,16 +302,16 @@ func (s *Service) defineTerm(ctx context.Context, tx store.Tx, e *env) (any, err
 // audit event, naming p, whether or not the gateway accepts defines from
 // callers. p needs the lexicon:write scope; traceID names the event's
 // trace.
-func (s *Service) DefineTerm(ctx context.Context, p *auth.Principal, subject string, definition map[string]any, traceID string) (LexiconDefined, error) {
-	if err := requireScope(p, contracts.ScopeLexiconWrite); err != nil {
+func (c *Catalogue) DefineTerm(ctx context.Context, p *auth.Principal, subject string, definition map[string]any, traceID string) (LexiconDefined, error) {
+	if err := op.RequireScope(p, contracts.ScopeLexiconWrite); err != nil {
 		return LexiconDefined{}, err
 	}
-	e := &env{Request: op.Request{Principal: p, Tool: contracts.Tool{Name: "praxa lexicon", OperationID: string(contracts.OpDefine)},
-		Args: map[string]any{"subject": subject, "definition": definition}, TraceID: traceID, Now: s.now()}}
+	e := &op.Request{Principal: p, Tool: contracts.Tool{Name: "praxa lexicon", OperationID: string(contracts.OpDefine)},
+		Args: map[string]any{"subject": subject, "definition": definition}, TraceID: traceID, Now: c.now()}
 	var out LexiconDefined
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := c.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		e.Events = e.Events[:0]
-		res, err := s.writeTerm(ctx, tx, e)
+		res, err := c.writeTerm(ctx, tx, e)
 		if err != nil {
 			return err
 		}
@@ -319,7 +319,7 @@ func (s *Service) DefineTerm(ctx context.Context, p *auth.Principal, subject str
 		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
-		return LexiconDefined{}, asContractError(err)
+		return LexiconDefined{}, op.AsError(err)
 	}
 	return out, nil
 }
@@ -327,10 +327,10 @@ func (s *Service) DefineTerm(ctx context.Context, p *auth.Principal, subject str
 // LexiconTerms lists the merged lexicon in key order: the configuration's
 // terms, and the overlay's, which replace the configuration's term of the
 // same key (Term.Overlay says which).
-func (s *Service) LexiconTerms(ctx context.Context) ([]discovery.Term, error) {
+func (c *Catalogue) LexiconTerms(ctx context.Context) ([]discovery.Term, error) {
 	var out []discovery.Term
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		lex, err := s.lexicon(ctx, tx)
+	err := c.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		lex, err := c.Lexicon(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -338,14 +338,14 @@ func (s *Service) LexiconTerms(ctx context.Context) ([]discovery.Term, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, asContractError(err)
+		return nil, op.AsError(err)
 	}
 	return out, nil
 }
 
 // writeTerm writes a term, or adds aliases to one, in the overlay, and
 // records the lexicon.defined event in e.
-func (s *Service) writeTerm(ctx context.Context, tx store.Tx, e *env) (any, error) {
+func (c *Catalogue) writeTerm(ctx context.Context, tx store.Tx, e *op.Request) (any, error) {
 	term, cerr := subjectTerm(e)
 	if cerr != nil {
 		return nil, cerr
@@ -359,7 +359,7 @@ func (s *Service) writeTerm(ctx context.Context, tx store.Tx, e *env) (any, erro
 	if cerr != nil {
 		return nil, cerr
 	}
-	lex, err := s.lexicon(ctx, tx)
+	lex, err := c.Lexicon(ctx, tx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,201 @@
+package catalogue_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/examples"
+	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/catalogue"
+	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/discovery"
+	"github.com/praxa/praxa/gateway/op"
+	"github.com/praxa/praxa/gateway/skills"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/memstore"
+	"github.com/praxa/praxa/gateway/workflow"
+)
+
+var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// newCatalogue builds the Catalogue of the example configuration on a
+// fresh memstore.
+func newCatalogue(t testing.TB, o catalogue.Options) (*catalogue.Catalogue, store.Store, *config.Config) {
+	t.Helper()
+	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	workflows, err := workflow.Compile(cfg.Workflows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := discovery.Build(workflows, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := skills.FromConfig(cfg, examples.FS, examples.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := memstore.New()
+	t.Cleanup(func() { st.Close() })
+	o.Now, o.Index, o.Workflows, o.Lexicon, o.Skills = func() time.Time { return now }, index, workflows, cfg.Lexicon, cat
+	return catalogue.New(st, &o), st, cfg
+}
+
+// call runs the operation dispatch names for a call of tool with args, as
+// the service would: a read in a read transaction (none when storeless), a
+// mutation in a write transaction that commits its events.
+func call(t testing.TB, c *catalogue.Catalogue, st store.Store, tool string, dispatch contracts.Operation, p *auth.Principal, args map[string]any) (any, *op.Request, error) {
+	t.Helper()
+	ct, ok := contracts.Lookup(tool)
+	if !ok {
+		t.Fatalf("no tool %s", tool)
+	}
+	name := ct.OperationID
+	if dispatch != "" {
+		name = string(dispatch)
+	}
+	i := slices.IndexFunc(c.Operations(), func(o op.Operation) bool { return o.Name == name })
+	if i < 0 {
+		t.Fatalf("the catalogue serves no %s", name)
+	}
+	o := c.Operations()[i]
+	r := &op.Request{Principal: p, Tool: ct, Args: args, RequestID: "req", TraceID: "trace", Now: now}
+	var out any
+	var err error
+	switch {
+	case o.Storeless:
+		out, err = o.Read(context.Background(), nil, r)
+	case o.Read != nil:
+		err = st.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+			var err error
+			out, err = o.Read(ctx, tx, r)
+			return err
+		})
+	default:
+		err = st.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
+			var err error
+			if out, err = o.Mutate(ctx, tx, r); err != nil {
+				return err
+			}
+			return tx.AppendEvents(ctx, r.Events)
+		})
+	}
+	return out, r, err
+}
+
+func code(err error) contracts.Code {
+	var ce *contracts.Error
+	if errors.As(err, &ce) {
+		return ce.Code
+	}
+	return ""
+}
+
+var caller = &auth.Principal{Tenant: "acme", Subject: "alice"}
+
+// TestSearchAndDescribe: search answers the index's items with the links
+// of its surface, the flag-gated kinds only when enabled; describe answers
+// an item (audited), a skill in the guidance shape, and an unknown id
+// not-found with a search link.
+func TestSearchAndDescribe(t *testing.T) {
+	c, st, _ := newCatalogue(t, catalogue.Options{})
+	out, _, err := call(t, c, st, contracts.ToolPraxecQuery, contracts.OpSearch, caller, map[string]any{"query": "deploy", "kind": "workflow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.(catalogue.SearchResult)
+	if len(res.Items) == 0 || res.Items[0].Item.Kind != "workflow" || res.Items[0].Item.Links[0].Method != contracts.ToolPraxecCommand {
+		t.Fatalf("search = %+v", res)
+	}
+	aura, _, err := call(t, c, st, contracts.ToolSearchCapabilities, "", caller, map[string]any{"query": "deploy", "kind": "workflow"})
+	if err != nil || aura.(catalogue.SearchResult).Items[0].Item.Links[0].Method != contracts.ToolCreateMission {
+		t.Errorf("aura search = %+v, %v", aura, err)
+	}
+	if _, _, err := call(t, c, st, contracts.ToolPraxecQuery, contracts.OpSearch, caller, map[string]any{"query": "", "kind": "skill"}); code(err) != contracts.CodeInvalidParams {
+		t.Errorf("a skill search while disabled: %v", err)
+	}
+	enabled, st2, _ := newCatalogue(t, catalogue.Options{SkillsSearch: true})
+	if out, _, err := call(t, enabled, st2, contracts.ToolPraxecQuery, contracts.OpSearch, caller, map[string]any{"query": "deploy", "kind": "skill"}); err != nil ||
+		len(out.(catalogue.SearchResult).Items) == 0 {
+		t.Errorf("a skill search while enabled: %+v, %v", out, err)
+	}
+
+	id := res.Items[0].Item.ID
+	out, r, err := call(t, c, st, contracts.ToolPraxecQuery, contracts.OpDescribe, caller, map[string]any{"subject": id})
+	if err != nil || out.(catalogue.Description).ID != id {
+		t.Fatalf("describe %s = %+v, %v", id, out, err)
+	}
+	if len(r.Events) != 1 || r.Events[0].Type != "guidance.describe_requested" || r.Events[0].Attributes["subject"] != id {
+		t.Errorf("events = %+v", r.Events)
+	}
+	out, _, err = call(t, c, st, contracts.ToolPraxecQuery, contracts.OpDescribe, caller, map[string]any{"subject": "deploy-checklist"})
+	if g, ok := out.(catalogue.GuidanceDescription); err != nil || !ok || g.Kind != "skill" || g.Body == "" {
+		t.Errorf("describe a skill = %+v, %v", out, err)
+	}
+	_, _, err = call(t, c, st, contracts.ToolPraxecQuery, contracts.OpDescribe, caller, map[string]any{"subject": "nothing"})
+	if ce := contracts.AsError(err); ce.Code != contracts.CodeNotFound || len(ce.Links) != 1 || ce.Links[0].Rel != "search" {
+		t.Errorf("describe an unknown id = %+v", ce)
+	}
+}
+
+// TestLexicon: a ref looks up its term; a caller's define is refused
+// unless writes are enabled; the operator's define lands in the overlay
+// (audited), which lookups, searches and the term list see at once, and
+// which a reload of the configuration keeps.
+func TestLexicon(t *testing.T) {
+	c, st, cfg := newCatalogue(t, catalogue.Options{})
+	out, _, err := call(t, c, st, contracts.ToolPraxecQuery, contracts.OpLexiconLookup, caller, map[string]any{"subject": "lexicon:missions"})
+	if err != nil || out.(catalogue.LexiconLookup).Term != "mission" || out.(catalogue.LexiconLookup).Entry == nil {
+		t.Fatalf("lookup of a ref = %+v, %v", out, err)
+	}
+	define := map[string]any{"subject": "lexicon:runbook", "definition": map[string]any{"definition_short": "The steps an operator follows."}}
+	if _, _, err := call(t, c, st, contracts.ToolPraxecCommand, contracts.OpDefine, caller, define); code(err) != contracts.CodeLexiconWritesDisabled {
+		t.Fatalf("a define while writes are disabled: %v", err)
+	}
+	if _, err := c.DefineTerm(context.Background(), caller, "lexicon:runbook", define["definition"].(map[string]any), "tr"); code(err) != contracts.CodeInsufficientScope {
+		t.Errorf("DefineTerm without lexicon:write: %v", err)
+	}
+	writer := &auth.Principal{Tenant: "acme", Subject: "op", Scopes: auth.NewScopeSet(contracts.ScopeLexiconWrite)}
+	def, err := c.DefineTerm(context.Background(), writer, "lexicon:runbook", define["definition"].(map[string]any), "tr")
+	if err != nil || def.Term != "runbook" || def.PersistedTo != "overlay" {
+		t.Fatalf("DefineTerm = %+v, %v", def, err)
+	}
+	out, _, err = call(t, c, st, contracts.ToolPraxecQuery, contracts.OpLexiconLookup, caller, map[string]any{"subject": "lexicon:runbook"})
+	if err != nil || out.(catalogue.LexiconLookup).Entry == nil || out.(catalogue.LexiconLookup).Entry.DefinitionShort != "The steps an operator follows." {
+		t.Errorf("lookup after the define = %+v, %v", out, err)
+	}
+	out, _, err = call(t, c, st, contracts.ToolPraxecQuery, contracts.OpLexiconSearch, caller, map[string]any{"query": "runbook", "kind": "lexicon"})
+	if err != nil || len(out.(catalogue.LexiconSearch).Hits) == 0 || out.(catalogue.LexiconSearch).Hits[0].Term != "runbook" {
+		t.Errorf("search after the define = %+v, %v", out, err)
+	}
+	var events []store.Event
+	_ = st.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
+		events, err = tx.TraceEvents(ctx, "acme", "tr", 10)
+		return err
+	})
+	if len(events) != 1 || events[0].Type != "lexicon.defined" || events[0].Subject != "op" {
+		t.Errorf("events of the define = %+v, %v", events, err)
+	}
+
+	// A reload keeps the overlay and drops the configuration's terms it no
+	// longer has.
+	c.Install(nil, nil, map[string]config.LexiconEntry{}, nil, nil)
+	terms, err := c.LexiconTerms(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, term := range terms {
+		names = append(names, term.Term)
+	}
+	if !slices.Equal(names, []string{"runbook"}) {
+		t.Errorf("terms after a reload without lexicon = %v, want [runbook] (the configuration had %d)", names, len(cfg.Lexicon))
+	}
+}
