@@ -3,6 +3,7 @@ package mcpadapter_test
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,44 +26,13 @@ import (
 // region only; up.bad carries an x-mcp-header the specification forbids
 // (on a number), on which the SDK's AddTool panics.
 func headersConfig(url string) string {
-	return fmt.Sprintf(`connections:
-  up:
-    kind: mcp
-    url: %s
-proxy:
-  expose:
-    - name: up.region
-      description: Echo in a region.
-      exposeDirectly: true
-      inputSchema:
-        type: object
-        required: [text]
-        properties:
-          text: { type: string }
-          region: { type: string, x-mcp-header: Region }
-          count: { type: integer, x-mcp-header: Count }
-          note: { type: [string, "null"] }
-      executor: { kind: mcp, connection: up, tool: echo }
-    - name: up.plain
-      description: Echo in a region, plainly.
-      exposeDirectly: true
-      inputSchema:
-        type: object
-        required: [text]
-        properties:
-          text: { type: string }
-          region: { type: string, x-mcp-header: Region }
-      executor: { kind: mcp, connection: up, tool: echo }
-    - name: up.bad
-      description: An invalid x-mcp-header.
-      exposeDirectly: true
-      inputSchema:
-        type: object
-        properties:
-          ratio: { type: number, x-mcp-header: Ratio }
-      executor: { kind: mcp, connection: up, tool: echo }
-`, url)
+	return fmt.Sprintf(headersYAML, url)
 }
+
+// headersYAML (testdata/headers.yaml) is the template headersConfig fills.
+//
+//go:embed testdata/headers.yaml
+var headersYAML string
 
 // TestMcpParamHeaders: at 2026-07-28, /mcp checks the headers that mirror
 // a tools/call's body as the specification requires, where go-sdk v1.8.0

@@ -3,6 +3,7 @@ package mcpadapter_test
 import (
 	"context"
 	"database/sql"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -63,39 +64,13 @@ func newUpstream(t testing.TB) *upstream {
 // without guard or evidence (the light path); up.tests produces evidence
 // and up.guarded needs it, both exposed directly too (runs).
 func lightConfig(url string) string {
-	return fmt.Sprintf(`connections:
-  up:
-    kind: mcp
-    url: %s
-proxy:
-  expose:
-    - name: up.echo
-      description: Echo a text.
-      exposeDirectly: true
-      inputSchema:
-        type: object
-        required: [text]
-        properties:
-          text: { type: string, maxLength: 20 }
-      executor: { kind: mcp, connection: up, tool: echo }
-    - name: up.fail
-      description: Always fails upstream.
-      exposeDirectly: true
-      executor: { kind: mcp, connection: up, tool: fail }
-    - name: up.tests
-      description: Produces evidence.
-      exposeDirectly: true
-      produces: [tests_passed]
-      executor: { kind: mcp, connection: up, tool: echo }
-    - name: up.guarded
-      description: Needs evidence.
-      exposeDirectly: true
-      guards:
-        - kind: evidence
-          requires: [tests_passed]
-      executor: { kind: mcp, connection: up, tool: echo }
-`, url)
+	return fmt.Sprintf(lightYAML, url)
 }
+
+// lightYAML (testdata/light.yaml) is the template lightConfig fills.
+//
+//go:embed testdata/light.yaml
+var lightYAML string
 
 // traced sends every request with a traceparent naming trace, so the
 // call's audit events can be read back.

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"net/http"
@@ -76,14 +77,13 @@ func importConfig(command string, args []string) string {
 	for i, a := range args {
 		quoted[i] = fmt.Sprintf("%q", a)
 	}
-	return fmt.Sprintf(`connections:
-  ev: {kind: mcp, command: %q, args: [%s]}
-proxy:
-  import:
-    - connection: ev
-      prefix: ev
-`, command, strings.Join(quoted, ", "))
+	return fmt.Sprintf(reloadGuardsYAML, command, strings.Join(quoted, ", "))
 }
+
+// reloadGuardsYAML (testdata/reload-guards.yaml) is the template importConfig fills.
+//
+//go:embed testdata/reload-guards.yaml
+var reloadGuardsYAML string
 
 // TestReloadKeepsImportsOfUnlistedConnection: a reload whose proxy.import
 // connection cannot be listed is refused (503, audited with the
