@@ -348,12 +348,10 @@ func TestMcpHeadersInLogsAndMetrics(t *testing.T) {
 	}
 }
 
-// TestTraceparentInMetaStdio: over the stdio server (praxa mcp's Local
-// bound to a credential), a traceparent in _meta is the trace of the
-// call's audit events too.
-func TestTraceparentInMetaStdio(t *testing.T) {
-	h := newHarness(t, nil)
-	cs := h.inMemory(t, h.token(t, nil, nil), nil)
+// startInTrace starts deploy_pipeline over cs with a traceparent of a new
+// trace in _meta, and returns that trace.
+func startInTrace(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
 	trace := newTrace(t)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: contracts.ToolPraxecCommand,
 		Arguments: map[string]any{"definitionId": "deploy_pipeline"},
@@ -362,10 +360,27 @@ func TestTraceparentInMetaStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	success(t, contracts.ToolPraxecCommand, res)
+	return trace
+}
+
+// wantTraceEvents fails unless aura_get_trace over cs reads events of
+// trace.
+func wantTraceEvents(t *testing.T, cs *mcp.ClientSession, trace string) {
+	t.Helper()
 	got := call(t, cs, contracts.ToolGetTrace, map[string]any{"traceId": trace})
 	if !strings.Contains(string(got.raw), `"events":[{`) {
 		t.Errorf("trace %s: %s", trace, got.raw)
 	}
+}
+
+// TestTraceparentInMetaStdio: over the stdio server (praxa mcp's Local
+// bound to a credential), a traceparent in _meta is the trace of the
+// call's audit events too.
+func TestTraceparentInMetaStdio(t *testing.T) {
+	h := newHarness(t, nil)
+	cs := h.inMemory(t, h.token(t, nil, nil), nil)
+	trace := startInTrace(t, cs)
+	wantTraceEvents(t, cs, trace)
 }
 
 // TestTraceparentInMetaBatchRevision: at 2025-03-26, whose requests may
@@ -374,19 +389,9 @@ func TestTraceparentInMetaStdio(t *testing.T) {
 func TestTraceparentInMetaBatchRevision(t *testing.T) {
 	h := newHarness(t, nil)
 	cs, rec := h.pinned(t, h.token(t, nil, nil), "2025-03-26")
-	trace := newTrace(t)
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: contracts.ToolPraxecCommand,
-		Arguments: map[string]any{"definitionId": "deploy_pipeline"},
-		Meta:      mcp.Meta{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	success(t, contracts.ToolPraxecCommand, res)
+	trace := startInTrace(t, cs)
 	if got := rec.trace("tools/call"); got == trace || got == "" {
 		t.Errorf("the answer's Traceparent names trace %q", got)
 	}
-	got := call(t, cs, contracts.ToolGetTrace, map[string]any{"traceId": trace})
-	if !strings.Contains(string(got.raw), `"events":[{`) {
-		t.Errorf("trace %s: %s", trace, got.raw)
-	}
+	wantTraceEvents(t, cs, trace)
 }
