@@ -26,6 +26,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/issuer"
 )
@@ -474,9 +475,10 @@ func countEvents(events []traceEvent, typ string) int {
 }
 
 // apiGateway starts a gateway on the configuration yaml (named file in its
-// problems) whose connection api calls the upstream at the URL api, over a
-// SQLite file or the PostgreSQL database dsn names, with the clock now (nil:
-// the real one); edit, if set, changes the configuration further.
+// problems) whose connection api calls the upstream at the URL api (none:
+// as yaml says), over a SQLite file or the PostgreSQL database dsn names,
+// with the clock now (nil: the real one); edit, if set, changes the
+// configuration further.
 func apiGateway(t *testing.T, ti *gatewaytest.Issuer, file, yaml, api, dsn string, now func() time.Time, edit func(*config.Config)) *gatewaytest.Gateway {
 	t.Helper()
 	return gatewaytest.New(t, &gatewaytest.Options{
@@ -486,9 +488,11 @@ func apiGateway(t *testing.T, ti *gatewaytest.Issuer, file, yaml, api, dsn strin
 		Config:   func() (*config.Config, error) { return config.Parse(file, []byte(yaml)) },
 		Edit: func(cfg *config.Config) {
 			cfg.Auth.Resource = resource
-			c := cfg.Connections["api"]
-			c.BaseURL = api
-			cfg.Connections["api"] = c
+			if api != "" {
+				c := cfg.Connections["api"]
+				c.BaseURL = api
+				cfg.Connections["api"] = c
+			}
 			if edit != nil {
 				edit(cfg)
 			}
@@ -592,4 +596,10 @@ func wantUnknownOutcome(t *testing.T, w *gw, tok, wf string, version int64) {
 	if o := str(t, body, "context.lastRun.outcome"); o != "unknown" {
 		t.Errorf("context.lastRun.outcome = %q", o)
 	}
+}
+
+// eachStore runs fn on SQLite and, with PRAXA_TEST_PG_DSN, on PostgreSQL.
+func eachStore(t *testing.T, fn func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, "") })
+	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.Schema(t)) })
 }

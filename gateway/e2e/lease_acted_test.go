@@ -54,7 +54,7 @@ func (a *actedAPI) want(t *testing.T, what string, deploy, fail int32) {
 // the same as every retry's, for a submit (keyless and keyed), a start
 // (by runId, and keyed) and an approval.
 func TestActedThenFailedAnswers504(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		api, srv := newActedAPI(t)
 		g := gatewaytest.New(t, &gatewaytest.Options{

@@ -25,7 +25,7 @@ import (
 var renewalYAML string
 
 func TestLeaseRenewedAcrossCalls(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		clk := &gatewaytest.Clock{}
 		// During each call the clock moves 40s: 80s in all, past the 1m

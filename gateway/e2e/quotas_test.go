@@ -99,7 +99,7 @@ func getLinks(links []link, name string) []string {
 // nothing, consumes no key, links to what is open, is per tenant, and
 // shows on /metrics.
 func TestTenantQuotas(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	eachStore(t, func(t *testing.T, dsn string) {
 		api, srv := newDeployAPI(t, nil)
 		ti := newIssuer(t)
 		g := startQuotaGateway(t, ti, srv.URL, dsn)

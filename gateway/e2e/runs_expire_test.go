@@ -23,7 +23,6 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 )
 
 //go:embed testdata/runs-expire.yaml
@@ -34,26 +33,7 @@ var expireYAML string
 // api when it is not empty.
 func expireGateway(t *testing.T, ti *gatewaytest.Issuer, now func() time.Time, dsn, api string) *gatewaytest.Gateway {
 	t.Helper()
-	return gatewaytest.New(t, &gatewaytest.Options{
-		Issuer:   ti,
-		Now:      now,
-		StoreDSN: dsn,
-		Config:   func() (*config.Config, error) { return config.Parse("expire.yaml", []byte(expireYAML)) },
-		Edit: func(cfg *config.Config) {
-			cfg.Auth.Resource = resource
-			if api != "" {
-				c := cfg.Connections["api"]
-				c.BaseURL = api
-				cfg.Connections["api"] = c
-			}
-		},
-	})
-}
-
-// eachStore runs fn on SQLite and, with PRAXA_TEST_PG_DSN, on PostgreSQL.
-func eachStore(t *testing.T, fn func(t *testing.T, dsn string)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, "") })
-	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.Schema(t)) })
+	return apiGateway(t, ti, "expire.yaml", expireYAML, api, dsn, now, nil)
 }
 
 // dayToken is a token of tenantA valid for a day: the tests move the

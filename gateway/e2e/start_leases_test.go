@@ -24,7 +24,6 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 )
 
 // startLeasesYAML is leasesYAML with the release workflow, whose human
@@ -36,13 +35,6 @@ var startLeasesYAML = leasesYAML + gatewaytest.ReleaseWorkflowYAML
 func startLeasesGateway(t *testing.T, ti *gatewaytest.Issuer, api, dsn string, now func() time.Time, edit func(*config.Config)) *gatewaytest.Gateway {
 	t.Helper()
 	return apiGateway(t, ti, "start-leases.yaml", startLeasesYAML, api, dsn, now, edit)
-}
-
-// stores runs fn on SQLite, and on PostgreSQL when PRAXA_TEST_PG_DSN is
-// set.
-func stores(t *testing.T, fn func(t *testing.T, dsn string)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, "") })
-	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.Schema(t)) })
 }
 
 // deployStart is a start whose first move (proxy_default's deploy) calls
@@ -110,7 +102,7 @@ func race(n int, ws []*gw, send func(w *gw) *gatewaytest.Response) []*gatewaytes
 // reaches the upstream once; the others answer 409 in progress with
 // Retry-After (or, the start done, its replay or RUN_ID_ALREADY_RUNNING).
 func TestStartLeaseReplicasCallOnce(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		api, srv := newDeployAPI(t, nil)
 		g := startLeasesGateway(t, ti, srv.URL, dsn, nil, nil)
@@ -172,7 +164,7 @@ func TestStartLeaseReplicasCallOnce(t *testing.T) {
 // the record's too. Keyed (aura_create_mission) and by runId alone
 // (praxec.command start).
 func TestStartLeaseStaleAnswers504(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	eachStore(t, func(t *testing.T, dsn string) {
 		for _, tc := range []struct {
 			name string
 			send func(w *gw, tok string) (*gatewaytest.Response, error)
@@ -289,7 +281,7 @@ func waitCalls(t *testing.T, calls *atomic.Int32, want int32, hold chan struct{}
 // a short server.leaseTTL and the lease sweep resolve a stuck start on
 // the real clock.
 func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		hold := make(chan struct{})
 		api, srv := newDeployAPI(t, hold)
@@ -437,7 +429,7 @@ func approve(w *gw, tok, id string) *gatewaytest.Response {
 // answered, once its lease expires, with a recorded 504 (the approval is
 // marked approved) and never calls again.
 func TestApprovalLease(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		hold := make(chan struct{})
 		api, srv := newDeployAPI(t, hold)
@@ -505,7 +497,7 @@ var refusedYAML string
 // starts again, calling again; a read while the call runs answers 409 in
 // progress (issue 27 item 7).
 func TestStartRefusedLeavesNoRun(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		var calls atomic.Int32
 		hold := make(chan struct{}, 1)

@@ -25,7 +25,7 @@ import (
 // key is still idempotency-key-reused. Past the tombstone window the
 // sweeper forgets the key and it is a new request.
 func TestLateRetryRefused(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	eachStore(t, func(t *testing.T, dsn string) {
 		const retention, window = 3 * time.Second, 10 * time.Minute // window: within the tokens' hour
 		ti := newIssuer(t)
 		api, srv := newDeployAPI(t, nil)
