@@ -6,16 +6,17 @@
 // and runs missions as praxec workflows over a durable store.
 //
 // Features that need only the pipeline live in packages of their own and
-// register their operations through package op (Service.Register,
-// Service.OnReload): gateway/knowledge serves the context, skills,
+// register their operations through package op (Service.Register; a
+// reload stages them through reload.Reloader.Features): gateway/knowledge serves the context, skills,
 // certificates, coverage and trace reads. Parts that stand on their own
 // are packages the service imports: gateway/catalogue (search, describe
 // and the lexicon, registered through op as well; Service.Catalogue),
 // gateway/audit (the Auditor, sinks, export and retention), gateway/pins
 // (the quarantine of imported capabilities; Service.Pins),
 // gateway/canonjson (the canonical JSON of fingerprints and pins),
-// gateway/lightpath, gateway/ratelimit. The root keeps the pipeline, the
-// missions and the reload.
+// gateway/lightpath, gateway/ratelimit. gateway/reload reloads the
+// configuration into a running Service (Service.Reload swaps a Runtime).
+// The root keeps the pipeline and the missions.
 //
 // Routes, scopes, idempotency classes and schemas are read from package
 // contracts, never repeated here. This package must not import mcpadapter,

@@ -62,14 +62,6 @@ func (s *Service) Register(ops ...op.Operation) {
 	}
 }
 
-// OnReload adds features whose state comes from the configuration: a
-// reload stages each (op.Reloadable) before it swaps anything, and swaps
-// them in, in the order added, right after the workflows. Call it before
-// the service serves calls.
-func (s *Service) OnReload(fs ...op.Reloadable) {
-	s.reloadables = append(s.reloadables, fs...)
-}
-
 // newID mints an identifier: prefix, underscore, 26 base32 letters (the
 // time in milliseconds, then 80 bits from crypto/rand: gateway/ids).
 func newID(prefix string) string { return ids.New(prefix) }
@@ -129,3 +121,6 @@ func eventFor(p *auth.Principal, tool contracts.Tool, typ, outcome, code, reques
 
 // byPrincipal sets who acted on ev (op.ByPrincipal).
 func byPrincipal(ev *store.Event, p *auth.Principal) { op.ByPrincipal(ev, p) }
+
+// newTraceID mints a W3C trace id (16 random bytes, hex).
+func newTraceID() string { return ids.Trace() }

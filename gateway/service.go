@@ -60,16 +60,11 @@ type Service struct {
 	light *lightpath.Path
 	// detached tracks the moves that outlived their request (outlive.go).
 	detached detached
-	// imports is the import state of the proxy.import connections a
-	// Reloader publishes (imports.go); nil before the first.
-	imports atomic.Pointer[[]catalogue.ImportState]
 	// limiter enforces the capabilities' rate limits (ratelimits.go).
 	limiter atomic.Pointer[limiterBox]
 	// pins holds the quarantined imported capabilities and the requests
 	// to list the imported tools again (package pins).
 	pins *pins.Pins
-	// reloadables are the features a reload stages and swaps (OnReload).
-	reloadables []op.Reloadable
 }
 
 // Options configure a Service. The zero value is usable.
@@ -177,7 +172,7 @@ func New(st store.Store, opts *Options) *Service {
 	s.ops = s.operations()
 	s.cat = catalogue.New(st, &catalogue.Options{Now: o.Now, Logger: o.Logger, Index: o.Discovery, Workflows: o.Workflows,
 		Lexicon: o.Lexicon, Skills: o.Skills, Scripts: o.Scripts, LexiconWrites: o.LexiconWrites,
-		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Pins: s.pins, ImportState: s.importState})
+		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Pins: s.pins})
 	s.Register(s.cat.Operations()...)
 	return s
 }
@@ -497,6 +492,10 @@ func asContractError(err error) *contracts.Error { return op.AsError(err) }
 // operator's review (/readyz, /metrics, the console) and acceptance of
 // their new definitions.
 func (s *Service) Pins() *pins.Pins { return s.pins }
+
+// LeaseTTL is how long the service's move and start leases hold (read at
+// start only: a reload that changes it is refused).
+func (s *Service) LeaseTTL() time.Duration { return s.leaseTTL }
 
 // Catalogue is the catalogue and lexicon in force: the operator's lexicon
 // commands (DefineTerm, LexiconTerms, PendingTerms) and the console read

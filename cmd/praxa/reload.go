@@ -9,13 +9,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/reload"
 )
 
 // This file reloads the configuration of a running gateway: on SIGHUP and
 // through POST /v8/config/reload (serve), on SIGHUP (mcp on a local
-// store). gateway.Reloader does the work and audits every attempt.
+// store). reload.Reloader does the work and audits every attempt.
 
 // reloadOnHangup reloads the configuration on every SIGHUP until ctx ends,
 // logging the outcome to log and stderr; a refused file leaves the running
@@ -23,7 +23,7 @@ import (
 // one logged and ignored: its default action would end the process in the
 // middle of the shutdown's drain. A reload racing the shutdown is the
 // Reloader's to refuse (the caller closes it first when it shuts down).
-func reloadOnHangup(ctx context.Context, r *gateway.Reloader, log *slog.Logger, stderr io.Writer) {
+func reloadOnHangup(ctx context.Context, r *reload.Reloader, log *slog.Logger, stderr io.Writer) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	ignore := func() {
@@ -45,7 +45,7 @@ func reloadOnHangup(ctx context.Context, r *gateway.Reloader, log *slog.Logger, 
 					continue
 				}
 				trace := ids.Trace()
-				res, err := r.Reload(ctx, gateway.ReloadTrigger{Via: gateway.ReloadViaSignal, TraceID: trace})
+				res, err := r.Reload(ctx, reload.Trigger{Via: reload.ViaSignal, TraceID: trace})
 				if err != nil {
 					log.Error("SIGHUP: configuration reload refused; the running configuration stays", "err", err, "trace_id", trace)
 					fmt.Fprintf(stderr, "praxa: reload refused, the running configuration stays (trace %s):\n%v\n", trace, err)

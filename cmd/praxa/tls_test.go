@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/reload"
 )
 
 // testCert is a self-signed certificate for 127.0.0.1 and its key, PEM.
@@ -219,7 +219,7 @@ func TestServeTLS(t *testing.T) {
 		t.Errorf("after the renewal the gateway serves serial %d, want 11", serial)
 	}
 	// A reload completes the configuration as the start did.
-	if _, err := a.gw.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaSignal}); err != nil {
+	if _, err := a.gw.Reloader.Reload(context.Background(), reload.Trigger{Via: reload.ViaSignal}); err != nil {
 		t.Fatalf("reload: %v", err)
 	}
 	reread, _, err := a.gw.Reloader.Load(context.Background())

@@ -39,9 +39,11 @@ import (
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/knowledge"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/periodic"
 	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/ratelimit"
+	"github.com/praxa/praxa/gateway/reload"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
@@ -152,9 +154,12 @@ type Gateway struct {
 	// exposeDirectly); a reload replaces them.
 	Direct *mcpadapter.DirectSet
 	// Reloader reloads the configuration (SIGHUP, POST /v8/config/reload).
-	Reloader *gateway.Reloader
+	Reloader *reload.Reloader
 
 	opts Options
+	// serviceStore is the store the service runs on: Store with the
+	// audit hooks.
+	serviceStore store.Store
 	// jobs ends at Close: the limiter and the background jobs run on it.
 	jobs      context.Context
 	stopJobs  context.CancelFunc
@@ -278,6 +283,7 @@ func (g *Gateway) buildService(ctx context.Context) error {
 		return err
 	}
 	st := audit.WithHooks(g.Store, g.AuditHooks)
+	g.serviceStore = st
 	g.Auditor = audit.NewAuditor(st, &audit.Options{Logger: log, Now: o.Now})
 	so := o.Service
 	so.Logger, so.Now, so.Auditor = log, o.Now, g.Auditor
@@ -294,7 +300,6 @@ func (g *Gateway) buildService(ctx context.Context) error {
 	g.Knowledge = knowledge.New(st, &knowledge.Options{Now: o.Now, Logger: log, Skills: skillCatalog,
 		CertificateIssuers: certIssuers, Quota: g.Service})
 	g.Service.Register(g.Knowledge.Operations()...)
-	g.Service.OnReload(g.Knowledge)
 	return nil
 }
 
@@ -313,14 +318,16 @@ var errNoReload = errors.New("this gateway has no configuration source to read a
 // lexicon, policy, skills, certificate issuers and the tools MCP lists
 // directly at once. Auth and server settings keep their values from the
 // start.
-func (g *Gateway) reloader() *gateway.Reloader {
+func (g *Gateway) reloader() *reload.Reloader {
 	o := &g.opts
 	load := o.Load
 	if load == nil {
 		load = func(context.Context) (*config.Config, []byte, error) { return nil, nil, errNoReload }
 	}
-	return &gateway.Reloader{
-		Service: g.Service, Switch: g.Switch, Source: o.Source,
+	return &reload.Reloader{
+		Service: g.Service, Store: g.serviceStore, Now: o.Now, Logger: g.Logger,
+		Features: []op.Reloadable{g.Knowledge},
+		Switch:   g.Switch, Source: o.Source,
 		Load: load, Prepare: o.Prepare,
 		Connect: &connect.Options{Logger: g.Logger, Tokens: g.Tokens},
 		Skills:  loadSkills,

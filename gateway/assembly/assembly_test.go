@@ -16,10 +16,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/assembly"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/reload"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/issuer"
@@ -112,7 +112,7 @@ func TestRunAndClose(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Close did not return: a background job did not stop")
 	}
-	if _, err := g.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaSignal}); !errors.Is(err, gateway.ErrReloaderClosed) {
+	if _, err := g.Reloader.Reload(context.Background(), reload.Trigger{Via: reload.ViaSignal}); !errors.Is(err, reload.ErrClosed) {
 		t.Errorf("a reload after Close: %v", err)
 	}
 }
@@ -121,7 +121,7 @@ func TestRunAndClose(t *testing.T) {
 // reload and keeps its configuration.
 func TestNoReloadSource(t *testing.T) {
 	g, _ := built(t, nil)
-	_, err := g.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaSignal})
+	_, err := g.Reloader.Reload(context.Background(), reload.Trigger{Via: reload.ViaSignal})
 	if err == nil || !strings.Contains(err.Error(), "no configuration source") {
 		t.Errorf("reload: %v", err)
 	}

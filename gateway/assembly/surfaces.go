@@ -12,9 +12,9 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/httpapi"
+	"github.com/praxa/praxa/gateway/reload"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/mcpadapter"
@@ -77,7 +77,7 @@ func (g *Gateway) HTTPHandler(o *HTTPOptions) (http.Handler, error) {
 			return err
 		},
 		Mount:  o.Mount,
-		Reload: func(ctx context.Context, by gateway.ReloadTrigger) (any, error) { return g.Reloader.Reload(ctx, by) },
+		Reload: func(ctx context.Context, by reload.Trigger) (any, error) { return g.Reloader.Reload(ctx, by) },
 	}), nil
 }
 

@@ -37,9 +37,9 @@ type Catalogue struct {
 	now   func() time.Time
 	log   *slog.Logger
 	pins  *pins.Pins
-	// importState is the import state of a proxy.import connection (nil:
-	// none known).
-	importState func(connection string) *ImportState
+	// imports are the import states of the proxy.import connections a
+	// Reloader publishes (SetImportStates); nil before the first.
+	imports atomic.Pointer[[]ImportState]
 	// cat is the catalogue in force; a configuration reload replaces it
 	// as a whole (Install).
 	cat atomic.Pointer[catalog]
@@ -89,9 +89,6 @@ type Options struct {
 	// Pins, when set, quarantines imported capabilities: search and
 	// describe show their quarantine.
 	Pins *pins.Pins
-	// ImportState, when set, gives the import state of a proxy.import
-	// connection, which its item shows.
-	ImportState func(connection string) *ImportState
 }
 
 // New returns the Catalogue of st.
@@ -106,10 +103,7 @@ func New(st store.Store, opts *Options) *Catalogue {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.ImportState == nil {
-		o.ImportState = func(string) *ImportState { return nil }
-	}
-	c := &Catalogue{store: st, now: o.Now, log: o.Logger, pins: o.Pins, importState: o.ImportState,
+	c := &Catalogue{store: st, now: o.Now, log: o.Logger, pins: o.Pins,
 		lexiconWrites: o.LexiconWrites, skillsSearch: o.SkillsSearch, scriptsSearch: o.ScriptsSearch}
 	c.Install(o.Index, o.Workflows, o.Lexicon, o.Skills, o.Scripts)
 	return c

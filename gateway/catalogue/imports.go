@@ -1,6 +1,9 @@
 package catalogue
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Import states (ImportState.State).
 const (
@@ -27,4 +30,38 @@ type ImportState struct {
 	LastError string `json:"lastError,omitempty"`
 	// NextAttemptAt is when the gateway tries again.
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
+}
+
+// SetImportStates publishes the import states of the proxy.import
+// connections of the running configuration, by connection name (a
+// Reloader's import retry does).
+func (c *Catalogue) SetImportStates(states []ImportState) {
+	c.imports.Store(&states)
+}
+
+// ImportStates returns the import state of every proxy.import connection
+// of the running configuration, by connection name; none before a
+// Reloader published them (/readyz).
+func (c *Catalogue) ImportStates() []ImportState {
+	p := c.imports.Load()
+	if p == nil {
+		return nil
+	}
+	return slices.Clone(*p)
+}
+
+// importState returns the import state of the connection name, nil when
+// none is known.
+func (c *Catalogue) importState(name string) *ImportState {
+	p := c.imports.Load()
+	if p == nil {
+		return nil
+	}
+	for i := range *p {
+		if (*p)[i].Connection == name {
+			st := (*p)[i]
+			return &st
+		}
+	}
+	return nil
 }

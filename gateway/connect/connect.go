@@ -36,7 +36,7 @@ type Options struct {
 	// ToolsChanged, when set, is told the name of an mcp connection whose
 	// server sent notifications/tools/list_changed (on the session's own
 	// goroutine: it must not block). A gateway lists the tools again
-	// (gateway.Reloader's relist) and checks their pins.
+	// (reload.Reloader's relist) and checks their pins.
 	ToolsChanged func(connection string)
 }
 

@@ -37,7 +37,7 @@ func (e *ImportError) Error() string {
 // offers. Problems with connections (one refused, a tool skipped, a
 // connection that cannot be listed) are logged and returned; they do not
 // stop the gateway. The connections that could not be listed are also
-// ImportFailures, which gateway.Reloader.RetryImports retries. The caller closes the Manager on shutdown.
+// ImportFailures, which reload.Reloader.RetryImports retries. The caller closes the Manager on shutdown.
 func Setup(ctx context.Context, cfg *config.Config, opts *Options) (*Manager, *workflow.Registry, []string, error) {
 	return setup(ctx, cfg, opts, false, nil)
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/reload"
 )
 
 // upstreamEcho is a go-sdk MCP server with one tool, echo.
@@ -126,7 +126,7 @@ proxy:
 
 	// A reload meanwhile is accepted (the connection being retried has no
 	// capabilities to drop), and the retry goes on.
-	if _, err := g.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaEndpoint}); err != nil {
+	if _, err := g.Reloader.Reload(context.Background(), reload.Trigger{Via: reload.ViaEndpoint}); err != nil {
 		t.Fatalf("a reload while the import is retried: %v", err)
 	}
 	if st := readyz(); st["state"] != catalogue.ImportRetrying {

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/connect/connecttest"
+	"github.com/praxa/praxa/gateway/reload"
 )
 
 // longJobConfig is a configuration with one cli capability whose
@@ -111,7 +111,7 @@ func TestReloadKeepsImportsOfUnlistedConnection(t *testing.T) {
 	// are listed all the same.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := g.Reloader.Reload(ctx, gateway.ReloadTrigger{Via: gateway.ReloadViaEndpoint, TraceID: newTraceID()})
+	res, err := g.Reloader.Reload(ctx, reload.Trigger{Via: reload.ViaEndpoint, TraceID: newTraceID()})
 	if err != nil {
 		t.Fatalf("reload under a cancelled request: %v", err)
 	}
@@ -150,7 +150,7 @@ func TestReloadAfterCloseRefused(t *testing.T) {
 	g.Reloader.Close()
 	g.Reloader.Close() // safe to repeat
 	writeFile(t, path, longJobConfig("", 90000))
-	if _, err := g.Reload(t); !errors.Is(err, gateway.ErrReloaderClosed) {
+	if _, err := g.Reload(t); !errors.Is(err, reload.ErrClosed) {
 		t.Fatalf("a reload after Close: %v", err)
 	}
 	if g.Switch.Manager() != running {

@@ -17,10 +17,10 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/reload"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -160,7 +160,7 @@ func TestReloadSkillsAndCertificateIssuers(t *testing.T) {
 		t.Errorf("accepted reload event %+v", e)
 	}
 	a := e.Attributes
-	if a["via"] != gateway.ReloadViaEndpoint || a["source"] != path || a["sha256"] != digest ||
+	if a["via"] != reload.ViaEndpoint || a["source"] != path || a["sha256"] != digest ||
 		fmt.Sprint(a["skills"]) != "2" || fmt.Sprint(a["certificateIssuers"]) != "1" ||
 		fmt.Sprint(a["workflows"]) == "" || a["capabilities"] == nil || a["connections"] == nil {
 		t.Errorf("accepted reload event attributes %v", a)
@@ -227,23 +227,23 @@ func TestReloadBySignalAudited(t *testing.T) {
 	g, _ := fileGateway(t, ti, path)
 
 	trace := newTraceID()
-	res, err := g.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaSignal, TraceID: trace})
+	res, err := g.Reloader.Reload(context.Background(), reload.Trigger{Via: reload.ViaSignal, TraceID: trace})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := reloadEvent(t, g, "", trace)
-	if e.Type != "config.reloaded" || e.Subject != gateway.ReloadViaSignal || e.Attributes["via"] != gateway.ReloadViaSignal ||
+	if e.Type != "config.reloaded" || e.Subject != reload.ViaSignal || e.Attributes["via"] != reload.ViaSignal ||
 		e.Attributes["sha256"] != res.SHA256 || res.SHA256 != sha256Hex(t, path) || e.Attributes["source"] != path {
 		t.Errorf("signal reload event %+v (answer %+v)", e, res)
 	}
 
 	writeFile(t, path, "skills: [\n")
 	trace = newTraceID()
-	if _, err := g.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaSignal, TraceID: trace}); err == nil {
+	if _, err := g.Reloader.Reload(context.Background(), reload.Trigger{Via: reload.ViaSignal, TraceID: trace}); err == nil {
 		t.Fatal("a bad file was reloaded")
 	}
 	e = reloadEvent(t, g, "", trace)
-	if e.Type != "config.reload_refused" || e.Subject != gateway.ReloadViaSignal || e.Attributes["problems"] == nil ||
+	if e.Type != "config.reload_refused" || e.Subject != reload.ViaSignal || e.Attributes["problems"] == nil ||
 		e.Attributes["sha256"] != sha256Hex(t, path) {
 		t.Errorf("refused signal reload event %+v", e)
 	}

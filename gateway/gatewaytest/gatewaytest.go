@@ -38,6 +38,7 @@ import (
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/ratelimit"
+	"github.com/praxa/praxa/gateway/reload"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/pgstore"
@@ -151,7 +152,7 @@ type Gateway struct {
 	Logs *LogBuffer
 	// Reloader reloads the configuration (POST /v8/config/reload,
 	// Gateway.Reload), as serve's SIGHUP does.
-	Reloader *gateway.Reloader
+	Reloader *reload.Reloader
 	// Direct holds the tools /mcp lists directly (the capabilities marked
 	// exposeDirectly); a reload replaces them.
 	Direct *mcpadapter.DirectSet
@@ -352,14 +353,14 @@ func (g *Gateway) prepare(cfg *config.Config, addr string) {
 }
 
 // ReloadResult is the answer of a reload, as serve's.
-type ReloadResult = gateway.ReloadResult
+type ReloadResult = reload.Result
 
 // Reload reloads the configuration in process, as SIGHUP does in serve
 // (the audit event names the signal), and returns the error of a refused
 // one. g.Config keeps the configuration the gateway started with.
 func (g *Gateway) Reload(t testing.TB) (*ReloadResult, error) {
 	t.Helper()
-	return g.Reloader.Reload(context.Background(), gateway.ReloadTrigger{Via: gateway.ReloadViaSignal})
+	return g.Reloader.Reload(context.Background(), reload.Trigger{Via: reload.ViaSignal})
 }
 
 // loadConfig reads the configuration: Options.ConfigFile, else

@@ -5,9 +5,9 @@ import (
 	"net/http"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
+	"github.com/praxa/praxa/gateway/reload"
 )
 
 // reloadConfig serves POST /v8/config/reload (scope config:write), the
@@ -24,7 +24,7 @@ func (s *server) reloadConfig(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, 0, contracts.Errorf(contracts.CodeNotImplemented, "this gateway does not reload its configuration"), rid)
 		return
 	}
-	res, err := s.Reload(r.Context(), gateway.ReloadTrigger{Via: gateway.ReloadViaEndpoint, Principal: p,
+	res, err := s.Reload(r.Context(), reload.Trigger{Via: reload.ViaEndpoint, Principal: p,
 		RequestID: rid, TraceID: traceID(r.Context())})
 	if err != nil {
 		s.Logger.WarnContext(r.Context(), "configuration reload refused", "subject", p.Subject, "err", err)
@@ -46,12 +46,12 @@ func reloadError(err error) *contracts.Error {
 		ce := &contracts.Error{Code: contracts.CodeUnavailable,
 			Message: "a proxy.import connection could not be listed, so the reload would drop the capabilities it offers; the running configuration stays",
 			Hint:    "Bring the connection up (or remove its proxy.import entry) and reload again."}
-		for _, line := range gateway.ReloadProblems(err) {
+		for _, line := range reload.Problems(err) {
 			ce.Fields = append(ce.Fields, contracts.FieldError{Pointer: "", Detail: line})
 		}
 		return ce
 	}
-	if errors.Is(err, gateway.ErrReloaderClosed) {
+	if errors.Is(err, reload.ErrClosed) {
 		return &contracts.Error{Code: contracts.CodeUnavailable, Message: err.Error()}
 	}
 	var le *config.LoadError

@@ -25,6 +25,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/ratelimit"
+	"github.com/praxa/praxa/gateway/reload"
 	"github.com/praxa/praxa/gateway/telemetry"
 )
 
@@ -79,9 +80,9 @@ type Options struct {
 	// /v8/config/reload (scope config:write) and returns the answer; a
 	// *config.LoadError is answered INVALID_PARAMS with one entry of
 	// errors per problem. by names the operator and the request, for the
-	// reload's audit event (gateway.Reloader writes it). Without it the
+	// reload's audit event (reload.Reloader writes it). Without it the
 	// endpoint answers not-implemented.
-	Reload func(ctx context.Context, by gateway.ReloadTrigger) (any, error)
+	Reload func(ctx context.Context, by reload.Trigger) (any, error)
 }
 
 type server struct {
@@ -332,7 +333,7 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 	// as the upstream is away): its state is reported.
 	body := map[string]any{"status": "ready"}
 	if s.Service != nil {
-		if imports := s.Service.ImportStates(); len(imports) > 0 {
+		if imports := s.Service.Catalogue().ImportStates(); len(imports) > 0 {
 			body["imports"] = imports
 		}
 		// Nor does a quarantined imported capability (pins): the others

@@ -11,7 +11,7 @@
 //
 //	k := knowledge.New(st, &knowledge.Options{...})
 //	svc.Register(k.Operations()...)
-//	svc.OnReload(k) // when its state comes from the configuration
+//	reloader.Features = append(reloader.Features, k) // state from the configuration
 //
 // What an operation requires (its scope, its idempotency class, its input
 // schema and success status) is read from package contracts by its Name,

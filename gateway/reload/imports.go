@@ -1,4 +1,4 @@
-package gateway
+package reload
 
 import (
 	"context"
@@ -28,36 +28,10 @@ const (
 	DefaultImportRetryMax  = 5 * time.Minute
 )
 
-// ReloadViaImportRetry is a reload the import retry made: a proxy.import
+// ViaImportRetry is a reload the import retry made: a proxy.import
 // connection that had failed answered, and its capabilities were added
-// (ReloadTrigger.Via).
-const ReloadViaImportRetry = "import-retry"
-
-// ImportStates returns the import state of every proxy.import connection
-// of the running configuration, by connection name; none before a
-// Reloader published them (RetryImports).
-func (s *Service) ImportStates() []catalogue.ImportState {
-	p := s.imports.Load()
-	if p == nil {
-		return nil
-	}
-	return slices.Clone(*p)
-}
-
-// importState returns the import state of the connection name.
-func (s *Service) importState(name string) *catalogue.ImportState {
-	p := s.imports.Load()
-	if p == nil {
-		return nil
-	}
-	for i := range *p {
-		if (*p)[i].Connection == name {
-			st := (*p)[i]
-			return &st
-		}
-	}
-	return nil
-}
+// (Trigger.Via).
+const ViaImportRetry = "import-retry"
 
 // importRetry is the retry state of one connection whose import failed.
 type importRetry struct {
@@ -155,7 +129,7 @@ func (r *Reloader) publishLocked() {
 		}
 		out = append(out, st)
 	}
-	r.Service.imports.Store(&out)
+	r.Service.Catalogue().SetImportStates(out)
 }
 
 // retrying names the connections whose import is being retried.
@@ -175,11 +149,11 @@ func (r *Reloader) retrying() []string {
 // not be listed, lists the imported tools again when an upstream says its
 // tool list changed or a quarantined capability is accepted (the
 // service's ToolListChanges, through the reload path: audited as a reload
-// via ReloadViaToolsChanged, pins checked again), and publishes the import state of every proxy.import
-// connection (Service.ImportStates). Each attempt lists the failed
+// via ViaToolsChanged, pins checked again), and publishes the import state of every proxy.import
+// connection (catalogue.Catalogue.ImportStates). Each attempt lists the failed
 // connection's tools on the running connections; once that works, the
 // running configuration (Running) is imported again through the reload
-// path (audited as a reload via ReloadViaImportRetry), which adds the
+// path (audited as a reload via ViaImportRetry), which adds the
 // connection's capabilities everywhere at once. The waits between attempts
 // grow from ImportRetryBase to ImportRetryMax, with jitter. A reload by
 // the operator starts the retry state afresh from its connections.
@@ -219,19 +193,19 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 		case <-kick:
 			stop()
 			continue
-		case <-r.Service.pins.Changes().C():
+		case <-r.Service.Pins().Changes().C():
 			// An upstream's tool list changed, or a quarantined
 			// capability was accepted: import the tools again, which
 			// checks their pins, when what the upstreams list differs
 			// from what runs (or always after an acceptance).
 			stop()
-			if !r.Service.pins.Changes().TakeAccepted() && !r.importsChanged(ctx) {
+			if !r.Service.Pins().Changes().TakeAccepted() && !r.importsChanged(ctx) {
 				continue
 			}
-			if _, err := r.reimport(ctx, ReloadViaToolsChanged); errors.Is(err, ErrReloaderClosed) {
+			if _, err := r.reimport(ctx, ViaToolsChanged); errors.Is(err, ErrClosed) {
 				return
 			} else if err != nil {
-				r.Service.log.Warn("proxy.import: the tools could not be imported again after a change; the running ones stay", "err", err)
+				r.log().Warn("proxy.import: the tools could not be imported again after a change; the running ones stay", "err", err)
 			}
 			continue
 		case <-wait:
@@ -241,8 +215,8 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 			return
 		}
 		if err == nil {
-			_, err = r.reimport(ctx, ReloadViaImportRetry)
-			if errors.Is(err, ErrReloaderClosed) {
+			_, err = r.reimport(ctx, ViaImportRetry)
+			if errors.Is(err, ErrClosed) {
 				return
 			}
 			if err == nil {
@@ -251,7 +225,7 @@ func (r *Reloader) RetryImports(ctx context.Context) {
 				continue
 			}
 		}
-		r.Service.log.Warn("proxy.import: the connection still cannot be listed; retrying later", "connection", name, "err", err)
+		r.log().Warn("proxy.import: the connection still cannot be listed; retrying later", "connection", name, "err", err)
 		r.stateMu.Lock()
 		r.failedLocked(name, err.Error())
 		r.stateMu.Unlock()
@@ -276,7 +250,7 @@ func (r *Reloader) importsChanged(ctx context.Context) bool {
 	caps, problems := r.Switch.Manager().Import(lctx, running.Proxy.Import)
 	cancel()
 	if len(problems) > 0 {
-		r.Service.log.Warn("proxy.import: a connection's tools changed, but listing them again found problems", "problems", problems)
+		r.log().Warn("proxy.import: a connection's tools changed, but listing them again found problems", "problems", problems)
 	}
 	next := running.Clone()
 	next.SetImported(caps)
@@ -299,8 +273,8 @@ func importedDigests(cfg *config.Config) []string {
 
 // reimport imports the running configuration again through the reload
 // path, audited as a reload via via.
-func (r *Reloader) reimport(ctx context.Context, via string) (*ReloadResult, error) {
-	return r.run(ctx, ReloadTrigger{Via: via}, func(context.Context) (*config.Config, []byte, bool, error) {
+func (r *Reloader) reimport(ctx context.Context, via string) (*Result, error) {
+	return r.run(ctx, Trigger{Via: via}, func(context.Context) (*config.Config, []byte, bool, error) {
 		if r.Running == nil {
 			return nil, nil, false, errors.New("no running configuration to import again")
 		}

@@ -1,4 +1,15 @@
-package gateway
+// Package reload reloads the configuration of a running gateway (SIGHUP,
+// POST /v8/config/reload): a Reloader builds every part of the new
+// configuration, stages the features that hold configuration state
+// (op.Reloadable), and only then swaps them all in, so that a
+// configuration that fails anywhere is refused whole; every attempt is an
+// audit event. It also retries the import of a proxy.import connection
+// that could not be listed, and lists the imported tools again when an
+// upstream says they changed.
+//
+// It imports the service (package gateway) and the parts it swaps; no
+// package it reloads imports it.
+package reload
 
 import (
 	"context"
@@ -6,10 +17,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
@@ -20,93 +33,25 @@ import (
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
-	"github.com/praxa/praxa/gateway/workflow"
 )
 
-// Runtime is what a configuration reload replaces in a running Service:
-// the parts of the configuration that calls read as they run. The
-// executors' connections (package connect's Switch) and the tools an MCP
-// server lists directly (package mcpadapter's DirectSet) are swapped
-// beside it by a Reloader. The rest (auth, server limits and address, the
-// tool set /mcp registers, the flags) is read at start only.
-type Runtime struct {
-	// Workflows are the compiled workflow definitions, proxy_default
-	// included (connect.Setup).
-	Workflows *workflow.Registry
-	// Discovery is the catalogue search and describe answer from; nil
-	// indexes Workflows alone.
-	Discovery *discovery.Index
-	// Lexicon holds the configuration's lexicon terms, keyed by term.
-	Lexicon map[string]config.LexiconEntry
-	// Policy holds the destructive-action denials.
-	Policy config.Policy
-	// Skills are the governed skills aura_get_skill, describe and search
-	// answer from (none when nil).
-	Skills *skills.Catalog
-	// Scripts are the scripts script executors run, and describe and
-	// search answer from (none when nil).
-	Scripts *scripts.Catalog
-	// RunRetention is how long a proxy_default run may stay idle before
-	// the run sweeper expires it (0: runs are kept for good); the next
-	// sweep uses it.
-	RunRetention time.Duration
-	// Quotas are the tenant quotas (server.quotas) from the next
-	// transaction on.
-	Quotas config.Quotas
-	// Quarantines are the imported capabilities quarantined by their pins
-	// (pins.Check); none when nil.
-	Quarantines pins.Quarantines
-
-	// staged swap in the features' parts a Reloader staged (OnReload).
-	staged []func()
-}
-
-// Reload makes rt the configuration the service runs on. Each part is
-// swapped atomically, workflows first, so a call sees the definitions of
-// one configuration or the other; missions already started keep their
-// definition id and move on under the new definition of that id (a
-// definition the new configuration drops answers its moves as unknown).
-// The features' staged parts (OnReload: the knowledge's skills and
-// certificate issuers) are swapped next, before the discovery index that
-// lists the skills. The executors' connections are
-// swapped by the caller before (package connect's Switch), so the new
-// workflows never run on old connections.
-func (s *Service) Reload(rt Runtime) {
-	if rt.Workflows == nil {
-		rt.Workflows, _ = workflow.Compile(nil)
-	}
-	s.workflows.Replace(rt.Workflows)
-	for _, apply := range rt.staged {
-		apply()
-	}
-	s.cat.Install(rt.Discovery, s.workflows, rt.Lexicon, rt.Skills, rt.Scripts)
-	policy := rt.Policy
-	s.policy.Store(&policy)
-	s.runs.retention.Store(int64(max(rt.RunRetention, 0)))
-	quotas := rt.Quotas
-	s.quotas.quotas.Store(&quotas)
-	s.pins.Install(rt.Quarantines)
-	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
-		"run_retention", s.RunRetention().String())
-}
-
-// How a reload was asked for (ReloadTrigger.Via).
+// How a reload was asked for (Trigger.Via).
 const (
-	// ReloadViaToolsChanged is a reload the gateway made to list the
+	// ViaToolsChanged is a reload the gateway made to list the
 	// imported tools again: an upstream sent
 	// notifications/tools/list_changed, or an operator accepted a
 	// quarantined capability's new definition.
-	ReloadViaToolsChanged = "tools-list-changed"
-	// ReloadViaSignal is a SIGHUP of the gateway's process.
-	ReloadViaSignal = "signal"
-	// ReloadViaEndpoint is POST /v8/config/reload.
-	ReloadViaEndpoint = "endpoint"
+	ViaToolsChanged = "tools-list-changed"
+	// ViaSignal is a SIGHUP of the gateway's process.
+	ViaSignal = "signal"
+	// ViaEndpoint is POST /v8/config/reload.
+	ViaEndpoint = "endpoint"
 )
 
-// ReloadTrigger says who asked for a reload and how: its audit event
+// Trigger says who asked for a reload and how: its audit event
 // records it.
-type ReloadTrigger struct {
-	// Via is ReloadViaSignal or ReloadViaEndpoint.
+type Trigger struct {
+	// Via is ViaSignal or ViaEndpoint.
 	Via string
 	// Principal is the operator who called the endpoint; nil for a
 	// signal, whose event names Via as its subject.
@@ -116,9 +61,9 @@ type ReloadTrigger struct {
 	RequestID, TraceID string
 }
 
-// ReloadResult is the answer of an accepted reload (POST
+// Result is the answer of an accepted reload (POST
 // /v8/config/reload; the contract's reloadConfig output schema).
-type ReloadResult struct {
+type Result struct {
 	Reloaded bool `json:"reloaded"`
 	// Source is the file read, empty for the embedded configuration.
 	Source string `json:"source"`
@@ -138,7 +83,7 @@ type ReloadResult struct {
 // Reloader reloads the configuration of a running gateway. SIGHUP and POST
 // /v8/config/reload both call Reload, which builds every part of the new
 // configuration (connections and workflows, discovery index, skills,
-// scripts, what each feature added with Service.OnReload stages, and what
+// scripts, what each of Features stages, and what
 // Stage adds) before swapping any, so a
 // configuration that fails anywhere is refused whole and the running one
 // stays; either way the attempt is an audit event. Reloads run one at a
@@ -155,7 +100,18 @@ type ReloadResult struct {
 // proxy.runRetention applies from the run sweeper's next sweep.
 type Reloader struct {
 	// Service is the service whose Runtime is replaced.
-	Service *Service
+	Service *gateway.Service
+	// Store is the store the service runs on (audit hooks included): the
+	// pins are checked and the reload's audit event written there.
+	Store store.Store
+	// Now is the clock of the pins and the audit event (nil: time.Now);
+	// Logger receives the reload's logs (nil: slog.Default()).
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Features are the features whose state comes from the
+	// configuration: each is staged with the other parts and swapped in
+	// by Service.Reload (Runtime.Apply), in order.
+	Features []op.Reloadable
 	// Switch holds the connections the service's executors run on.
 	Switch *connect.Switch
 	// Source names the configuration Load reads ("" for the embedded
@@ -206,9 +162,9 @@ type Reloader struct {
 	kick    chan struct{}
 }
 
-// ErrReloaderClosed refuses a reload asked for after Reloader.Close: the
+// ErrClosed refuses a reload asked for after Reloader.Close: the
 // gateway is shutting down.
-var ErrReloaderClosed = errors.New("the gateway is shutting down: the configuration is not reloaded")
+var ErrClosed = errors.New("the gateway is shutting down: the configuration is not reloaded")
 
 // Reload reads the configuration again and swaps it in: the connections
 // first, then the service's Runtime, then what Stage built. A
@@ -218,9 +174,9 @@ var ErrReloaderClosed = errors.New("the gateway is shutting down: the configurat
 // changes server.leaseTTL or cannot list a proxy.import connection (a
 // *connect.ImportError) an error saying so, and nothing changes. Every
 // attempt, accepted or refused, is audited as by names it, except one
-// after Close, which is logged and answered ErrReloaderClosed (the store
+// after Close, which is logged and answered ErrClosed (the store
 // may be closed already).
-func (r *Reloader) Reload(ctx context.Context, by ReloadTrigger) (*ReloadResult, error) {
+func (r *Reloader) Reload(ctx context.Context, by Trigger) (*Result, error) {
 	return r.run(ctx, by, func(ctx context.Context) (*config.Config, []byte, bool, error) {
 		cfg, data, err := r.Load(ctx)
 		return cfg, data, false, err
@@ -229,22 +185,22 @@ func (r *Reloader) Reload(ctx context.Context, by ReloadTrigger) (*ReloadResult,
 
 // run is Reload with the configuration load returns (prepared: Prepare
 // has run on it already).
-func (r *Reloader) run(ctx context.Context, by ReloadTrigger, load func(context.Context) (*config.Config, []byte, bool, error)) (*ReloadResult, error) {
+func (r *Reloader) run(ctx context.Context, by Trigger, load func(context.Context) (*config.Config, []byte, bool, error)) (*Result, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		r.Service.log.WarnContext(ctx, "configuration reload refused: the gateway is shutting down", "via", by.Via, "trace_id", by.TraceID)
-		return nil, ErrReloaderClosed
+		r.log().WarnContext(ctx, "configuration reload refused: the gateway is shutting down", "via", by.Via, "trace_id", by.TraceID)
+		return nil, ErrClosed
 	}
 	if by.TraceID == "" {
-		by.TraceID = newTraceID()
+		by.TraceID = ids.Trace()
 	}
 	res, warnings, err := r.reload(ctx, load)
 	if res == nil {
-		res = &ReloadResult{Source: r.Source}
+		res = &Result{Source: r.Source}
 	}
 	res.TraceID = by.TraceID
-	r.Service.auditReload(ctx, by, res, warnings, err)
+	r.auditReload(ctx, by, res, warnings, err)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +209,7 @@ func (r *Reloader) run(ctx context.Context, by ReloadTrigger, load func(context.
 
 // Close ends reloading: it waits for a reload in progress to finish (its
 // swap included), and every later Reload is refused with
-// ErrReloaderClosed, so that none swaps into a service being closed. Call
+// ErrClosed, so that none swaps into a service being closed. Call
 // it first when the gateway shuts down; it is safe to call more than once.
 func (r *Reloader) Close() {
 	r.mu.Lock()
@@ -261,10 +217,10 @@ func (r *Reloader) Close() {
 	r.closed = true
 }
 
-func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*config.Config, []byte, bool, error)) (*ReloadResult, []string, error) {
+func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*config.Config, []byte, bool, error)) (*Result, []string, error) {
 	s := r.Service
 	cfg, data, prepared, err := load(ctx)
-	res := &ReloadResult{Source: r.Source, SHA256: digest(data)}
+	res := &Result{Source: r.Source, SHA256: digest(data)}
 	if err != nil {
 		return res, nil, err
 	}
@@ -272,16 +228,16 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	if r.Prepare != nil && !prepared {
 		r.Prepare(cfg)
 	}
-	if ttl := cfg.LeaseTTL(); ttl != s.leaseTTL {
-		return res, nil, fmt.Errorf("server.leaseTTL is read at start only; restart the gateway to change it (the running gateway holds leases for %s, the file sets %s)", s.leaseTTL, ttl)
+	if ttl := cfg.LeaseTTL(); ttl != s.LeaseTTL() {
+		return res, nil, fmt.Errorf("server.leaseTTL is read at start only; restart the gateway to change it (the running gateway holds leases for %s, the file sets %s)", s.LeaseTTL(), ttl)
 	}
-	opts := &connect.Options{Logger: s.log}
+	opts := &connect.Options{Logger: r.log()}
 	if r.Connect != nil {
 		o := *r.Connect
 		opts = &o
 	}
 	// The new connections' upstreams tell of changed tool lists too.
-	opts.ToolsChanged = s.pins.Changes().Notify
+	opts.ToolsChanged = s.Pins().Changes().Notify
 	// The connections are set up whatever becomes of the request that
 	// asked for the reload (a client that hangs up, the request timeout,
 	// shorter than the import's): an import cut short would refuse it.
@@ -297,10 +253,10 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 		if r.Problems != nil {
 			r.Problems(p)
 		} else {
-			s.log.Warn("configuration reload: " + p)
+			r.log().Warn("configuration reload: " + p)
 		}
 	}
-	refuse := func(err error) (*ReloadResult, []string, error) {
+	refuse := func(err error) (*Result, []string, error) {
 		conns.Close()
 		return res, warnings, err
 	}
@@ -308,7 +264,7 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	// anything is built from them: the quarantined capabilities stay out
 	// of the tools MCP lists (Stage).
 	pctx, pcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	quarantines, err := pins.Check(pctx, s.store, cfg.Exposed(), s.now(), s.log)
+	quarantines, err := pins.Check(pctx, r.Store, cfg.Exposed(), r.now(), r.log())
 	pcancel()
 	if err != nil {
 		return refuse(err)
@@ -330,7 +286,7 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	if err != nil {
 		return refuse(err)
 	}
-	staged, err := s.stage(op.Staged{Config: cfg, Skills: cat})
+	staged, err := r.stage(op.Staged{Config: cfg, Skills: cat})
 	if err != nil {
 		return refuse(err)
 	}
@@ -341,9 +297,9 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 		}
 	}
 	r.Switch.Swap(conns)
-	s.Reload(Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
+	s.Reload(gateway.Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
 		Skills: cat, Scripts: scr, RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas,
-		Quarantines: quarantines, staged: staged})
+		Quarantines: quarantines, Apply: staged})
 	apply()
 	r.stateMu.Lock()
 	// Running is written under both locks: a reload reads it under mu,
@@ -366,19 +322,34 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 	return res, warnings, nil
 }
 
-// stage stages every feature added with OnReload on the new
-// configuration, in order, and returns what swaps each in; the first
-// error refuses the reload.
-func (s *Service) stage(st op.Staged) ([]func(), error) {
-	applies := make([]func(), 0, len(s.reloadables))
-	for _, r := range s.reloadables {
-		apply, err := r.Stage(st)
+// stage stages every feature on the new configuration, in order, and
+// returns what swaps each in; the first error refuses the reload.
+func (r *Reloader) stage(st op.Staged) ([]func(), error) {
+	applies := make([]func(), 0, len(r.Features))
+	for _, f := range r.Features {
+		apply, err := f.Stage(st)
 		if err != nil {
 			return nil, err
 		}
 		applies = append(applies, apply)
 	}
 	return applies, nil
+}
+
+// now reads the Reloader's clock.
+func (r *Reloader) now() time.Time {
+	if r.Now == nil {
+		return time.Now()
+	}
+	return r.Now()
+}
+
+// log is the Reloader's logger.
+func (r *Reloader) log() *slog.Logger {
+	if r.Logger == nil {
+		return slog.Default()
+	}
+	return r.Logger
 }
 
 // digest is the hex SHA-256 of data, "" for none.
@@ -390,14 +361,11 @@ func digest(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// newTraceID mints a W3C trace id (16 random bytes, hex).
-func newTraceID() string { return ids.Trace() }
-
-// ReloadProblems lists what refused a reload: one line per problem of a
+// Problems lists what refused a reload: one line per problem of a
 // configuration that does not load (file:line:column: field: message) or
 // per proxy.import connection that could not be listed, else the error's
 // message.
-func ReloadProblems(err error) []string {
+func Problems(err error) []string {
 	var le *config.LoadError
 	if errors.As(err, &le) {
 		return le.Lines()
@@ -419,12 +387,12 @@ func ReloadProblems(err error) []string {
 // config.reload_refused (refused) with the problems. Both name the
 // source and the digest of what was read. A failed write is logged; it
 // does not undo a reload that happened.
-func (s *Service) auditReload(ctx context.Context, by ReloadTrigger, res *ReloadResult, warnings []string, err error) {
+func (r *Reloader) auditReload(ctx context.Context, by Trigger, res *Result, warnings []string, err error) {
 	attrs := map[string]any{"via": by.Via, "source": res.Source}
 	if res.SHA256 != "" {
 		attrs["sha256"] = res.SHA256
 	}
-	e := store.Event{Type: "config.reloaded", At: s.now(), Operation: contracts.EndpointReloadConfig, Outcome: "allowed",
+	e := store.Event{Type: "config.reloaded", At: r.now(), Operation: contracts.EndpointReloadConfig, Outcome: "allowed",
 		Subject: by.Via, RequestID: by.RequestID, TraceID: by.TraceID, Attributes: attrs}
 	if len(warnings) > 0 {
 		attrs["warnings"] = warnings
@@ -437,16 +405,16 @@ func (s *Service) auditReload(ctx context.Context, by ReloadTrigger, res *Reload
 		} else if ie := (*connect.ImportError)(nil); errors.As(err, &ie) {
 			e.Code = string(contracts.CodeUnavailable)
 		}
-		attrs["problems"] = ReloadProblems(err)
+		attrs["problems"] = Problems(err)
 	} else {
 		attrs["workflows"], attrs["capabilities"], attrs["connections"] = res.Workflows, res.Capabilities, res.Connections
 		attrs["skills"], attrs["certificateIssuers"] = res.Skills, res.CertificateIssuers
 	}
-	byPrincipal(&e, by.Principal)
+	op.ByPrincipal(&e, by.Principal)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	werr := s.store.Update(wctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, []store.Event{e}) })
+	werr := r.Store.Update(wctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, []store.Event{e}) })
 	if werr != nil {
-		s.log.ErrorContext(ctx, "the audit event of a configuration reload was not written", "type", e.Type, "trace_id", e.TraceID, "err", werr)
+		r.log().ErrorContext(ctx, "the audit event of a configuration reload was not written", "type", e.Type, "trace_id", e.TraceID, "err", werr)
 	}
 }
