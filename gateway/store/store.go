@@ -124,13 +124,6 @@ type ReadTx interface {
 	// ListApprovals returns up to limit approvals of the tenant with the
 	// status ("" for any), oldest first.
 	ListApprovals(ctx context.Context, tenant, status string, limit int) ([]Approval, error)
-	// GetLexiconTerm returns the overlay term with the key, or ErrNotFound.
-	GetLexiconTerm(ctx context.Context, key string) (LexiconTerm, error)
-	// ListLexiconTerms returns every overlay term, by key.
-	ListLexiconTerms(ctx context.Context) ([]LexiconTerm, error)
-	// LatestCoverageRun returns the most recently recorded coverage run
-	// (by RecordedAt, then by the order of recording), or ErrNotFound.
-	LatestCoverageRun(ctx context.Context) (CoverageRun, error)
 	// GetMoveLease returns the lease on a workflow's version, or
 	// ErrNotFound (also for another tenant's). An expired lease is
 	// returned too: it is resolved, never silently replaced.
@@ -154,6 +147,10 @@ type ReadTx interface {
 	QuotaReadTx
 	// PinReadTx reads the pins of imported capabilities.
 	PinReadTx
+	// LexiconReadTx reads the lexicon overlay (gateway/catalogue).
+	LexiconReadTx
+	// CoverageReadTx reads the recorded coverage (gateway/knowledge).
+	CoverageReadTx
 }
 
 // Tx reads and writes inside a transaction.
@@ -198,14 +195,6 @@ type Tx interface {
 	// UpdateApproval replaces an approval whose stored status is
 	// expectedStatus; ErrConflict otherwise.
 	UpdateApproval(ctx context.Context, a Approval, expectedStatus string) error
-	// PutLexiconTerm writes an overlay term. With expectedVersion 0 it
-	// inserts, ErrExists when the key holds a term; otherwise it replaces
-	// the term whose stored version is expectedVersion: ErrConflict when it
-	// is another, ErrNotFound when there is none.
-	PutLexiconTerm(ctx context.Context, t LexiconTerm, expectedVersion int64) error
-	// PutCoverageRun stores a recorded coverage run; ErrExists if its id is
-	// taken.
-	PutCoverageRun(ctx context.Context, r CoverageRun) error
 	// InsertMoveLease stores a new lease; ErrExists if the workflow's
 	// version holds one, expired or not (a lease is only ever removed by
 	// DeleteMoveLease).
@@ -246,6 +235,10 @@ type Tx interface {
 	QuotaTx
 	// PinTx writes the pins of imported capabilities.
 	PinTx
+	// LexiconTx writes the lexicon overlay (gateway/catalogue).
+	LexiconTx
+	// CoverageTx records coverage runs (gateway/knowledge).
+	CoverageTx
 }
 
 // IdempotencyRecord is the remembered outcome of one idempotent request.
