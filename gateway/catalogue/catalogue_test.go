@@ -14,6 +14,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/op"
+	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
@@ -197,5 +198,96 @@ func TestLexicon(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"runbook"}) {
 		t.Errorf("terms after a reload without lexicon = %v, want [runbook] (the configuration had %d)", names, len(cfg.Lexicon))
+	}
+}
+
+// TestItemStates: a quarantined capability is described with its
+// quarantine and the operator's move instead of its upstream text (the
+// pin unread fails closed), and a connection's item shows the import
+// state a Reloader published.
+func TestItemStates(t *testing.T) {
+	pinStore := memstore.New() // holds no pin: the quarantine, unread, holds
+	defer pinStore.Close()
+	q := pins.QuarantinedCapability{Capability: "github.list_issues", Connection: "github", Tool: "list_issues",
+		Quarantine: pins.Quarantine{Reason: "the upstream changed", PinnedSHA256: "aa", OfferedSHA256: "bb", Since: now}}
+	c, st, _ := newCatalogue(t, catalogue.Options{Pins: pins.New(pinStore, &pins.Options{Quarantines: pins.Quarantines{q.Capability: q}})})
+	out, _, err := call(t, c, st, contracts.ToolPraxecQuery, contracts.OpDescribe, caller, map[string]any{"subject": "github.list_issues"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := out.(catalogue.Description).Item
+	if item.Quarantine == nil || item.Quarantine.OfferedSHA256 != "bb" || item.Description != "Quarantined: the upstream changed." ||
+		len(item.Links) != 1 || item.Links[0].Rel != "operator_path" {
+		t.Errorf("a quarantined capability = %+v", item)
+	}
+
+	conn := ""
+	for _, h := range c.Index().Search(discovery.Query{Kinds: []discovery.Kind{discovery.KindConnection}, Limit: discovery.MaxLimit}) {
+		conn = h.Item.ID
+		break
+	}
+	if conn == "" {
+		t.Skip("the example configuration declares no connection")
+	}
+	if c.ImportStates() != nil {
+		t.Errorf("import states before any was published: %v", c.ImportStates())
+	}
+	c.SetImportStates([]catalogue.ImportState{{Connection: conn, State: catalogue.ImportRetrying, Attempts: 2, LastError: "refused"}})
+	out, _, err = call(t, c, st, contracts.ToolPraxecQuery, contracts.OpDescribe, caller, map[string]any{"subject": conn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp := out.(catalogue.Description).Item.Import; imp == nil || imp.State != catalogue.ImportRetrying || imp.Attempts != 2 {
+		t.Errorf("the connection's import state = %+v", imp)
+	}
+}
+
+// TestPendingTerms: the commands paused on an unknown subject show as one
+// placeholder term per subject, with the moves that resolve it, in a
+// lookup, a lexicon search and the operator's list; a term defined since
+// is no longer pending.
+func TestPendingTerms(t *testing.T) {
+	c, st, _ := newCatalogue(t, catalogue.Options{LexiconWrites: true})
+	ctx := context.Background()
+	err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		for i, cmd := range []string{"c1", "c2"} {
+			if err := tx.PutPendingSubject(ctx, store.PendingSubject{Tenant: "acme", SubjectKey: "hotfix", CommandKey: cmd, Subject: "hotfix",
+				Doc: []byte(`{}`), CreatedBy: "alice", CreatedAt: now.Add(time.Duration(i) * time.Minute)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := c.PendingTerms(ctx, "acme")
+	if err != nil || len(pending) != 1 || pending[0].Term != "hotfix" || pending[0].QueuedCommands != 2 || pending[0].State != catalogue.PendingDefinition {
+		t.Fatalf("PendingTerms = %+v, %v", pending, err)
+	}
+	var rels []string
+	for _, l := range pending[0].Links {
+		rels = append(rels, l.Rel)
+	}
+	if !slices.Contains(rels, "define_new") || !slices.Contains(rels, "cancel") {
+		t.Errorf("resolution links = %v", rels)
+	}
+	if others, _ := c.PendingTerms(ctx, "globex"); len(others) != 0 {
+		t.Errorf("another tenant's pending terms: %+v", others)
+	}
+	out, _, err := call(t, c, st, contracts.ToolPraxecQuery, contracts.OpLexiconLookup, caller, map[string]any{"subject": "lexicon:hotfix"})
+	if l := out.(catalogue.LexiconLookup); err != nil || l.State != catalogue.PendingDefinition || l.Pending == nil || l.Entry != nil {
+		t.Errorf("lookup of a pending term = %+v, %v", out, err)
+	}
+	out, _, err = call(t, c, st, contracts.ToolPraxecQuery, contracts.OpLexiconSearch, caller, map[string]any{"query": "hot", "kind": "lexicon"})
+	if err != nil || len(out.(catalogue.LexiconSearch).Pending) != 1 {
+		t.Errorf("search of a pending term = %+v, %v", out, err)
+	}
+	define := map[string]any{"subject": "lexicon:hotfix", "definition": map[string]any{"definition_short": "A change shipped outside the release train."}}
+	if _, _, err := call(t, c, st, contracts.ToolPraxecCommand, contracts.OpDefine, caller, define); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := c.PendingTerms(ctx, "acme"); err != nil || len(pending) != 0 {
+		t.Errorf("after the define: %+v, %v", pending, err)
 	}
 }
