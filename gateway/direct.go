@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/telemetry/tracing"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -92,7 +96,7 @@ func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCal
 	}
 	ev := eventFor(p, tool, "", "", "", c.RequestID, c.TraceID, s.now(), nil)
 	ev.Operation = string(contracts.OpStart)
-	out, ce := s.light.Call(ctx, c.Capability, a.checked, ev)
+	out, ce := s.lightCall(ctx, p, c.Capability, a.checked, ev)
 	if ce != nil {
 		if ce.Code == contracts.CodeInternal {
 			s.log.ErrorContext(ctx, "direct call failed", "capability", c.Capability, "err", ce.Cause)
@@ -106,6 +110,28 @@ func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCal
 		}
 	}
 	return &DirectResult{Call: out, Light: true, Links: []contracts.Link{catalogue.CapabilityStartLink(c.Capability, schema)}}
+}
+
+// lightCall runs a direct call on the light path: while telemetry.Tracing
+// an executor span under the request's (its capability and outcome), and
+// the gateway's attributes on the request's span.
+func (s *Service) lightCall(ctx context.Context, p *auth.Principal, capability string, args workflow.CheckedArgs, ev store.Event) (*workflow.Call, *contracts.Error) {
+	if !tracing.On() {
+		return s.light.Call(ctx, capability, args, ev)
+	}
+	outer := ctx
+	ctx, span := tracing.StartChild(ctx, "executor light", oteltrace.SpanKindInternal,
+		tracing.KeyCapability.String(tracing.Bounded(capability)), tracing.KeyTenant.String(tracing.Bounded(p.Tenant)))
+	out, ce := s.light.Call(ctx, capability, args, ev)
+	outcome := "ok"
+	if ce != nil {
+		outcome = string(ce.Code)
+		tracing.End(span, nil, outcome)
+	} else {
+		tracing.End(span, nil, "")
+	}
+	tracing.Annotate(outer, p.Tenant, string(contracts.OpStart), capability, "", outcome)
+	return out, ce
 }
 
 // directRun answers a direct call with a one-move run of proxy_default:

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
@@ -20,6 +22,7 @@ import (
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/telemetry/tracing"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -356,6 +359,17 @@ func (s *Service) Invoke(ctx context.Context, p *auth.Principal, c Call) *Result
 	}
 	res := s.invoke(ctx, p, tool, c)
 	s.finish(ctx, p, tool, c.RequestID, c.TraceID, res)
+	if tracing.On() {
+		outcome := "ok"
+		if res.Err != nil {
+			outcome = string(res.Err.Code)
+		}
+		tenant := ""
+		if p != nil {
+			tenant = p.Tenant
+		}
+		tracing.Annotate(ctx, tenant, res.Operation, c.Capability, "", outcome)
+	}
 	return res
 }
 
@@ -394,6 +408,9 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 	args := a.args
 	if c.Capability != "" {
 		args = directStart(c.Capability, args) // what its run starts with
+	}
+	if tracing.On() {
+		tracing.Annotate(ctx, "", "", movedCapability(args), "", "")
 	}
 	e := &env{Request: op.Request{Principal: p, Tool: tool, Args: args, RequestID: c.RequestID, TraceID: c.TraceID, Now: s.now()}, toolSet: c.ToolSet}
 	if tool.Name == contracts.ToolPraxecCommand {
@@ -516,11 +533,29 @@ func (s *Service) Close(ctx context.Context) error {
 	return s.audit.Close(ctx)
 }
 
+// movedCapability is the capability a praxec.command names: the one a
+// start fires (input.capability), or the transition a submit fires; ""
+// for anything else.
+func movedCapability(args map[string]any) string {
+	if in, ok := args["input"].(map[string]any); ok {
+		if c, ok := in["capability"].(string); ok {
+			return c
+		}
+	}
+	c, _ := args["transition"].(string)
+	return c
+}
+
 // traced returns ctx carrying the W3C trace context of a call in trace
-// (a span of its own), which the executors send on to their upstreams.
+// (a span of its own), which the executors send on to their upstreams:
+// while telemetry.Tracing, the span of the request in ctx (each hop then
+// sends its own span's).
 func traced(ctx context.Context, trace string) context.Context {
 	if trace == "" {
 		return ctx
+	}
+	if sc := oteltrace.SpanContextFromContext(ctx); sc.IsValid() && sc.TraceID().String() == trace {
+		return workflow.WithTraceparent(ctx, tracing.Traceparent(sc))
 	}
 	return workflow.WithTraceparent(ctx, "00-"+trace+"-"+ids.Span()+"-01")
 }

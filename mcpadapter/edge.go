@@ -19,6 +19,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/telemetry"
 )
 
 // This file is /mcp's edge around the SDK's streamable handler, which it
@@ -100,6 +101,10 @@ func (e rpcEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ew.req = r
 	ctx := context.WithValue(r.Context(), refusalKey{}, &ew.refusal)
+	if telemetry.Tracing() && ew.env != nil && ew.env.ID != nil && len(ew.env.Batch) == 0 {
+		// The MCP server span names the request's JSON-RPC id (traceCall).
+		ctx = context.WithValue(ctx, rpcIDKey{}, ew.env.ID.String())
+	}
 	if e.stateless != nil && ew.env != nil {
 		if call, ok := e.stateless.take(r, ew.env); ok {
 			e.stateless.serve(w, r.WithContext(ctx), call, &ew.refusal)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/ids"
+	"github.com/praxa/praxa/gateway/telemetry"
 )
 
 // revisionCaching is the first MCP revision that defines ttlMs and
@@ -124,9 +125,15 @@ const revisionNoBatch = "2025-06-18"
 // batch (revisions before 2025-06-18), whose HTTP answer is shared. A
 // malformed traceparent is ignored, as W3C Trace Context says: the request
 // keeps the trace it had.
-func joinTrace(join func(context.Context, string) bool) mcp.Middleware {
+//
+// While telemetry.Tracing, each request is also an MCP server span
+// (traceCall), and the span's trace is the request's trace.
+func joinTrace(join func(context.Context, string) bool, registered func(name string) bool) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if telemetry.Tracing() {
+				return traceCall(ctx, method, req, join, registered, next)
+			}
 			if trace, ok := requestTrace(req); ok {
 				ctx = context.WithValue(ctx, traceKey{}, trace)
 				if join != nil && protocolVersion(req) >= revisionNoBatch {

@@ -183,7 +183,9 @@ func newServer(backend Backend, opts *Options) (*server, error) {
 	// cache fields are stripped from the final result; the call's own
 	// deadline is innermost.
 	var middleware []mcp.Middleware
-	middleware = append(middleware, stripCacheable, joinTrace(o.JoinTrace))
+	var tool func(name string) (mcp.ToolHandler, bool)
+	registered := func(name string) bool { _, ok := tool(name); return ok }
+	middleware = append(middleware, stripCacheable, joinTrace(o.JoinTrace, registered))
 	if o.Allowed != nil {
 		middleware = append(middleware, narrowToolList(o.Allowed))
 	}
@@ -192,7 +194,7 @@ func newServer(backend Backend, opts *Options) (*server, error) {
 		middleware = append(middleware, boundCalls(o.CallTimeout))
 	}
 	srv.AddReceivingMiddleware(middleware...)
-	tool := func(name string) (mcp.ToolHandler, bool) {
+	tool = func(name string) (mcp.ToolHandler, bool) {
 		if h, ok := handlers[name]; ok {
 			return h, true
 		}

@@ -22,6 +22,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/bench/internal/benchmcp"
+	"github.com/praxa/praxa/gateway/telemetry"
+	"github.com/praxa/praxa/mcpadapter"
 )
 
 // echoArgs are the echo tool's arguments.
@@ -49,7 +51,22 @@ func newServer() *mcp.Server {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address (loopback)")
 	flag.Parse()
-	if err := benchmcp.Serve("mcpecho", *addr, benchmcp.Handler(newServer())); err != nil {
+	srv := newServer()
+	// With OTEL_EXPORTER_OTLP_ENDPOINT set, every call is an MCP server
+	// span whose parent its _meta.traceparent names (the gateway's test of
+	// its OpenTelemetry export uses mcpecho as the upstream); otherwise
+	// nothing is added.
+	export, err := telemetry.Start(context.Background(), telemetry.Settings{ServiceName: "mcpecho"}, os.Getenv, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcpecho:", err)
+		os.Exit(1)
+	}
+	if export != nil {
+		srv.AddReceivingMiddleware(mcpadapter.Traced(func(name string) bool { return name == "echo" }))
+	}
+	err = benchmcp.Serve("mcpecho", *addr, benchmcp.Handler(srv))
+	export.Shutdown(context.Background())
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcpecho:", err)
 		os.Exit(1)
 	}

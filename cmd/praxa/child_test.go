@@ -78,10 +78,17 @@ func startDevServe(t *testing.T, bin, dataDir string, flags ...string) *devServe
 // prints its address; the child is stopped when t ends.
 func startServe(t *testing.T, bin string, flags ...string) *devServe {
 	t.Helper()
+	return startServeEnv(t, bin, nil, flags...)
+}
+
+// startServeEnv is startServe with the variables env added to the child's
+// environment.
+func startServeEnv(t *testing.T, bin string, env []string, flags ...string) *devServe {
+	t.Helper()
 	s := &devServe{done: make(chan struct{})}
 	s.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, flags...)...)
 	s.cmd.Dir = t.TempDir() // no ./praxec.yaml: the embedded example configuration
-	s.cmd.Env = childEnv()
+	s.cmd.Env = childEnv(env...)
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -64,7 +64,15 @@ func runMCP(ctx context.Context, env *environment, args []string) error {
 	var srv *mcp.Server
 	var metrics *httpapi.Metrics
 	if *remote != "" {
-		hc := &http.Client{Timeout: 60 * time.Second}
+		// The gateway's own runtime sets OpenTelemetry up in assembly.Build;
+		// a client of a gateway does it here: its MCP requests are spans,
+		// and its calls carry their context to the gateway (Traceparent).
+		export, err := telemetry.Start(ctx, telemetry.Settings{}, env.getenv, log)
+		if err != nil {
+			return err
+		}
+		defer export.Shutdown(context.WithoutCancel(ctx))
+		hc := &http.Client{Timeout: 60 * time.Second, Transport: telemetry.Transport(nil)}
 		target := credentialTarget{check: restclient.ClaimsCheck(cf.tenantClaim), invocation: "praxa mcp --gateway " + config.ShellQuote(*remote)}
 		if kind == clientCredentials || kind == refreshToken {
 			// The gateway names its issuers and the audience its tokens

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,6 +156,9 @@ type Gateway struct {
 	Direct *mcpadapter.DirectSet
 	// Reloader reloads the configuration (SIGHUP, POST /v8/config/reload).
 	Reloader *reload.Reloader
+	// Telemetry is the OpenTelemetry export (spans and metrics over OTLP),
+	// nil when off; Close flushes it.
+	Telemetry *telemetry.Export
 
 	opts Options
 	// serviceStore is the store the service runs on: Store with the
@@ -200,6 +204,9 @@ func Build(ctx context.Context, cfg *config.Config, st store.Store, opts *Option
 			g.undo()
 		}
 	}()
+	if g.Telemetry, err = startTelemetry(ctx, cfg.Telemetry, o.Getenv, log); err != nil {
+		return nil, err
+	}
 
 	if err := g.buildService(ctx); err != nil {
 		return nil, err
@@ -422,6 +429,8 @@ func (g *Gateway) Close(ctx context.Context) error {
 		g.running.Wait()
 		// The service's last events reach the audit sinks before they close.
 		g.closeErr = errors.Join(g.Service.Close(ctx), g.AuditHooks.Close(ctx), g.Switch.Close(ctx))
+		// The last spans leave after the last moves they record.
+		g.closeErr = errors.Join(g.closeErr, g.Telemetry.Shutdown(ctx))
 	})
 	return g.closeErr
 }
@@ -431,6 +440,7 @@ func (g *Gateway) undo() {
 	g.stopJobs()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	defer g.Telemetry.Shutdown(ctx)
 	if g.Service != nil {
 		if err := g.Service.Close(ctx); err != nil {
 			g.Logger.Warn("closing the service of a gateway that did not start", "err", err)
@@ -460,4 +470,23 @@ func (g *Gateway) IssuerURLs() []string {
 		out = append(out, is.Issuer)
 	}
 	return out
+}
+
+// startTelemetry starts the OpenTelemetry export the configuration's
+// telemetry block and the OTEL_* variables (getenv, nil: os.Getenv) say
+// (telemetry.Start): nil when off.
+func startTelemetry(ctx context.Context, c config.Telemetry, getenv func(string) string, log *slog.Logger) (*telemetry.Export, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	e, err := telemetry.Start(ctx, telemetry.Settings{Endpoint: c.Endpoint, Protocol: c.Protocol, SampleRatio: c.SampleRatio,
+		ServiceName: c.ServiceName, Disabled: c.Disabled, MetricInterval: c.MetricInterval.Std()}, getenv, log)
+	if err != nil {
+		return nil, err
+	}
+	if e != nil {
+		log.Info("telemetry: exporting spans and metrics over OTLP", "protocol", e.Resolved.Protocol,
+			"sample_ratio", e.Resolved.SampleRatio, "service_name", e.Resolved.ServiceName)
+	}
+	return e, nil
 }

@@ -54,6 +54,8 @@ type Config struct {
 	Connections map[string]Connection `json:"connections,omitempty"`
 	// Console configures the operator console (package console).
 	Console Console `json:"console,omitzero"`
+	// Telemetry says where traces and metrics are exported over OTLP.
+	Telemetry Telemetry `json:"telemetry,omitzero"`
 
 	// connectionNames are the keys of the connections section (see
 	// ConnectionNames).
@@ -203,6 +205,30 @@ type Console struct {
 	// Issuer is the issuer people sign in with: one of Auth.Issuers
 	// (default the first).
 	Issuer string `json:"issuer,omitempty"`
+}
+
+// Telemetry configures the OpenTelemetry export of traces and metrics over
+// OTLP (package telemetry). Each setting has a standard OTEL_* environment
+// variable that overrides it; an endpoint in either place turns export on.
+type Telemetry struct {
+	// Endpoint is the OTLP endpoint's base URL
+	// (OTEL_EXPORTER_OTLP_ENDPOINT).
+	Endpoint string `json:"endpoint,omitempty"`
+	// Protocol is http/protobuf (the default) or grpc
+	// (OTEL_EXPORTER_OTLP_PROTOCOL).
+	Protocol string `json:"protocol,omitempty"`
+	// SampleRatio is the share of traces sampled, 0 to 1 (default 1;
+	// OTEL_TRACES_SAMPLER_ARG).
+	SampleRatio *float64 `json:"sampleRatio,omitempty"`
+	// ServiceName is the service.name of the spans and metrics (default
+	// praxa; OTEL_SERVICE_NAME).
+	ServiceName string `json:"serviceName,omitempty"`
+	// Disabled turns export off whatever the endpoint
+	// (OTEL_SDK_DISABLED).
+	Disabled bool `json:"disabled,omitempty"`
+	// MetricInterval is how often metrics are exported (default 60s;
+	// OTEL_METRIC_EXPORT_INTERVAL, in milliseconds).
+	MetricInterval Duration `json:"metricInterval,omitempty"`
 }
 
 // Issuer is one trusted token issuer.

@@ -8,14 +8,19 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/telemetry/tracing"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -123,6 +128,13 @@ func (r cliRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 	defer cancel()
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
+	// While telemetry.Tracing, the command is a client span, whose context
+	// TRACEPARENT carries.
+	if _, span := tracing.StartChild(ctx, "exec "+c.name, trace.SpanKindClient,
+		tracing.KeyConnection.String(tracing.Bounded(c.name)), attribute.String("process.executable.name", filepath.Base(path))); span != nil {
+		ctx = workflow.WithTraceparent(ctx, tracing.Traceparent(span.SpanContext()))
+		defer span.End()
+	}
 	if tp := workflow.Traceparent(ctx); tp != "" {
 		cmd.Env = append(slices.Clip(env), "TRACEPARENT="+tp)
 	}

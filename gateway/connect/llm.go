@@ -16,6 +16,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -409,7 +410,15 @@ func (c *llmConn) complete(ctx context.Context, key string, req chatRequest) (ch
 	if tp := workflow.Traceparent(ctx); tp != "" {
 		hr.Header.Set("Traceparent", tp)
 	}
+	span := telemetry.StartHTTPClient(ctx, hr, "/chat/completions")
 	resp, err := c.client.Do(hr)
+	if span != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		telemetry.EndHTTPClient(span, status, err)
+	}
 	if err != nil {
 		if isDialError(err) {
 			return chatAnswer{}, unavailable(config.ExecutorLLM, c.name, "cannot reach %s: %s", hr.URL.Host, redact(transportReason(err), c.secrets))

@@ -18,10 +18,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/strictjson"
+	"github.com/praxa/praxa/gateway/telemetry/tracing"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -445,7 +447,33 @@ func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (m
 
 // callOn calls the tool on c's session, or as its own POST when the
 // session would send it as one (postable); errors leave out tok.
-func (c *mcpConn) callOn(ctx context.Context, tool string, args map[string]any, tok string) (map[string]any, bool, error) {
+//
+// While telemetry.Tracing, the call is an MCP client span (the MCP
+// semantic conventions), whose context the call's _meta.traceparent
+// carries to the upstream (both ways: the session's and the POST's).
+func (c *mcpConn) callOn(ctx context.Context, tool string, args map[string]any, tok string) (out map[string]any, isError bool, err error) {
+	if tracing.On() {
+		var span trace.Span
+		ctx, span = tracing.StartChild(ctx, "tools/call "+tool, trace.SpanKindClient,
+			tracing.KeyMCPMethod.String("tools/call"), tracing.KeyToolName.String(tracing.Bounded(tool)),
+			tracing.KeyConnection.String(tracing.Bounded(c.name)), tracing.KeyNetworkTransport.String(c.netTransport()))
+		if span != nil {
+			ctx = workflow.WithTraceparent(ctx, tracing.Traceparent(span.SpanContext()))
+			defer func() {
+				errType := ""
+				var xe *workflow.ExecutorError
+				switch {
+				case errors.As(err, &xe):
+					errType = xe.Outcome
+				case err != nil:
+					errType = "_OTHER"
+				case isError:
+					errType = "tool_error"
+				}
+				tracing.End(span, err, errType)
+			}()
+		}
+	}
 	cs, err := c.session(ctx)
 	if err != nil {
 		return nil, false, err
@@ -475,6 +503,15 @@ func (c *mcpConn) callOn(ctx context.Context, tool string, args map[string]any, 
 		return nil, false, &workflow.ExecutorError{Outcome: workflow.OutcomeUnknown, Kind: config.ExecutorMCP, Connection: c.name,
 			Message: fmt.Sprintf("tool %s: the connection broke during the call: %s", tool, redact(c.reason(err), secretList(tok)))}
 	}
+}
+
+// netTransport is the network.transport of c's calls: tcp for a URL
+// connection, pipe for a child process on stdio.
+func (c *mcpConn) netTransport() string {
+	if c.transport != nil {
+		return "tcp"
+	}
+	return "pipe"
 }
 
 // tools lists the connection's tools.
@@ -606,6 +643,11 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	for k, v := range t.headers {
 		r.Header.Set(k, v)
+	}
+	// A call's W3C trace context goes in its HTTP request too, as in its
+	// _meta.
+	if tp := workflow.Traceparent(r.Context()); tp != "" {
+		r.Header.Set("Traceparent", tp)
 	}
 	return t.next.RoundTrip(r)
 }

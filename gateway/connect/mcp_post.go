@@ -115,6 +115,9 @@ func (c *mcpConn) postCall(ctx context.Context, cs *mcp.ClientSession, tool stri
 		return nil, false, unavailable(config.ExecutorMCP, c.name, "%s", c.reason(err))
 	}
 	c.headers(req.Header, tok)
+	if tp := workflow.Traceparent(ctx); tp != "" {
+		req.Header.Set("Traceparent", tp) // as in its _meta
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Method", "tools/call")
@@ -346,6 +349,9 @@ func (c *mcpConn) cancelled(id int64, tok string, why error) {
 		return
 	}
 	c.headers(req.Header, tok)
+	if tp := workflow.Traceparent(ctx); tp != "" {
+		req.Header.Set("Traceparent", tp) // as in its _meta
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Method", "notifications/cancelled")

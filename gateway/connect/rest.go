@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/telemetry"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -175,7 +176,15 @@ func (c *restConn) do(ctx context.Context, method string, u *url.URL, header htt
 	if tp := workflow.Traceparent(ctx); tp != "" && req.Header.Get("Traceparent") == "" {
 		req.Header.Set("Traceparent", tp)
 	}
+	span := telemetry.StartHTTPClient(ctx, req, path)
 	resp, err := c.client.Do(req)
+	if span != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		telemetry.EndHTTPClient(span, status, err)
+	}
 	if err != nil {
 		if isDialError(err) {
 			return nil, unavailable(config.ExecutorREST, c.name, "%s: cannot reach %s: %v", what, u.Host, transportReason(err))

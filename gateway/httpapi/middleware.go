@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/telemetry"
+	"github.com/praxa/praxa/gateway/telemetry/tracing"
 )
 
 // The middleware every request passes, outermost first (New):
@@ -33,12 +35,17 @@ func traceID(ctx context.Context) string { return telemetry.TraceID(ctx) }
 type exchange struct {
 	telemetry.Request
 	statusWriter
+	// span is the request's server span while telemetry.Tracing (nil
+	// otherwise): instrument ends it.
+	span oteltrace.Span
 }
 
 // requestIDs gives every request an id and a trace id, in its context
 // (telemetry.NewContext) and answered (X-Request-Id, Traceparent): a
 // client's valid X-Request-Id is kept, and so is the trace of a valid
-// Traceparent.
+// Traceparent. While telemetry.Tracing it starts the request's server span
+// (its parent that Traceparent), whose trace is the request's: the one its
+// log lines and audit events carry.
 func requestIDs(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := &exchange{}
@@ -46,12 +53,20 @@ func requestIDs(next http.Handler) http.Handler {
 		if !validRequestID(id) {
 			id = ids.Request()
 		}
-		trace := traceFrom(r.Header.Get("Traceparent"))
 		h := w.Header()
-		x.Start(id, trace, h)
 		h["X-Request-Id"] = []string{id}
-		h["Traceparent"] = []string{ids.Traceparent(trace)}
-		next.ServeHTTP(w, r.WithContext(telemetry.NewContext(r.Context(), x)))
+		ctx, span, traced := telemetry.StartHTTPServer(r)
+		if traced {
+			x.span = span
+			sc := span.SpanContext()
+			x.Start(id, sc.TraceID().String(), h)
+			h["Traceparent"] = []string{tracing.Traceparent(sc)}
+		} else {
+			trace := traceFrom(r.Header.Get("Traceparent"))
+			x.Start(id, trace, h)
+			h["Traceparent"] = []string{ids.Traceparent(trace)}
+		}
+		next.ServeHTTP(w, r.WithContext(telemetry.NewContext(ctx, x)))
 	})
 }
 
@@ -82,6 +97,9 @@ func (s *server) instrument(next http.Handler) http.Handler {
 			o.MCPMethod, o.MCPName = r.Header.Get("Mcp-Method"), r.Header.Get("Mcp-Name")
 		}
 		rec.Record(r.Context(), o)
+		if x.span != nil {
+			telemetry.EndHTTPServer(x.span, r.Method, o.Route, o.Status)
+		}
 	})
 }
 

@@ -7,8 +7,9 @@ import (
 )
 
 // TestDependencies keeps telemetry below every surface: of the module it
-// imports package ids only, so that httpapi, mcpadapter and the service
-// can all import it.
+// imports packages ids and tracing only, so that httpapi, mcpadapter and
+// the service can all import it; and tracing, which the workflow engine
+// and the store drivers import, imports neither HTTP nor the SDK.
 func TestDependencies(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
@@ -20,9 +21,28 @@ func TestDependencies(t *testing.T) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		if strings.HasPrefix(dep, "github.com/praxa/praxa/") && dep != "github.com/praxa/praxa/gateway/ids" &&
-			dep != "github.com/praxa/praxa/gateway/telemetry" || strings.HasPrefix(dep, "github.com/go-chi/") ||
+			dep != "github.com/praxa/praxa/gateway/telemetry" && dep != "github.com/praxa/praxa/gateway/telemetry/tracing" || strings.HasPrefix(dep, "github.com/go-chi/") ||
 			strings.HasPrefix(dep, "github.com/modelcontextprotocol/") {
 			t.Errorf("gateway/telemetry depends on %s", dep)
+		}
+	}
+}
+
+// TestTracingDependencies keeps package tracing light: OpenTelemetry's
+// trace API, no HTTP, no SDK, nothing of the module.
+func TestTracingDependencies(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not available")
+	}
+	out, err := exec.Command(gobin, "list", "-deps", "github.com/praxa/praxa/gateway/telemetry/tracing").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "net/http" || strings.HasPrefix(dep, "go.opentelemetry.io/otel/sdk") ||
+			strings.HasPrefix(dep, "github.com/praxa/praxa/") && dep != "github.com/praxa/praxa/gateway/telemetry/tracing" {
+			t.Errorf("gateway/telemetry/tracing depends on %s", dep)
 		}
 	}
 }

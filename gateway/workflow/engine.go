@@ -9,8 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/telemetry/tracing"
 )
 
 // maxChain bounds deterministic chaining, so a cycle of deterministic
@@ -692,10 +695,56 @@ func (e *Engine) chain(ctx context.Context, d *Definition, in *Instance, out *Ou
 // transition's executor parks; a state's onEnter cannot). An executor that
 // reaches a connection runs under rel (nil for the defaults): its retries
 // and fallbacks, whose attempts it returns.
-func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Reliability, scope Scope, in *Instance, out *Outcome, depth int, park bool) (map[string]any, []attempt, error) {
+//
+// While telemetry.Tracing, a run in a traced request is a span of its own
+// (praxa.executor, praxa.connection, praxa.run.id, praxa.outcome), the
+// parent of its upstream hops.
+func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Reliability, scope Scope, in *Instance, out *Outcome, depth int, park bool) (res map[string]any, tried []attempt, err error) {
 	if x == nil {
 		return map[string]any{}, nil, nil
 	}
+	if tracing.On() {
+		var span trace.Span
+		ctx, span = tracing.StartChild(ctx, "executor "+string(x.Kind), trace.SpanKindInternal,
+			tracing.KeyExecutor.String(string(x.Kind)), tracing.KeyConnection.String(tracing.Bounded(x.Connection)),
+			tracing.KeyRunID.String(runID(in)), tracing.KeyTenant.String(tracing.Bounded(in.Tenant)))
+		if span != nil {
+			defer func() {
+				outcome, failed := "ok", err
+				var xe *ExecutorError
+				var pe *parkError
+				switch {
+				case errors.As(err, &pe):
+					outcome, failed = "parked", nil
+				case errors.As(err, &xe):
+					outcome = xe.Outcome
+				case err != nil:
+					outcome = "error"
+				}
+				if span.IsRecording() {
+					span.SetAttributes(tracing.KeyOutcome.String(outcome))
+				}
+				errType := ""
+				if failed != nil {
+					errType = outcome
+				}
+				tracing.End(span, failed, errType)
+			}()
+		}
+	}
+	return e.run(ctx, x, rel, scope, in, out, depth, park)
+}
+
+// runID is the run an instance is part of: its RunID, or its own id.
+func runID(in *Instance) string {
+	if in.RunID != "" {
+		return in.RunID
+	}
+	return in.ID
+}
+
+// run is execute without its span.
+func (e *Engine) run(ctx context.Context, x *config.Executor, rel *config.Reliability, scope Scope, in *Instance, out *Outcome, depth int, park bool) (map[string]any, []attempt, error) {
 	switch x.Kind.Runs() {
 	case config.RunNothing:
 		return map[string]any{}, nil, nil

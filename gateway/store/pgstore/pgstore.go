@@ -45,6 +45,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/telemetry/tracing"
 )
 
 //go:embed migrations/*.sql
@@ -165,7 +166,12 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // Update implements store.Store: fn runs in one READ COMMITTED transaction,
 // committed when it returns nil and rolled back when it returns an error or
 // panics (the panic is returned as an error).
-func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) error) error {
+func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) error) (err error) {
+	// A transaction in a traced request is a span of its own.
+	ctx, span := tracing.StartStoreUpdate(ctx, "postgresql")
+	if span != nil {
+		defer func() { tracing.End(span, err, "") }()
+	}
 	if s.closed.Load() {
 		return store.ErrClosed
 	}

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/telemetry/tracing"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -197,7 +198,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 
 // Update implements store.Store. It queues fn for the writer and waits for
 // the commit that includes it.
-func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) error) error {
+func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) error) (err error) {
+	// A transaction in a traced request is a span of its own.
+	ctx, span := tracing.StartStoreUpdate(ctx, "sqlite")
+	if span != nil {
+		defer func() { tracing.End(span, err, "") }()
+	}
 	select {
 	case <-s.quit:
 		return store.ErrClosed
