@@ -116,7 +116,7 @@ func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCal
 // an executor span under the request's (its capability and outcome), and
 // the gateway's attributes on the request's span.
 func (s *Service) lightCall(ctx context.Context, p *auth.Principal, capability string, args workflow.CheckedArgs, ev store.Event) (*workflow.Call, *contracts.Error) {
-	if !tracing.On() {
+	if !tracing.Recording(ctx) {
 		return s.light.Call(ctx, capability, args, ev)
 	}
 	outer := ctx

@@ -359,7 +359,7 @@ func (s *Service) Invoke(ctx context.Context, p *auth.Principal, c Call) *Result
 	}
 	res := s.invoke(ctx, p, tool, c)
 	s.finish(ctx, p, tool, c.RequestID, c.TraceID, res)
-	if tracing.On() {
+	if tracing.Recording(ctx) {
 		outcome := "ok"
 		if res.Err != nil {
 			outcome = string(res.Err.Code)
@@ -409,7 +409,7 @@ func (s *Service) invoke(ctx context.Context, p *auth.Principal, tool contracts.
 	if c.Capability != "" {
 		args = directStart(c.Capability, args) // what its run starts with
 	}
-	if tracing.On() {
+	if tracing.Recording(ctx) {
 		tracing.Annotate(ctx, "", "", movedCapability(args), "", "")
 	}
 	e := &env{Request: op.Request{Principal: p, Tool: tool, Args: args, RequestID: c.RequestID, TraceID: c.TraceID, Now: s.now()}, toolSet: c.ToolSet}

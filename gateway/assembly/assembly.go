@@ -429,8 +429,11 @@ func (g *Gateway) Close(ctx context.Context) error {
 		g.running.Wait()
 		// The service's last events reach the audit sinks before they close.
 		g.closeErr = errors.Join(g.Service.Close(ctx), g.AuditHooks.Close(ctx), g.Switch.Close(ctx))
-		// The last spans leave after the last moves they record.
-		g.closeErr = errors.Join(g.closeErr, g.Telemetry.Shutdown(ctx))
+		// The last spans leave after the last moves they record; a
+		// receiver that cannot take them is logged, not a failure to close.
+		if err := g.Telemetry.Shutdown(ctx); err != nil {
+			g.Logger.Warn("telemetry: the last spans and metrics were not exported", "err", err)
+		}
 	})
 	return g.closeErr
 }

@@ -130,10 +130,13 @@ func (r cliRunner) Run(ctx context.Context, x config.Executor, scope workflow.Sc
 	cmd.Env = env
 	// While telemetry.Tracing, the command is a client span, whose context
 	// TRACEPARENT carries.
-	if _, span := tracing.StartChild(ctx, "exec "+c.name, trace.SpanKindClient,
-		tracing.KeyConnection.String(tracing.Bounded(c.name)), attribute.String("process.executable.name", filepath.Base(path))); span != nil {
-		ctx = workflow.WithTraceparent(ctx, tracing.Traceparent(span.SpanContext()))
-		defer span.End()
+	if tracing.Recording(ctx) {
+		_, span := tracing.StartChild(ctx, "exec "+c.name, trace.SpanKindClient,
+			tracing.KeyConnection.String(tracing.Bounded(c.name)), attribute.String("process.executable.name", filepath.Base(path)))
+		if span != nil {
+			ctx = workflow.WithTraceparent(ctx, tracing.Traceparent(span.SpanContext()))
+			defer span.End()
+		}
 	}
 	if tp := workflow.Traceparent(ctx); tp != "" {
 		cmd.Env = append(slices.Clip(env), "TRACEPARENT="+tp)

@@ -452,7 +452,7 @@ func (c *mcpConn) call(ctx context.Context, tool string, args map[string]any) (m
 // semantic conventions), whose context the call's _meta.traceparent
 // carries to the upstream (both ways: the session's and the POST's).
 func (c *mcpConn) callOn(ctx context.Context, tool string, args map[string]any, tok string) (out map[string]any, isError bool, err error) {
-	if tracing.On() {
+	if tracing.Recording(ctx) {
 		var span trace.Span
 		ctx, span = tracing.StartChild(ctx, "tools/call "+tool, trace.SpanKindClient,
 			tracing.KeyMCPMethod.String("tools/call"), tracing.KeyToolName.String(tracing.Bounded(tool)),

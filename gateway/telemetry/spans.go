@@ -152,12 +152,13 @@ func (c MetaCarrier) Keys() []string {
 }
 
 // StartHTTPClient starts the client span of an upstream HTTP request req
-// under the span in ctx (StartChild; nil when none) and sets req's
+// under the span in ctx when it records (StartChild; nil otherwise, and
+// req's Traceparent is left as the caller set it) and sets req's
 // Traceparent to it. Its attributes are the HTTP client conventions' but
 // url.full: the path template (url.template, the configured one), never
 // the request's path or query, which may hold an argument's value.
 func StartHTTPClient(ctx context.Context, req *http.Request, template string) oteltrace.Span {
-	if !tracing.On() {
+	if !tracing.Recording(ctx) {
 		return nil
 	}
 	name := httpMethod(req.Method)

@@ -703,7 +703,7 @@ func (e *Engine) execute(ctx context.Context, x *config.Executor, rel *config.Re
 	if x == nil {
 		return map[string]any{}, nil, nil
 	}
-	if tracing.On() {
+	if tracing.Recording(ctx) {
 		var span trace.Span
 		ctx, span = tracing.StartChild(ctx, "executor "+string(x.Kind), trace.SpanKindInternal,
 			tracing.KeyExecutor.String(string(x.Kind)), tracing.KeyConnection.String(tracing.Bounded(x.Connection)),

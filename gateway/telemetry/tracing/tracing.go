@@ -82,17 +82,25 @@ func Bounded(s string) string {
 	return s[:cut]
 }
 
-// StartChild starts a span of kind under the span in ctx, while On and
-// only when ctx holds a valid span (work outside a traced request, such as
-// a background sweep, starts none): span is nil otherwise. attrs are set
-// when the span records.
+// Recording reports whether the span in ctx records (export is on and
+// the request was sampled): a layer builds a child span's attributes only
+// then.
+func Recording(ctx context.Context) bool {
+	return tracer.Load() != nil && trace.SpanFromContext(ctx).IsRecording()
+}
+
+// StartChild starts a span of kind under the span in ctx, only when that
+// span records (Recording): work outside a traced request (a background
+// sweep) or in a request sampled out starts none, and span is nil; the
+// hops of a request sampled out carry the request's span context on. attrs
+// are set on the span.
 func StartChild(ctx context.Context, name string, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	b := tracer.Load()
-	if b == nil || !trace.SpanContextFromContext(ctx).IsValid() {
+	if b == nil || !trace.SpanFromContext(ctx).IsRecording() {
 		return ctx, nil
 	}
 	ctx, span := b.Start(ctx, name, trace.WithSpanKind(kind))
-	if len(attrs) > 0 && span.IsRecording() {
+	if len(attrs) > 0 {
 		span.SetAttributes(attrs...)
 	}
 	return ctx, span
