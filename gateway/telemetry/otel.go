@@ -292,10 +292,10 @@ func signalURL(base, path string) string {
 	return strings.TrimSuffix(base, "/") + path
 }
 
-// meterBox holds the meter of the MCP metrics while export is on.
+// meterBox holds the OTLP metrics while export is on: the MCP
+// operations' and the HTTP requests' durations.
 type meterBox struct {
-	meter metric.Meter
-	ops   metric.Float64Histogram
+	ops, requests metric.Float64Histogram
 }
 
 var meters atomic.Pointer[meterBox]

@@ -2,18 +2,20 @@ package telemetry
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/praxa/praxa/gateway/telemetry/tracing"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	oteltrace "go.opentelemetry.io/otel/trace"
+
+	"github.com/praxa/praxa/gateway/telemetry/tracing"
 )
 
 func env(vars map[string]string) func(string) string {
@@ -165,5 +167,37 @@ func TestMCPOperationMetric(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no mcp.server.operation.duration in %+v", rm)
+	}
+
+	// A Recorder records http.server.request.duration of what it records,
+	// by method, route and status.
+	rec := NewRecorder(NewRequests(), slog.New(slog.DiscardHandler), nil)
+	rec.Record(context.Background(), Observation{Route: "/v8/intents", Method: http.MethodPost, Status: 503, Duration: 5 * time.Millisecond})
+	rm = metricdata.ResourceMetrics{}
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	found = false
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "http.server.request.duration" {
+				continue
+			}
+			found = true
+			h := m.Data.(metricdata.Histogram[float64])
+			if len(h.DataPoints) != 1 {
+				t.Fatalf("http.server.request.duration: %+v", h.DataPoints)
+			}
+			a := h.DataPoints[0].Attributes
+			route, _ := a.Value("http.route")
+			status, _ := a.Value("http.response.status_code")
+			errType, _ := a.Value(tracing.KeyErrorType)
+			if route.AsString() != "/v8/intents" || status.AsInt64() != 503 || errType.AsString() != "503" {
+				t.Errorf("http.server.request.duration attributes %v", a.ToSlice())
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no http.server.request.duration in %+v", rm)
 	}
 }

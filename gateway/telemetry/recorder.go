@@ -128,6 +128,9 @@ func (rec *Recorder) Record(ctx context.Context, o Observation) {
 	}
 	labelMethod, labelTool := rec.mcpLabels(o.MCPMethod, o.MCPName)
 	rec.metrics.observe(o.Route, o.Method, labelMethod, labelTool, o.Status, o.Duration)
+	if o.Method != "" {
+		recordHTTPServer(ctx, o.Duration, o.Method, o.Route, o.Status) // over OTLP, while export is on
+	}
 	level := slog.LevelInfo
 	if o.Status >= 500 {
 		level = slog.LevelError

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/semconv/v1.40.0/httpconv"
 	"go.opentelemetry.io/otel/semconv/v1.40.0/mcpconv"
 	oteltrace "go.opentelemetry.io/otel/trace"
 )
@@ -97,7 +98,30 @@ func setMeter(m metric.Meter) {
 	if err != nil {
 		return
 	}
-	meters.Store(&meterBox{meter: m, ops: ops.Inst()})
+	requests, err := httpconv.NewServerRequestDuration(m, metric.WithExplicitBucketBoundaries(
+		0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10))
+	if err != nil {
+		return
+	}
+	meters.Store(&meterBox{ops: ops.Inst(), requests: requests.Inst()})
+}
+
+// recordHTTPServer records one HTTP request served
+// (http.server.request.duration) while export is on, by method, route
+// pattern and status: the labels the Prometheus metrics have, bounded the
+// same way.
+func recordHTTPServer(ctx context.Context, d time.Duration, method, route string, status int) {
+	m := meters.Load()
+	if m == nil {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 4)
+	attrs = append(attrs, attribute.String("http.request.method", httpMethod(method)), attribute.String("http.route", route),
+		attribute.Int("http.response.status_code", status))
+	if status >= 500 {
+		attrs = append(attrs, tracing.KeyErrorType.String(strconv.Itoa(status)))
+	}
+	m.requests.Record(ctx, d.Seconds(), metric.WithAttributes(attrs...))
 }
 
 // RecordMCPOperation records one MCP request or notification a server
