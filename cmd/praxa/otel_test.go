@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // This file tests the OpenTelemetry export against a real receiver:
@@ -81,7 +83,7 @@ type jaeger struct {
 	OTLPHTTP, OTLPGRPC string
 	// query is the base URL of its query API.
 	query string
-	log   *syncBuffer
+	log   *gatewaytest.LogBuffer
 }
 
 // stopOnCleanup interrupts cmd when t ends and waits for done (closed
@@ -159,7 +161,7 @@ exporters:
 	path := filepath.Join(t.TempDir(), "jaeger.yaml")
 	must(t, os.WriteFile(path, []byte(cfg), 0o600), "jaeger config")
 	j := &jaeger{OTLPGRPC: fmt.Sprintf("http://127.0.0.1:%d", p[2]), OTLPHTTP: fmt.Sprintf("http://127.0.0.1:%d", p[3]),
-		query: fmt.Sprintf("http://127.0.0.1:%d", p[0]), log: &syncBuffer{}}
+		query: fmt.Sprintf("http://127.0.0.1:%d", p[0]), log: &gatewaytest.LogBuffer{}}
 	cmd := exec.Command(bin, "--config", path)
 	cmd.Env = childEnv()
 	cmd.Stdout, cmd.Stderr = j.log, j.log
@@ -600,7 +602,7 @@ func startEcho(t *testing.T, bin string, env []string) string {
 	must(t, err, "mcpecho stderr")
 	must(t, cmd.Start(), "start mcpecho")
 	urlc := make(chan string, 1)
-	log := &syncBuffer{}
+	log := &gatewaytest.LogBuffer{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
