@@ -1,9 +1,7 @@
 package memstore
 
 import (
-	"cmp"
 	"context"
-	"maps"
 	"slices"
 	"strings"
 
@@ -35,27 +33,12 @@ func copyCertificate(c store.Certificate) store.Certificate {
 
 // applyContext moves the staged records and certificates into the DB.
 func (t *txn) applyContext() {
-	db := &t.db.context
-	if len(t.context.records) > 0 {
-		if db.records == nil {
-			db.records = map[contextKey]store.ContextRecord{}
-		}
-		maps.Copy(db.records, t.context.records)
-	}
-	if len(t.context.certs) > 0 {
-		if db.certs == nil {
-			db.certs = map[string]store.Certificate{}
-		}
-		maps.Copy(db.certs, t.context.certs)
-	}
+	merge(&t.db.context.records, t.context.records)
+	merge(&t.db.context.certs, t.context.certs)
 }
 
 func (t *txn) contextRecord(k contextKey) (store.ContextRecord, bool) {
-	if r, ok := t.context.records[k]; ok {
-		return r, true
-	}
-	r, ok := t.db.context.records[k]
-	return r, ok
+	return get(t.context.records, t.db.context.records, k)
 }
 
 // GetContextRecord implements store.ReadTx.
@@ -95,19 +78,12 @@ func (t *txn) PutContextRecord(ctx context.Context, r store.ContextRecord) error
 	t.mustWrite()
 	r = copyContextRecord(r)
 	r.CreatedAt, r.UpdatedAt = normTime(r.CreatedAt), normTime(r.UpdatedAt)
-	if t.context.records == nil {
-		t.context.records = map[contextKey]store.ContextRecord{}
-	}
-	t.context.records[contextKey{r.Kind, r.Tenant, r.ID}] = r
+	put(&t.context.records, contextKey{r.Kind, r.Tenant, r.ID}, r)
 	return nil
 }
 
 func (t *txn) certificate(id string) (store.Certificate, bool) {
-	if c, ok := t.context.certs[id]; ok {
-		return c, true
-	}
-	c, ok := t.db.context.certs[id]
-	return c, ok
+	return get(t.context.certs, t.db.context.certs, id)
 }
 
 // GetCertificate implements store.ReadTx.
@@ -121,15 +97,8 @@ func (t *txn) GetCertificate(ctx context.Context, id string) (store.Certificate,
 
 // ListCertificates implements store.ReadTx.
 func (t *txn) ListCertificates(ctx context.Context, issuer string) ([]store.Certificate, error) {
-	ids := slices.Collect(maps.Keys(t.db.context.certs))
-	for id := range t.context.certs {
-		if _, ok := t.db.context.certs[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.SortFunc(ids, cmp.Compare[string])
 	var out []store.Certificate
-	for _, id := range ids {
+	for _, id := range sortedKeys(t.context.certs, t.db.context.certs) {
 		c, _ := t.certificate(id)
 		if issuer == "" || c.Issuer == issuer {
 			out = append(out, copyCertificate(c))
@@ -143,9 +112,6 @@ func (t *txn) PutCertificate(ctx context.Context, c store.Certificate) error {
 	t.mustWrite()
 	c = copyCertificate(c)
 	c.CreatedAt, c.UpdatedAt = normTime(c.CreatedAt), normTime(c.UpdatedAt)
-	if t.context.certs == nil {
-		t.context.certs = map[string]store.Certificate{}
-	}
-	t.context.certs[c.ID] = c
+	put(&t.context.certs, c.ID, c)
 	return nil
 }

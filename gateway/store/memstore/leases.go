@@ -12,39 +12,10 @@ import (
 // Move leases, keyed by workflow and version as in the SQLite driver.
 
 func (t *txn) lease(k submitKey) (store.MoveLease, bool) {
-	if l, ok := t.leases[k]; ok {
-		if l == nil {
-			return store.MoveLease{}, false
-		}
-		return *l, true
-	}
-	l, ok := t.db.leases[k]
-	return l, ok
+	return lookup(t.leases, t.db.leases, k)
 }
 
-func (t *txn) stageLease(k submitKey, l *store.MoveLease) {
-	if t.leases == nil {
-		t.leases = map[submitKey]*store.MoveLease{}
-	}
-	t.leases[k] = l
-}
-
-// applyLeases moves the staged leases (and deletions) into the DB.
-func (t *txn) applyLeases() {
-	if len(t.leases) == 0 {
-		return
-	}
-	if t.db.leases == nil {
-		t.db.leases = map[submitKey]store.MoveLease{}
-	}
-	for k, l := range t.leases {
-		if l == nil {
-			delete(t.db.leases, k)
-		} else {
-			t.db.leases[k] = *l
-		}
-	}
-}
+func (t *txn) stageLease(k submitKey, l *store.MoveLease) { stage(&t.leases, k, l) }
 
 // GetMoveLease implements store.ReadTx.
 func (t *txn) GetMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64) (store.MoveLease, error) {
@@ -99,22 +70,11 @@ func (t *txn) RenewMoveLease(ctx context.Context, tenant, workflowID string, exp
 
 // ExpiredMoveLeases implements store.ReadTx.
 func (t *txn) ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) ([]store.MoveLease, error) {
-	seen := map[submitKey]bool{}
 	var out []store.MoveLease
-	add := func(k submitKey) {
-		if seen[k] {
-			return
-		}
-		seen[k] = true
-		if l, ok := t.lease(k); ok && l.Deadline.Before(now) {
+	for _, l := range view(t.leases, t.db.leases) {
+		if l.Deadline.Before(now) {
 			out = append(out, l)
 		}
-	}
-	for k := range t.leases {
-		add(k)
-	}
-	for k := range t.db.leases {
-		add(k)
 	}
 	slices.SortFunc(out, func(a, b store.MoveLease) int {
 		return cmp.Or(a.Deadline.Compare(b.Deadline), cmp.Compare(a.WorkflowID, b.WorkflowID), cmp.Compare(a.ExpectedVersion, b.ExpectedVersion))
@@ -130,44 +90,16 @@ func (t *txn) ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) (
 type startKey struct{ tenant, ref string }
 
 func (t *txn) startLease(k startKey) (store.StartLease, bool) {
-	if l, ok := t.startLeases[k]; ok {
-		if l == nil {
-			return store.StartLease{}, false
-		}
-		return *l, true
-	}
-	l, ok := t.db.startLeases[k]
-	return l, ok
+	return lookup(t.startLeases, t.db.startLeases, k)
 }
 
 func (t *txn) stageStartLease(k startKey, l *store.StartLease) {
-	if t.startLeases == nil {
-		t.startLeases = map[startKey]*store.StartLease{}
-	}
 	if l != nil {
 		c := *l
 		c.Response = slices.Clone(l.Response)
 		l = &c
 	}
-	t.startLeases[k] = l
-}
-
-// applyStartLeases moves the staged start leases (and deletions) into the
-// DB.
-func (t *txn) applyStartLeases() {
-	if len(t.startLeases) == 0 {
-		return
-	}
-	if t.db.startLeases == nil {
-		t.db.startLeases = map[startKey]store.StartLease{}
-	}
-	for k, l := range t.startLeases {
-		if l == nil {
-			delete(t.db.startLeases, k)
-		} else {
-			t.db.startLeases[k] = *l
-		}
-	}
+	stage(&t.startLeases, k, l)
 }
 
 // GetStartLease implements store.ReadTx.
@@ -182,23 +114,12 @@ func (t *txn) GetStartLease(ctx context.Context, tenant, ref string) (store.Star
 
 // ExpiredStartLeases implements store.ReadTx.
 func (t *txn) ExpiredStartLeases(ctx context.Context, now time.Time, limit int) ([]store.StartLease, error) {
-	seen := map[startKey]bool{}
 	var out []store.StartLease
-	add := func(k startKey) {
-		if seen[k] {
-			return
-		}
-		seen[k] = true
-		if l, ok := t.startLease(k); ok && l.Status == 0 && l.Deadline.Before(now) {
+	for _, l := range view(t.startLeases, t.db.startLeases) {
+		if l.Status == 0 && l.Deadline.Before(now) {
 			l.Response = slices.Clone(l.Response)
 			out = append(out, l)
 		}
-	}
-	for k := range t.startLeases {
-		add(k)
-	}
-	for k := range t.db.startLeases {
-		add(k)
 	}
 	slices.SortFunc(out, func(a, b store.StartLease) int {
 		return cmp.Or(a.Deadline.Compare(b.Deadline), cmp.Compare(a.Tenant, b.Tenant), cmp.Compare(a.Ref, b.Ref))

@@ -263,12 +263,12 @@ func (t *txn) apply() {
 	}
 	maps.Copy(db.submits, t.submits)
 	maps.Copy(db.approvals, t.approvals)
-	t.applyLexicon()
-	t.applyPins()
+	merge(&db.lexicon, t.lexicon)
+	merge(&db.pins, t.pins)
 	t.applyContext()
-	t.applyLeases()
-	t.applyStartLeases()
-	t.applyPending()
+	applyStaged(&db.leases, t.leases)
+	applyStaged(&db.startLeases, t.startLeases)
+	applyStaged(&db.pending, t.pending)
 	db.coverage = append(db.coverage, t.coverage...)
 	if len(t.deleted) > 0 {
 		for k, evs := range db.traces {

@@ -2,9 +2,6 @@ package memstore
 
 import (
 	"context"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -22,28 +19,9 @@ func copyPin(p store.CapabilityPin) store.CapabilityPin {
 	return p
 }
 
-func (t *txn) pin(capability string) (store.CapabilityPin, bool) {
-	if p, ok := t.pins[capability]; ok {
-		return p, true
-	}
-	p, ok := t.db.pins[capability]
-	return p, ok
-}
-
-// applyPins moves the staged pins into the DB.
-func (t *txn) applyPins() {
-	if len(t.pins) == 0 {
-		return
-	}
-	if t.db.pins == nil {
-		t.db.pins = map[string]store.CapabilityPin{}
-	}
-	maps.Copy(t.db.pins, t.pins)
-}
-
 // GetCapabilityPin implements store.ReadTx.
 func (t *txn) GetCapabilityPin(ctx context.Context, capability string) (store.CapabilityPin, error) {
-	p, ok := t.pin(capability)
+	p, ok := get(t.pins, t.db.pins, capability)
 	if !ok {
 		return store.CapabilityPin{}, store.ErrNotFound
 	}
@@ -52,16 +30,9 @@ func (t *txn) GetCapabilityPin(ctx context.Context, capability string) (store.Ca
 
 // ListCapabilityPins implements store.ReadTx.
 func (t *txn) ListCapabilityPins(ctx context.Context) ([]store.CapabilityPin, error) {
-	keys := slices.Collect(maps.Keys(t.db.pins))
-	for k := range t.pins {
-		if _, ok := t.db.pins[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, strings.Compare)
 	var out []store.CapabilityPin
-	for _, k := range keys {
-		p, _ := t.pin(k)
+	for _, k := range sortedKeys(t.pins, t.db.pins) {
+		p, _ := get(t.pins, t.db.pins, k)
 		out = append(out, copyPin(p))
 	}
 	return out, nil
@@ -70,20 +41,12 @@ func (t *txn) ListCapabilityPins(ctx context.Context) ([]store.CapabilityPin, er
 // PutCapabilityPin implements store.Tx.
 func (t *txn) PutCapabilityPin(ctx context.Context, p store.CapabilityPin, expectedVersion int64) error {
 	t.mustWrite()
-	old, exists := t.pin(p.Capability)
-	switch {
-	case expectedVersion == 0 && exists:
-		return store.ErrExists
-	case expectedVersion != 0 && !exists:
-		return store.ErrNotFound
-	case expectedVersion != 0 && old.Version != expectedVersion:
-		return store.ErrConflict
+	old, exists := get(t.pins, t.db.pins, p.Capability)
+	if err := checkVersion(exists, old.Version, expectedVersion); err != nil {
+		return err
 	}
 	p = copyPin(p)
 	p.OfferedAt, p.CreatedAt, p.UpdatedAt = normTime(p.OfferedAt), normTime(p.CreatedAt), normTime(p.UpdatedAt)
-	if t.pins == nil {
-		t.pins = map[string]store.CapabilityPin{}
-	}
-	t.pins[p.Capability] = p
+	put(&t.pins, p.Capability, p)
 	return nil
 }

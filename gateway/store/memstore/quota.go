@@ -32,13 +32,8 @@ func (t *txn) TenantUsage(ctx context.Context, tenant, kind string) (int, error)
 		held := func(l store.StartLease) bool {
 			return ours(l.Tenant) && l.Status == 0 && l.DefinitionID != store.ProxyDefaultDefinition
 		}
-		for _, l := range t.startLeases {
-			if l != nil && held(*l) {
-				n++
-			}
-		}
-		for k, l := range t.db.startLeases {
-			if _, staged := t.startLeases[k]; !staged && held(l) {
+		for _, l := range view(t.startLeases, t.db.startLeases) {
+			if held(l) {
 				n++
 			}
 		}

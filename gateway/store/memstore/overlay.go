@@ -1,0 +1,122 @@
+package memstore
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/praxa/praxa/gateway/store"
+)
+
+// A transaction stages its writes to a table in a map of its own over the
+// DB's committed map. Tables that only put stage values (get, put, merge);
+// tables that also delete stage pointers, a nil one a deletion (lookup,
+// stage, applyStaged, view). These helpers are that overlay, once for every
+// table.
+
+// get returns k's row as a transaction sees it: staged, else committed.
+func get[K comparable, V any](staged, committed map[K]V, k K) (V, bool) {
+	if v, ok := staged[k]; ok {
+		return v, true
+	}
+	v, ok := committed[k]
+	return v, ok
+}
+
+// put stages v for k, making the staged map on first use.
+func put[K comparable, V any](staged *map[K]V, k K, v V) {
+	if *staged == nil {
+		*staged = map[K]V{}
+	}
+	(*staged)[k] = v
+}
+
+// merge moves the staged rows into the committed map, making it on first
+// use.
+func merge[K comparable, V any](committed *map[K]V, staged map[K]V) {
+	if len(staged) == 0 {
+		return
+	}
+	if *committed == nil {
+		*committed = map[K]V{}
+	}
+	maps.Copy(*committed, staged)
+}
+
+// sortedKeys returns the keys of both maps, once each, in order.
+func sortedKeys[K cmp.Ordered, V any](staged, committed map[K]V) []K {
+	keys := slices.Collect(maps.Keys(committed))
+	for k := range staged {
+		if _, ok := committed[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// lookup returns k's row as a transaction sees it where a staged nil is a
+// deletion.
+func lookup[K comparable, V any](staged map[K]*V, committed map[K]V, k K) (V, bool) {
+	if v, ok := staged[k]; ok {
+		if v == nil {
+			var zero V
+			return zero, false
+		}
+		return *v, true
+	}
+	v, ok := committed[k]
+	return v, ok
+}
+
+// stage stages v for k (nil: a deletion), making the staged map on first
+// use.
+func stage[K comparable, V any](staged *map[K]*V, k K, v *V) {
+	if *staged == nil {
+		*staged = map[K]*V{}
+	}
+	(*staged)[k] = v
+}
+
+// applyStaged moves the staged writes and deletions into the committed map,
+// making it on first use.
+func applyStaged[K comparable, V any](committed *map[K]V, staged map[K]*V) {
+	if len(staged) == 0 {
+		return
+	}
+	if *committed == nil {
+		*committed = map[K]V{}
+	}
+	for k, v := range staged {
+		if v == nil {
+			delete(*committed, k)
+		} else {
+			(*committed)[k] = *v
+		}
+	}
+}
+
+// view returns the rows as a transaction sees them where a staged nil is a
+// deletion.
+func view[K comparable, V any](staged map[K]*V, committed map[K]V) map[K]V {
+	out := maps.Clone(committed)
+	if out == nil {
+		out = map[K]V{}
+	}
+	applyStaged(&out, staged)
+	return out
+}
+
+// checkVersion is the compare of a versioned put: expected 0 creates a row,
+// any other replaces the row stored at that version.
+func checkVersion(exists bool, stored, expected int64) error {
+	switch {
+	case expected == 0 && exists:
+		return store.ErrExists
+	case expected != 0 && !exists:
+		return store.ErrNotFound
+	case expected != 0 && stored != expected:
+		return store.ErrConflict
+	}
+	return nil
+}
