@@ -37,39 +37,23 @@ func (t *txn) applyContext() {
 	merge(&t.db.context.certs, t.context.certs)
 }
 
-func (t *txn) contextRecord(k contextKey) (store.ContextRecord, bool) {
-	return get(t.context.records, t.db.context.records, k)
-}
-
 // GetContextRecord implements store.ReadTx.
 func (t *txn) GetContextRecord(ctx context.Context, kind, tenant, id string) (store.ContextRecord, error) {
-	r, ok := t.contextRecord(contextKey{kind, tenant, id})
-	if !ok {
-		return store.ContextRecord{}, store.ErrNotFound
-	}
-	return copyContextRecord(r), nil
+	return getCopy(t.context.records, t.db.context.records, contextKey{kind, tenant, id}, copyContextRecord)
 }
 
 // ListContextRecords implements store.ReadTx.
 func (t *txn) ListContextRecords(ctx context.Context, kind, tenant, compartment, purpose string) ([]store.ContextRecord, error) {
-	keys := map[contextKey]bool{}
-	for k := range t.db.context.records {
-		keys[k] = true
+	keep := func(r store.ContextRecord) bool {
+		return r.Kind == kind && r.Tenant == tenant && (compartment == "" || r.Compartment == compartment) &&
+			(purpose == "" || slices.Contains(r.Purposes, purpose))
 	}
-	for k := range t.context.records {
-		keys[k] = true
+	out := firstOf(rows(t.context.records, t.db.context.records), keep, func(a, b store.ContextRecord) int {
+		return strings.Compare(a.ID, b.ID)
+	}, 0)
+	for i, r := range out {
+		out[i] = copyContextRecord(r)
 	}
-	var out []store.ContextRecord
-	for k := range keys {
-		if k.kind != kind || k.tenant != tenant {
-			continue
-		}
-		r, _ := t.contextRecord(k)
-		if (compartment == "" || r.Compartment == compartment) && (purpose == "" || slices.Contains(r.Purposes, purpose)) {
-			out = append(out, copyContextRecord(r))
-		}
-	}
-	slices.SortFunc(out, func(a, b store.ContextRecord) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -82,24 +66,16 @@ func (t *txn) PutContextRecord(ctx context.Context, r store.ContextRecord) error
 	return nil
 }
 
-func (t *txn) certificate(id string) (store.Certificate, bool) {
-	return get(t.context.certs, t.db.context.certs, id)
-}
-
 // GetCertificate implements store.ReadTx.
 func (t *txn) GetCertificate(ctx context.Context, id string) (store.Certificate, error) {
-	c, ok := t.certificate(id)
-	if !ok {
-		return store.Certificate{}, store.ErrNotFound
-	}
-	return copyCertificate(c), nil
+	return getCopy(t.context.certs, t.db.context.certs, id, copyCertificate)
 }
 
 // ListCertificates implements store.ReadTx.
 func (t *txn) ListCertificates(ctx context.Context, issuer string) ([]store.Certificate, error) {
 	var out []store.Certificate
 	for _, id := range sortedKeys(t.context.certs, t.db.context.certs) {
-		c, _ := t.certificate(id)
+		c, _ := get(t.context.certs, t.db.context.certs, id)
 		if issuer == "" || c.Issuer == issuer {
 			out = append(out, copyCertificate(c))
 		}

@@ -70,19 +70,10 @@ func (t *txn) RenewMoveLease(ctx context.Context, tenant, workflowID string, exp
 
 // ExpiredMoveLeases implements store.ReadTx.
 func (t *txn) ExpiredMoveLeases(ctx context.Context, now time.Time, limit int) ([]store.MoveLease, error) {
-	var out []store.MoveLease
-	for _, l := range view(t.leases, t.db.leases) {
-		if l.Deadline.Before(now) {
-			out = append(out, l)
-		}
-	}
-	slices.SortFunc(out, func(a, b store.MoveLease) int {
+	expired := func(l store.MoveLease) bool { return l.Deadline.Before(now) }
+	return firstOf(view(t.leases, t.db.leases), expired, func(a, b store.MoveLease) int {
 		return cmp.Or(a.Deadline.Compare(b.Deadline), cmp.Compare(a.WorkflowID, b.WorkflowID), cmp.Compare(a.ExpectedVersion, b.ExpectedVersion))
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	}, limit), nil
 }
 
 // Start leases, keyed by tenant and ref as in the SQLite driver.
@@ -114,18 +105,12 @@ func (t *txn) GetStartLease(ctx context.Context, tenant, ref string) (store.Star
 
 // ExpiredStartLeases implements store.ReadTx.
 func (t *txn) ExpiredStartLeases(ctx context.Context, now time.Time, limit int) ([]store.StartLease, error) {
-	var out []store.StartLease
-	for _, l := range view(t.startLeases, t.db.startLeases) {
-		if l.Status == 0 && l.Deadline.Before(now) {
-			l.Response = slices.Clone(l.Response)
-			out = append(out, l)
-		}
-	}
-	slices.SortFunc(out, func(a, b store.StartLease) int {
+	expired := func(l store.StartLease) bool { return l.Status == 0 && l.Deadline.Before(now) }
+	out := firstOf(view(t.startLeases, t.db.startLeases), expired, func(a, b store.StartLease) int {
 		return cmp.Or(a.Deadline.Compare(b.Deadline), cmp.Compare(a.Tenant, b.Tenant), cmp.Compare(a.Ref, b.Ref))
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
+	}, limit)
+	for i := range out {
+		out[i].Response = slices.Clone(out[i].Response)
 	}
 	return out, nil
 }

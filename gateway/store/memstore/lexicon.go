@@ -16,21 +16,12 @@ func copyLexiconTerm(lt store.LexiconTerm) store.LexiconTerm {
 
 // GetLexiconTerm implements store.ReadTx.
 func (t *txn) GetLexiconTerm(ctx context.Context, key string) (store.LexiconTerm, error) {
-	lt, ok := get(t.lexicon, t.db.lexicon, key)
-	if !ok {
-		return store.LexiconTerm{}, store.ErrNotFound
-	}
-	return copyLexiconTerm(lt), nil
+	return getCopy(t.lexicon, t.db.lexicon, key, copyLexiconTerm)
 }
 
 // ListLexiconTerms implements store.ReadTx.
 func (t *txn) ListLexiconTerms(ctx context.Context) ([]store.LexiconTerm, error) {
-	var out []store.LexiconTerm
-	for _, k := range sortedKeys(t.lexicon, t.db.lexicon) {
-		lt, _ := get(t.lexicon, t.db.lexicon, k)
-		out = append(out, copyLexiconTerm(lt))
-	}
-	return out, nil
+	return listCopies(t.lexicon, t.db.lexicon, copyLexiconTerm), nil
 }
 
 // PutLexiconTerm implements store.Tx.

@@ -43,6 +43,17 @@ func merge[K comparable, V any](committed *map[K]V, staged map[K]V) {
 	maps.Copy(*committed, staged)
 }
 
+// rows returns the rows as a transaction sees them: committed, overlaid by
+// staged.
+func rows[K comparable, V any](staged, committed map[K]V) map[K]V {
+	out := maps.Clone(committed)
+	if out == nil {
+		out = map[K]V{}
+	}
+	maps.Copy(out, staged)
+	return out
+}
+
 // sortedKeys returns the keys of both maps, once each, in order.
 func sortedKeys[K cmp.Ordered, V any](staged, committed map[K]V) []K {
 	keys := slices.Collect(maps.Keys(committed))
@@ -119,4 +130,40 @@ func checkVersion(exists bool, stored, expected int64) error {
 		return store.ErrConflict
 	}
 	return nil
+}
+
+// getCopy returns a copy of k's row, or store.ErrNotFound.
+func getCopy[K comparable, V any](staged, committed map[K]V, k K, copyOf func(V) V) (V, error) {
+	v, ok := get(staged, committed, k)
+	if !ok {
+		var zero V
+		return zero, store.ErrNotFound
+	}
+	return copyOf(v), nil
+}
+
+// listCopies returns copies of the rows a transaction sees, by key.
+func listCopies[V any](staged, committed map[string]V, copyOf func(V) V) []V {
+	var out []V
+	for _, k := range sortedKeys(staged, committed) {
+		v, _ := get(staged, committed, k)
+		out = append(out, copyOf(v))
+	}
+	return out
+}
+
+// firstOf returns the rows of rows that keep selects, sorted by compare,
+// the first limit of them (all where limit is not above 0).
+func firstOf[K comparable, V any](rows map[K]V, keep func(V) bool, compare func(a, b V) int, limit int) []V {
+	var out []V
+	for _, v := range rows {
+		if keep(v) {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, compare)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
 }

@@ -21,21 +21,12 @@ func copyPin(p store.CapabilityPin) store.CapabilityPin {
 
 // GetCapabilityPin implements store.ReadTx.
 func (t *txn) GetCapabilityPin(ctx context.Context, capability string) (store.CapabilityPin, error) {
-	p, ok := get(t.pins, t.db.pins, capability)
-	if !ok {
-		return store.CapabilityPin{}, store.ErrNotFound
-	}
-	return copyPin(p), nil
+	return getCopy(t.pins, t.db.pins, capability, copyPin)
 }
 
 // ListCapabilityPins implements store.ReadTx.
 func (t *txn) ListCapabilityPins(ctx context.Context) ([]store.CapabilityPin, error) {
-	var out []store.CapabilityPin
-	for _, k := range sortedKeys(t.pins, t.db.pins) {
-		p, _ := get(t.pins, t.db.pins, k)
-		out = append(out, copyPin(p))
-	}
-	return out, nil
+	return listCopies(t.pins, t.db.pins, copyPin), nil
 }
 
 // PutCapabilityPin implements store.Tx.

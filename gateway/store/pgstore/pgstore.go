@@ -45,6 +45,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqltx"
 	"github.com/praxa/praxa/gateway/telemetry/tracing"
 )
 
@@ -224,9 +225,7 @@ func (s *Store) View(ctx context.Context, fn func(context.Context, store.ReadTx)
 
 // AppendEvents implements store.Store.
 func (s *Store) AppendEvents(ctx context.Context, events []store.Event) error {
-	return s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		return tx.AppendEvents(ctx, events)
-	})
+	return sqltx.AppendEvents(ctx, s, events)
 }
 
 // SweepIdempotency implements store.Store.
@@ -234,12 +233,7 @@ func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) 
 	if s.closed.Load() {
 		return 0, store.ErrClosed
 	}
-	var n int
-	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		var err error
-		n, err = tx.(*txn).SweepExpired(ctx, t)
-		return err
-	})
+	n, err := sqltx.Sweep(ctx, s, t)
 	if err != nil {
 		return 0, s.fail("sweep", err)
 	}
@@ -248,13 +242,7 @@ func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) 
 
 // RevokedSince implements store.Store.
 func (s *Store) RevokedSince(ctx context.Context, t time.Time) ([]store.Revocation, error) {
-	var out []store.Revocation
-	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		var err error
-		out, err = tx.(*txn).RevokedSince(ctx, t)
-		return err
-	})
-	return out, err
+	return sqltx.RevokedSince(ctx, s, t)
 }
 
 // Close refuses new transactions, waits for those in progress and closes

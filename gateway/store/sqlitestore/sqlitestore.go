@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqltx"
 	"github.com/praxa/praxa/gateway/telemetry/tracing"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -482,9 +483,7 @@ func (s *Store) putReader(rc *conn) {
 
 // AppendEvents implements store.Store.
 func (s *Store) AppendEvents(ctx context.Context, events []Event) error {
-	return s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		return tx.AppendEvents(ctx, events)
-	})
+	return sqltx.AppendEvents(ctx, s, events)
 }
 
 // Event is store.Event, named here for brevity.
@@ -492,12 +491,7 @@ type Event = store.Event
 
 // SweepIdempotency implements store.Store.
 func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) {
-	var n int
-	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		var err error
-		n, err = tx.(*txn).SweepExpired(ctx, t)
-		return err
-	})
+	n, err := sqltx.Sweep(ctx, s, t)
 	if err != nil {
 		return 0, fmt.Errorf("sqlitestore: sweep: %w", err)
 	}
@@ -506,13 +500,7 @@ func (s *Store) SweepIdempotency(ctx context.Context, t time.Time) (int, error) 
 
 // RevokedSince implements store.Store.
 func (s *Store) RevokedSince(ctx context.Context, t time.Time) ([]store.Revocation, error) {
-	var out []store.Revocation
-	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		var err error
-		out, err = tx.(*txn).RevokedSince(ctx, t)
-		return err
-	})
-	return out, err
+	return sqltx.RevokedSince(ctx, s, t)
 }
 
 // Close stops the writer after the batch in progress and closes the file.
