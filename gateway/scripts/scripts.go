@@ -53,11 +53,9 @@ package scripts
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -67,6 +65,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/internal/dirload"
 )
 
 // Ext is the extension of script files.
@@ -74,9 +73,6 @@ const Ext = ".cel"
 
 // MaxFileSize bounds one script file.
 const MaxFileSize = 64 << 10
-
-// maxProblems bounds the problems one load reports.
-const maxProblems = 100
 
 var idRE = regexp.MustCompile(contracts.IdentifierPattern)
 
@@ -134,85 +130,26 @@ func (c *Catalog) Len() int {
 // that finds any problem returns an error listing them all (each file's
 // as a *config.LoadError, joined) and no catalog.
 func Load(fsys fs.FS, dir, display string) (*Catalog, error) {
-	dir = path.Clean(dir)
-	info, err := fs.Stat(fsys, dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("scripts: the directory %s (scripts.dir) does not exist", display)
-	case err != nil:
-		return nil, fmt.Errorf("scripts: the directory %s: %v", display, err)
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("scripts: %s (scripts.dir) is not a directory", display)
-	}
-	var files []string
-	err = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), Ext) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scripts: reading %s: %w", display, err)
-	}
-	slices.Sort(files)
 	c := &Catalog{byID: map[string]*Script{}}
-	var errs []error
-	count := 0
-	for _, p := range files {
-		rel := p
-		if dir != "." {
-			rel = strings.TrimPrefix(p, dir+"/")
-		}
-		name := path.Join(display, rel)
-		data, err := readFile(fsys, p)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
-		}
-		id := strings.ReplaceAll(strings.TrimSuffix(rel, Ext), "/", ".")
-		s, problems := compile(id, name, string(data))
-		if len(problems) > 0 {
-			if count < maxProblems {
-				errs = append(errs, &config.LoadError{File: name, Problems: problems})
+	errs, err := dirload.Read(dirload.Dir{FS: fsys, Path: dir, Display: display,
+		Prefix: "scripts", Setting: "scripts.dir", Ext: Ext, MaxFileSize: MaxFileSize},
+		func(f dirload.File) []config.Problem {
+			id := strings.ReplaceAll(strings.TrimSuffix(f.Rel, Ext), "/", ".")
+			s, problems := compile(id, f.Name, string(f.Data))
+			if len(problems) == 0 {
+				c.byID[id] = s
+				c.ids = append(c.ids, id)
 			}
-			count += len(problems)
-			continue
-		}
-		c.byID[id] = s
-		c.ids = append(c.ids, id)
+			return problems
+		})
+	if err != nil {
+		return nil, err
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	slices.Sort(c.ids)
 	return c, nil
-}
-
-// readFile reads a file of at most MaxFileSize bytes.
-func readFile(fsys fs.FS, p string) ([]byte, error) {
-	f, err := fsys.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("the file is larger than %d bytes", MaxFileSize)
-	}
-	return data, nil
 }
 
 // describe reads a script's title, description and tags from the comment

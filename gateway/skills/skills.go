@@ -41,16 +41,15 @@ package skills
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/internal/dirload"
 )
 
 // Evidence states.
@@ -168,71 +167,23 @@ func (c *Catalog) Len() int {
 // MaxFileSize bounds one skill file.
 const MaxFileSize = 1 << 20
 
-// maxProblems bounds the problems one load reports.
-const maxProblems = 100
-
 // Load reads every skill under dir in fsys. display is how problems name
 // dir (the path as the operator wrote it, resolved). A load that finds any
 // problem returns an error listing them all (each file's as a
 // *config.LoadError, joined) and no catalog.
 func Load(fsys fs.FS, dir, display string) (*Catalog, error) {
-	dir = path.Clean(dir)
-	info, err := fs.Stat(fsys, dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("skills: the directory %s (skills.dir) does not exist", display)
-	case err != nil:
-		// Not wrapped: the error is about the directory, not about the
-		// file that names it.
-		return nil, fmt.Errorf("skills: the directory %s: %v", display, err)
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("skills: %s is not a directory", display)
-	}
-	var files []string
-	err = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if p != dir && strings.HasPrefix(name, ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(name, ".md") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("skills: reading %s: %w", display, err)
-	}
-	slices.Sort(files)
-	var errs []error
 	var versions []*Version
-	count := 0
-	for _, p := range files {
-		rel := p
-		if dir != "." {
-			rel = strings.TrimPrefix(p, dir+"/")
-		}
-		name := path.Join(display, rel)
-		data, err := readFile(fsys, p)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
-			continue
-		}
-		v, problems := parseFile(name, data)
-		if len(problems) > 0 {
-			if count < maxProblems {
-				errs = append(errs, &config.LoadError{File: name, Problems: problems})
+	errs, err := dirload.Read(dirload.Dir{FS: fsys, Path: dir, Display: display,
+		Prefix: "skills", Setting: "skills.dir", Ext: ".md", MaxFileSize: MaxFileSize},
+		func(f dirload.File) []config.Problem {
+			v, problems := parseFile(f.Name, f.Data)
+			if len(problems) == 0 {
+				versions = append(versions, v)
 			}
-			count += len(problems)
-			continue
-		}
-		versions = append(versions, v)
+			return problems
+		})
+	if err != nil {
+		return nil, err
 	}
 	c := &Catalog{byID: map[string]*Skill{}}
 	for _, v := range versions {
@@ -258,23 +209,6 @@ func Load(fsys fs.FS, dir, display string) (*Catalog, error) {
 		slices.SortFunc(s.Versions, func(a, b *Version) int { return b.parsed.compare(a.parsed) })
 	}
 	return c, nil
-}
-
-// readFile reads a file of at most MaxFileSize bytes.
-func readFile(fsys fs.FS, p string) ([]byte, error) {
-	f, err := fsys.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("the file is larger than %d bytes", MaxFileSize)
-	}
-	return data, nil
 }
 
 // FromConfig loads the skills of cfg.Skills.Dir; with none configured it
