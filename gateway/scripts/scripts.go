@@ -93,52 +93,42 @@ type Script struct {
 	prog cel.Program
 }
 
-// Catalog is the loaded scripts. The zero value and nil are empty
+// Catalog is the loaded scripts, by id. The zero value and nil are empty
 // catalogs. A Catalog is immutable and safe for concurrent use.
 type Catalog struct {
-	byID map[string]*Script
-	ids  []string
+	all dirload.Catalog[*Script]
 }
 
-// Lookup returns the script id.
-func (c *Catalog) Lookup(id string) (*Script, bool) {
-	if c == nil {
-		return nil, false
-	}
-	s, ok := c.byID[id]
-	return s, ok
-}
-
-// IDs returns the script ids, sorted.
-func (c *Catalog) IDs() []string {
+// scripts is c's scripts; nil for a nil c.
+func (c *Catalog) scripts() *dirload.Catalog[*Script] {
 	if c == nil {
 		return nil
 	}
-	return slices.Clone(c.ids)
+	return &c.all
 }
 
+// Lookup returns the script id.
+func (c *Catalog) Lookup(id string) (*Script, bool) { return c.scripts().Lookup(id) }
+
+// IDs returns the script ids, sorted.
+func (c *Catalog) IDs() []string { return c.scripts().IDs() }
+
 // Len returns the number of scripts.
-func (c *Catalog) Len() int {
-	if c == nil {
-		return 0
-	}
-	return len(c.ids)
-}
+func (c *Catalog) Len() int { return c.scripts().Len() }
 
 // Load reads and compiles every script under dir in fsys. display is how
 // problems name dir (the path as the operator wrote it, resolved). A load
 // that finds any problem returns an error listing them all (each file's
 // as a *config.LoadError, joined) and no catalog.
 func Load(fsys fs.FS, dir, display string) (*Catalog, error) {
-	c := &Catalog{byID: map[string]*Script{}}
+	c := &Catalog{}
 	errs, err := dirload.Read(dirload.Dir{FS: fsys, Path: dir, Display: display,
 		Prefix: "scripts", Setting: "scripts.dir", Ext: Ext, MaxFileSize: MaxFileSize},
 		func(f dirload.File) []config.Problem {
 			id := strings.ReplaceAll(strings.TrimSuffix(f.Rel, Ext), "/", ".")
 			s, problems := compile(id, f.Name, string(f.Data))
 			if len(problems) == 0 {
-				c.byID[id] = s
-				c.ids = append(c.ids, id)
+				c.all.Add(id, s)
 			}
 			return problems
 		})
@@ -148,7 +138,6 @@ func Load(fsys fs.FS, dir, display string) (*Catalog, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	slices.Sort(c.ids)
 	return c, nil
 }
 

@@ -131,38 +131,10 @@ func (s *Skill) Find(v string) (*Version, bool) {
 	return nil, false
 }
 
-// Catalog is the loaded skills. The zero value and nil are empty catalogs.
-// A Catalog is immutable and safe for concurrent use; treat what it
-// returns as read-only.
-type Catalog struct {
-	byID map[string]*Skill
-	ids  []string
-}
-
-// Lookup returns the skill id.
-func (c *Catalog) Lookup(id string) (*Skill, bool) {
-	if c == nil {
-		return nil, false
-	}
-	s, ok := c.byID[id]
-	return s, ok
-}
-
-// IDs returns the skill ids, sorted.
-func (c *Catalog) IDs() []string {
-	if c == nil {
-		return nil
-	}
-	return slices.Clone(c.ids)
-}
-
-// Len returns the number of skills.
-func (c *Catalog) Len() int {
-	if c == nil {
-		return 0
-	}
-	return len(c.ids)
-}
+// Catalog is the loaded skills, by id. The zero value and nil are empty
+// catalogs. A Catalog is immutable and safe for concurrent use; treat what
+// it returns as read-only.
+type Catalog = dirload.Catalog[*Skill]
 
 // MaxFileSize bounds one skill file.
 const MaxFileSize = 1 << 20
@@ -185,13 +157,12 @@ func Load(fsys fs.FS, dir, display string) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{byID: map[string]*Skill{}}
+	c := &Catalog{}
 	for _, v := range versions {
-		s := c.byID[v.ID]
-		if s == nil {
+		s, ok := c.Lookup(v.ID)
+		if !ok {
 			s = &Skill{ID: v.ID}
-			c.byID[v.ID] = s
-			c.ids = append(c.ids, v.ID)
+			c.Add(v.ID, s)
 		}
 		if i := slices.IndexFunc(s.Versions, func(x *Version) bool { return x.parsed.compare(v.parsed) == 0 }); i >= 0 {
 			prev := s.Versions[i]
@@ -204,8 +175,8 @@ func Load(fsys fs.FS, dir, display string) (*Catalog, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	slices.Sort(c.ids)
-	for _, s := range c.byID {
+	for _, id := range c.IDs() {
+		s, _ := c.Lookup(id)
 		slices.SortFunc(s.Versions, func(a, b *Version) int { return b.parsed.compare(a.parsed) })
 	}
 	return c, nil
