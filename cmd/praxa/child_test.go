@@ -123,6 +123,30 @@ func startServeEnv(t *testing.T, bin string, env []string, flags ...string) *dev
 	return s
 }
 
+// devGateway builds praxa, runs `praxa serve --dev` on a new data
+// directory (which creates the dev issuer there) and mints a token from
+// it: the binary, the data directory, the server and the token.
+func devGateway(t *testing.T) (bin, dir string, gw *devServe, tok string) {
+	t.Helper()
+	bin, dir = buildPraxa(t), t.TempDir()
+	gw = startDevServe(t, bin, dir)
+	return bin, dir, gw, mintToken(t, bin, dir)
+}
+
+// needNPM skips t unless PRAXA_NODE_TESTS is set (CI sets it) and npm is
+// on PATH, saying what the test would do; it returns npm's path.
+func needNPM(t *testing.T, what string) string {
+	t.Helper()
+	if os.Getenv("PRAXA_NODE_TESTS") == "" {
+		t.Skipf("set PRAXA_NODE_TESTS=1 to %s (needs npm)", what)
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("no npm on PATH")
+	}
+	return npm
+}
+
 // mintToken runs `praxa token --data-dir dataDir` with extra flags.
 func mintToken(t *testing.T, bin, dataDir string, flags ...string) string {
 	t.Helper()

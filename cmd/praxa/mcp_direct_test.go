@@ -21,10 +21,7 @@ var directYAML []byte
 // capabilities marked exposeDirectly as tools of their own, as serve's
 // /mcp does, and a call of one runs the capability.
 func TestMCPCommandDirectTools(t *testing.T) {
-	bin := buildPraxa(t)
-	dir := t.TempDir()
-	startDevServe(t, bin, dir) // creates the dev issuer
-	tok := mintToken(t, bin, dir)
+	bin, dir, _, tok := devGateway(t)
 	cfgPath := filepath.Join(t.TempDir(), "direct.yaml")
 	if err := os.WriteFile(cfgPath, directYAML, 0o600); err != nil {
 		t.Fatal(err)

@@ -21,10 +21,7 @@ import (
 // host does: on the local store of a `praxa serve --dev` data directory,
 // and as a client of the running gateway (--gateway URL).
 func TestMCPCommand(t *testing.T) {
-	bin := buildPraxa(t)
-	dir := t.TempDir()
-	gw := startDevServe(t, bin, dir) // creates the dev issuer; --gateway talks to it
-	tok := mintToken(t, bin, dir)
+	bin, dir, gw, tok := devGateway(t) // --gateway talks to gw
 
 	t.Run("local store", func(t *testing.T) {
 		cs, stderr := connectStdio(t, bin, childEnv(), "mcp", "--dev", "--data-dir", dir, "--token", tok)

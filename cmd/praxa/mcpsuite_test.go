@@ -33,22 +33,13 @@ import (
 // gateway's, so the DNS-rebinding scenario exercises the gateway's own
 // Origin and Host checks.
 func TestMCPConformanceSuite(t *testing.T) {
-	if os.Getenv("PRAXA_NODE_TESTS") == "" {
-		t.Skip("set PRAXA_NODE_TESTS=1 to run the MCP conformance suite against /mcp (needs npm)")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("no npm on PATH")
-	}
+	npm := needNPM(t, "run the MCP conformance suite against /mcp")
 	work := npmInstall(t, npm, filepath.Join("conformance", "mcp-suite"), "expected-failures.yml")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	node := suiteNode(t, work)
 
-	bin := buildPraxa(t)
-	dir := t.TempDir()
-	gw := startDevServe(t, bin, dir)
-	tok := mintToken(t, bin, dir)
+	_, _, gw, tok := devGateway(t)
 	target, err := url.Parse(gw.url)
 	must(t, err, "parse %s", gw.url)
 	proxy := httptest.NewUnstartedServer(nil)

@@ -21,25 +21,16 @@ import (
 // and npm and runs only when PRAXA_NODE_TESTS is set (CI sets it); npm
 // installs the pinned clients from the checked-in package-lock.json.
 func TestNodeClient(t *testing.T) {
-	if os.Getenv("PRAXA_NODE_TESTS") == "" {
-		t.Skip("set PRAXA_NODE_TESTS=1 to drive /mcp with the TypeScript client (needs node and npm)")
-	}
+	npm := needNPM(t, "drive /mcp with the TypeScript client")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("no node on PATH")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("no npm on PATH")
 	}
 	work := npmInstall(t, npm, filepath.Join("conformance", "node"), "drive.mjs")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
-	bin := buildPraxa(t)
-	dir := t.TempDir()
-	gw := startDevServe(t, bin, dir)
-	tok := mintToken(t, bin, dir)
+	_, _, gw, tok := devGateway(t)
 
 	for _, c := range []struct{ client, protocol string }{
 		{"sdk", "2025-11-25"},

@@ -96,10 +96,7 @@ func TestSIGHUPReloadAudited(t *testing.T) {
 // (it is told the list changed): added ones appear, removed ones
 // disappear.
 func TestMCPCommandReloadsDirectTools(t *testing.T) {
-	bin := buildPraxa(t)
-	dir := t.TempDir()
-	startDevServe(t, bin, dir) // creates the dev issuer
-	tok := mintToken(t, bin, dir)
+	bin, dir, _, tok := devGateway(t)
 	cfgPath := filepath.Join(t.TempDir(), "direct.yaml")
 	write := func(names ...string) {
 		t.Helper()

@@ -12,10 +12,7 @@ import (
 // stdin then ends are all answered (and executed) before the process
 // exits; before, the session closed at EOF and the start was dropped.
 func TestMCPStdioAnswersBeforeEOF(t *testing.T) {
-	bin := buildPraxa(t)
-	dir := t.TempDir()
-	startDevServe(t, bin, dir) // creates the dev issuer
-	tok := mintToken(t, bin, dir)
+	bin, dir, _, tok := devGateway(t)
 	in := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"0"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
