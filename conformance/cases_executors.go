@@ -82,6 +82,31 @@ func problemLink(resp *response, rel string) *contracts.Link {
 	return nil
 }
 
+// describeLinked checks that the refusal resp links the describe of
+// subject (praxec.query) and that following the link answers.
+func (t *T) describeLinked(what, tok string, resp *response, subject string) {
+	d := problemLink(resp, "describe")
+	t.check(d != nil && d.Method == contracts.ToolPraxecQuery && d.Args["subject"] == subject,
+		"%s: the refusal has no describe link to %s: %v", what, subject, problemRels(resp))
+	t.follow(tok, d)
+}
+
+// follow calls what link names (nothing when link is nil) and checks that
+// it answers 200.
+func (t *T) follow(tok string, link *contracts.Link) {
+	if link != nil {
+		t.expectStatus("follow the "+link.Rel+" link", t.call(tok, link.Method, link.Args), http.StatusOK)
+	}
+}
+
+// commandRefusedOverMCP calls praxec.command with args over a session of
+// tok, checks that the tool error answers code and returns its envelope.
+func (t *T) commandRefusedOverMCP(what, tok string, args map[string]any, code contracts.Code) contracts.ErrorEnvelope {
+	env := t.toolError(what, t.callTool(t.session(tok), contracts.ToolPraxecCommand, args))
+	t.check(env.Error.Code == code, "%s: want %s, got %s", what, code, env.Error.Code)
+	return env
+}
+
 // envelopeLink returns the link of an MCP error envelope with rel, or nil.
 func envelopeLink(env contracts.ErrorEnvelope, rel string) *contracts.Link {
 	for i := range env.Links {
@@ -117,15 +142,9 @@ func executorCases() []Case {
 				t.check(strings.Contains(resp.Problem.Detail, "budget") || strings.Contains(resp.Problem.Detail, "limit"),
 					"the refusal does not say which limit: %s", resp.Problem.Detail)
 				t.check(!resp.Problem.Retryable, "a script over its limits is not retryable as it is")
-				d := problemLink(resp, "describe")
-				t.check(d != nil && d.Method == contracts.ToolPraxecQuery && d.Args["subject"] == "pairs",
-					"the refusal has no describe link to the script: %v", problemRels(resp))
-				if d != nil {
-					t.expectStatus("follow the describe link", t.call(tok, d.Method, d.Args), http.StatusOK)
-				}
+				t.describeLinked("words.pairs over a long list", tok, resp, "pairs")
 				// MCP: the same refusal as a tool error envelope.
-				env := t.toolError("words.pairs over MCP", t.callTool(t.session(tok), contracts.ToolPraxecCommand, args))
-				t.check(env.Error.Code == contracts.CodeUpstreamFailed, "MCP: want %s, got %s", contracts.CodeUpstreamFailed, env.Error.Code)
+				env := t.commandRefusedOverMCP("words.pairs over MCP", tok, args, contracts.CodeUpstreamFailed)
 				t.check(envelopeLink(env, "describe") != nil, "MCP: the envelope has no describe link")
 				// Nothing changed: a short list computes, on a run of its own.
 				m := t.startRun(tok, "words.pairs", map[string]any{"words": []any{"a", "b"}})
@@ -173,11 +192,8 @@ func executorCases() []Case {
 				}
 				t.check(retry != nil && retry.Method == contracts.ToolPraxecCommand && fixed["currency"] == "EUR" && fixed["capability"] == "orders.refund",
 					"the refusal has no retry link with currency EUR: %v", problemRels(resp))
-				if retry != nil {
-					t.expectStatus("follow the retry link", t.call(tok, retry.Method, retry.Args), http.StatusOK)
-				}
-				env := t.toolError("a refund in USD over MCP", t.callTool(t.session(tok), contracts.ToolPraxecCommand, args))
-				t.check(env.Error.Code == contracts.CodeGuardRejected, "MCP: want %s, got %s", contracts.CodeGuardRejected, env.Error.Code)
+				t.follow(tok, retry)
+				env := t.commandRefusedOverMCP("a refund in USD over MCP", tok, args, contracts.CodeGuardRejected)
 				t.check(envelopeLink(env, "retry") != nil, "MCP: the envelope has no retry link")
 				// On a run: a bound no single value fixes; the link reads the run back.
 				m := t.startRun(tok, "orders.refund", map[string]any{"currency": "EUR", "amount": 5})
@@ -199,9 +215,8 @@ func executorCases() []Case {
 				resp := t.refusalOnRun(tok, m, "ops.maintenance", nil, http.StatusConflict, contracts.CodeGuardRejected, false)
 				t.check(strings.Contains(resp.Problem.Detail, "schedule") && strings.Contains(resp.Problem.Detail, "next allows"),
 					"the refusal does not say when the schedule next allows a call: %s", resp.Problem.Detail)
-				env := t.toolError("ops.maintenance over MCP", t.callTool(t.session(tok), contracts.ToolPraxecCommand,
-					map[string]any{"workflowId": workflowID(m), "expectedVersion": version(m), "transition": "ops.maintenance"}))
-				t.check(env.Error.Code == contracts.CodeGuardRejected, "MCP: want %s, got %s", contracts.CodeGuardRejected, env.Error.Code)
+				env := t.commandRefusedOverMCP("ops.maintenance over MCP", tok,
+					map[string]any{"workflowId": workflowID(m), "expectedVersion": version(m), "transition": "ops.maintenance"}, contracts.CodeGuardRejected)
 				get := envelopeLink(env, "get")
 				t.check(get != nil && get.Args["workflowId"] == workflowID(m), "MCP: the envelope has no get link to the run")
 			}},
@@ -221,12 +236,7 @@ func executorCases() []Case {
 						continue // the schedule happens to allow it now
 					}
 					t.expectProblem("a start of "+capability+" its guard refuses", resp, http.StatusConflict, contracts.CodeGuardRejected)
-					d := problemLink(resp, "describe")
-					t.check(d != nil && d.Method == contracts.ToolPraxecQuery && d.Args["subject"] == capability,
-						"%s: the refusal has no describe link: %v", capability, problemRels(resp))
-					if d != nil {
-						t.expectStatus("follow the describe link", t.call(tok, d.Method, d.Args), http.StatusOK)
-					}
+					t.describeLinked(capability, tok, resp, capability)
 				}
 			}},
 	}
