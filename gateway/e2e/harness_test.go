@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -602,4 +603,17 @@ func wantUnknownOutcome(t *testing.T, w *gw, tok, wf string, version int64) {
 func eachStore(t *testing.T, fn func(t *testing.T, dsn string)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, "") })
 	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.Schema(t)) })
+}
+
+// jsonUpstream is a REST upstream that answers JSON: what handle writes,
+// else (handle returning false) {"ok":true}. It closes when t ends.
+func jsonUpstream(t *testing.T, handle func(w http.ResponseWriter, r *http.Request) (answered bool)) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if !handle(w, r) {
+			w.Write([]byte(`{"ok":true}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

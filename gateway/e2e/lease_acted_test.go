@@ -27,20 +27,16 @@ type actedAPI struct{ deploy, fail atomic.Int32 }
 
 func newActedAPI(t *testing.T) (*actedAPI, *httptest.Server) {
 	a := &actedAPI{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/deploy":
+	return a, jsonUpstream(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/deploy" {
 			a.deploy.Add(1)
-			w.Write([]byte(`{"ok":true}`))
-		default:
-			a.fail.Add(1)
-			w.WriteHeader(http.StatusBadRequest)
-			w.Write([]byte(`{"error":"no"}`))
+			return false
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return a, srv
+		a.fail.Add(1)
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"error":"no"}`))
+		return true
+	})
 }
 
 func (a *actedAPI) want(t *testing.T, what string, deploy, fail int32) {

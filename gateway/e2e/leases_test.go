@@ -31,7 +31,7 @@ type deployAPI struct {
 
 func newDeployAPI(t *testing.T, hold chan struct{}) (*deployAPI, *httptest.Server) {
 	a := &deployAPI{hold: hold}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return a, jsonUpstream(t, func(w http.ResponseWriter, r *http.Request) bool {
 		switch r.URL.Path {
 		case "/status":
 			a.status.Add(1)
@@ -46,11 +46,8 @@ func newDeployAPI(t *testing.T, hold chan struct{}) (*deployAPI, *httptest.Serve
 			a.slow.Add(1)
 			time.Sleep(time.Second)
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"ok":true}`))
-	}))
-	t.Cleanup(srv.Close)
-	return a, srv
+		return false
+	})
 }
 
 func leasesGateway(t *testing.T, ti *gatewaytest.Issuer, api string, now func() time.Time) *gatewaytest.Gateway {

@@ -31,8 +31,7 @@ type releaseAPI struct {
 
 func newReleaseAPI(t *testing.T, hold chan struct{}) (*releaseAPI, *httptest.Server) {
 	a := &releaseAPI{hold: hold}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+	return a, jsonUpstream(t, func(w http.ResponseWriter, r *http.Request) bool {
 		switch r.URL.Path {
 		case "/tag":
 			a.tag.Add(1)
@@ -45,12 +44,10 @@ func newReleaseAPI(t *testing.T, hold chan struct{}) (*releaseAPI, *httptest.Ser
 			a.changelog.Add(1)
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write([]byte(`{"error":"no changelog"}`))
-			return
+			return true
 		}
-		w.Write([]byte(`{"ok":true}`))
-	}))
-	t.Cleanup(srv.Close)
-	return a, srv
+		return false
+	})
 }
 
 func parallelGateway(t *testing.T, ti *gatewaytest.Issuer, api string, now func() time.Time) *gatewaytest.Gateway {
