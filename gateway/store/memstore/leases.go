@@ -29,38 +29,41 @@ func (t *txn) GetMoveLease(ctx context.Context, tenant, workflowID string, expec
 // InsertMoveLease implements store.Tx.
 func (t *txn) InsertMoveLease(ctx context.Context, l store.MoveLease) error {
 	t.mustWrite()
-	k := submitKey{l.WorkflowID, l.ExpectedVersion}
-	if _, ok := t.lease(k); ok {
-		return store.ErrExists
-	}
-	t.stageLease(k, &l)
-	return nil
+	return insert(&t.leases, t.db.leases, submitKey{l.WorkflowID, l.ExpectedVersion}, &l)
 }
 
 // DeleteMoveLease implements store.Tx.
 func (t *txn) DeleteMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner string) error {
 	t.mustWrite()
 	k := submitKey{workflowID, expectedVersion}
-	l, ok := t.lease(k)
-	switch {
-	case !ok || l.Tenant != tenant:
-		return store.ErrNotFound
-	case l.Owner != owner:
-		return store.ErrConflict
+	if _, err := t.heldMoveLease(k, tenant, owner); err != nil {
+		return err
 	}
 	t.stageLease(k, nil)
 	return nil
+}
+
+// heldMoveLease finds the move lease owner holds on k, of tenant.
+func (t *txn) heldMoveLease(k submitKey, tenant, owner string) (store.MoveLease, error) {
+	l, ok := t.lease(k)
+	switch {
+	case !ok || l.Tenant != tenant:
+		return l, store.ErrNotFound
+	case l.Owner != owner:
+		return l, store.ErrConflict
+	}
+	return l, nil
 }
 
 // RenewMoveLease implements store.Tx.
 func (t *txn) RenewMoveLease(ctx context.Context, tenant, workflowID string, expectedVersion int64, owner, newOwner string, now, deadline time.Time) error {
 	t.mustWrite()
 	k := submitKey{workflowID, expectedVersion}
-	l, ok := t.lease(k)
-	switch {
-	case !ok || l.Tenant != tenant:
-		return store.ErrNotFound
-	case l.Owner != owner || !l.Deadline.After(now):
+	l, err := t.heldMoveLease(k, tenant, owner)
+	if err != nil {
+		return err
+	}
+	if !l.Deadline.After(now) {
 		return store.ErrConflict
 	}
 	l.Owner, l.Deadline = newOwner, deadline
@@ -118,12 +121,8 @@ func (t *txn) ExpiredStartLeases(ctx context.Context, now time.Time, limit int) 
 // InsertStartLease implements store.Tx.
 func (t *txn) InsertStartLease(ctx context.Context, l store.StartLease) error {
 	t.mustWrite()
-	k := startKey{l.Tenant, l.Ref}
-	if _, ok := t.startLease(k); ok {
-		return store.ErrExists
-	}
-	t.stageStartLease(k, &l)
-	return nil
+	l.Response = slices.Clone(l.Response)
+	return insert(&t.startLeases, t.db.startLeases, startKey{l.Tenant, l.Ref}, &l)
 }
 
 // heldStartLease finds the held start lease owner holds on k.

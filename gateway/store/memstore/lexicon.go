@@ -27,12 +27,7 @@ func (t *txn) ListLexiconTerms(ctx context.Context) ([]store.LexiconTerm, error)
 // PutLexiconTerm implements store.Tx.
 func (t *txn) PutLexiconTerm(ctx context.Context, lt store.LexiconTerm, expectedVersion int64) error {
 	t.mustWrite()
-	old, exists := get(t.lexicon, t.db.lexicon, lt.Key)
-	if err := checkVersion(exists, old.Version, expectedVersion); err != nil {
-		return err
-	}
 	lt = copyLexiconTerm(lt)
 	lt.UpdatedAt = normTime(lt.UpdatedAt)
-	put(&t.lexicon, lt.Key, lt)
-	return nil
+	return putVersioned(&t.lexicon, t.db.lexicon, lt.Key, lt, expectedVersion, func(lt store.LexiconTerm) int64 { return lt.Version })
 }

@@ -89,6 +89,15 @@ func stage[K comparable, V any](staged *map[K]*V, k K, v *V) {
 	(*staged)[k] = v
 }
 
+// insert stages v for k unless k has a row (store.ErrExists).
+func insert[K comparable, V any](staged *map[K]*V, committed map[K]V, k K, v *V) error {
+	if _, ok := lookup(*staged, committed, k); ok {
+		return store.ErrExists
+	}
+	stage(staged, k, v)
+	return nil
+}
+
 // applyStaged moves the staged writes and deletions into the committed map,
 // making it on first use.
 func applyStaged[K comparable, V any](committed *map[K]V, staged map[K]*V) {
@@ -116,6 +125,17 @@ func view[K comparable, V any](staged map[K]*V, committed map[K]V) map[K]V {
 	}
 	applyStaged(&out, staged)
 	return out
+}
+
+// putVersioned stages v for k after the compare of a versioned put
+// (checkVersion) against k's row, whose version is version's.
+func putVersioned[V any](staged *map[string]V, committed map[string]V, k string, v V, expected int64, version func(V) int64) error {
+	old, exists := get(*staged, committed, k)
+	if err := checkVersion(exists, version(old), expected); err != nil {
+		return err
+	}
+	put(staged, k, v)
+	return nil
 }
 
 // checkVersion is the compare of a versioned put: expected 0 creates a row,

@@ -32,12 +32,7 @@ func (t *txn) ListCapabilityPins(ctx context.Context) ([]store.CapabilityPin, er
 // PutCapabilityPin implements store.Tx.
 func (t *txn) PutCapabilityPin(ctx context.Context, p store.CapabilityPin, expectedVersion int64) error {
 	t.mustWrite()
-	old, exists := get(t.pins, t.db.pins, p.Capability)
-	if err := checkVersion(exists, old.Version, expectedVersion); err != nil {
-		return err
-	}
 	p = copyPin(p)
 	p.OfferedAt, p.CreatedAt, p.UpdatedAt = normTime(p.OfferedAt), normTime(p.CreatedAt), normTime(p.UpdatedAt)
-	put(&t.pins, p.Capability, p)
-	return nil
+	return putVersioned(&t.pins, t.db.pins, p.Capability, p, expectedVersion, func(p store.CapabilityPin) int64 { return p.Version })
 }
