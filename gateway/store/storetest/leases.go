@@ -50,19 +50,19 @@ func testMoveLeases(t *testing.T, o Opener) {
 	// expired: an expired lease is resolved, never replaced.
 	late := lease("a", "wf_1", 3, "p2/r1")
 	late.CreatedAt, late.Deadline = epoch.Add(time.Hour), epoch.Add(2*time.Hour)
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMoveLease(ctx, late) }); !errors.Is(err, store.ErrExists) {
-		t.Errorf("second lease on a version: %v, want ErrExists", err)
-	}
+	wantRefused(t, s, "second lease on a version", store.ErrExists, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertMoveLease(ctx, late)
+	})
 	// The next version is another lease.
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
 		return tx.InsertMoveLease(ctx, lease("a", "wf_1", 4, "p2/r1"))
 	})
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.DeleteMoveLease(ctx, "a", "wf_1", 3, "p2/r1") }); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("delete by another owner: %v, want ErrConflict", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.DeleteMoveLease(ctx, "b", "wf_1", 3, "p1/r1") }); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("delete by another tenant: %v, want ErrNotFound", err)
-	}
+	wantRefused(t, s, "delete by another owner", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
+		return tx.DeleteMoveLease(ctx, "a", "wf_1", 3, "p2/r1")
+	})
+	wantRefused(t, s, "delete by another tenant", store.ErrNotFound, func(ctx context.Context, tx store.Tx) error {
+		return tx.DeleteMoveLease(ctx, "b", "wf_1", 3, "p1/r1")
+	})
 	// A delete rolled back with its transaction leaves the lease.
 	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.DeleteMoveLease(ctx, "a", "wf_1", 3, "p1/r1"); err != nil {
@@ -82,9 +82,9 @@ func testMoveLeases(t *testing.T, o Opener) {
 		return nil
 	})
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.DeleteMoveLease(ctx, "a", "wf_1", 3, "p1/r1") })
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.DeleteMoveLease(ctx, "a", "wf_1", 3, "p1/r1") }); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("second delete: %v, want ErrNotFound", err)
-	}
+	wantRefused(t, s, "second delete", store.ErrNotFound, func(ctx context.Context, tx store.Tx) error {
+		return tx.DeleteMoveLease(ctx, "a", "wf_1", 3, "p1/r1")
+	})
 	// Deleted, the version can be leased again; the lease is durable.
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMoveLease(ctx, late) })
 	if err := s.Close(); err != nil {
@@ -173,26 +173,18 @@ func testStartLeases(t *testing.T, o Opener) {
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
 		return tx.InsertStartLease(ctx, startLease("b", "run:deploy-1", "p2/r1"))
 	})
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	wantRefused(t, s, "second lease on a ref", store.ErrExists, func(ctx context.Context, tx store.Tx) error {
 		return tx.InsertStartLease(ctx, startLease("a", "run:deploy-1", "p2/r2"))
-	}); !errors.Is(err, store.ErrExists) {
-		t.Errorf("second lease on a ref: %v, want ErrExists", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	})
+	wantRefused(t, s, "delete by another owner", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
 		return tx.DeleteStartLease(ctx, "a", "run:deploy-1", "p2/r1")
-	}); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("delete by another owner: %v, want ErrConflict", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	})
+	wantRefused(t, s, "resolve by another owner", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
 		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p2/r1", 504, []byte("x"), time.Time{})
-	}); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("resolve by another owner: %v, want ErrConflict", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	})
+	wantRefused(t, s, "delete of no lease", store.ErrNotFound, func(ctx context.Context, tx store.Tx) error {
 		return tx.DeleteStartLease(ctx, "a", "run:nope", "p1/r1")
-	}); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("delete of no lease: %v, want ErrNotFound", err)
-	}
+	})
 	// A resolve rolled back with its transaction leaves the lease held.
 	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, []byte(`{"error":{}}`), time.Time{}); err != nil {
@@ -217,21 +209,15 @@ func testStartLeases(t *testing.T, o Opener) {
 	})
 	// Resolved, the lease is a record: not held, not deletable, still
 	// refusing a new lease on its ref, durable.
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	wantRefused(t, s, "delete of a resolved lease", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
 		return tx.DeleteStartLease(ctx, "a", "run:deploy-1", "p1/r1")
-	}); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("delete of a resolved lease: %v, want ErrConflict", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	})
+	wantRefused(t, s, "second resolve", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
 		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/r1", 504, body, time.Time{})
-	}); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("second resolve: %v, want ErrConflict", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	})
+	wantRefused(t, s, "lease on a resolved ref", store.ErrExists, func(ctx context.Context, tx store.Tx) error {
 		return tx.InsertStartLease(ctx, startLease("a", "run:deploy-1", "p3/r1"))
-	}); !errors.Is(err, store.ErrExists) {
-		t.Errorf("lease on a resolved ref: %v, want ErrExists", err)
-	}
+	})
 	// A held lease is deleted by its owner, and its ref can be leased again.
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
 		return tx.DeleteStartLease(ctx, "b", "run:deploy-1", "p2/r1")
@@ -398,19 +384,15 @@ func testLeaseRenewal(t *testing.T, o Opener) {
 		return nil
 	})
 	// A resolver that read the lease before the renewal holds the old owner.
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.DeleteMoveLease(ctx, "a", "wf_1", 1, "p1/r1") }); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("delete with the owner before the renewal: %v, want ErrConflict", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	wantRefused(t, s, "delete with the owner before the renewal", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
+		return tx.DeleteMoveLease(ctx, "a", "wf_1", 1, "p1/r1")
+	})
+	wantRefused(t, s, "resolve with the owner before the renewal", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
 		return tx.ResolveStartLease(ctx, "a", "run:deploy-1", "p1/s1", 504, []byte(`{}`), time.Time{})
-	}); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("resolve with the owner before the renewal: %v, want ErrConflict", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	})
+	wantRefused(t, s, "renewal of no lease", store.ErrNotFound, func(ctx context.Context, tx store.Tx) error {
 		return tx.RenewMoveLease(ctx, "a", "wf_9", 1, "p1/r1", "x", now, later)
-	}); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("renewal of no lease: %v, want ErrNotFound", err)
-	}
+	})
 }
 
 // raceN is how many transactions a race test runs at once.

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -20,15 +19,7 @@ func lexiconTerm(key, term string, version int64, entry string) store.LexiconTer
 // the way in and out.
 func testLexiconTerms(t *testing.T, o Opener) {
 	s := o.Open(t)
-	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
-		if _, err := tx.GetLexiconTerm(ctx, "evidence pack"); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("empty overlay: %v, want ErrNotFound", err)
-		}
-		if got, err := tx.ListLexiconTerms(ctx); err != nil || len(got) != 0 {
-			t.Errorf("empty overlay lists %v, %v", got, err)
-		}
-		return nil
-	})
+	wantNone(t, s, "empty overlay", store.ReadTx.GetLexiconTerm, "evidence pack", store.ReadTx.ListLexiconTerms)
 	entry := []byte(`{"definition_short":"A set."}`)
 	first := lexiconTerm("evidence pack", "Evidence Pack", 1, string(entry))
 	first.Entry = entry
@@ -45,14 +36,12 @@ func testLexiconTerms(t *testing.T, o Opener) {
 	})
 	other := lexiconTerm("evidence pack", "evidence pack", 1, `{"definition_short":"Another."}`)
 	other.Tenant = "b"
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutLexiconTerm(ctx, other, 0) }); !errors.Is(err, store.ErrExists) {
-		t.Errorf("second insert of a key (from another tenant): %v, want ErrExists", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	wantRefused(t, s, "second insert of a key (from another tenant)", store.ErrExists, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutLexiconTerm(ctx, other, 0)
+	})
+	wantRefused(t, s, "replacing a missing term", store.ErrNotFound, func(ctx context.Context, tx store.Tx) error {
 		return tx.PutLexiconTerm(ctx, lexiconTerm("missing", "missing", 2, `{}`), 1)
-	}); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("replacing a missing term: %v, want ErrNotFound", err)
-	}
+	})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +78,9 @@ func testLexiconCompareAndSet(t *testing.T, o Opener) {
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
 		return tx.PutLexiconTerm(ctx, lexiconTerm("pr", "PR", 2, `{"definition_short":"v2"}`), 1)
 	})
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	wantRefused(t, s, "stale replace", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
 		return tx.PutLexiconTerm(ctx, lexiconTerm("pr", "PR", 2, `{"definition_short":"stale"}`), 1)
-	}); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("stale replace: %v, want ErrConflict", err)
-	}
+	})
 	raceOnce(t, s, 8, store.ErrConflict, func(ctx context.Context, tx store.Tx, i int) error {
 		lt := lexiconTerm("pr", "PR", 3, fmt.Sprintf(`{"definition_short":"racer %d"}`, i))
 		lt.UpdatedAt = epoch.Add(time.Duration(i) * time.Second)

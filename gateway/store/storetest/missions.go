@@ -20,13 +20,13 @@ func testMissions(t *testing.T, o Opener) {
 	m := mission("a", "wf_1", "run-1")
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMission(ctx, m) })
 	dupID := mission("a", "wf_1", "run-2")
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMission(ctx, dupID) }); !errors.Is(err, store.ErrExists) {
-		t.Errorf("duplicate id: %v, want ErrExists", err)
-	}
+	wantRefused(t, s, "duplicate id", store.ErrExists, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertMission(ctx, dupID)
+	})
 	dupRun := mission("a", "wf_2", "run-1")
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMission(ctx, dupRun) }); !errors.Is(err, store.ErrExists) {
-		t.Errorf("duplicate runId in one tenant: %v, want ErrExists", err)
-	}
+	wantRefused(t, s, "duplicate runId in one tenant", store.ErrExists, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertMission(ctx, dupRun)
+	})
 	otherTenant := mission("b", "wf_3", "run-1")
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMission(ctx, otherTenant) })
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
@@ -48,14 +48,14 @@ func testMissions(t *testing.T, o Opener) {
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateMission(ctx, next, 1) })
 	stale := m
 	stale.State, stale.Version = "build", 2
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateMission(ctx, stale, 1) }); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("stale update: %v, want ErrConflict", err)
-	}
+	wantRefused(t, s, "stale update", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
+		return tx.UpdateMission(ctx, stale, 1)
+	})
 	foreign := next
 	foreign.Tenant = "b"
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateMission(ctx, foreign, 2) }); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("another tenant's update: %v, want ErrNotFound", err)
-	}
+	wantRefused(t, s, "another tenant's update", store.ErrNotFound, func(ctx context.Context, tx store.Tx) error {
+		return tx.UpdateMission(ctx, foreign, 2)
+	})
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, _ := tx.GetMission(ctx, "a", "wf_1")
 		if got.State != "test" || got.Version != 2 {
@@ -151,9 +151,9 @@ func testSubmits(t *testing.T, o Opener) {
 	s := o.Open(t)
 	r := store.SubmitRecord{Tenant: "a", WorkflowID: "wf_1", ExpectedVersion: 4, Fingerprint: "fp", Response: []byte(`{"ok":1}`), CreatedAt: epoch}
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutSubmit(ctx, r) })
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutSubmit(ctx, r) }); !errors.Is(err, store.ErrExists) {
-		t.Errorf("second submit at one version: %v, want ErrExists", err)
-	}
+	wantRefused(t, s, "second submit at one version", store.ErrExists, func(ctx context.Context, tx store.Tx) error {
+		return tx.PutSubmit(ctx, r)
+	})
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.GetSubmit(ctx, "a", "wf_1", 4)
 		if err != nil || got.Fingerprint != "fp" || string(got.Response) != `{"ok":1}` {
@@ -187,9 +187,9 @@ func testApprovals(t *testing.T, o Opener) {
 	done := a
 	done.Status, done.ResolvedBy, done.ResolvedAt = "approved", "ops", epoch.Add(time.Minute)
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateApproval(ctx, done, "pending") })
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.UpdateApproval(ctx, done, "pending") }); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("resolving twice: %v, want ErrConflict", err)
-	}
+	wantRefused(t, s, "resolving twice", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
+		return tx.UpdateApproval(ctx, done, "pending")
+	})
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		pending, err := tx.ListApprovals(ctx, "a", "pending", 10)
 		if err != nil || len(pending) != 1 || pending[0].ID != "apr_2" {

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -21,15 +20,7 @@ func capabilityPin(capability, sum string, version int64) store.CapabilityPin {
 // a reopen with every field, and copied on the way in and out.
 func testCapabilityPins(t *testing.T, o Opener) {
 	s := o.Open(t)
-	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
-		if _, err := tx.GetCapabilityPin(ctx, "up.echo"); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("no pin: %v, want ErrNotFound", err)
-		}
-		if got, err := tx.ListCapabilityPins(ctx); err != nil || len(got) != 0 {
-			t.Errorf("no pins lists %v, %v", got, err)
-		}
-		return nil
-	})
+	wantNone(t, s, "no pins", store.ReadTx.GetCapabilityPin, "up.echo", store.ReadTx.ListCapabilityPins)
 	first := capabilityPin("up.echo", "aa", 1)
 	def := first.Definition
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
@@ -42,25 +33,19 @@ func testCapabilityPins(t *testing.T, o Opener) {
 		}
 		return tx.PutCapabilityPin(ctx, capabilityPin("a.first", "bb", 1), 0)
 	})
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	wantRefused(t, s, "second insert", store.ErrExists, func(ctx context.Context, tx store.Tx) error {
 		return tx.PutCapabilityPin(ctx, capabilityPin("up.echo", "cc", 1), 0)
-	}); !errors.Is(err, store.ErrExists) {
-		t.Errorf("second insert: %v, want ErrExists", err)
-	}
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	})
+	wantRefused(t, s, "replacing a missing pin", store.ErrNotFound, func(ctx context.Context, tx store.Tx) error {
 		return tx.PutCapabilityPin(ctx, capabilityPin("missing", "cc", 2), 1)
-	}); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("replacing a missing pin: %v, want ErrNotFound", err)
-	}
+	})
 	offered := capabilityPin("up.echo", "aa", 2)
 	offered.OfferedSHA256, offered.OfferedDefinition = "dd", []byte(`{"name":"echo","description":"new"}`)
 	offered.OfferedAt, offered.UpdatedAt = epoch.Add(time.Minute), epoch.Add(time.Minute)
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutCapabilityPin(ctx, offered, 1) })
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error {
+	wantRefused(t, s, "stale replace", store.ErrConflict, func(ctx context.Context, tx store.Tx) error {
 		return tx.PutCapabilityPin(ctx, capabilityPin("up.echo", "ee", 2), 1)
-	}); !errors.Is(err, store.ErrConflict) {
-		t.Errorf("stale replace: %v, want ErrConflict", err)
-	}
+	})
 	raceOnce(t, s, 6, store.ErrConflict, func(ctx context.Context, tx store.Tx, i int) error {
 		return tx.PutCapabilityPin(ctx, capabilityPin("up.echo", fmt.Sprintf("racer%d", i), 3), 2)
 	})

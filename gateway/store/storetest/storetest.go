@@ -114,6 +114,31 @@ func mustUpdate(t *testing.T, s store.Store, fn func(ctx context.Context, tx sto
 	}
 }
 
+// wantRefused runs fn in an Update of s and checks that it fails with
+// want; what names the refused write.
+func wantRefused(t *testing.T, s store.Store, what string, want error, fn func(ctx context.Context, tx store.Tx) error) {
+	t.Helper()
+	if err := update(t, s, fn); !errors.Is(err, want) {
+		t.Errorf("%s: %v, want %v", what, err, want)
+	}
+}
+
+// wantNone checks, in a view of s, that get finds no key
+// (store.ErrNotFound) and list lists nothing; what names the empty store.
+func wantNone[V any](t *testing.T, s store.Store, what string, get func(store.ReadTx, context.Context, string) (V, error), key string,
+	list func(store.ReadTx, context.Context) ([]V, error)) {
+	t.Helper()
+	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
+		if _, err := get(tx, ctx, key); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: get %s: %v, want ErrNotFound", what, key, err)
+		}
+		if got, err := list(tx, ctx); err != nil || len(got) != 0 {
+			t.Errorf("%s: lists %v, %v", what, got, err)
+		}
+		return nil
+	})
+}
+
 func view(t *testing.T, s store.Store, fn func(ctx context.Context, tx store.ReadTx) error) {
 	t.Helper()
 	if err := s.View(context.Background(), fn); err != nil {
@@ -300,9 +325,9 @@ func testIdempotencyTombstones(t *testing.T, o Opener) {
 	wantTombstone("expired, not swept", expired)
 	again := record("ns", rec.Key, "fp3")
 	again.CreatedAt, again.ExpiresAt = expired, expired.Add(time.Hour)
-	if err := update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertIdempotency(ctx, again) }); !errors.Is(err, store.ErrExists) {
-		t.Errorf("a new record over a tombstone: %v, want ErrExists", err)
-	}
+	wantRefused(t, s, "a new record over a tombstone", store.ErrExists, func(ctx context.Context, tx store.Tx) error {
+		return tx.InsertIdempotency(ctx, again)
+	})
 	// The sweep drops the answer (one row changed) and deletes the record
 	// without a tombstone (one row gone).
 	if n, err := s.SweepIdempotency(context.Background(), expired); err != nil || n != 2 {
