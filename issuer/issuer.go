@@ -325,12 +325,18 @@ func (i *Issuer) DefaultKeyID() string {
 // KeyIDs returns the key ids currently published in the JWKS, in the order
 // the keys were added.
 func (i *Issuer) KeyIDs() []string {
+	return publishedKeys(i, func(k *key) string { return k.kid })
+}
+
+// publishedKeys returns f of each key published in the JWKS, in the order
+// the keys were added.
+func publishedKeys[T any](i *Issuer, f func(*key) T) []T {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
-	var out []string
+	var out []T
 	for _, k := range i.keys {
 		if k.published {
-			out = append(out, k.kid)
+			out = append(out, f(k))
 		}
 	}
 	return out
@@ -349,15 +355,9 @@ type PublicKey struct {
 // PublicKeys returns the published verification keys, for a verifier that
 // trusts this issuer statically (no HTTP).
 func (i *Issuer) PublicKeys() []PublicKey {
-	i.mu.RLock()
-	defer i.mu.RUnlock()
-	var out []PublicKey
-	for _, k := range i.keys {
-		if k.published {
-			out = append(out, PublicKey{KeyID: k.kid, Algorithm: k.alg, Key: k.signer.Public()})
-		}
-	}
-	return out
+	return publishedKeys(i, func(k *key) PublicKey {
+		return PublicKey{KeyID: k.kid, Algorithm: k.alg, Key: k.signer.Public()}
+	})
 }
 
 // JWKS returns the published keys as an RFC 7517 JWK Set document.
