@@ -88,33 +88,26 @@ func newSessions(now func() time.Time) *sessions {
 // the entries that expire first. The caller holds mu.
 func (s *sessions) sweepLocked() {
 	now := s.now()
-	for id, v := range s.byID {
-		if now.After(v.expires) {
-			delete(s.byID, id)
+	sweep(s.byID, now, maxSessions, func(v *session) time.Time { return v.expires })
+	sweep(s.logins, now, maxLogins, func(v *login) time.Time { return v.expires })
+}
+
+// sweep drops the entries of m that expired before now and, while m
+// still holds limit or more, the one that expires first.
+func sweep[V any](m map[string]V, now time.Time, limit int, expires func(V) time.Time) {
+	for id, v := range m {
+		if now.After(expires(v)) {
+			delete(m, id)
 		}
 	}
-	for id, v := range s.logins {
-		if now.After(v.expires) {
-			delete(s.logins, id)
-		}
-	}
-	for len(s.byID) >= maxSessions {
+	for len(m) >= limit {
 		var oldest string
-		for id, v := range s.byID {
-			if oldest == "" || v.expires.Before(s.byID[oldest].expires) {
+		for id, v := range m {
+			if oldest == "" || expires(v).Before(expires(m[oldest])) {
 				oldest = id
 			}
 		}
-		delete(s.byID, oldest)
-	}
-	for len(s.logins) >= maxLogins {
-		var oldest string
-		for id, v := range s.logins {
-			if oldest == "" || v.expires.Before(s.logins[oldest].expires) {
-				oldest = id
-			}
-		}
-		delete(s.logins, oldest)
+		delete(m, oldest)
 	}
 }
 
