@@ -20,6 +20,24 @@ wait_url() {
 	return 1
 }
 
+# need_tools SCRIPT TOOL...: SCRIPT stops unless every TOOL is on PATH.
+need_tools() {
+	local script=$1 tool
+	shift
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 || { echo "$script: $tool is missing" >&2; exit 1; }
+	done
+}
+
+# need_two_cpus SCRIPT SERVER LOAD: SCRIPT stops unless the machine has two
+# CPUs, one for SERVER (on SERVER_CPU), one for LOAD (on LOAD_CPU).
+need_two_cpus() {
+	if [ "$(nproc)" -lt 2 ]; then
+		echo "$1: needs two CPUs ($2 on ${SERVER_CPU:-0}, $3 on ${LOAD_CPU:-1})" >&2
+		exit 1
+	fi
+}
+
 # cpu_ticks PID...: user+system ticks the processes used so far.
 cpu_ticks() {
 	local n=0 p t

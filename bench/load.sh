@@ -55,13 +55,8 @@ if ! command -v wrk >/dev/null 2>&1; then
 		apt-get install -y wrk >>"$OUT/apt.log" 2>&1
 	fi
 fi
-for tool in wrk taskset curl go; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "load.sh: $tool is missing" >&2; exit 1; }
-done
-if [ "$(nproc)" -lt 2 ]; then
-	echo "load.sh: needs two CPUs (server on $SERVER_CPU, wrk on $LOAD_CPU)" >&2
-	exit 1
-fi
+need_tools load.sh wrk taskset curl go
+need_two_cpus load.sh server wrk
 
 log "building praxa and barechi from $ROOT into $OUT"
 (cd "$ROOT" && go build -o "$OUT/praxa" ./cmd/praxa && go build -o "$OUT/barechi" ./bench/barechi &&

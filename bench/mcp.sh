@@ -113,13 +113,8 @@ OUT=${OUT:-$(mktemp -d /tmp/praxa-mcp.XXXXXX)}
 mkdir -p "$OUT"
 export QUIET_WAIT QUIET_MAX
 
-for tool in taskset curl go; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "mcp.sh: $tool is missing" >&2; exit 1; }
-done
-if [ "$(nproc)" -lt 2 ]; then
-	echo "mcp.sh: needs two CPUs (servers on $SERVER_CPU, load on $LOAD_CPU)" >&2
-	exit 1
-fi
+need_tools mcp.sh taskset curl go
+need_two_cpus mcp.sh servers load
 
 log "building praxa and the MCP baselines from $ROOT into $OUT"
 (cd "$ROOT" && go build -o "$OUT/" ./cmd/praxa ./bench/mcpecho ./bench/mcprelay ./bench/mcphome ./bench/mcpload ./bench/hostprobe)

@@ -34,9 +34,7 @@ OUT=${OUT:-$(mktemp -d /tmp/praxa-mcpwait.XXXXXX)}
 mkdir -p "$OUT"
 export QUIET_WAIT
 
-for tool in taskset curl go; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "mcpwait.sh: $tool is missing" >&2; exit 1; }
-done
+need_tools mcpwait.sh taskset curl go
 
 log "building praxa, mcpecho, mcpload and hostprobe from $ROOT into $OUT"
 (cd "$ROOT" && go build -o "$OUT/" ./cmd/praxa ./bench/mcpecho ./bench/mcpload ./bench/hostprobe)
