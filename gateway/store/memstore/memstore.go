@@ -333,11 +333,7 @@ func forgetAt(rec store.IdempotencyRecord) int64 {
 }
 
 func (t *txn) idemRecord(k idemKey) (store.IdempotencyRecord, bool) {
-	if rec, ok := t.idem[k]; ok {
-		return rec, true
-	}
-	rec, ok := t.db.idem[k]
-	return rec, ok
+	return get(t.idem, t.db.idem, k)
 }
 
 // InsertIdempotency implements store.Tx.
@@ -359,10 +355,7 @@ func (t *txn) InsertIdempotency(ctx context.Context, rec store.IdempotencyRecord
 	if nanos(rec.TombstoneUntil) <= nanos(rec.ExpiresAt) {
 		rec.TombstoneUntil = time.Time{} // no tombstone, as the SQL drivers read it back
 	}
-	if t.idem == nil {
-		t.idem = map[idemKey]store.IdempotencyRecord{}
-	}
-	t.idem[k] = rec
+	put(&t.idem, k, rec)
 	return nil
 }
 
@@ -377,11 +370,7 @@ func (t *txn) GetIntent(ctx context.Context, tenant, id string) (store.Intent, e
 }
 
 func (t *txn) intent(id string) (store.Intent, bool) {
-	if in, ok := t.intents[id]; ok {
-		return in, true
-	}
-	in, ok := t.db.intents[id]
-	return in, ok
+	return get(t.intents, t.db.intents, id)
 }
 
 // InsertIntent implements store.Tx.
@@ -392,10 +381,7 @@ func (t *txn) InsertIntent(ctx context.Context, in store.Intent) error {
 	}
 	in.Tags = append([]string{}, in.Tags...) // never nil, as a driver reads "[]" back
 	in.CreatedAt = normTime(in.CreatedAt)
-	if t.intents == nil {
-		t.intents = map[string]store.Intent{}
-	}
-	t.intents[in.ID] = in
+	put(&t.intents, in.ID, in)
 	return nil
 }
 
@@ -457,19 +443,12 @@ func (t *txn) Revoke(ctx context.Context, r store.Revocation) error {
 		return nil // the first record is kept
 	}
 	r.RevokedAt, r.ExpiresAt = normTime(r.RevokedAt), normTime(r.ExpiresAt)
-	if t.revs == nil {
-		t.revs = map[string]store.Revocation{}
-	}
-	t.revs[r.JTI] = r
+	put(&t.revs, r.JTI, r)
 	return nil
 }
 
 func (t *txn) revocation(jti string) (store.Revocation, bool) {
-	if r, ok := t.revs[jti]; ok {
-		return r, true
-	}
-	r, ok := t.db.revs[jti]
-	return r, ok
+	return get(t.revs, t.db.revs, jti)
 }
 
 // Revoked implements store.ReadTx.

@@ -186,10 +186,7 @@ func (t *txn) DeleteMission(ctx context.Context, tenant, id string, expectedVers
 		return store.ErrConflict
 	}
 	delete(t.missions, id)
-	if t.dropped == nil {
-		t.dropped = map[string]store.Mission{}
-	}
-	t.dropped[id] = old
+	put(&t.dropped, id, old)
 	return nil
 }
 
@@ -202,19 +199,12 @@ func (t *txn) PutSubmit(ctx context.Context, r store.SubmitRecord) error {
 	}
 	r.Response = append([]byte{}, r.Response...)
 	r.CreatedAt = normTime(r.CreatedAt)
-	if t.submits == nil {
-		t.submits = map[submitKey]store.SubmitRecord{}
-	}
-	t.submits[k] = r
+	put(&t.submits, k, r)
 	return nil
 }
 
 func (t *txn) submit(k submitKey) (store.SubmitRecord, bool) {
-	if r, ok := t.submits[k]; ok {
-		return r, true
-	}
-	r, ok := t.db.submits[k]
-	return r, ok
+	return get(t.submits, t.db.submits, k)
 }
 
 // GetSubmit implements store.ReadTx.
@@ -228,18 +218,11 @@ func (t *txn) GetSubmit(ctx context.Context, tenant, workflowID string, expected
 }
 
 func (t *txn) approval(id string) (store.Approval, bool) {
-	if a, ok := t.approvals[id]; ok {
-		return a, true
-	}
-	a, ok := t.db.approvals[id]
-	return a, ok
+	return get(t.approvals, t.db.approvals, id)
 }
 
 func (t *txn) stageApproval(a store.Approval) {
-	if t.approvals == nil {
-		t.approvals = map[string]store.Approval{}
-	}
-	t.approvals[a.ID] = a
+	put(&t.approvals, a.ID, a)
 }
 
 // InsertApproval implements store.Tx.
