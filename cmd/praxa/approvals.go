@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/praxa/praxa/contracts"
@@ -57,12 +56,8 @@ func runApprovals(ctx context.Context, env *environment, args []string) error {
 		return verbUsage(fs, args)
 	}
 	verb := args[0]
-	rest := args[1:]
-	var id string
-	if verb != "list" && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		id, rest = rest[0], rest[1:]
-	}
-	if err := parseFlags(fs, rest); err != nil {
+	id, err := parseVerbFlags(fs, args[1:], verb != "list")
+	if err != nil {
 		return err
 	}
 	if (*tenant == "" && *token == "" && env.getenv(operatorTokenEnv) == "") || (verb != "list" && id == "") {

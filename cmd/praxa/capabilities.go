@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/praxa/praxa/contracts"
@@ -34,12 +33,8 @@ func runCapabilities(ctx context.Context, env *environment, args []string) error
 		return verbUsage(fs, args)
 	}
 	verb := args[0]
-	rest := args[1:]
-	var name string
-	if verb == "accept" && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		name, rest = rest[0], rest[1:]
-	}
-	if err := parseFlags(fs, rest); err != nil {
+	name, err := parseVerbFlags(fs, args[1:], verb == "accept")
+	if err != nil {
 		return err
 	}
 	if verb == "accept" && name == "" {

@@ -226,6 +226,17 @@ func asksHelp(args []string) bool {
 }
 
 // parseFlags parses args, mapping a parse failure to errUsage.
+// parseVerbFlags parses rest, the words after a verb: its first word, when
+// the verb takes an argument (takesArg) and the word is not a flag, is the
+// argument it returns; the others are fs's flags.
+func parseVerbFlags(fs *flag.FlagSet, rest []string, takesArg bool) (string, error) {
+	var arg string
+	if takesArg && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		arg, rest = rest[0], rest[1:]
+	}
+	return arg, parseFlags(fs, rest)
+}
+
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if w, ok := fs.Output().(*usageWriter); ok {
 		w.help = asksHelp(args)

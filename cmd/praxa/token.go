@@ -77,12 +77,8 @@ func runTokens(ctx context.Context, env *environment, args []string) error {
 	if len(args) == 0 || args[0] != "revoke" {
 		return verbUsage(fs, args)
 	}
-	rest := args[1:]
-	var jti string
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		jti, rest = rest[0], rest[1:]
-	}
-	if err := parseFlags(fs, rest); err != nil {
+	jti, err := parseVerbFlags(fs, args[1:], true)
+	if err != nil {
 		return err
 	}
 	if jti == "" && fs.NArg() == 1 {
