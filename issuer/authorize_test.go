@@ -56,15 +56,8 @@ func authorize(t *testing.T, srv *httptest.Server, verifier, state string) strin
 
 func redeem(t *testing.T, srv *httptest.Server, code, verifier string) (int, map[string]any) {
 	t.Helper()
-	res, err := http.PostForm(srv.URL+TokenPath, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {"console"},
+	return grant(t, srv, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {"console"},
 		"redirect_uri": {"http://127.0.0.1/cb"}, "code_verifier": {verifier}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var m map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&m)
-	return res.StatusCode, m
 }
 
 // TestAuthorizationCode: a code is redeemed once, with its PKCE verifier,
