@@ -31,6 +31,15 @@ func (t *T) needCapability(tok, id string) {
 	}
 }
 
+// refundRun needs capability and orders.refund for a token of tenant A
+// and starts a run of a EUR 5 refund with it: the token and the run.
+func (t *T) refundRun(capability string) (string, map[string]any) {
+	tok := t.token(TenantA)
+	t.needCapability(tok, capability)
+	t.needCapability(tok, "orders.refund")
+	return tok, t.startRun(tok, "orders.refund", map[string]any{"currency": "EUR", "amount": 5})
+}
+
 // startRun starts a proxy_default run with capability and its arguments,
 // which must succeed.
 func (t *T) startRun(tok, capability string, args map[string]any) map[string]any {
@@ -153,10 +162,7 @@ func executorCases() []Case {
 		{ID: "EXE-002", Group: GroupExecutors, Proves: "seeds/004 parallel executor: a branch failure after another branch may have acted is outcome-unknown, recorded",
 			Title:      "A parallel move whose branch cannot reach its connection after another answered is 504 outcome-unknown, recorded on the run, with links to read it back and move on",
 			Operations: command, Run: func(t *T) {
-				tok := t.token(TenantA)
-				t.needCapability(tok, "ops.fanout")
-				t.needCapability(tok, "orders.refund")
-				m := t.startRun(tok, "orders.refund", map[string]any{"currency": "EUR", "amount": 5})
+				tok, m := t.refundRun("ops.fanout")
 				resp := t.refusalOnRun(tok, m, "ops.fanout", nil, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown, true)
 				t.check(resp.Problem.Retryable, "outcome-unknown is retryable (the retry answers from the record)")
 				for _, branch := range []string{"notify", "ack"} {
@@ -203,10 +209,7 @@ func executorCases() []Case {
 		{ID: "EXE-004", Group: GroupExecutors, Proves: "seeds/004 guards: schedule guards refuse outside their windows and say when they next allow a call",
 			Title:      "A schedule guard outside its window refuses 409 GUARD_REJECTED stating the next allowed moment, with a link to read the run back, over REST and MCP",
 			Operations: command, Run: func(t *T) {
-				tok := t.token(TenantA)
-				t.needCapability(tok, "ops.maintenance")
-				t.needCapability(tok, "orders.refund")
-				m := t.startRun(tok, "orders.refund", map[string]any{"currency": "EUR", "amount": 5})
+				tok, m := t.refundRun("ops.maintenance")
 				probe := t.call(tok, contracts.ToolPraxecCommand, map[string]any{"workflowId": workflowID(m), "expectedVersion": version(m),
 					"transition": "ops.maintenance"})
 				if probe.Status == http.StatusOK {
