@@ -102,8 +102,8 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 	if err := requireScope(p, contracts.ScopeApprovalsWrite); err != nil {
 		return Resolution{}, err
 	}
-	tool := contracts.Tool{Name: "approvals", OperationID: "resolveApproval"}
-	e := &env{Request: op.Request{Principal: p, Tool: tool, Args: map[string]any{}, RequestID: requestID, TraceID: traceID, Now: s.now()}}
+	e := &env{Request: op.Actor{Principal: p, Tool: "approvals", Operation: "resolveApproval"}.Request(s.now())}
+	e.RequestID, e.TraceID = requestID, traceID
 	if approve {
 		// Before anything runs: the approved move may call outside.
 		if err := s.checkApprover(ctx, e, id); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/telemetry/tracing"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -94,8 +95,8 @@ func (s *Service) CallDirect(ctx context.Context, p *auth.Principal, c DirectCal
 		s.finish(ctx, p, tool, c.RequestID, c.TraceID, res)
 		return &DirectResult{Err: res.Err, Light: true}
 	}
-	ev := eventFor(p, tool, "", "", "", c.RequestID, c.TraceID, s.now(), nil)
-	ev.Operation = string(contracts.OpStart)
+	ev := op.EventSpec{Actor: op.Actor{Principal: p, Tool: tool.Name, Operation: string(contracts.OpStart)},
+		RequestID: c.RequestID, TraceID: c.TraceID, At: s.now()}.Build()
 	out, ce := s.lightCall(ctx, p, c.Capability, a.checked, ev)
 	if ce != nil {
 		if ce.Code == contracts.CodeInternal {

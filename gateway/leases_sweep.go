@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
@@ -23,9 +22,6 @@ import (
 
 // sweepBatch bounds how many leases of each kind one sweep lists.
 const sweepBatch = 100
-
-// sweepTool names the sweeper in the audit events it records.
-var sweepTool = contracts.Tool{Name: "lease-sweeper", OperationID: "sweepLeases"}
 
 // LeaseSweepInterval is how often the lease sweep (Jobs) sweeps for a lease TTL:
 // a quarter of it, bounded to [1s, 1m].
@@ -78,9 +74,15 @@ func (s *Service) SweepLeases(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
+// leaseSweeper is the lease sweeper acting in tenant, as its audit events
+// name it.
+func leaseSweeper(tenant string) op.Actor {
+	return op.SystemActor(tenant, "lease-sweeper", "sweepLeases")
+}
+
 // sweepEnv is the env of a sweeper resolution in the lease's tenant.
 func (s *Service) sweepEnv(tenant string) *env {
-	return &env{Request: op.Request{Principal: &auth.Principal{Tenant: tenant, Subject: sweepTool.Name}, Tool: sweepTool, Args: map[string]any{}, Now: s.now()}}
+	return &env{Request: leaseSweeper(tenant).Request(s.now())}
 }
 
 // lostRace says an error means another resolver got there first.

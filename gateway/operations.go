@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
@@ -113,11 +112,6 @@ var homeBody = func() json.RawMessage {
 	}
 	return slices.Clip(json.RawMessage(b))
 }()
-
-// eventFor builds an audit event of principal p calling tool (op.EventFor).
-func eventFor(p *auth.Principal, tool contracts.Tool, typ, outcome, code, requestID, traceID string, at time.Time, attrs map[string]any) store.Event {
-	return op.EventFor(p, tool, typ, outcome, code, requestID, traceID, at, attrs)
-}
 
 // byPrincipal sets who acted on ev (op.ByPrincipal).
 func byPrincipal(ev *store.Event, p *auth.Principal) { op.ByPrincipal(ev, p) }

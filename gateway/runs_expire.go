@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
@@ -43,9 +42,6 @@ const (
 	runBatches = 10
 	runWorkers = 4
 )
-
-// runSweepTool names the run sweeper in the audit events it records.
-var runSweepTool = contracts.Tool{Name: "run-sweeper", OperationID: "expireRuns"}
 
 // runExpiry is the run sweeper's state in a Service.
 type runExpiry struct {
@@ -232,8 +228,8 @@ func (s *Service) expireRuns(ctx context.Context, runs []store.Mission, retentio
 // run another replica or a move changed first is skipped without error.
 func (s *Service) expireRun(ctx context.Context, listed store.Mission, retention time.Duration) (bool, error) {
 	now := s.now()
-	e := &env{Request: op.Request{Principal: &auth.Principal{Tenant: listed.Tenant, Subject: runSweepTool.Name}, Tool: runSweepTool,
-		Args: map[string]any{}, Now: now, TraceID: newTraceID()}}
+	e := &env{Request: op.SystemActor(listed.Tenant, "run-sweeper", "expireRuns").Request(now)}
+	e.TraceID = newTraceID()
 	var done bool
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false

@@ -393,7 +393,8 @@ func (s *Service) finish(ctx context.Context, p *auth.Principal, tool contracts.
 		s.log.ErrorContext(ctx, "call failed", "tool", tool.Name, "err", res.Err.Cause)
 	}
 	if !res.audited {
-		s.audit.Record(eventFor(p, tool, "request.refused", "refused", string(res.Err.Code), requestID, traceID, s.now(), nil))
+		s.audit.Record(op.EventSpec{Actor: op.Caller(p, tool), Type: "request.refused", Outcome: "refused", Code: string(res.Err.Code),
+			RequestID: requestID, TraceID: traceID, At: s.now()}.Build())
 	}
 }
 

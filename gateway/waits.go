@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -35,9 +34,6 @@ import (
 //     replicas exactly one ends each wait;
 //   - cancelling the parent cancels the child (and its own parked child,
 //     down the line) in the cancel's transaction.
-
-// waitSweepTool names the wait sweeper in the audit events it records.
-var waitSweepTool = contracts.Tool{Name: "wait-sweeper", OperationID: "sweepWaits"}
 
 // WaitingRef is the waiting member of a mission projection: the
 // sub-workflow the parked move waits for.
@@ -182,9 +178,6 @@ func resumeFingerprint(childID string) string { return resumePrefix + childID }
 // resumePrefix starts the fingerprint of a resume's move lease.
 const resumePrefix = "resume:"
 
-// resumeTool names a resume outside a transaction in its audit events.
-var resumeTool = contracts.Tool{Name: "wait-resume", OperationID: "resumeWait"}
-
 // resumeAfterCommit resumes, in the background, the parents that the
 // committed call's transaction left due for a resume outside it (their
 // continuation calls a connection). Close waits for them; a gateway that
@@ -235,8 +228,9 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 	if err != nil {
 		return false, err
 	}
-	e := &env{Request: op.Request{Principal: &auth.Principal{Tenant: tenant, Subject: resumeTool.Name}, Tool: resumeTool, Args: map[string]any{},
-		Now: s.now(), TraceID: newTraceID()}}
+	// A resume outside a transaction acts as the gateway's wait-resume job.
+	e := &env{Request: op.SystemActor(tenant, "wait-resume", "resumeWait").Request(s.now())}
+	e.TraceID = newTraceID()
 	tape := workflow.NewRecorder(s.leaseHook(e, parent, w.Move(), resumeFingerprint(w.ChildID))).RenewBefore(s.renewMoveLease(e))
 	_, _ = s.engine.Resume(workflow.WithTape(ctx, tape), parent, child)
 	e.tape = tape
@@ -363,7 +357,10 @@ func (s *Service) SweepWaits(ctx context.Context) (int, error) {
 
 // timeOutWait ends one wait past its deadline, if it still is.
 func (s *Service) timeOutWait(ctx context.Context, listed store.Mission) (bool, error) {
-	e := &env{Request: op.Request{Principal: s.sweepEnv(listed.Tenant).Principal, Tool: waitSweepTool, Args: map[string]any{}, Now: s.now(), TraceID: newTraceID()}}
+	// The wait sweeper acts as the lease sweeper's subject (its events
+	// have always named lease-sweeper), through its own tool.
+	e := &env{Request: op.Actor{Principal: leaseSweeper(listed.Tenant).Principal, Tool: "wait-sweeper", Operation: "sweepWaits"}.Request(s.now())}
+	e.TraceID = newTraceID()
 	var done bool
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false

@@ -306,8 +306,8 @@ func (c *Catalogue) DefineTerm(ctx context.Context, p *auth.Principal, subject s
 	if err := op.RequireScope(p, contracts.ScopeLexiconWrite); err != nil {
 		return LexiconDefined{}, err
 	}
-	e := &op.Request{Principal: p, Tool: contracts.Tool{Name: "praxa lexicon", OperationID: string(contracts.OpDefine)},
-		Args: map[string]any{"subject": subject, "definition": definition}, TraceID: traceID, Now: c.now()}
+	e := new(op.Actor{Principal: p, Tool: "praxa lexicon", Operation: string(contracts.OpDefine)}.Request(c.now()))
+	e.Args, e.TraceID = map[string]any{"subject": subject, "definition": definition}, traceID
 	var out LexiconDefined
 	err := c.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		e.Events = e.Events[:0]

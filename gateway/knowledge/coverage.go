@@ -151,7 +151,7 @@ func (k *Knowledge) RecordCoverageRun(ctx context.Context, p *auth.Principal, lo
 		doc.Results = append(doc.Results, r)
 	}
 	out := CoverageRecorded{RunID: id, RecordedAt: doc.Run.RecordedAt, Passed: doc.Run.Passed, Failed: doc.Run.Failed, Skipped: doc.Run.Skipped}
-	tool := contracts.Tool{Name: "coverage", OperationID: contracts.OperationRecordCoverageRun}
+	by := op.Actor{Principal: p, Tool: "coverage", Operation: contracts.OperationRecordCoverageRun}
 	err = k.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		merged := doc
 		prev, err := tx.LatestCoverageRun(ctx)
@@ -177,8 +177,9 @@ func (k *Knowledge) RecordCoverageRun(ctx context.Context, p *auth.Principal, lo
 		if err := tx.PutCoverageRun(ctx, store.CoverageRun{ID: id, Tenant: p.Tenant, Subject: p.Subject, RecordedAt: now, Doc: b}); err != nil {
 			return err
 		}
-		return tx.AppendEvents(ctx, []store.Event{op.EventFor(p, tool, "coverage.recorded", "allowed", "", requestID, traceID, now,
-			map[string]any{"coverageRunId": id, "suite": rep.Suite, "passed": out.Passed, "failed": out.Failed, "skipped": out.Skipped})})
+		return tx.AppendEvents(ctx, []store.Event{op.EventSpec{Actor: by, Type: "coverage.recorded", Outcome: "allowed",
+			RequestID: requestID, TraceID: traceID, At: now,
+			Attributes: map[string]any{"coverageRunId": id, "suite": rep.Suite, "passed": out.Passed, "failed": out.Failed, "skipped": out.Skipped}}.Build()})
 	})
 	if err != nil {
 		return CoverageRecorded{}, op.AsError(err)

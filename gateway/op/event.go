@@ -10,11 +10,61 @@ import (
 	"github.com/praxa/praxa/gateway/store"
 )
 
-// EventFor is an audit event of a call of tool by p.
-func EventFor(p *auth.Principal, tool contracts.Tool, typ, outcome, code, requestID, traceID string, at time.Time, attrs map[string]any) store.Event {
-	e := store.Event{Type: typ, At: at, Operation: tool.OperationID, Tool: tool.Name, Outcome: outcome,
-		Code: code, RequestID: requestID, TraceID: traceID, Attributes: attrs}
-	ByPrincipal(&e, p)
+// Actor is who an audit event names as acting: a principal (its tenant,
+// subject and client) and the tool and operation it acted through.
+type Actor struct {
+	// Principal acts; a nil Principal leaves the event's tenant, subject
+	// and client empty.
+	Principal *auth.Principal
+	// Tool and Operation name what it acted through (the event's Tool and
+	// Operation).
+	Tool, Operation string
+}
+
+// Caller is the actor of p's call of tool: the tool's name and its
+// operationId.
+func Caller(p *auth.Principal, tool contracts.Tool) Actor {
+	return Actor{Principal: p, Tool: tool.Name, Operation: tool.OperationID}
+}
+
+// SystemActor is one of the gateway's own jobs (a sweeper, a resume in the
+// background) acting in tenant: its events name it as their subject and
+// their tool, and operation as their operation.
+func SystemActor(tenant, name, operation string) Actor {
+	return Actor{Principal: &auth.Principal{Tenant: tenant, Subject: name}, Tool: name, Operation: operation}
+}
+
+// Request is a call of a's as an operation sees it, at now and with no
+// arguments: how the gateway's own jobs and its operator commands run the
+// code a caller's call runs. Its Tool names only a's tool and operation.
+func (a Actor) Request(now time.Time) Request {
+	return Request{Principal: a.Principal, Tool: contracts.Tool{Name: a.Tool, OperationID: a.Operation}, Args: map[string]any{}, Now: now}
+}
+
+// EventSpec is an audit event to build: who acted, what happened, when,
+// and the ids that place it in a trace.
+type EventSpec struct {
+	// Actor acted.
+	Actor Actor
+	// Type is the event's type (request.allowed, lease.expired, ...);
+	// Outcome is allowed, refused, replayed or failed, and Code the
+	// contract code of a refusal or failure.
+	Type, Outcome, Code string
+	// RequestID and TraceID are the request's; CallTraceID is the trace
+	// the caller named (praxec.command traceId).
+	RequestID, TraceID, CallTraceID string
+	// At is when it happened.
+	At time.Time
+	// Attributes are the event's own fields (not copied: the built event
+	// holds this map unless the actor adds its uid).
+	Attributes map[string]any
+}
+
+// Build is the store event of s.
+func (s EventSpec) Build() store.Event {
+	e := store.Event{Type: s.Type, At: s.At, Operation: s.Actor.Operation, Tool: s.Actor.Tool, Outcome: s.Outcome,
+		Code: s.Code, RequestID: s.RequestID, TraceID: s.TraceID, CallTraceID: s.CallTraceID, Attributes: s.Attributes}
+	ByPrincipal(&e, s.Actor.Principal)
 	return e
 }
 

@@ -90,10 +90,13 @@ func (r *Request) Event(typ string, attrs map[string]any) {
 // EventOf is an audit event of this call: its principal, tool, request and
 // traces, the request's and the one the caller named (CallTraceID).
 func (r *Request) EventOf(typ, outcome, code string, at time.Time, attrs map[string]any) store.Event {
-	ev := EventFor(r.Principal, r.Tool, typ, outcome, code, r.RequestID, r.TraceID, at, attrs)
-	ev.CallTraceID = r.CallTraceID
-	return ev
+	return EventSpec{Actor: r.Actor(), Type: typ, Outcome: outcome, Code: code, RequestID: r.RequestID, TraceID: r.TraceID,
+		CallTraceID: r.CallTraceID, At: at, Attributes: attrs}.Build()
 }
+
+// Actor is who the call's events name as acting: its principal through
+// its tool.
+func (r *Request) Actor() Actor { return Caller(r.Principal, r.Tool) }
 
 // Staged is a configuration a reload has read and checked, with the parts
 // built from it that more than one feature reads.
