@@ -225,17 +225,35 @@ func asksHelp(args []string) bool {
 	return false
 }
 
-// parseFlags parses args, mapping a parse failure to errUsage.
 // parseVerbFlags parses rest, the words after a verb: its first word, when
-// the verb takes an argument (takesArg) and the word is not a flag, is the
-// argument it returns; the others are fs's flags.
+// the verb takes an argument (takesArg) and the word is not one of fs's
+// flags, is the argument it returns; the others are fs's flags. An id may
+// begin with "-" (a token's jti is base64url): only a word naming a flag
+// of fs, help, or "--" is read as a flag.
 func parseVerbFlags(fs *flag.FlagSet, rest []string, takesArg bool) (string, error) {
 	var arg string
-	if takesArg && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+	if takesArg && len(rest) > 0 && !namesFlag(fs, rest[0]) {
 		arg, rest = rest[0], rest[1:]
 	}
 	return arg, parseFlags(fs, rest)
 }
+
+// namesFlag reports whether word is a flag of fs as the flag package reads
+// it (-name, --name, -name=value), a request for help, or "--".
+func namesFlag(fs *flag.FlagSet, word string) bool {
+	if word == "--" {
+		return true
+	}
+	name, ok := strings.CutPrefix(word, "-")
+	if !ok {
+		return false
+	}
+	name = strings.TrimPrefix(name, "-")
+	name, _, _ = strings.Cut(name, "=")
+	return name == "h" || name == "help" || fs.Lookup(name) != nil
+}
+
+// parseFlags parses args, mapping a parse failure to errUsage.
 
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if w, ok := fs.Output().(*usageWriter); ok {
