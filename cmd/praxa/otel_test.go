@@ -513,10 +513,16 @@ proxy:
 			t.Errorf("the MCP span of a call with a _meta.traceparent: parent %s, links %v", call.ParentSpanID, call.Links)
 		}
 		checkNoSecret(t, spans, token, secret)
-		status, events := getTrace(t, s.url, token, callerTrace)
-		if status != http.StatusOK || !strings.Contains(string(events), callerTrace) {
-			t.Errorf("the audit trail has no event in the caller's trace %s: %d %s", callerTrace, status, events)
-		}
+		// A read's audit event is batched (committed after the answer):
+		// wait for it rather than read once.
+		var (
+			status int
+			events []byte
+		)
+		gatewaytest.Eventually(t, "the audit event in the caller's trace", 10*time.Second, func() bool {
+			status, events = getTrace(t, s.url, token, callerTrace)
+			return status == http.StatusOK && strings.Contains(string(events), callerTrace)
+		})
 	})
 
 	t.Run("StdioBridge", func(t *testing.T) {
