@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/praxa/praxa/contracts"
 )
@@ -55,11 +54,12 @@ func DecodeWith(data []byte, l Limits) (any, error) {
 		// limits), without a decoder's allocations.
 		return map[string]any{}, nil
 	}
-	if !utf8.Valid(data) {
-		return nil, malformed("the body is not valid UTF-8", -1)
-	}
-	if off := loneSurrogate(data); off >= 0 {
-		return nil, malformed("a string holds an unpaired UTF-16 surrogate escape", off)
+	// Check is the one judge of what is well formed, in document order:
+	// the first fault a reader meets is the one reported, whichever kind
+	// it is. The decoder below only builds what Check accepted (and
+	// counts its values); its own syntax errors are a second guard.
+	if err := Check(data, maxDepth); err != nil {
+		return nil, err
 	}
 	d := &decoder{dec: json.NewDecoder(bytes.NewReader(data)), max: maxDepth, maxValues: l.MaxElements}
 	d.dec.UseNumber()
@@ -209,51 +209,6 @@ func truncate(s string) string {
 		return s
 	}
 	return s[:64] + "…"
-}
-
-// loneSurrogate returns the offset of the first \u escape of a UTF-16
-// surrogate that is not part of a high-low pair, or -1.
-func loneSurrogate(data []byte) int {
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if !inString {
-			if c == '"' {
-				inString = true
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = false
-		case '\\':
-			if i+1 >= len(data) {
-				return -1
-			}
-			if data[i+1] != 'u' {
-				i++
-				continue
-			}
-			r, ok := hex4(data, i+2)
-			if !ok {
-				return -1 // the decoder reports the syntax error
-			}
-			switch {
-			case r >= 0xD800 && r <= 0xDBFF:
-				if i+11 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
-					if lo, ok := hex4(data, i+8); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-						i += 11
-						continue
-					}
-				}
-				return i
-			case r >= 0xDC00 && r <= 0xDFFF:
-				return i
-			}
-			i += 5
-		}
-	}
-	return -1
 }
 
 func hex4(data []byte, at int) (rune, bool) {
