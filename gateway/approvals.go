@@ -55,12 +55,12 @@ func (s *Service) ListApprovals(ctx context.Context, p *auth.Principal, status s
 	if err := requireScope(p, contracts.ScopeApprovalsWrite); err != nil {
 		return ApprovalList{}, err
 	}
-	return s.listApprovals(ctx, p.Tenant, status, limit)
+	return s.missions.listApprovals(ctx, p.Tenant, status, limit)
 }
 
 // listApprovals lists the tenant's approvals once the caller's scope was
 // checked (ListApprovals, ViewApprovals).
-func (s *Service) listApprovals(ctx context.Context, tenant, status string, limit int) (ApprovalList, error) {
+func (ms *missions) listApprovals(ctx context.Context, tenant, status string, limit int) (ApprovalList, error) {
 	switch status {
 	case "", "pending", "approved", "rejected", "cancelled":
 	default:
@@ -71,7 +71,7 @@ func (s *Service) listApprovals(ctx context.Context, tenant, status string, limi
 		limit = 100
 	}
 	out := ApprovalList{Approvals: []ApprovalView{}}
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	err := ms.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		list, err := tx.ListApprovals(ctx, tenant, status, limit)
 		for _, a := range list {
 			out.Approvals = append(out.Approvals, approvalView(a))
@@ -115,7 +115,15 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 			return Resolution{}, err
 		}
 	}
-	defer s.prepareApproval(ctx, e, p.Tenant, id, approve)()
+	return s.missions.resolveApproval(ctx, e, id, approve, note)
+}
+
+// resolveApproval resolves approval id once the approver was admitted
+// (ResolveApproval): the move under its lease, its commit, and the
+// resumptions the commit left due.
+func (ms *missions) resolveApproval(ctx context.Context, e *env, id string, approve bool, note string) (Resolution, error) {
+	p := e.Principal
+	defer ms.prepareApproval(ctx, e, p.Tenant, id, approve)()
 	if e.refusal != nil {
 		// Another request holds the move lease on the version (leases.go).
 		return Resolution{}, e.refusal
@@ -126,7 +134,7 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 	// that failed after a call that may have acted (leases.go). Rolling
 	// those back would answer one thing now and another on retry.
 	var refusal error
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := ms.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		e.Events = e.Events[:0]
 		refusal = nil
 		recorded := false
@@ -154,7 +162,7 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 				}
 				return refuse(contracts.Errorf(contracts.CodeMissionStateConflict, "approval %s is already %s", id, a.Status))
 			}
-			in, m, err := s.loadMission(ctx, tx, p.Tenant, false, a.WorkflowID)
+			in, m, err := ms.loadMission(ctx, tx, p.Tenant, false, a.WorkflowID)
 			if err != nil {
 				return refuse(err)
 			}
@@ -163,7 +171,7 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 				// gateway stopped mid-call, maybe approving this very
 				// approval) is resolved first, and committed whatever the
 				// answer: the approval and the workflow are read again.
-				stale, err := s.resolveStaleLease(ctx, tx, e, in)
+				stale, err := ms.leases.resolveStaleLease(ctx, tx, e, in)
 				if err != nil {
 					return err
 				}
@@ -172,14 +180,14 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 					continue
 				}
 			}
-			out, err := s.engine.Resolve(s.moveCtx(ctx, e), in, id, approve, p.Subject)
+			out, err := ms.engine.Resolve(ms.moveCtx(ctx, e), in, id, approve, p.Subject)
 			if err != nil {
 				if approve && e.actedBefore(in) {
 					// A call of the approved move may have acted before it
 					// failed: answer, and record, its outcome-unknown (the
 					// approval keeps it for its retries).
 					ce := actedUnknown(fmt.Sprintf("the move %s on workflow %s at version %d", a.Transition, in.ID, in.Version), err)
-					answer, rerr := s.recordUnknown(ctx, tx, e, m, *e.lease, ce, false)
+					answer, rerr := ms.leases.recordUnknown(ctx, tx, e, m, *e.lease, ce, false)
 					if rerr != nil {
 						return rerr
 					}
@@ -196,7 +204,7 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 			if err := tx.UpdateApproval(ctx, a, "pending"); err != nil {
 				return err
 			}
-			if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+			if err := ms.persist(ctx, tx, e, out, in, m); err != nil {
 				return err
 			}
 			if note != "" {
@@ -207,12 +215,12 @@ func (s *Service) ResolveApproval(ctx context.Context, p *auth.Principal, id str
 					e.Events[i].Attributes["note"] = note
 				}
 			}
-			res = Resolution{Approval: approvalView(a), Mission: s.project(out.Instance, statusExecuted, stylePraxec, out.Chain)}
+			res = Resolution{Approval: approvalView(a), Mission: project(ms.workflows, out.Instance, statusExecuted, stylePraxec, out.Chain)}
 			return tx.AppendEvents(ctx, e.Events)
 		}
 	})
 	if err == nil {
-		s.resumeAfterCommit(ctx, e) // waits.go
+		ms.resumeAfterCommit(ctx, e) // waits.go
 	}
 	if err == nil && refusal != nil {
 		err = refusal

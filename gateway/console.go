@@ -43,7 +43,7 @@ func (s *Service) ViewApprovals(ctx context.Context, p *auth.Principal, status s
 	if err := requireAnyScope(p, contracts.ScopeMissionsRead, contracts.ScopeApprovalsWrite); err != nil {
 		return ApprovalList{}, err
 	}
-	return s.listApprovals(ctx, p.Tenant, status, limit)
+	return s.missions.listApprovals(ctx, p.Tenant, status, limit)
 }
 
 // ViewApproval returns one approval of the tenant (scope missions:read or

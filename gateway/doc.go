@@ -16,7 +16,8 @@
 // gateway/canonjson (the canonical JSON of fingerprints and pins),
 // gateway/lightpath, gateway/ratelimit. gateway/reload reloads the
 // configuration into a running Service (Service.Reload swaps a Runtime).
-// The root keeps the pipeline and the missions.
+// The root keeps the pipeline (Service) and the missions (the type
+// missions and its leases, which the Service hands the mission operations).
 //
 // Routes, scopes, idempotency classes and schemas are read from package
 // contracts, never repeated here. This package must not import mcpadapter,

@@ -55,22 +55,22 @@ func (l *moveLocks) lock(key string) func() {
 func noRelease() {}
 
 // reachesOutside reports whether moves on definitionID may call outside.
-func (s *Service) reachesOutside(definitionID string) bool {
-	if len(s.engine.Runners) == 0 {
+func (ms *missions) reachesOutside(definitionID string) bool {
+	if len(ms.engine.Runners) == 0 {
 		return false
 	}
-	d, ok := s.workflows.Lookup(definitionID)
+	d, ok := ms.workflows.Lookup(definitionID)
 	return ok && d.ReachesOutside()
 }
 
 // moveCtx is the context a move runs under inside its transaction: it
 // replays the calls prepare recorded; where prepare recorded nothing, an
 // empty tape still keeps the move from calling out inside the transaction.
-func (s *Service) moveCtx(ctx context.Context, e *env) context.Context {
+func (ms *missions) moveCtx(ctx context.Context, e *env) context.Context {
 	if e.tape != nil {
 		return workflow.WithTape(ctx, e.tape.Replay())
 	}
-	if len(s.engine.Runners) > 0 {
+	if len(ms.engine.Runners) > 0 {
 		return workflow.WithTape(ctx, workflow.NewRecorder(nil).Replay())
 	}
 	return ctx
@@ -90,34 +90,34 @@ func moveError(err error, workflowID string) error {
 }
 
 // prepareStart prepares praxec.command start.
-func (s *Service) prepareStart(ctx context.Context, e *env) func() {
-	return s.prepareNew(ctx, e, stringArg(e.Args, "definitionId"))
+func (ms *missions) prepareStart(ctx context.Context, e *env) func() {
+	return ms.prepareNew(ctx, e, stringArg(e.Args, "definitionId"))
 }
 
 // prepareCreate prepares aura_create_mission.
-func (s *Service) prepareCreate(ctx context.Context, e *env) func() {
+func (ms *missions) prepareCreate(ctx context.Context, e *env) func() {
 	def := stringArg(e.Args, "definitionId")
 	if def == "" {
-		cands := s.candidates(stringArg(e.Args, "goal"))
+		cands := ms.candidates(stringArg(e.Args, "goal"))
 		if len(cands) == 0 || len(cands) > 1 && cands[0].Score == cands[1].Score {
 			return noRelease
 		}
 		def = cands[0].DefinitionID
 	}
-	return s.prepareNew(ctx, e, def)
+	return ms.prepareNew(ctx, e, def)
 }
 
 // prepareNew runs a start's outside calls.
-func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) func() {
-	if !s.reachesOutside(definitionID) {
+func (ms *missions) prepareNew(ctx context.Context, e *env, definitionID string) func() {
+	if !ms.reachesOutside(definitionID) {
 		return noRelease
 	}
 	runID := stringArg(e.Args, "runId")
 	release := noRelease
 	if runID != "" {
-		release = s.moves.lock("run\x00" + e.Principal.Tenant + "\x00" + runID)
+		release = ms.moves.lock("run\x00" + e.Principal.Tenant + "\x00" + runID)
 		var taken bool
-		_ = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		_ = ms.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 			_, err := tx.GetMissionByRunID(ctx, e.Principal.Tenant, runID)
 			taken = err == nil
 			return nil
@@ -133,47 +133,47 @@ func (s *Service) prepareNew(ctx context.Context, e *env, definitionID string) f
 	if ref := startRef(e, runID); ref != "" {
 		// The run the lease stores has the id the start's workflow gets.
 		e.startRun = newID("wf")
-		hook = s.startLeaseHook(e, ref, definitionID)
+		hook = ms.leases.startLeaseHook(e, ref, definitionID)
 	} else {
-		hook = s.startQuotaHook(e, definitionID) // quotas.go
+		hook = ms.startQuotaHook(e, definitionID) // quotas.go
 	}
-	tape := workflow.NewRecorder(hook).RenewBefore(s.renewStartLease(e))
-	_, _ = s.engine.Start(workflow.WithTape(ctx, tape), workflow.StartRequest{ID: e.startRun, DefinitionID: definitionID, Input: input,
+	tape := workflow.NewRecorder(hook).RenewBefore(ms.leases.renewStartLease(e))
+	_, _ = ms.engine.Start(workflow.WithTape(ctx, tape), workflow.StartRequest{ID: e.startRun, DefinitionID: definitionID, Input: input,
 		RunID: runID, Tenant: e.Principal.Tenant})
 	e.tape = tape
 	return func() {
 		if e.startLease != nil {
-			s.settleStartLease(ctx, e, tape)
+			ms.leases.settleStartLease(ctx, e, tape)
 		}
 		release()
 	}
 }
 
 // prepareSubmit prepares praxec.command submit.
-func (s *Service) prepareSubmit(ctx context.Context, e *env) func() {
+func (ms *missions) prepareSubmit(ctx context.Context, e *env) func() {
 	args, _ := e.Args["arguments"].(map[string]any)
-	return s.prepareMove(ctx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), int64Arg(e.Args, "expectedVersion"), args)
+	return ms.prepareMove(ctx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), int64Arg(e.Args, "expectedVersion"), args)
 }
 
 // prepareSignal prepares aura_signal_mission.
-func (s *Service) prepareSignal(ctx context.Context, e *env) func() {
+func (ms *missions) prepareSignal(ctx context.Context, e *env) func() {
 	args, _ := e.Args["arguments"].(map[string]any)
-	return s.prepareMove(ctx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), int64Arg(e.Args, "expectedVersion"), args)
+	return ms.prepareMove(ctx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), int64Arg(e.Args, "expectedVersion"), args)
 }
 
 // prepareMove runs a submit's outside calls, holding the workflow's lock
 // until the transaction is done.
-func (s *Service) prepareMove(ctx context.Context, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any) func() {
-	if len(s.engine.Runners) == 0 {
+func (ms *missions) prepareMove(ctx context.Context, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any) func() {
+	if len(ms.engine.Runners) == 0 {
 		return noRelease
 	}
-	in, err := s.viewMission(ctx, e.Principal.Tenant, byRunID, ref)
-	if err != nil || !s.reachesOutside(in.DefinitionID) {
+	in, err := ms.viewMission(ctx, e.Principal.Tenant, byRunID, ref)
+	if err != nil || !ms.reachesOutside(in.DefinitionID) {
 		return noRelease
 	}
-	release := s.moves.lock("wf\x00" + e.Principal.Tenant + "\x00" + in.ID)
+	release := ms.moves.lock("wf\x00" + e.Principal.Tenant + "\x00" + in.ID)
 	// Read again under the lock: a move that held it may have moved on.
-	if in, err = s.viewMission(ctx, e.Principal.Tenant, false, in.ID); err != nil || in.Version != expected {
+	if in, err = ms.viewMission(ctx, e.Principal.Tenant, false, in.ID); err != nil || in.Version != expected {
 		return release // mutate answers the replay or the conflict
 	}
 	if args == nil {
@@ -184,24 +184,24 @@ func (s *Service) prepareMove(ctx context.Context, e *env, byRunID bool, ref, tr
 		style = styleAura
 	}
 	// The first outside call takes the move's lease (leases.go).
-	tape := workflow.NewRecorder(s.leaseHook(e, in, transition, submitFingerprint(transition, args)+styleSuffix(style))).
-		RenewBefore(s.renewMoveLease(e))
-	_, _ = s.engine.Fire(workflow.WithTape(ctx, tape), in, transition, args)
+	tape := workflow.NewRecorder(ms.leases.leaseHook(e, in, transition, submitFingerprint(transition, args)+styleSuffix(style))).
+		RenewBefore(ms.leases.renewMoveLease(e))
+	_, _ = ms.engine.Fire(workflow.WithTape(ctx, tape), in, transition, args)
 	e.tape = tape
 	return func() {
 		if e.lease != nil {
-			s.settleLease(ctx, e, tape)
+			ms.leases.settleLease(ctx, e, tape)
 		}
 		release()
 	}
 }
 
 // viewMission reads a mission outside any write transaction.
-func (s *Service) viewMission(ctx context.Context, tenant string, byRunID bool, ref string) (*workflow.Instance, error) {
+func (ms *missions) viewMission(ctx context.Context, tenant string, byRunID bool, ref string) (*workflow.Instance, error) {
 	var in *workflow.Instance
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	err := ms.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		var err error
-		in, _, err = s.loadMission(ctx, tx, tenant, byRunID, ref)
+		in, _, err = ms.loadMission(ctx, tx, tenant, byRunID, ref)
 		return err
 	})
 	return in, err
@@ -209,12 +209,12 @@ func (s *Service) viewMission(ctx context.Context, tenant string, byRunID bool, 
 
 // prepareApproval runs the outside calls of the transition an approval
 // fires.
-func (s *Service) prepareApproval(ctx context.Context, e *env, tenant, approvalID string, approve bool) func() {
-	if !approve || len(s.engine.Runners) == 0 {
+func (ms *missions) prepareApproval(ctx context.Context, e *env, tenant, approvalID string, approve bool) func() {
+	if !approve || len(ms.engine.Runners) == 0 {
 		return noRelease
 	}
 	var a store.Approval
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	err := ms.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		var err error
 		a, err = tx.GetApproval(ctx, tenant, approvalID)
 		return err
@@ -222,19 +222,19 @@ func (s *Service) prepareApproval(ctx context.Context, e *env, tenant, approvalI
 	if err != nil || a.Status != "pending" {
 		return noRelease
 	}
-	release := s.moves.lock("wf\x00" + tenant + "\x00" + a.WorkflowID)
-	in, err := s.viewMission(ctx, tenant, false, a.WorkflowID)
-	if err != nil || !s.reachesOutside(in.DefinitionID) {
+	release := ms.moves.lock("wf\x00" + tenant + "\x00" + a.WorkflowID)
+	in, err := ms.viewMission(ctx, tenant, false, a.WorkflowID)
+	if err != nil || !ms.reachesOutside(in.DefinitionID) {
 		return release
 	}
 	// The first outside call takes the move's lease on the version, as a
 	// submit's does (leases.go).
-	tape := workflow.NewRecorder(s.leaseHook(e, in, a.Transition, approvalFingerprint(approvalID))).RenewBefore(s.renewMoveLease(e))
-	_, _ = s.engine.Resolve(workflow.WithTape(ctx, tape), in, approvalID, true, e.Principal.Subject)
+	tape := workflow.NewRecorder(ms.leases.leaseHook(e, in, a.Transition, approvalFingerprint(approvalID))).RenewBefore(ms.leases.renewMoveLease(e))
+	_, _ = ms.engine.Resolve(workflow.WithTape(ctx, tape), in, approvalID, true, e.Principal.Subject)
 	e.tape = tape
 	return func() {
 		if e.lease != nil {
-			s.settleLease(ctx, e, tape)
+			ms.leases.settleLease(ctx, e, tape)
 		}
 		release()
 	}

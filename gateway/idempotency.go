@@ -79,7 +79,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 			return res
 		}
 		if op.prepare != nil {
-			return s.outlive(ctx, e, run)
+			return s.missions.outlive(ctx, e, run)
 		}
 		return run(ctx)
 	}
@@ -135,7 +135,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 			// Refused before it ran (a move lease held elsewhere): no key.
 			return &Result{Err: e.refusal}
 		}
-		rec := s.keyRecord(ns, key, tool.OperationID, fp, e.Now)
+		rec := s.keys.record(ns, key, tool.OperationID, fp, e.Now)
 		res, prev := s.runMutation(ctx, op, e, &rec)
 		if prev != nil {
 			return s.replay(p, tool, e, *prev, fp)
@@ -143,7 +143,7 @@ func (s *Service) mutate(ctx context.Context, p *auth.Principal, tool contracts.
 		return res
 	}
 	if op.prepare != nil {
-		return s.outlive(ctx, e, run)
+		return s.missions.outlive(ctx, e, run)
 	}
 	return run(ctx)
 }
@@ -179,13 +179,20 @@ func recordedRefusal(err *contracts.Error) bool {
 	return err.Status() == http.StatusConflict && err.Code != contracts.CodeIdempotencyInProgress || err.Code == contracts.CodeOutcomeUnknown
 }
 
-// keyRecord is the idempotency record of a key first used at now, without
+// keyTimes are how long an idempotency record replays (retention) and,
+// from a key's first use, how long the key is kept from acting again
+// (tombstones).
+type keyTimes struct {
+	retention, tombstones time.Duration
+}
+
+// record is the idempotency record of a key first used at now, without
 // its answer: it replays for the retention, then is the key's tombstone
 // until the end of the tombstone window. The one place a record's times
 // are decided.
-func (s *Service) keyRecord(ns, key, operation, fp string, now time.Time) store.IdempotencyRecord {
+func (k keyTimes) record(ns, key, operation, fp string, now time.Time) store.IdempotencyRecord {
 	return store.IdempotencyRecord{Namespace: ns, Key: key, Operation: operation, Fingerprint: fp,
-		CreatedAt: now, ExpiresAt: now.Add(s.retention), TombstoneUntil: now.Add(s.tombstones)}
+		CreatedAt: now, ExpiresAt: now.Add(k.retention), TombstoneUntil: now.Add(k.tombstones)}
 }
 
 func inProgress() *contracts.Error {
@@ -263,7 +270,7 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 	}
 	// A refusal by the operation was audited inside the transaction.
 	res.audited = res.Err != nil
-	s.resumeAfterCommit(ctx, e) // waits.go
+	s.missions.resumeAfterCommit(ctx, e) // waits.go
 	return res, nil
 }
 

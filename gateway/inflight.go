@@ -41,11 +41,11 @@ type MovingRef struct {
 // movingRef reads the move in flight on in's current version, nil for
 // none. Only a mission of a definition that reaches outside can have one
 // (only such moves take a lease), so the others cost no read.
-func (s *Service) movingRef(ctx context.Context, tx store.ReadTx, in *workflow.Instance) (*MovingRef, error) {
-	if !s.reachesOutside(in.DefinitionID) {
+func (ms *missions) movingRef(ctx context.Context, tx store.ReadTx, in *workflow.Instance) (*MovingRef, error) {
+	if !ms.reachesOutside(in.DefinitionID) {
 		return nil, nil
 	}
-	if d, ok := s.workflows.Lookup(in.DefinitionID); !ok || d.Terminal(in.State) {
+	if d, ok := ms.workflows.Lookup(in.DefinitionID); !ok || d.Terminal(in.State) {
 		return nil, nil
 	}
 	l, err := tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
@@ -64,7 +64,7 @@ func (s *Service) movingRef(ctx context.Context, tx store.ReadTx, in *workflow.I
 // running, whose lease was taken without a run: see runStarting):
 // idempotency-request-in-progress, with the read to retry, instead of
 // not-found. Nil when no start of the runId runs.
-func (s *Service) startRunning(ctx context.Context, tx store.ReadTx, tenant, runID string) (*contracts.Error, error) {
+func (ms *missions) startRunning(ctx context.Context, tx store.ReadTx, tenant, runID string) (*contracts.Error, error) {
 	l, err := tx.GetStartLease(ctx, tenant, "run:"+runID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -115,7 +115,7 @@ func (m *MoveRunning) Error() string {
 // A praxec.command submit names its workflow by id: the runId is read
 // back (the request's own deadline has passed, so the read has one of its
 // own).
-func (s *Service) runningMove(ctx context.Context, e *env) *MoveRunning {
+func (ms *missions) runningMove(ctx context.Context, e *env) *MoveRunning {
 	m := &MoveRunning{RunID: stringArg(e.Args, "runId"), WorkflowID: stringArg(e.Args, "workflowId")}
 	switch {
 	case e.Tool.Name == contracts.ToolSignalMission:
@@ -125,7 +125,7 @@ func (s *Service) runningMove(ctx context.Context, e *env) *MoveRunning {
 		m.RunID = "" // praxec's runId threads the audit; the run is the workflow's
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
-		if in, err := s.viewMission(rctx, e.Principal.Tenant, false, m.WorkflowID); err == nil {
+		if in, err := ms.viewMission(rctx, e.Principal.Tenant, false, m.WorkflowID); err == nil {
 			m.RunID = in.RunID
 		}
 	default:

@@ -28,7 +28,7 @@ type Candidate struct {
 // submitIntent records an intent durably. It acts on nothing: the answer
 // lists the configured workflows that could fulfil it, best first, each with
 // a link that creates the mission, and a link to read the trace.
-func (s *Service) submitIntent(ctx context.Context, tx store.Tx, e *env) (any, error) {
+func (ms *missions) submitIntent(ctx context.Context, tx store.Tx, e *env) (any, error) {
 	in := store.Intent{
 		ID:        newID("int"),
 		Tenant:    e.Principal.Tenant,
@@ -44,7 +44,7 @@ func (s *Service) submitIntent(ctx context.Context, tx store.Tx, e *env) (any, e
 	// The intent's text may hold personal data: the event names the intent,
 	// it does not copy it.
 	e.Event("intent.submitted", map[string]any{"intentId": in.ID, "tags": in.Tags})
-	cands := s.candidates(in.Text)
+	cands := ms.candidates(in.Text)
 	for i := range cands {
 		cands[i].Links = []contracts.Link{{Rel: "create_mission", Title: "Create a mission with " + cands[i].Title,
 			Method: contracts.ToolCreateMission,

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
@@ -87,6 +89,25 @@ import (
 // that meet an expired lease, the lease sweeper of leases_sweep.go
 // resolves expired leases in the background, the same way.
 
+// leases are the move and start leases of a process: it takes, renews,
+// checks and settles them around a move's outside calls, records the
+// outcome-unknown of one its holder left past its deadline, and sweeps
+// them (leases_sweep.go). The missions hold them; they share the store,
+// the clock, the logger and the workflows in force with them, and write
+// the idempotency record of a key a lease held (keys) and check the
+// tenant quotas of a start (quotas).
+type leases struct {
+	store     store.Store
+	now       func() time.Time
+	log       *slog.Logger
+	workflows *workflow.Registry
+	keys      keyTimes
+	quotas    *quotaState
+	owner     string        // names this process in its leases
+	leaseTTL  time.Duration // how long a lease holds
+	swept     atomic.Int64  // expired leases the sweeper resolved (leases_sweep.go)
+}
+
 // DefaultLeaseTTL is how long a move or start lease holds before a
 // gateway that finds it takes its holder for stopped, when neither
 // Options.LeaseTTL nor server.leaseTTL says otherwise. It must outlast the
@@ -117,17 +138,17 @@ func moveInProgress(workflowID string, version int64) *contracts.Error {
 // lease, or refuses the move (e.refusal when another request holds it;
 // nothing when the version moved or a stale lease was resolved: the
 // transaction then answers the replay or the conflict).
-func (s *Service) leaseHook(e *env, in *workflow.Instance, transition, fp string) func(ctx context.Context) error {
+func (ls *leases) leaseHook(e *env, in *workflow.Instance, transition, fp string) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
-		now := s.now()
+		now := ls.now()
 		l := store.MoveLease{Tenant: in.Tenant, WorkflowID: in.ID, ExpectedVersion: in.Version, Transition: transition, Fingerprint: fp,
 			Namespace: e.idemNS, Key: e.idemKey, Operation: e.Tool.OperationID, KeyFingerprint: e.idemFP,
-			Owner: s.owner + "/" + newID("mv"), CreatedAt: now, Deadline: now.Add(s.leaseTTL)}
+			Owner: ls.owner + "/" + newID("mv"), CreatedAt: now, Deadline: now.Add(ls.leaseTTL)}
 		if l.Key == "" {
 			l.Operation = ""
 		}
 		var prev store.MoveLease
-		err := s.takeLease(ctx, e, leaseSite{
+		err := ls.takeLease(ctx, e, leaseSite{
 			find: func(ctx context.Context, tx store.Tx) (leaseFound, error) {
 				// The lease first, then the workflow: a move that completes
 				// commits its version bump and the deletion of its lease
@@ -152,7 +173,7 @@ func (s *Service) leaseHook(e *env, in *workflow.Instance, transition, fp string
 				return foundLease(lerr, prev.Deadline, now)
 			},
 			resolve: func(ctx context.Context, tx store.Tx) error {
-				_, err := s.resolveLease(ctx, tx, e, prev)
+				_, err := ls.resolveLease(ctx, tx, e, prev)
 				return err
 			},
 			insert: func(ctx context.Context, tx store.Tx) error { return tx.InsertMoveLease(ctx, l) },
@@ -185,14 +206,14 @@ func leaseLost() *contracts.Error {
 // renewMoveLease returns the tape's hook before every outside call after
 // the first of a move (or an approval's move): it renews the move lease e
 // holds.
-func (s *Service) renewMoveLease(e *env) func(ctx context.Context) error {
+func (ls *leases) renewMoveLease(e *env) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		if e.lease == nil {
 			return nil
 		}
-		l, now := *e.lease, s.now()
-		owner, deadline := s.owner+"/"+newID("mv"), now.Add(s.leaseTTL)
-		err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		l, now := *e.lease, ls.now()
+		owner, deadline := ls.owner+"/"+newID("mv"), now.Add(ls.leaseTTL)
+		err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 			return tx.RenewMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner, owner, now, deadline)
 		})
 		if err != nil {
@@ -277,9 +298,9 @@ type leaseSite struct {
 // failure) and left unset when the transaction that follows answers it (a
 // recorded or conflicting request, or a stale lease this hook resolved).
 // The one place move, approval and start leases are taken.
-func (s *Service) takeLease(ctx context.Context, e *env, site leaseSite) error {
+func (ls *leases) takeLease(ctx context.Context, e *env, site leaseSite) error {
 	var busy, resolved bool
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		busy, resolved = false, false
 		found, err := site.find(ctx, tx)
 		if err != nil {
@@ -328,11 +349,11 @@ func (s *Service) takeLease(ctx context.Context, e *env, site leaseSite) error {
 // lease this call still holds was not completed. It is deleted when no
 // call may have acted, and otherwise turned into an outcome-unknown: the
 // call acted (or may have) and its answer is not recorded.
-func (s *Service) settleLease(ctx context.Context, e *env, tape *workflow.Tape) {
+func (ls *leases) settleLease(ctx context.Context, e *env, tape *workflow.Tape) {
 	l := e.lease
 	ctx = context.WithoutCancel(ctx)
 	var held bool
-	_ = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	_ = ls.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
 		held = err == nil && got.Owner == l.Owner
 		return nil
@@ -341,7 +362,7 @@ func (s *Service) settleLease(ctx context.Context, e *env, tape *workflow.Tape) 
 		return
 	}
 	acted := tape.MayHaveActed()
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
 		if errors.Is(err, store.ErrNotFound) || err == nil && got.Owner != l.Owner {
 			return nil
@@ -353,14 +374,14 @@ func (s *Service) settleLease(ctx context.Context, e *env, tape *workflow.Tape) 
 			return tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
 		}
 		e.Events = e.Events[:0]
-		if _, err := s.resolveLease(ctx, tx, e, got); err != nil {
+		if _, err := ls.resolveLease(ctx, tx, e, got); err != nil {
 			return err
 		}
 		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		// The lease stays and expires; whoever finds it resolves it.
-		s.log.ErrorContext(ctx, "move lease not settled", "workflow_id", l.WorkflowID, "version", l.ExpectedVersion, "err", err)
+		ls.log.ErrorContext(ctx, "move lease not settled", "workflow_id", l.WorkflowID, "version", l.ExpectedVersion, "err", err)
 	}
 }
 
@@ -372,7 +393,7 @@ func (s *Service) settleLease(ctx context.Context, e *env, tape *workflow.Tape) 
 // lookup): after a reload, or on a replica with another configuration, a
 // definition that no longer reaches outside must still not move a version
 // another gateway is calling on.
-func (s *Service) checkLease(ctx context.Context, tx store.Tx, e *env, before *workflow.Instance) error {
+func (ls *leases) checkLease(ctx context.Context, tx store.Tx, e *env, before *workflow.Instance) error {
 	l, err := tx.GetMoveLease(ctx, before.Tenant, before.ID, before.Version)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -381,10 +402,10 @@ func (s *Service) checkLease(ctx context.Context, tx store.Tx, e *env, before *w
 		return err
 	case l.Owner == e.leaseOwner():
 		return tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
-	case s.now().Before(l.Deadline):
+	case ls.now().Before(l.Deadline):
 		return moveInProgress(before.ID, before.Version)
 	}
-	if _, err := s.resolveLease(ctx, tx, e, l); err != nil {
+	if _, err := ls.resolveLease(ctx, tx, e, l); err != nil {
 		return err
 	}
 	return versionConflict(before.ID, before.Version)
@@ -396,7 +417,7 @@ func (s *Service) checkLease(ctx context.Context, tx store.Tx, e *env, before *w
 // recorded one (the workflow and the approval changed: read them again);
 // another request's live lease refuses the move. The call's own lease is
 // left for checkLease.
-func (s *Service) resolveStaleLease(ctx context.Context, tx store.Tx, e *env, in *workflow.Instance) (bool, error) {
+func (ls *leases) resolveStaleLease(ctx context.Context, tx store.Tx, e *env, in *workflow.Instance) (bool, error) {
 	l, err := tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -405,17 +426,17 @@ func (s *Service) resolveStaleLease(ctx context.Context, tx store.Tx, e *env, in
 		return false, err
 	case l.Owner == e.leaseOwner():
 		return false, nil
-	case s.now().Before(l.Deadline):
+	case ls.now().Before(l.Deadline):
 		return false, moveInProgress(in.ID, in.Version)
 	}
-	return s.resolveLease(ctx, tx, e, l)
+	return ls.resolveLease(ctx, tx, e, l)
 }
 
 // resolveLease turns a lease whose call may have acted into an
 // outcome-unknown record (see recordUnknown), with the idempotency record
 // of its key, and reports whether it recorded one: a lease whose version
 // moved on without it is only deleted.
-func (s *Service) resolveLease(ctx context.Context, tx store.Tx, e *env, l store.MoveLease) (bool, error) {
+func (ls *leases) resolveLease(ctx context.Context, tx store.Tx, e *env, l store.MoveLease) (bool, error) {
 	m, err := tx.GetMission(ctx, l.Tenant, l.WorkflowID)
 	if err != nil {
 		return false, err
@@ -431,7 +452,7 @@ func (s *Service) resolveLease(ctx context.Context, tx store.Tx, e *env, l store
 		Message: fmt.Sprintf("the move %s on workflow %s at version %d called outside the gateway and its answer was not recorded; the call may have taken effect",
 			l.Transition, l.WorkflowID, l.ExpectedVersion),
 		Hint: "Do not assume it failed: read the upstream back before another move. Retrying the same request answers this again; it does not call again."}
-	if _, err := s.recordUnknown(ctx, tx, e, m, l, ce, true); err != nil {
+	if _, err := ls.recordUnknown(ctx, tx, e, m, l, ce, true); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -468,7 +489,7 @@ func actedUnknown(what string, err error) *contracts.Error {
 // the idempotency record of l's key (a request that records its own
 // answer passes false); the lease is deleted. It returns the answer, with
 // links to read the workflow back and to take the next move.
-func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m store.Mission, l store.MoveLease, ce *contracts.Error, writeKey bool) (*contracts.Error, error) {
+func (ls *leases) recordUnknown(ctx context.Context, tx store.Tx, e *env, m store.Mission, l store.MoveLease, ce *contracts.Error, writeKey bool) (*contracts.Error, error) {
 	if l.Owner != "" {
 		// The lease goes first, before anything is written: a resolver that
 		// read it before its holder renewed it (a new owner) stops here.
@@ -481,7 +502,7 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 		return nil, err
 	}
 	before := in.Version
-	d, _ := s.workflows.Lookup(in.DefinitionID)
+	d, _ := ls.workflows.Lookup(in.DefinitionID)
 	if in.Context == nil {
 		in.Context = map[string]any{}
 	}
@@ -498,7 +519,7 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 	in.Context[workflow.LastRunKey] = map[string]any{"transition": l.Transition, "capability": l.Transition, "outcome": workflow.OutcomeUnknown,
 		"ok": false, "error": ce.Message, "version": before}
 	in.Version++
-	m.UpdatedAt = s.now()
+	m.UpdatedAt = ls.now()
 	nm, err := toStore(in, d, m)
 	if err != nil {
 		return nil, err
@@ -516,7 +537,7 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 	answer := *ce
 	answer.Cause = nil
 	get := contracts.Link{Rel: "get", Title: "Read the workflow back", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}
-	answer.Links = append([]contracts.Link{get}, s.project(in, statusWaiting, style, nil).Links...)
+	answer.Links = append([]contracts.Link{get}, project(ls.workflows, in, statusWaiting, style, nil).Links...)
 	if style == styleAura {
 		var ae *contracts.Error
 		if errors.As(auraError(&answer, in.RunID), &ae) {
@@ -528,17 +549,17 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 		return nil, err
 	}
 	if err := tx.PutSubmit(ctx, store.SubmitRecord{Tenant: in.Tenant, WorkflowID: in.ID, ExpectedVersion: before, Fingerprint: l.Fingerprint,
-		Status: answer.Status(), Response: body, CreatedAt: s.now()}); err != nil && !errors.Is(err, store.ErrExists) {
+		Status: answer.Status(), Response: body, CreatedAt: ls.now()}); err != nil && !errors.Is(err, store.ErrExists) {
 		return nil, err
 	}
 	if approval {
-		if err := s.approvalUnknown(ctx, tx, e, in.Tenant, approvalID, body); err != nil {
+		if err := ls.approvalUnknown(ctx, tx, e, in.Tenant, approvalID, body); err != nil {
 			return nil, err
 		}
 	}
 
 	if writeKey && l.Key != "" {
-		rec := s.keyRecord(l.Namespace, l.Key, l.Operation, l.KeyFingerprint, s.now())
+		rec := ls.keys.record(l.Namespace, l.Key, l.Operation, l.KeyFingerprint, ls.now())
 		rec.Status, rec.Body, rec.Object = answer.Status(), body, keyObject(&Result{Err: &answer})
 		if err := tx.InsertIdempotency(ctx, rec); err != nil && !errors.Is(err, store.ErrExists) {
 			return nil, err
@@ -550,7 +571,7 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 		// unknown outcome reaches the capability's audit sinks.
 		attrs["capability"] = l.Transition
 	}
-	ev := e.EventOf("move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(), attrs)
+	ev := e.EventOf("move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), ls.now(), attrs)
 	ev.WorkflowID, ev.RunID = in.ID, in.RunID
 	e.Events = append(e.Events, ev)
 	return &answer, nil
@@ -559,12 +580,12 @@ func (s *Service) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 // submitUnknown records the outcome-unknown a move's own call answered
 // (see recordUnknown); the caller's idempotency record is written by the
 // mutation.
-func (s *Service) submitUnknown(ctx context.Context, tx store.Tx, e *env, m store.Mission, transition, fp string, ce *contracts.Error) error {
+func (ls *leases) submitUnknown(ctx context.Context, tx store.Tx, e *env, m store.Mission, transition, fp string, ce *contracts.Error) error {
 	l := store.MoveLease{Tenant: m.Tenant, WorkflowID: m.ID, ExpectedVersion: m.Version, Transition: transition, Fingerprint: fp}
 	if e.lease != nil && e.lease.WorkflowID == m.ID && e.lease.ExpectedVersion == m.Version {
 		l.Owner = e.lease.Owner
 	}
-	answer, err := s.recordUnknown(ctx, tx, e, m, l, ce, false)
+	answer, err := ls.recordUnknown(ctx, tx, e, m, l, ce, false)
 	if err != nil {
 		return err
 	}
@@ -597,7 +618,7 @@ func approvalFingerprint(approvalID string) string { return approvalPrefix + app
 // approval is approved (its move was attempted and may have acted) and
 // keeps the answer, which a retry of the approval replays instead of
 // calling again.
-func (s *Service) approvalUnknown(ctx context.Context, tx store.Tx, e *env, tenant, approvalID string, answer []byte) error {
+func (ls *leases) approvalUnknown(ctx context.Context, tx store.Tx, e *env, tenant, approvalID string, answer []byte) error {
 	a, err := tx.GetApproval(ctx, tenant, approvalID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
@@ -618,7 +639,7 @@ func (s *Service) approvalUnknown(ctx context.Context, tx store.Tx, e *env, tena
 	if a.Doc, err = json.Marshal(doc); err != nil {
 		return err
 	}
-	a.Status, a.ResolvedAt = "approved", s.now()
+	a.Status, a.ResolvedAt = "approved", ls.now()
 	if e.Principal != nil {
 		a.ResolvedBy = e.Principal.Subject
 	}

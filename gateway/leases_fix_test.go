@@ -366,7 +366,7 @@ func TestResolvedStartLeaseExpiry(t *testing.T) {
 	st := memstore.New()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	s := leaseFixService(t, st, &countingRunner{}, func() time.Time { return now })
-	e := s.sweepEnv("acme")
+	e := s.missions.leases.sweepEnv("acme")
 	for _, ref := range []string{"key:ns:k", "run:r"} {
 		l := store.StartLease{Tenant: "acme", Ref: ref, DefinitionID: "deploy", Fingerprint: "fp", Namespace: "ns", Key: "k",
 			Operation: "praxecCommand", KeyFingerprint: "kfp", Owner: "stopped/st_1", CreatedAt: now.Add(-time.Hour), Deadline: now.Add(-time.Minute)}
@@ -374,17 +374,17 @@ func TestResolvedStartLeaseExpiry(t *testing.T) {
 			if err := tx.InsertStartLease(ctx, l); err != nil {
 				return err
 			}
-			_, err := s.resolveStartLease(ctx, tx, e, l, nil, true)
+			_, err := s.missions.leases.resolveStartLease(ctx, tx, e, l, nil, true)
 			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	_ = st.View(context.Background(), func(ctx context.Context, tx store.ReadTx) error {
-		if l, err := tx.GetStartLease(ctx, "acme", "key:ns:k"); err != nil || !l.ExpiresAt.Equal(now.Add(s.retention)) {
-			t.Errorf("key:ns:k = %+v, %v; want expiring at %v", l, err, now.Add(s.retention))
+		if l, err := tx.GetStartLease(ctx, "acme", "key:ns:k"); err != nil || !l.ExpiresAt.Equal(now.Add(s.keys.retention)) {
+			t.Errorf("key:ns:k = %+v, %v; want expiring at %v", l, err, now.Add(s.keys.retention))
 		}
-		if rec, err := tx.GetIdempotency(ctx, "ns", "k", now); err != nil || !rec.ExpiresAt.Equal(now.Add(s.retention)) {
+		if rec, err := tx.GetIdempotency(ctx, "ns", "k", now); err != nil || !rec.ExpiresAt.Equal(now.Add(s.keys.retention)) {
 			t.Errorf("idempotency record %+v, %v", rec, err)
 		}
 		if l, err := tx.GetStartLease(ctx, "acme", "run:r"); err != nil || !l.ExpiresAt.IsZero() || l.Status != http.StatusGatewayTimeout {

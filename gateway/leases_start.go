@@ -100,15 +100,15 @@ func (e *env) startLeaseOwner() string {
 // start lease on ref, or refuses the start (e.refusal when another request
 // holds it; nothing when the runId is taken, the start was recorded, or a
 // stale lease was resolved: the transaction then answers).
-func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx context.Context) error {
+func (ls *leases) startLeaseHook(e *env, ref, definitionID string) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
-		now := s.now()
+		now := ls.now()
 		tenant := e.Principal.Tenant
 		l := store.StartLease{Tenant: tenant, Ref: ref, DefinitionID: definitionID, Fingerprint: startFingerprint(e),
 			Namespace: e.idemNS, Key: e.idemKey, Operation: e.Tool.OperationID, KeyFingerprint: e.idemFP,
-			Owner: s.owner + "/" + newID("st"), CreatedAt: now, Deadline: now.Add(s.leaseTTL), WorkflowID: e.startRun}
+			Owner: ls.owner + "/" + newID("st"), CreatedAt: now, Deadline: now.Add(ls.leaseTTL), WorkflowID: e.startRun}
 		var prev store.StartLease
-		err := s.takeLease(ctx, e, leaseSite{
+		err := ls.takeLease(ctx, e, leaseSite{
 			find: func(ctx context.Context, tx store.Tx) (leaseFound, error) {
 				// The lease first, then what answers the start without a
 				// call: a start that completes commits its workflow, its
@@ -144,20 +144,20 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 				return foundLease(lerr, prev.Deadline, now)
 			},
 			resolve: func(ctx context.Context, tx store.Tx) error {
-				_, err := s.resolveStartLease(ctx, tx, e, prev, nil, true)
+				_, err := ls.resolveStartLease(ctx, tx, e, prev, nil, true)
 				return err
 			},
 			insert: func(ctx context.Context, tx store.Tx) error {
 				// The held lease is an open mission from now on: the
 				// start's quota slot, taken before its first outside call
 				// (quotas.go).
-				if err := s.checkQuota(ctx, tx, startQuotaNeed(e, definitionID)); err != nil {
+				if err := ls.quotas.check(ctx, tx, startQuotaNeed(e, definitionID)); err != nil {
 					return err
 				}
 				if err := tx.InsertStartLease(ctx, l); err != nil {
 					return err
 				}
-				return s.storeStartingRun(ctx, tx, e, l)
+				return ls.storeStartingRun(ctx, tx, e, l)
 			},
 			busy: func() *contracts.Error { return startInProgress(ref) },
 		})
@@ -171,14 +171,14 @@ func (s *Service) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 // renewStartLease returns the tape's hook before every outside call after
 // the first of a start: it renews the start lease e holds, as
 // renewMoveLease does a move's.
-func (s *Service) renewStartLease(e *env) func(ctx context.Context) error {
+func (ls *leases) renewStartLease(e *env) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		if e.startLease == nil {
 			return nil
 		}
-		l, now := *e.startLease, s.now()
-		owner, deadline := s.owner+"/"+newID("st"), now.Add(s.leaseTTL)
-		err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		l, now := *e.startLease, ls.now()
+		owner, deadline := ls.owner+"/"+newID("st"), now.Add(ls.leaseTTL)
+		err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 			return tx.RenewStartLease(ctx, l.Tenant, l.Ref, l.Owner, owner, now, deadline)
 		})
 		if err != nil {
@@ -197,7 +197,7 @@ func (s *Service) renewStartLease(e *env) func(ctx context.Context) error {
 // primary-key lookup): after a reload, or on a replica with another
 // configuration, a definition that no longer reaches outside must still
 // not start what another gateway is calling for.
-func (s *Service) checkStartLease(ctx context.Context, tx store.Tx, e *env, runID string) error {
+func (ls *leases) checkStartLease(ctx context.Context, tx store.Tx, e *env, runID string) error {
 	ref := startRef(e, runID)
 	if ref == "" {
 		return nil
@@ -212,10 +212,10 @@ func (s *Service) checkStartLease(ctx context.Context, tx store.Tx, e *env, runI
 		return replayStart(e, l)
 	case l.Owner == e.startLeaseOwner():
 		return nil
-	case s.now().Before(l.Deadline):
+	case ls.now().Before(l.Deadline):
 		return startInProgress(ref)
 	}
-	if _, err := s.resolveStartLease(ctx, tx, e, l, nil, true); err != nil {
+	if _, err := ls.resolveStartLease(ctx, tx, e, l, nil, true); err != nil {
 		return err
 	}
 	l, err = tx.GetStartLease(ctx, e.Principal.Tenant, ref)
@@ -232,7 +232,7 @@ func (s *Service) checkStartLease(ctx context.Context, tx store.Tx, e *env, runI
 // earlier call succeeded: the answer is then that outcome-unknown, not
 // the failure, so that the first answer and every retry agree). It
 // returns the start's answer.
-func (s *Service) finishStart(ctx context.Context, tx store.Tx, e *env, definitionID string, err error) error {
+func (ls *leases) finishStart(ctx context.Context, tx store.Tx, e *env, definitionID string, err error) error {
 	var ce *contracts.Error
 	if err != nil && !(errors.As(err, &ce) && ce.Code == contracts.CodeOutcomeUnknown) {
 		if e.tape == nil || !e.tape.MayHaveActed() {
@@ -257,20 +257,20 @@ func (s *Service) finishStart(ctx context.Context, tx store.Tx, e *env, definiti
 		if err := tx.DeleteStartLease(ctx, l.Tenant, l.Ref, l.Owner); err != nil {
 			// Taken for stopped and resolved while the call ran: its
 			// record is the answer.
-			return s.lostStartLease(ctx, tx, e, l, err)
+			return ls.lostStartLease(ctx, tx, e, l, err)
 		}
 		return nil
 	}
-	answer, rerr := s.resolveStartLease(ctx, tx, e, l, ce, false)
+	answer, rerr := ls.resolveStartLease(ctx, tx, e, l, ce, false)
 	if rerr != nil {
-		return s.lostStartLease(ctx, tx, e, l, rerr)
+		return ls.lostStartLease(ctx, tx, e, l, rerr)
 	}
 	return answer
 }
 
 // lostStartLease answers a start whose own lease was resolved by another
 // gateway while its call ran: the recorded answer.
-func (s *Service) lostStartLease(ctx context.Context, tx store.Tx, e *env, l store.StartLease, err error) error {
+func (ls *leases) lostStartLease(ctx context.Context, tx store.Tx, e *env, l store.StartLease, err error) error {
 	if !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -284,11 +284,11 @@ func (s *Service) lostStartLease(ctx context.Context, tx store.Tx, e *env, l sto
 // settleStartLease runs after the start's transaction (committed or not):
 // a start lease this call still holds was not completed. It is deleted
 // when no call may have acted, and otherwise resolved as outcome-unknown.
-func (s *Service) settleStartLease(ctx context.Context, e *env, tape *workflow.Tape) {
+func (ls *leases) settleStartLease(ctx context.Context, e *env, tape *workflow.Tape) {
 	l := e.startLease
 	ctx = context.WithoutCancel(ctx)
 	var held bool
-	_ = s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	_ = ls.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.GetStartLease(ctx, l.Tenant, l.Ref)
 		held = err == nil && got.Status == 0 && got.Owner == l.Owner
 		return nil
@@ -297,7 +297,7 @@ func (s *Service) settleStartLease(ctx context.Context, e *env, tape *workflow.T
 		return
 	}
 	acted := tape.MayHaveActed()
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		got, err := tx.GetStartLease(ctx, l.Tenant, l.Ref)
 		if errors.Is(err, store.ErrNotFound) || err == nil && (got.Status != 0 || got.Owner != l.Owner) {
 			return nil
@@ -317,14 +317,14 @@ func (s *Service) settleStartLease(ctx context.Context, e *env, tape *workflow.T
 			return dropStartingRun(ctx, tx, got)
 		}
 		e.Events = e.Events[:0]
-		if _, err := s.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
+		if _, err := ls.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
 			return err
 		}
 		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
 		// The lease stays and expires; whoever finds it resolves it.
-		s.log.ErrorContext(ctx, "start lease not settled", "ref", l.Ref, "err", err)
+		ls.log.ErrorContext(ctx, "start lease not settled", "ref", l.Ref, "err", err)
 	}
 }
 
@@ -335,7 +335,7 @@ func (s *Service) settleStartLease(ctx context.Context, e *env, tape *workflow.T
 // records its own answer passes false); the run stored with the lease
 // becomes a run whose start's outcome is unknown (resolveStartingRun),
 // which the answer links. It returns the answer.
-func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l store.StartLease, ce *contracts.Error, writeKey bool) (*contracts.Error, error) {
+func (ls *leases) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l store.StartLease, ce *contracts.Error, writeKey bool) (*contracts.Error, error) {
 	if ce == nil {
 		ce = &contracts.Error{Code: contracts.CodeOutcomeUnknown,
 			Message: fmt.Sprintf("the start of workflow %s called outside the gateway and its answer was not recorded; the call may have taken effect",
@@ -358,10 +358,10 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 	}
 	// A record keyed by runId is kept for good (a runId is single-use);
 	// one keyed by an idempotency key as long as the key's record.
-	now := s.now()
+	now := ls.now()
 	var expires time.Time
 	if strings.HasPrefix(l.Ref, "key:") {
-		expires = now.Add(s.retention)
+		expires = now.Add(ls.keys.retention)
 	}
 	// The first write: a resolver that read the lease before its holder
 	// renewed it (a new owner) stops here, before anything is written.
@@ -370,12 +370,12 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 	}
 	trace, capability := "", ""
 	if run != nil {
-		if trace, capability, err = s.resolveStartingRun(ctx, tx, *run, answer.Message, now); err != nil {
+		if trace, capability, err = ls.resolveStartingRun(ctx, tx, *run, answer.Message, now); err != nil {
 			return nil, err
 		}
 	}
 	if writeKey && l.Key != "" {
-		rec := s.keyRecord(l.Namespace, l.Key, l.Operation, l.KeyFingerprint, now)
+		rec := ls.keys.record(l.Namespace, l.Key, l.Operation, l.KeyFingerprint, now)
 		rec.Status, rec.Body, rec.Object = answer.Status(), body, keyObject(&Result{Err: &answer})
 		if err := tx.InsertIdempotency(ctx, rec); err != nil && !errors.Is(err, store.ErrExists) {
 			return nil, err
@@ -390,7 +390,7 @@ func (s *Service) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 			attrs["capability"] = capability
 		}
 	}
-	ev := e.EventOf("start.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), s.now(), attrs)
+	ev := e.EventOf("start.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), ls.now(), attrs)
 	ev.Tenant = l.Tenant
 	if runID, ok := strings.CutPrefix(l.Ref, "run:"); ok {
 		ev.RunID = runID
@@ -426,11 +426,11 @@ func startRunID(l store.StartLease) string {
 // status starting, its lastRun saying the start's outcome is unknown
 // (what it stays if the start never completes), with the call's trace.
 // Nothing for a lease without one.
-func (s *Service) storeStartingRun(ctx context.Context, tx store.Tx, e *env, l store.StartLease) error {
+func (ls *leases) storeStartingRun(ctx context.Context, tx store.Tx, e *env, l store.StartLease) error {
 	if l.WorkflowID == "" {
 		return nil
 	}
-	d, ok := s.workflows.Lookup(l.DefinitionID)
+	d, ok := ls.workflows.Lookup(l.DefinitionID)
 	if !ok {
 		return fmt.Errorf("start lease %s: no workflow %s", l.Ref, l.DefinitionID)
 	}
@@ -477,7 +477,7 @@ func startingRunOf(ctx context.Context, tx store.ReadTx, l store.StartLease) (*s
 // initial state, its lastRun saying what is unknown (message). It returns
 // the trace of the start and the capability it called (proxy_default's),
 // which lastRun keeps.
-func (s *Service) resolveStartingRun(ctx context.Context, tx store.Tx, m store.Mission, message string, now time.Time) (trace, capability string, err error) {
+func (ls *leases) resolveStartingRun(ctx context.Context, tx store.Tx, m store.Mission, message string, now time.Time) (trace, capability string, err error) {
 	in, err := fromStore(m)
 	if err != nil {
 		return "", "", err
@@ -489,7 +489,7 @@ func (s *Service) resolveStartingRun(ctx context.Context, tx store.Tx, m store.M
 	}
 	last["error"] = message
 	in.Version = 1
-	d, _ := s.workflows.Lookup(in.DefinitionID)
+	d, _ := ls.workflows.Lookup(in.DefinitionID)
 	m.UpdatedAt = now
 	nm, err := toStore(in, d, m)
 	if err != nil {

@@ -29,18 +29,12 @@ func LeaseSweepInterval(ttl time.Duration) time.Duration {
 	return min(max(ttl/4, time.Second), time.Minute)
 }
 
-// LeasesSwept reports how many expired leases the sweeper resolved since
-// the Service was built.
-func (s *Service) LeasesSwept() int64 { return s.swept.Load() }
-
-// SweepLeases resolves, once, the move and start leases past their
-// deadline as outcome-unknown (never by calling again), and returns how
-// many it resolved. A lease another replica resolves first is skipped.
-func (s *Service) SweepLeases(ctx context.Context) (int, error) {
-	now := s.now()
+// sweep is one round of the lease sweep (Service.SweepLeases).
+func (ls *leases) sweep(ctx context.Context) (int, error) {
+	now := ls.now()
 	var moves []store.MoveLease
 	var starts []store.StartLease
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	err := ls.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		var err error
 		if moves, err = tx.ExpiredMoveLeases(ctx, now, sweepBatch); err != nil {
 			return err
@@ -54,22 +48,22 @@ func (s *Service) SweepLeases(ctx context.Context) (int, error) {
 	n := 0
 	var errs []error
 	for _, l := range moves {
-		done, err := s.sweepMove(ctx, l)
+		done, err := ls.sweepMove(ctx, l)
 		if done {
 			n++
 		}
 		errs = append(errs, err)
 	}
 	for _, l := range starts {
-		done, err := s.sweepStart(ctx, l)
+		done, err := ls.sweepStart(ctx, l)
 		if done {
 			n++
 		}
 		errs = append(errs, err)
 	}
 	if n > 0 {
-		s.swept.Add(int64(n))
-		s.log.InfoContext(ctx, "expired leases resolved as outcome-unknown", "resolved", n, "move_leases", len(moves), "start_leases", len(starts))
+		ls.swept.Add(int64(n))
+		ls.log.InfoContext(ctx, "expired leases resolved as outcome-unknown", "resolved", n, "move_leases", len(moves), "start_leases", len(starts))
 	}
 	return n, errors.Join(errs...)
 }
@@ -81,8 +75,8 @@ func leaseSweeper(tenant string) op.Actor {
 }
 
 // sweepEnv is the env of a sweeper resolution in the lease's tenant.
-func (s *Service) sweepEnv(tenant string) *env {
-	return &env{Request: leaseSweeper(tenant).Request(s.now())}
+func (ls *leases) sweepEnv(tenant string) *env {
+	return &env{Request: leaseSweeper(tenant).Request(ls.now())}
 }
 
 // lostRace says an error means another resolver got there first.
@@ -93,10 +87,10 @@ func lostRace(err error) bool {
 }
 
 // sweepMove resolves one expired move lease.
-func (s *Service) sweepMove(ctx context.Context, l store.MoveLease) (bool, error) {
-	e := s.sweepEnv(l.Tenant)
+func (ls *leases) sweepMove(ctx context.Context, l store.MoveLease) (bool, error) {
+	e := ls.sweepEnv(l.Tenant)
 	var done bool
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
 		e.Events = e.Events[:0]
 		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
@@ -105,11 +99,11 @@ func (s *Service) sweepMove(ctx context.Context, l store.MoveLease) (bool, error
 			return nil
 		case err != nil:
 			return err
-		case got.Owner != l.Owner || s.now().Before(got.Deadline):
+		case got.Owner != l.Owner || ls.now().Before(got.Deadline):
 			return nil
 		}
 		// A lease whose version moved on is only deleted: not counted.
-		recorded, err := s.resolveLease(ctx, tx, e, got)
+		recorded, err := ls.resolveLease(ctx, tx, e, got)
 		if err != nil {
 			return err
 		}
@@ -126,10 +120,10 @@ func (s *Service) sweepMove(ctx context.Context, l store.MoveLease) (bool, error
 }
 
 // sweepStart resolves one expired start lease.
-func (s *Service) sweepStart(ctx context.Context, l store.StartLease) (bool, error) {
-	e := s.sweepEnv(l.Tenant)
+func (ls *leases) sweepStart(ctx context.Context, l store.StartLease) (bool, error) {
+	e := ls.sweepEnv(l.Tenant)
 	var done bool
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
 		e.Events = e.Events[:0]
 		got, err := tx.GetStartLease(ctx, l.Tenant, l.Ref)
@@ -138,10 +132,10 @@ func (s *Service) sweepStart(ctx context.Context, l store.StartLease) (bool, err
 			return nil
 		case err != nil:
 			return err
-		case got.Status != 0 || got.Owner != l.Owner || s.now().Before(got.Deadline):
+		case got.Status != 0 || got.Owner != l.Owner || ls.now().Before(got.Deadline):
 			return nil
 		}
-		if _, err := s.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
+		if _, err := ls.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
 			return err
 		}
 		done = true

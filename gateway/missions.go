@@ -7,16 +7,69 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/discovery"
 	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
+
+// missions is the mission machinery of the service: a mission's start,
+// its moves, reads, listing and cancellation, the outside calls a move
+// makes before its transaction (external.go) under its lease (leases,
+// leases.go), the waits on sub-workflows (waits.go), the approvals'
+// resolution, the moves that outlive their requests (outlive.go) and the
+// run sweeper (runs_expire.go). The Service admits a call (scope,
+// tenancy, idempotency, policy, quotas, rate limits) and hands the
+// operation to it through its operations table; missions never calls
+// back into the Service. It shares with the pipeline only what it is
+// given in New: the store, the clock, the logger, the workflows in force
+// (a reload replaces their content in place), the catalogue (the
+// workflows a goal names) and the tenant quotas.
+type missions struct {
+	store     store.Store
+	now       func() time.Time
+	log       *slog.Logger
+	workflows *workflow.Registry
+	// engine moves the missions; the light path of direct calls runs its
+	// executors too (its CallStandalone).
+	engine *workflow.Engine
+	// cat is the catalogue in force: the workflows an intent or a goal
+	// matches (candidates).
+	cat *catalogue.Catalogue
+	// quotas are the tenant quotas a start and a move are held to
+	// (quotas.go), shared with the service, which reloads them.
+	quotas *quotaState
+	// leases are the move and start leases of the moves that reach
+	// outside (leases.go, leases_start.go, leases_sweep.go).
+	leases *leases
+	// moves serializes the moves that reach outside (external.go).
+	moves moveLocks
+	// runs is the run sweeper's state (runs_expire.go).
+	runs runExpiry
+	// detached tracks the moves that outlived their request (outlive.go).
+	detached detached
+}
+
+// newMissions builds the missions of a service over st from its options
+// (the clock, the logger, the workflows, the lease TTL and the run
+// retention), its engine, catalogue, quotas and key times.
+func newMissions(st store.Store, o *Options, engine *workflow.Engine, cat *catalogue.Catalogue, quotas *quotaState, keys keyTimes) *missions {
+	ls := &leases{store: st, now: o.Now, log: o.Logger, workflows: o.Workflows, keys: keys, quotas: quotas,
+		owner: newID("gw"), leaseTTL: o.LeaseTTL}
+	if ls.leaseTTL <= 0 {
+		ls.leaseTTL = DefaultLeaseTTL
+	}
+	ms := &missions{store: st, now: o.Now, log: o.Logger, workflows: o.Workflows, engine: engine, cat: cat, quotas: quotas, leases: ls}
+	ms.runs.retention.Store(int64(max(o.RunRetention, 0)))
+	return ms
+}
 
 // linkStyle says which tools a projection's links name: the praxec pair or
 // the aura_* tools.
@@ -81,8 +134,8 @@ var nullJSON = json.RawMessage("null")
 // project renders an instance. status is the call's own status; a terminal
 // state always answers completed with no links, a pending approval
 // pending_approval.
-func (s *Service) project(in *workflow.Instance, status string, style linkStyle, chain []workflow.Step) Projection {
-	d, _ := s.workflows.Lookup(in.DefinitionID)
+func project(wf *workflow.Registry, in *workflow.Instance, status string, style linkStyle, chain []workflow.Step) Projection {
+	d, _ := wf.Lookup(in.DefinitionID)
 	p := Projection{
 		Workflow: WorkflowRef{ID: in.ID, DefinitionID: in.DefinitionID, DefinitionVersion: in.DefinitionVersion, State: in.State, Version: in.Version},
 		Context:  in.Context, Evidence: in.Evidence, Chain: chain, Links: []contracts.Link{},
@@ -110,7 +163,7 @@ func (s *Service) project(in *workflow.Instance, status string, style linkStyle,
 	if in.Waiting != nil {
 		// A parked move: no transition is legal until the child ends;
 		// the links read this mission back and lead to the child.
-		p.Waiting, p.Links = s.waitingRef(in, style) // waits.go
+		p.Waiting, p.Links = waitingRef(in, style) // waits.go
 		return p
 	}
 	if in.Pending != nil {
@@ -210,7 +263,7 @@ func missionNotFound(ref string, byRunID bool) *contracts.Error {
 	return ce
 }
 
-func (s *Service) loadMission(ctx context.Context, tx store.ReadTx, tenant string, byRunID bool, ref string) (*workflow.Instance, store.Mission, error) {
+func (ms *missions) loadMission(ctx context.Context, tx store.ReadTx, tenant string, byRunID bool, ref string) (*workflow.Instance, store.Mission, error) {
 	var m store.Mission
 	var err error
 	if byRunID {
@@ -236,18 +289,18 @@ func (s *Service) loadMission(ctx context.Context, tx store.ReadTx, tenant strin
 // approval it queued or dropped, and its audit events. A move's tenant
 // quotas are checked first, before anything is written (a start's were,
 // by startMission).
-func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflow.Outcome, before *workflow.Instance, prev store.Mission) error {
+func (ms *missions) persist(ctx context.Context, tx store.Tx, e *env, out *workflow.Outcome, before *workflow.Instance, prev store.Mission) error {
 	if before != nil {
-		if err := s.checkOutcomeQuota(ctx, tx, e, out, before); err != nil { // quotas.go
+		if err := ms.checkOutcomeQuota(ctx, tx, e, out, before); err != nil { // quotas.go
 			return err
 		}
-		if err := s.checkLease(ctx, tx, e, before); err != nil { // leases.go
+		if err := ms.leases.checkLease(ctx, tx, e, before); err != nil { // leases.go
 			return err
 		}
 	}
-	s.setWaitDeadlines(e, out) // waits.go
+	ms.setWaitDeadlines(e, out) // waits.go
 	for _, child := range out.Children {
-		cd, _ := s.workflows.Lookup(child.DefinitionID)
+		cd, _ := ms.workflows.Lookup(child.DefinitionID)
 		m, err := toStore(child, cd, store.Mission{CreatedAt: e.Now, UpdatedAt: e.Now})
 		if err != nil {
 			return err
@@ -257,7 +310,7 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 		}
 	}
 	in := out.Instance
-	d, _ := s.workflows.Lookup(in.DefinitionID)
+	d, _ := ms.workflows.Lookup(in.DefinitionID)
 	if before == nil {
 		m, err := toStore(in, d, store.Mission{CreatedAt: e.Now, UpdatedAt: e.Now})
 		if err != nil {
@@ -288,11 +341,11 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 		}
 		if before.Pending != nil && (in.Pending == nil || in.Pending.ApprovalID != before.Pending.ApprovalID) && out.Pending == nil {
 			// The waiting approval was overtaken by another move or a cancel.
-			if err := s.closeApproval(ctx, tx, e, in.Tenant, before.Pending.ApprovalID, "cancelled"); err != nil {
+			if err := ms.closeApproval(ctx, tx, e, in.Tenant, before.Pending.ApprovalID, "cancelled"); err != nil {
 				return err
 			}
 		}
-		if err := s.afterMove(ctx, tx, e, before, in, d); err != nil { // waits.go
+		if err := ms.afterMove(ctx, tx, e, before, in, d); err != nil { // waits.go
 			return err
 		}
 	}
@@ -304,11 +357,11 @@ func (s *Service) persist(ctx context.Context, tx store.Tx, e *env, out *workflo
 			return err
 		}
 	}
-	s.engineEvents(e, out.Events, in.RunID)
+	ms.engineEvents(e, out.Events, in.RunID)
 	return nil
 }
 
-func (s *Service) closeApproval(ctx context.Context, tx store.Tx, e *env, tenant, id, status string) error {
+func (ms *missions) closeApproval(ctx context.Context, tx store.Tx, e *env, tenant, id, status string) error {
 	a, err := tx.GetApproval(ctx, tenant, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
@@ -327,7 +380,7 @@ func (s *Service) closeApproval(ctx context.Context, tx store.Tx, e *env, tenant
 }
 
 // engineEvents turns the engine's events into audit events of the call.
-func (s *Service) engineEvents(e *env, events []workflow.Event, runID string) {
+func (ms *missions) engineEvents(e *env, events []workflow.Event, runID string) {
 	for _, ev := range events {
 		attrs := ev.Attributes
 		if summary := stringArg(e.Args, "summary"); summary != "" && ev.Type == "transition.fired" {
@@ -390,10 +443,10 @@ func auraError(err error, runID string) error {
 }
 
 // startMission starts a workflow for the call's principal.
-func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definitionID, runID string, input map[string]any) (*workflow.Outcome, error) {
+func (ms *missions) startMission(ctx context.Context, tx store.Tx, e *env, definitionID, runID string, input map[string]any) (*workflow.Outcome, error) {
 	// The start's lease first: the run a start stores with its lease has
 	// its runId, and the lease says whose it is and how it ended.
-	if err := s.checkStartLease(ctx, tx, e, runID); err != nil { // leases_start.go
+	if err := ms.leases.checkStartLease(ctx, tx, e, runID); err != nil { // leases_start.go
 		return nil, err
 	}
 	if runID != "" {
@@ -403,35 +456,35 @@ func (s *Service) startMission(ctx context.Context, tx store.Tx, e *env, definit
 			return nil, err
 		}
 	}
-	out, err := s.engine.Start(s.moveCtx(ctx, e), workflow.StartRequest{ID: e.startRun, DefinitionID: definitionID, Input: input, RunID: runID,
+	out, err := ms.engine.Start(ms.moveCtx(ctx, e), workflow.StartRequest{ID: e.startRun, DefinitionID: definitionID, Input: input, RunID: runID,
 		Tenant: e.Principal.Tenant})
 	if err != nil {
 		if out != nil {
-			s.engineEvents(e, out.Events, runID)
+			ms.engineEvents(e, out.Events, runID)
 		}
-		return nil, s.finishStart(ctx, tx, e, definitionID, moveError(err, ""))
+		return nil, ms.leases.finishStart(ctx, tx, e, definitionID, moveError(err, ""))
 	}
 	// The quotas before any write (finishStart deletes the start lease).
-	if err := s.checkOutcomeQuota(ctx, tx, e, out, nil); err != nil { // quotas.go
+	if err := ms.checkOutcomeQuota(ctx, tx, e, out, nil); err != nil { // quotas.go
 		return nil, err
 	}
-	if err := s.finishStart(ctx, tx, e, definitionID, nil); err != nil {
+	if err := ms.leases.finishStart(ctx, tx, e, definitionID, nil); err != nil {
 		return nil, err
 	}
-	if err := s.persist(ctx, tx, e, out, nil, store.Mission{}); err != nil {
+	if err := ms.persist(ctx, tx, e, out, nil, store.Mission{}); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // praxecStart serves praxec.command start.
-func (s *Service) praxecStart(ctx context.Context, tx store.Tx, e *env) (any, error) {
+func (ms *missions) praxecStart(ctx context.Context, tx store.Tx, e *env) (any, error) {
 	input, _ := e.Args["input"].(map[string]any)
-	out, err := s.startMission(ctx, tx, e, stringArg(e.Args, "definitionId"), stringArg(e.Args, "runId"), input)
+	out, err := ms.startMission(ctx, tx, e, stringArg(e.Args, "definitionId"), stringArg(e.Args, "runId"), input)
 	if err != nil {
 		return nil, err
 	}
-	return s.project(out.Instance, statusStarted, stylePraxec, out.Chain), nil
+	return project(ms.workflows, out.Instance, statusStarted, stylePraxec, out.Chain), nil
 }
 
 // submitFingerprint identifies a submit for exact replay.
@@ -443,8 +496,8 @@ func submitFingerprint(transition string, args map[string]any) string {
 
 // submit fires a transition of a loaded instance. An exact replay of a
 // submit that already succeeded answers the recorded response.
-func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any, style linkStyle) (_ any, err error) {
-	in, m, err := s.loadMission(ctx, tx, e.Principal.Tenant, byRunID, ref)
+func (ms *missions) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any, style linkStyle) (_ any, err error) {
+	in, m, err := ms.loadMission(ctx, tx, e.Principal.Tenant, byRunID, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -465,32 +518,32 @@ func (s *Service) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool,
 		}
 		return nil, versionConflict(in.ID, expected)
 	}
-	d, _ := s.workflows.Lookup(in.DefinitionID)
+	d, _ := ms.workflows.Lookup(in.DefinitionID)
 	if style == styleAura && d != nil && d.Terminal(in.State) {
 		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission ended in state %s and takes no signal", in.State)
 	}
-	out, err := s.engine.Fire(s.moveCtx(ctx, e), in, transition, args)
+	out, err := ms.engine.Fire(ms.moveCtx(ctx, e), in, transition, args)
 	if err != nil {
 		if out != nil {
-			s.engineEvents(e, out.Events, in.RunID)
+			ms.engineEvents(e, out.Events, in.RunID)
 		}
-		if ce := (*contracts.Error)(nil); errors.As(err, &ce) && ce.Code == contracts.CodeOutcomeUnknown && s.reachesOutside(in.DefinitionID) {
-			return nil, s.submitUnknown(ctx, tx, e, m, transition, fp+styleSuffix(style), ce) // leases.go
+		if ce := (*contracts.Error)(nil); errors.As(err, &ce) && ce.Code == contracts.CodeOutcomeUnknown && ms.reachesOutside(in.DefinitionID) {
+			return nil, ms.leases.submitUnknown(ctx, tx, e, m, transition, fp+styleSuffix(style), ce) // leases.go
 		}
 		if e.actedBefore(in) {
 			// A call of the move may have acted before it failed: the
 			// answer is the outcome-unknown its lease would be resolved
 			// to, recorded now so that the retries answer the same.
 			ce := actedUnknown(fmt.Sprintf("the move %s on workflow %s at version %d", transition, in.ID, in.Version), err)
-			return nil, s.submitUnknown(ctx, tx, e, m, transition, fp+styleSuffix(style), ce)
+			return nil, ms.leases.submitUnknown(ctx, tx, e, m, transition, fp+styleSuffix(style), ce)
 		}
 		return nil, moveError(err, in.ID)
 	}
-	if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+	if err := ms.persist(ctx, tx, e, out, in, m); err != nil {
 		return nil, err
 	}
 	status := statusExecuted
-	p := s.project(out.Instance, status, style, out.Chain)
+	p := project(ms.workflows, out.Instance, status, style, out.Chain)
 	body, err := marshal(p)
 	if err != nil {
 		return nil, err
@@ -517,19 +570,19 @@ func styleSuffix(style linkStyle) string {
 func int64Arg(args map[string]any, name string) int64 { return op.Int64Arg(args, name) }
 
 // praxecSubmit serves praxec.command submit.
-func (s *Service) praxecSubmit(ctx context.Context, tx store.Tx, e *env) (any, error) {
+func (ms *missions) praxecSubmit(ctx context.Context, tx store.Tx, e *env) (any, error) {
 	args, _ := e.Args["arguments"].(map[string]any)
-	return s.submit(ctx, tx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), int64Arg(e.Args, "expectedVersion"), args, stylePraxec)
+	return ms.submit(ctx, tx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), int64Arg(e.Args, "expectedVersion"), args, stylePraxec)
 }
 
 // praxecGet serves praxec.query get.
-func (s *Service) praxecGet(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	in, _, err := s.loadMission(ctx, tx, e.Principal.Tenant, false, stringArg(e.Args, "workflowId"))
+func (ms *missions) praxecGet(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
+	in, _, err := ms.loadMission(ctx, tx, e.Principal.Tenant, false, stringArg(e.Args, "workflowId"))
 	if err != nil {
 		return nil, err
 	}
-	p := s.project(in, statusWaiting, stylePraxec, nil)
-	if p.Moving, err = s.movingRef(ctx, tx, in); err != nil { // inflight.go
+	p := project(ms.workflows, in, statusWaiting, stylePraxec, nil)
+	if p.Moving, err = ms.movingRef(ctx, tx, in); err != nil { // inflight.go
 		return nil, err
 	}
 	return p, nil
@@ -548,14 +601,14 @@ type Explanation struct {
 
 // praxecExplain serves praxec.query explain: can this transition fire from
 // where the instance is now, and what else can?
-func (s *Service) praxecExplain(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
-	in, _, err := s.loadMission(ctx, tx, e.Principal.Tenant, false, stringArg(e.Args, "workflowId"))
+func (ms *missions) praxecExplain(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
+	in, _, err := ms.loadMission(ctx, tx, e.Principal.Tenant, false, stringArg(e.Args, "workflowId"))
 	if err != nil {
 		return nil, err
 	}
 	name := stringArg(e.Args, "transition")
 	x := Explanation{WorkflowID: in.ID, CurrentState: in.State, Transition: name, LegalTransitionsNow: []string{}}
-	d, ok := s.workflows.Lookup(in.DefinitionID)
+	d, ok := ms.workflows.Lookup(in.DefinitionID)
 	if !ok {
 		return x, nil
 	}
@@ -579,11 +632,11 @@ func (s *Service) praxecExplain(ctx context.Context, tx store.ReadTx, e *env) (a
 // createMission serves aura_create_mission. Without a definitionId the goal
 // is compiled to a workflow: the one best match starts; several equal
 // matches answer AMBIGUOUS_INTENT with a create link for each.
-func (s *Service) createMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
+func (ms *missions) createMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
 	def := stringArg(e.Args, "definitionId")
 	goal := stringArg(e.Args, "goal")
 	if def == "" {
-		cands := s.candidates(goal)
+		cands := ms.candidates(goal)
 		switch {
 		case len(cands) == 0:
 			return nil, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "no configured workflow matches the goal",
@@ -608,7 +661,7 @@ func (s *Service) createMission(ctx context.Context, tx store.Tx, e *env) (any, 
 		def = cands[0].DefinitionID
 	}
 	input, _ := e.Args["input"].(map[string]any)
-	out, err := s.startMission(ctx, tx, e, def, stringArg(e.Args, "runId"), input)
+	out, err := ms.startMission(ctx, tx, e, def, stringArg(e.Args, "runId"), input)
 	if err != nil {
 		// Fix: RUN_ID_ALREADY_RUNNING (and an unknown definitionId) answered
 		// aura_create_mission with praxec links; the existing mission is
@@ -616,30 +669,30 @@ func (s *Service) createMission(ctx context.Context, tx store.Tx, e *env) (any, 
 		return nil, auraError(err, stringArg(e.Args, "runId"))
 	}
 	e.Event("mission.created", map[string]any{"runId": out.Instance.RunID, "workflowId": out.Instance.ID, "definitionId": def})
-	return s.project(out.Instance, statusStarted, styleAura, out.Chain), nil
+	return project(ms.workflows, out.Instance, statusStarted, styleAura, out.Chain), nil
 }
 
 // candidates ranks the configured workflows against free text, best first,
 // with the discovery index's search (ties in id order); blank text has
 // none.
-func (s *Service) candidates(text string) []Candidate {
+func (ms *missions) candidates(text string) []Candidate {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
 	var out []Candidate
-	for _, h := range s.cat.Index().Search(discovery.Query{Text: text, Kinds: []discovery.Kind{discovery.KindWorkflow}, Limit: discovery.MaxLimit}) {
+	for _, h := range ms.cat.Index().Search(discovery.Query{Text: text, Kinds: []discovery.Kind{discovery.KindWorkflow}, Limit: discovery.MaxLimit}) {
 		out = append(out, Candidate{DefinitionID: h.Item.ID, Title: h.Item.Title, Description: h.Item.Description, Score: h.Score})
 	}
 	return out
 }
 
 // getMission serves aura_get_mission.
-func (s *Service) getMission(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
+func (ms *missions) getMission(ctx context.Context, tx store.ReadTx, e *env) (any, error) {
 	runID := stringArg(e.Args, "runId")
-	in, _, err := s.loadMission(ctx, tx, e.Principal.Tenant, true, runID)
+	in, _, err := ms.loadMission(ctx, tx, e.Principal.Tenant, true, runID)
 	if ce := (*contracts.Error)(nil); errors.As(err, &ce) && ce.Code == contracts.CodeNotFound {
 		// A run whose start still runs is starting, not missing (inflight.go).
-		starting, serr := s.startRunning(ctx, tx, e.Principal.Tenant, runID)
+		starting, serr := ms.startRunning(ctx, tx, e.Principal.Tenant, runID)
 		if serr != nil {
 			return nil, serr
 		}
@@ -650,45 +703,45 @@ func (s *Service) getMission(ctx context.Context, tx store.ReadTx, e *env) (any,
 	if err != nil {
 		return nil, err
 	}
-	p := s.project(in, statusWaiting, styleAura, nil)
+	p := project(ms.workflows, in, statusWaiting, styleAura, nil)
 	if l, ok := startTraceLink(in); ok { // leases_start.go
 		p.Links = append(p.Links, l)
 	}
-	if p.Moving, err = s.movingRef(ctx, tx, in); err != nil {
+	if p.Moving, err = ms.movingRef(ctx, tx, in); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
 // signalMission serves aura_signal_mission.
-func (s *Service) signalMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
+func (ms *missions) signalMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
 	args, _ := e.Args["arguments"].(map[string]any)
-	return s.submit(ctx, tx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), int64Arg(e.Args, "expectedVersion"), args, styleAura)
+	return ms.submit(ctx, tx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), int64Arg(e.Args, "expectedVersion"), args, styleAura)
 }
 
 // cancelMission serves aura_cancel_mission: durable, idempotent on a
 // cancelled mission, refused on one that completed otherwise.
-func (s *Service) cancelMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	in, m, err := s.loadMission(ctx, tx, e.Principal.Tenant, true, stringArg(e.Args, "runId"))
+func (ms *missions) cancelMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
+	in, m, err := ms.loadMission(ctx, tx, e.Principal.Tenant, true, stringArg(e.Args, "runId"))
 	if err != nil {
 		return nil, err
 	}
 	if in.State == workflow.CancelledState {
-		return s.project(in, statusCompleted, styleAura, nil), nil
+		return project(ms.workflows, in, statusCompleted, styleAura, nil), nil
 	}
-	out, err := s.engine.Cancel(in, stringArg(e.Args, "reason"))
+	out, err := ms.engine.Cancel(in, stringArg(e.Args, "reason"))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+	if err := ms.persist(ctx, tx, e, out, in, m); err != nil {
 		return nil, err
 	}
-	return s.project(out.Instance, statusCompleted, styleAura, nil), nil
+	return project(ms.workflows, out.Instance, statusCompleted, styleAura, nil), nil
 }
 
 // missionExists is the ownership check of the mission routes: another
 // tenant's mission answers not-found before anything else is looked at.
-func (s *Service) missionExists(ctx context.Context, tx store.ReadTx, tenant, runID string) error {
+func (ms *missions) missionExists(ctx context.Context, tx store.ReadTx, tenant, runID string) error {
 	if _, err := tx.GetMissionByRunID(ctx, tenant, runID); errors.Is(err, store.ErrNotFound) {
 		return missionNotFound(runID, true)
 	} else if err != nil {

@@ -18,17 +18,17 @@ import (
 // (Register). An operation missing from both answers not-implemented.
 func (s *Service) operations() map[string]operation {
 	return map[string]operation{
-		"submitIntent":  {mutate: s.submitIntent},
-		"createMission": {mutate: s.createMission, header: createdHeader, prepare: s.prepareCreate, fires: s.firesCreate},
-		"getMission":    {read: s.getMission},
-		"signalMission": {mutate: s.signalMission, exists: s.missionExists, prepare: s.prepareSignal, fires: s.firesSignal},
-		"cancelMission": {mutate: s.cancelMission, exists: s.missionExists},
+		"submitIntent":  {mutate: s.missions.submitIntent},
+		"createMission": {mutate: s.missions.createMission, header: createdHeader, prepare: s.missions.prepareCreate, fires: s.missions.firesCreate},
+		"getMission":    {read: s.missions.getMission},
+		"signalMission": {mutate: s.missions.signalMission, exists: s.missions.missionExists, prepare: s.missions.prepareSignal, fires: s.missions.firesSignal},
+		"cancelMission": {mutate: s.missions.cancelMission, exists: s.missions.missionExists},
 
-		string(contracts.OpHome):    {read: s.home, storeless: true},
-		string(contracts.OpStart):   {mutate: s.completesPending(string(contracts.OpStart), s.praxecStart), prepare: s.prepareStart, fires: firesStart},
-		string(contracts.OpSubmit):  {mutate: s.completesPending(string(contracts.OpSubmit), s.praxecSubmit), prepare: s.prepareSubmit, fires: s.firesSubmit},
-		string(contracts.OpGet):     {read: s.praxecGet},
-		string(contracts.OpExplain): {read: s.praxecExplain},
+		string(contracts.OpHome):    {read: home, storeless: true},
+		string(contracts.OpStart):   {mutate: s.completesPending(string(contracts.OpStart), s.missions.praxecStart), prepare: s.missions.prepareStart, fires: firesStart},
+		string(contracts.OpSubmit):  {mutate: s.completesPending(string(contracts.OpSubmit), s.missions.praxecSubmit), prepare: s.missions.prepareSubmit, fires: s.missions.firesSubmit},
+		string(contracts.OpGet):     {read: s.missions.praxecGet},
+		string(contracts.OpExplain): {read: s.missions.praxecExplain},
 
 		string(contracts.OpCancelPendingSubject): {mutate: s.cancelPendingSubject},
 	}
@@ -90,7 +90,7 @@ type Home struct {
 // home serves praxec.query home, the entry point of a cold-start model. The
 // answer is the same for every caller and configuration, so it is encoded
 // once (homeBody).
-func (s *Service) home(context.Context, store.ReadTx, *env) (any, error) {
+func home(context.Context, store.ReadTx, *env) (any, error) {
 	return homeBody, nil
 }
 

@@ -28,11 +28,11 @@ type detached struct {
 // outlive runs the move run with a context that keeps ctx's values but
 // not its deadline or cancellation, and returns its answer, or, when ctx
 // ends first, the outcome-unknown answer of a move still running.
-func (s *Service) outlive(ctx context.Context, e *env, run func(context.Context) *Result) *Result {
+func (ms *missions) outlive(ctx context.Context, e *env, run func(context.Context) *Result) *Result {
 	done := make(chan *Result, 1)
-	s.detached.wg.Add(1)
+	ms.detached.wg.Add(1)
 	go func() {
-		defer s.detached.wg.Done()
+		defer ms.detached.wg.Done()
 		done <- run(context.WithoutCancel(ctx))
 	}()
 	select {
@@ -40,7 +40,7 @@ func (s *Service) outlive(ctx context.Context, e *env, run func(context.Context)
 		return res
 	case <-ctx.Done():
 		ce := stillRunning(e)
-		ce.Cause = s.runningMove(ctx, e) // inflight.go
+		ce.Cause = ms.runningMove(ctx, e) // inflight.go
 		return &Result{Err: ce}
 	}
 }
@@ -61,10 +61,10 @@ func stillRunning(e *env) *contracts.Error {
 
 // waitDetached waits until the moves that outlived their requests end, or
 // ctx does.
-func (s *Service) waitDetached(ctx context.Context) error {
+func (ms *missions) waitDetached(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
-		s.detached.wg.Wait()
+		ms.detached.wg.Wait()
 		close(done)
 	}()
 	select {

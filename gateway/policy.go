@@ -97,10 +97,10 @@ func firesStart(_ context.Context, e *env) (string, string, error) {
 
 // firesCreate names what aura_create_mission fires first, its definition
 // chosen as prepareCreate chooses it.
-func (s *Service) firesCreate(ctx context.Context, e *env) (string, string, error) {
+func (ms *missions) firesCreate(ctx context.Context, e *env) (string, string, error) {
 	def, id, _ := firesStart(ctx, e)
 	if def == "" {
-		if cands := s.candidates(stringArg(e.Args, "goal")); len(cands) > 0 {
+		if cands := ms.candidates(stringArg(e.Args, "goal")); len(cands) > 0 {
 			def = cands[0].DefinitionID
 		}
 	}
@@ -109,22 +109,22 @@ func (s *Service) firesCreate(ctx context.Context, e *env) (string, string, erro
 
 // firesSubmit names what praxec.command submit fires: the transition of
 // the run workflowId.
-func (s *Service) firesSubmit(ctx context.Context, e *env) (string, string, error) {
-	return s.firesMove(ctx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"))
+func (ms *missions) firesSubmit(ctx context.Context, e *env) (string, string, error) {
+	return ms.firesMove(ctx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"))
 }
 
 // firesSignal names what aura_signal_mission fires: the signal of the run
 // runId.
-func (s *Service) firesSignal(ctx context.Context, e *env) (string, string, error) {
-	return s.firesMove(ctx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"))
+func (ms *missions) firesSignal(ctx context.Context, e *env) (string, string, error) {
+	return ms.firesMove(ctx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"))
 }
 
 // firesMove reads the definition of the run ref names. A run that is not
 // found names nothing (the move answers not-found itself, calling
 // nothing); any other failure to read it refuses the move, as the policy
 // cannot tell what it would fire.
-func (s *Service) firesMove(ctx context.Context, e *env, byRunID bool, ref, transition string) (string, string, error) {
-	in, err := s.viewMission(ctx, e.Principal.Tenant, byRunID, ref)
+func (ms *missions) firesMove(ctx context.Context, e *env, byRunID bool, ref, transition string) (string, string, error) {
+	in, err := ms.viewMission(ctx, e.Principal.Tenant, byRunID, ref)
 	var ce *contracts.Error
 	if errors.As(err, &ce) && ce.Code == contracts.CodeNotFound {
 		return "", "", nil
@@ -156,7 +156,7 @@ func (s *Service) deniedApproval(ctx context.Context, e *env, id string) *contra
 		if a, err = tx.GetApproval(ctx, p.Tenant, id); err != nil {
 			return err
 		}
-		in, _, err = s.loadMission(ctx, tx, p.Tenant, false, a.WorkflowID)
+		in, _, err = s.missions.loadMission(ctx, tx, p.Tenant, false, a.WorkflowID)
 		return err
 	})
 	if err != nil || a.Status != "pending" || in.DefinitionID != config.ProxyDefaultWorkflow {

@@ -120,17 +120,17 @@ type quotaNeed struct {
 	links func(ctx context.Context, tx store.ReadTx, kind string) []contracts.Link
 }
 
-// checkQuota takes the tenant's quota lock and refuses, before anything is
+// check takes the tenant's quota lock and refuses, before anything is
 // written, a transaction that would take the tenant past a limit. A need
 // of kinds without a limit costs nothing (no lock, no count).
-func (s *Service) checkQuota(ctx context.Context, tx store.Tx, need quotaNeed) error {
+func (q *quotaState) check(ctx context.Context, tx store.Tx, need quotaNeed) error {
 	locked := false
 	for _, kind := range store.QuotaKinds() {
 		n := need.n[kind]
 		if n <= 0 {
 			continue
 		}
-		limit := s.quotas.limit(need.tenant, kind)
+		limit := q.limit(need.tenant, kind)
 		if limit <= 0 {
 			continue
 		}
@@ -147,7 +147,7 @@ func (s *Service) checkQuota(ctx context.Context, tx store.Tx, need quotaNeed) e
 		if used+n <= limit {
 			continue
 		}
-		s.quotas.refused(kind)
+		q.refused(kind)
 		var links []contracts.Link
 		if need.links != nil {
 			links = need.links(ctx, tx, kind)
@@ -230,13 +230,13 @@ func missionQuotaLinks(style linkStyle, tenant string) func(ctx context.Context,
 // counting only those left active outside proxy_default, and the approval
 // it queues. A move whose outside calls may have acted is not refused
 // (its effect happened: see the top of this file).
-func (s *Service) checkOutcomeQuota(ctx context.Context, tx store.Tx, e *env, out *workflow.Outcome, before *workflow.Instance) error {
+func (ms *missions) checkOutcomeQuota(ctx context.Context, tx store.Tx, e *env, out *workflow.Outcome, before *workflow.Instance) error {
 	if e.tape != nil && e.tape.MayHaveActed() {
 		return nil
 	}
 	n := map[string]int{}
 	open := func(in *workflow.Instance) bool {
-		d, _ := s.workflows.Lookup(in.DefinitionID)
+		d, _ := ms.workflows.Lookup(in.DefinitionID)
 		return in.DefinitionID != config.ProxyDefaultWorkflow && in.Status(d) == "active"
 	}
 	for _, child := range out.Children {
@@ -254,7 +254,7 @@ func (s *Service) checkOutcomeQuota(ctx context.Context, tx store.Tx, e *env, ou
 		return nil
 	}
 	tenant := out.Instance.Tenant
-	return s.checkQuota(ctx, tx, quotaNeed{tenant: tenant, n: n, links: missionQuotaLinks(callStyle(e), tenant)})
+	return ms.quotas.check(ctx, tx, quotaNeed{tenant: tenant, n: n, links: missionQuotaLinks(callStyle(e), tenant)})
 }
 
 // callStyle is the link style of the call's surface: the aura_* tools'
@@ -274,14 +274,14 @@ func callStyle(e *env) linkStyle {
 // no check. Such a start holds no slot while it calls: the check in its
 // transaction is skipped once a call may have acted, so concurrent
 // keyless starts can pass a quota by the starts in flight.
-func (s *Service) startQuotaHook(e *env, definitionID string) func(ctx context.Context) error {
+func (ms *missions) startQuotaHook(e *env, definitionID string) func(ctx context.Context) error {
 	tenant := e.Principal.Tenant
-	if definitionID == config.ProxyDefaultWorkflow || s.quotas.limit(tenant, store.QuotaOpenMissions) <= 0 {
+	if definitionID == config.ProxyDefaultWorkflow || ms.quotas.limit(tenant, store.QuotaOpenMissions) <= 0 {
 		return nil
 	}
 	return func(ctx context.Context) error {
-		err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-			return s.checkQuota(ctx, tx, startQuotaNeed(e, definitionID))
+		err := ms.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+			return ms.quotas.check(ctx, tx, startQuotaNeed(e, definitionID))
 		})
 		if err != nil {
 			e.refusal = asContractError(err)
@@ -313,7 +313,7 @@ func (s *Service) CheckImportQuota(ctx context.Context, tx store.Tx, kind, tenan
 	if kind == store.KindGoal {
 		quota, tool, rel = store.QuotaGoals, contracts.ToolListGoals, "list_goals"
 	}
-	return s.checkQuota(ctx, tx, quotaNeed{tenant: tenant, n: map[string]int{quota: added},
+	return s.quotas.check(ctx, tx, quotaNeed{tenant: tenant, n: map[string]int{quota: added},
 		links: func(context.Context, store.ReadTx, string) []contracts.Link {
 			if len(writes) == 0 || len(writes[0].Purposes) == 0 {
 				return nil

@@ -43,7 +43,7 @@ const (
 	runWorkers = 4
 )
 
-// runExpiry is the run sweeper's state in a Service.
+// runExpiry is the run sweeper's state in the missions.
 type runExpiry struct {
 	// retention is the run retention in force, in nanoseconds; 0 keeps
 	// runs for good. A reload replaces it.
@@ -56,15 +56,11 @@ type runExpiry struct {
 	cursor store.MissionCursor
 }
 
-// RunRetention returns the run retention in force (0: runs are kept for
+// runRetention returns the run retention in force (0: runs are kept for
 // good).
-func (s *Service) RunRetention() time.Duration {
-	return time.Duration(s.runs.retention.Load())
+func (ms *missions) runRetention() time.Duration {
+	return time.Duration(ms.runs.retention.Load())
 }
-
-// RunsExpired reports how many idle proxy_default runs this process
-// expired since the Service was built.
-func (s *Service) RunsExpired() int64 { return s.runs.expired.Load() }
 
 // RunSweepInterval is how often the run sweep (Jobs) sweeps for a run retention:
 // a quarter of it, bounded to [1s, 1m] (and a minute while expiry is off,
@@ -80,34 +76,25 @@ func RunSweepInterval(retention time.Duration) time.Duration {
 // stopped at its bound with idle runs left.
 const runSweepCatchUp = time.Second
 
-// SweepIdleRuns expires, once, the proxy_default runs idle longer than the
-// run retention (none when it is 0), at most runBatches pages of runBatch
-// runs, and returns how many it expired. A run another replica expired or
-// moved first is skipped.
-func (s *Service) SweepIdleRuns(ctx context.Context) (int, error) {
-	n, _, err := s.sweepRuns(ctx)
-	return n, err
-}
-
 // sweepRuns is one sweep: it returns how many runs it expired, and more
 // when it stopped at its bound with idle runs left to look at.
-func (s *Service) sweepRuns(ctx context.Context) (n int, more bool, err error) {
-	retention := s.RunRetention()
+func (ms *missions) sweepRuns(ctx context.Context) (n int, more bool, err error) {
+	retention := ms.runRetention()
 	if retention <= 0 {
 		return 0, false, nil
 	}
-	s.runs.mu.Lock()
-	defer s.runs.mu.Unlock()
-	cutoff := s.now().Add(-retention)
-	cursor := s.runs.cursor
+	ms.runs.mu.Lock()
+	defer ms.runs.mu.Unlock()
+	cutoff := ms.now().Add(-retention)
+	cursor := ms.runs.cursor
 	skipped := 0
 	more = true
 	var errs []error
 	for range runBatches {
 		var page, due []store.Mission
-		err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		err := ms.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 			var err error
-			page, due, err = s.idleRuns(ctx, tx, cutoff, cursor)
+			page, due, err = ms.idleRuns(ctx, tx, cutoff, cursor)
 			return err
 		})
 		if err != nil {
@@ -120,7 +107,7 @@ func (s *Service) sweepRuns(ctx context.Context) (n int, more bool, err error) {
 			cursor = store.MissionCursor{UpdatedAt: last.UpdatedAt, ID: last.ID}
 		}
 		skipped += len(page) - len(due)
-		done, err := s.expireRuns(ctx, due, retention)
+		done, err := ms.expireRuns(ctx, due, retention)
 		n += done
 		if err != nil {
 			errs = append(errs, err)
@@ -139,9 +126,9 @@ func (s *Service) sweepRuns(ctx context.Context) (n int, more bool, err error) {
 	}
 	// A sweep that stopped early (its bound, a failure) resumes where it
 	// was.
-	s.runs.cursor = cursor
+	ms.runs.cursor = cursor
 	if n > 0 {
-		s.log.InfoContext(ctx, "idle proxy_default runs expired", "expired", n, "skipped", skipped, "retention", retention.String())
+		ms.log.InfoContext(ctx, "idle proxy_default runs expired", "expired", n, "skipped", skipped, "retention", retention.String())
 	}
 	return n, more, errors.Join(errs...)
 }
@@ -150,7 +137,7 @@ func (s *Service) sweepRuns(ctx context.Context) (n int, more bool, err error) {
 // cutoff, from cursor, and the ones among them the sweeper should expire:
 // no approval pending, no move lease on their version. The transaction
 // that expires a run checks both again.
-func (s *Service) idleRuns(ctx context.Context, tx store.ReadTx, cutoff time.Time, cursor store.MissionCursor) (page, due []store.Mission, err error) {
+func (ms *missions) idleRuns(ctx context.Context, tx store.ReadTx, cutoff time.Time, cursor store.MissionCursor) (page, due []store.Mission, err error) {
 	page, err = tx.IdleMissions(ctx, config.ProxyDefaultWorkflow, cutoff, cursor, runBatch)
 	if err != nil {
 		return nil, nil, err
@@ -185,7 +172,7 @@ func expirable(ctx context.Context, tx store.ReadTx, m store.Mission) (bool, err
 
 // expireRuns expires the runs, up to runWorkers at once, and returns how
 // many it expired.
-func (s *Service) expireRuns(ctx context.Context, runs []store.Mission, retention time.Duration) (int, error) {
+func (ms *missions) expireRuns(ctx context.Context, runs []store.Mission, retention time.Duration) (int, error) {
 	var (
 		mu   sync.Mutex
 		n    int
@@ -198,7 +185,7 @@ func (s *Service) expireRuns(ctx context.Context, runs []store.Mission, retentio
 		go func() {
 			defer wg.Done()
 			for m := range work {
-				done, err := s.expireRun(ctx, m, retention)
+				done, err := ms.expireRun(ctx, m, retention)
 				mu.Lock()
 				if done {
 					n++
@@ -226,12 +213,12 @@ func (s *Service) expireRuns(ctx context.Context, runs []store.Mission, retentio
 // proxy_default run, idle past the retention, with no move lease on its
 // version and no approval pending. It reports whether it expired it; a
 // run another replica or a move changed first is skipped without error.
-func (s *Service) expireRun(ctx context.Context, listed store.Mission, retention time.Duration) (bool, error) {
-	now := s.now()
+func (ms *missions) expireRun(ctx context.Context, listed store.Mission, retention time.Duration) (bool, error) {
+	now := ms.now()
 	e := &env{Request: op.SystemActor(listed.Tenant, "run-sweeper", "expireRuns").Request(now)}
 	e.TraceID = newTraceID()
 	var done bool
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := ms.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
 		e.Events = e.Events[:0]
 		// The run first (on PostgreSQL this locks its row, so a move's
@@ -254,7 +241,7 @@ func (s *Service) expireRun(ctx context.Context, listed store.Mission, retention
 		if err != nil {
 			return err
 		}
-		out, err := s.engine.Expire(in, map[string]any{
+		out, err := ms.engine.Expire(in, map[string]any{
 			"at":        now.UTC().Format(time.RFC3339Nano),
 			"idleSince": m.UpdatedAt.UTC().Format(time.RFC3339Nano),
 			"retention": retention.String(),
@@ -269,7 +256,7 @@ func (s *Service) expireRun(ctx context.Context, listed store.Mission, retention
 			}
 			return err
 		}
-		if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+		if err := ms.persist(ctx, tx, e, out, in, m); err != nil {
 			return err
 		}
 		done = true
@@ -282,7 +269,7 @@ func (s *Service) expireRun(ctx context.Context, listed store.Mission, retention
 		return false, err
 	}
 	if done {
-		s.runs.expired.Add(1)
+		ms.runs.expired.Add(1)
 	}
 	return done, nil
 }

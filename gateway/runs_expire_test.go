@@ -73,11 +73,11 @@ func TestRunSweepBounded(t *testing.T) {
 	const bound = runBatch * runBatches
 	s, _ := runSweepService(t, bound+runBatch/2, 0)
 	ctx := context.Background()
-	n, more, err := s.sweepRuns(ctx)
+	n, more, err := s.missions.sweepRuns(ctx)
 	if err != nil || n != bound || !more {
 		t.Fatalf("first sweep: %d, more %v, %v; want %d and more", n, more, err, bound)
 	}
-	n, more, err = s.sweepRuns(ctx)
+	n, more, err = s.missions.sweepRuns(ctx)
 	if err != nil || n != runBatch/2 || more {
 		t.Fatalf("second sweep: %d, more %v, %v; want %d and no more", n, more, err, runBatch/2)
 	}
@@ -132,11 +132,11 @@ func TestRunSweepResumes(t *testing.T) {
 	const bound = runBatch * runBatches
 	s, _ := runSweepService(t, 10, bound+runBatch/2)
 	ctx := context.Background()
-	n, more, err := s.sweepRuns(ctx)
+	n, more, err := s.missions.sweepRuns(ctx)
 	if err != nil || n != 0 || !more {
 		t.Fatalf("first sweep (only leased runs): %d, more %v, %v; want 0 and more", n, more, err)
 	}
-	n, more, err = s.sweepRuns(ctx)
+	n, more, err = s.missions.sweepRuns(ctx)
 	if err != nil || n != 10 || more {
 		t.Fatalf("second sweep: %d, more %v, %v; want the 10 idle runs and no more", n, more, err)
 	}

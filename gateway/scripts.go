@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 
+	"github.com/praxa/praxa/gateway/catalogue"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/workflow"
@@ -21,9 +22,10 @@ import (
 // as it is: nothing changes, not even a proxy run's lastRun.
 
 // withScriptRunner returns runners with the script executor's runner
-// added, when the service runs executors at all (runners) or has scripts;
+// added (it runs the scripts in force in the catalogue in), when the
+// service runs executors at all (runners) or has scripts;
 // otherwise runners as they are.
-func (s *Service) withScriptRunner(runners map[config.Kind]workflow.Runner, cat *scripts.Catalog) map[config.Kind]workflow.Runner {
+func withScriptRunner(runners map[config.Kind]workflow.Runner, cat *scripts.Catalog, in *catalogue.Catalogue) map[config.Kind]workflow.Runner {
 	if len(runners) == 0 && cat.Len() == 0 {
 		return runners
 	}
@@ -31,14 +33,14 @@ func (s *Service) withScriptRunner(runners map[config.Kind]workflow.Runner, cat 
 	if out == nil {
 		out = map[config.Kind]workflow.Runner{}
 	}
-	out[config.ExecutorScript] = scriptRunner{s}
+	out[config.ExecutorScript] = scriptRunner{in}
 	return out
 }
 
 // scriptRunner runs a script of the scripts in force.
-type scriptRunner struct{ s *Service }
+type scriptRunner struct{ cat *catalogue.Catalogue }
 
 // Run implements workflow.Runner.
 func (r scriptRunner) Run(ctx context.Context, x config.Executor, scope workflow.Scope) (map[string]any, error) {
-	return r.s.cat.Scripts().Run(ctx, x, scope)
+	return r.cat.Scripts().Run(ctx, x, scope)
 }

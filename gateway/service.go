@@ -33,25 +33,26 @@ import (
 // idempotency record, policy, quarantine, rate limit, lease, guards and
 // quota), runs the operation and audits the decision. Surfaces only
 // translate.
+//
+// The Service keeps the pipeline: admission, idempotency, policy, quotas,
+// rate limits, the direct calls, and the read or write transaction of an
+// operation. The missions (starts, moves, leases, waits, approvals, the
+// run sweeper) live in a type of their own, missions (missions.go), with
+// its leases (leases.go); the operations table hands them their calls.
 type Service struct {
 	store     store.Store
 	audit     *audit.Auditor
 	now       func() time.Time
 	log       *slog.Logger
-	retention time.Duration
 	ops       map[string]operation
 	inflight  sync.Map // namespace + "\x00" + key -> struct{}
 	workflows *workflow.Registry
-	engine    *workflow.Engine
-	// tombstones is how long a key is kept from acting again, from its
-	// first use (idempotency.go).
-	tombstones time.Duration
-	// moves serializes the moves that reach outside (see external.go).
-	moves    moveLocks
-	owner    string        // names this process in its move leases (leases.go)
-	leaseTTL time.Duration // how long a move lease holds (leases.go)
-	swept    atomic.Int64  // expired leases the sweeper resolved (leases_sweep.go)
-	runs     runExpiry     // the run sweeper (runs_expire.go)
+	// keys is how long an idempotency record replays and a key is kept
+	// from acting again (idempotency.go).
+	keys keyTimes
+	// missions runs the missions: their starts and moves, leases, waits,
+	// approvals and the run sweeper (missions.go).
+	missions *missions
 	// cat is the catalogue and lexicon in force (package catalogue).
 	cat *catalogue.Catalogue
 	// quotas holds the tenant quotas in force (quotas.go).
@@ -61,8 +62,6 @@ type Service struct {
 	policy atomic.Pointer[config.Policy]
 	// light runs the direct calls that need no run (direct.go).
 	light *lightpath.Path
-	// detached tracks the moves that outlived their request (outlive.go).
-	detached detached
 	// limiter enforces the capabilities' rate limits (ratelimits.go).
 	limiter atomic.Pointer[limiterBox]
 	// pins holds the quarantined imported capabilities and the requests
@@ -159,23 +158,19 @@ func New(st store.Store, opts *Options) *Service {
 	if o.TombstoneRetention <= 0 {
 		o.TombstoneRetention = config.DefaultTombstoneRetention
 	}
-	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, retention: o.Retention,
-		tombstones: max(o.TombstoneRetention, o.Retention), workflows: o.Workflows}
+	s := &Service{store: st, audit: o.Auditor, now: o.Now, log: o.Logger, workflows: o.Workflows,
+		keys: keyTimes{retention: o.Retention, tombstones: max(o.TombstoneRetention, o.Retention)}}
 	s.policy.Store(&o.Policy)
 	s.quotas.quotas.Store(&o.Quotas)
 	s.SetLimiter(nil)
 	s.pins = pins.New(st, &pins.Options{Now: o.Now, Quarantines: o.Quarantines, Changes: o.ToolListChanges})
-	s.owner, s.leaseTTL = newID("gw"), o.LeaseTTL
-	if s.leaseTTL <= 0 {
-		s.leaseTTL = DefaultLeaseTTL
-	}
-	s.runs.retention.Store(int64(max(o.RunRetention, 0)))
-	s.engine = &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: s.withScriptRunner(o.Runners, o.Scripts), Now: o.Now}
-	s.light = &lightpath.Path{Engine: s.engine, Journal: s.audit}
-	s.ops = s.operations()
 	s.cat = catalogue.New(st, &catalogue.Options{Now: o.Now, Logger: o.Logger, Index: o.Discovery, Workflows: o.Workflows,
 		Lexicon: o.Lexicon, Skills: o.Skills, Scripts: o.Scripts, LexiconWrites: o.LexiconWrites,
 		SkillsSearch: o.SkillsSearch, ScriptsSearch: o.ScriptsSearch, Pins: s.pins})
+	engine := &workflow.Engine{Registry: o.Workflows, NewID: newID, Runners: withScriptRunner(o.Runners, o.Scripts, s.cat), Now: o.Now}
+	s.missions = newMissions(st, &o, engine, s.cat, &s.quotas, s.keys)
+	s.light = &lightpath.Path{Engine: engine, Journal: s.audit}
+	s.ops = s.operations()
 	s.Register(s.cat.Operations()...)
 	return s
 }
@@ -513,7 +508,7 @@ func (s *Service) Pins() *pins.Pins { return s.pins }
 
 // LeaseTTL is how long the service's move and start leases hold (read at
 // start only: a reload that changes it is refused).
-func (s *Service) LeaseTTL() time.Duration { return s.leaseTTL }
+func (s *Service) LeaseTTL() time.Duration { return s.missions.leases.leaseTTL }
 
 // Catalogue is the catalogue and lexicon in force: the operator's lexicon
 // commands (DefineTerm, LexiconTerms, PendingTerms) and the console read
@@ -528,7 +523,7 @@ func (s *Service) AuditWaits() int64 { return s.audit.Waits() }
 // Close waits for the moves that outlived their requests, then flushes
 // pending audit events.
 func (s *Service) Close(ctx context.Context) error {
-	if err := s.waitDetached(ctx); err != nil {
+	if err := s.missions.waitDetached(ctx); err != nil {
 		return err
 	}
 	return s.audit.Close(ctx)

@@ -113,7 +113,7 @@ func (s *Service) findUnknownSubject(ctx context.Context, tx store.ReadTx, opNam
 		state = d.Initial
 		values, _ = e.Args["input"].(map[string]any)
 	case string(contracts.OpSubmit):
-		in, _, err := s.loadMission(ctx, tx, e.Principal.Tenant, false, stringArg(e.Args, "workflowId"))
+		in, _, err := s.missions.loadMission(ctx, tx, e.Principal.Tenant, false, stringArg(e.Args, "workflowId"))
 		var ce *contracts.Error
 		if errors.As(err, &ce) {
 			return nil, nil // the submit answers it

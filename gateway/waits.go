@@ -65,7 +65,7 @@ func waitLabel(w *workflow.Waiting) string {
 // waitingRef renders the wait of a parked instance and its links: read
 // the mission back, read the child (whose links move it on), and on the
 // aura surface cancel.
-func (s *Service) waitingRef(in *workflow.Instance, style linkStyle) (*WaitingRef, []contracts.Link) {
+func waitingRef(in *workflow.Instance, style linkStyle) (*WaitingRef, []contracts.Link) {
 	w := in.Waiting
 	ref := &WaitingRef{Transition: w.Transition, State: w.State, ChildWorkflow: w.ChildID, ChildRunID: w.ChildRunID, DefinitionID: w.DefinitionID}
 	if !w.Deadline.IsZero() {
@@ -92,7 +92,7 @@ func (s *Service) waitingRef(in *workflow.Instance, style linkStyle) (*WaitingRe
 // setWaitDeadlines gives every instance the outcome parked (the instance
 // and the sub-workflows it started, which may park on their own children)
 // the deadline of its executor's timeoutMs from now.
-func (s *Service) setWaitDeadlines(e *env, out *workflow.Outcome) {
+func (ms *missions) setWaitDeadlines(e *env, out *workflow.Outcome) {
 	set := func(in *workflow.Instance) {
 		if w := in.Waiting; w != nil && w.TimeoutMs > 0 && w.Deadline.IsZero() {
 			w.Deadline = e.Now.Add(time.Duration(w.TimeoutMs) * time.Millisecond)
@@ -108,21 +108,21 @@ func (s *Service) setWaitDeadlines(e *env, out *workflow.Outcome) {
 // from before to in is written: a child that ended resumes (or fails) the
 // parent waiting for it; a parked parent that was cancelled cancels its
 // child.
-func (s *Service) afterMove(ctx context.Context, tx store.Tx, e *env, before, in *workflow.Instance, d *workflow.Definition) error {
+func (ms *missions) afterMove(ctx context.Context, tx store.Tx, e *env, before, in *workflow.Instance, d *workflow.Definition) error {
 	if before.Waiting != nil && in.State == workflow.CancelledState {
-		if err := s.cancelChild(ctx, tx, e, in, before.Waiting.ChildID, "the parent mission was cancelled"); err != nil {
+		if err := ms.cancelChild(ctx, tx, e, in, before.Waiting.ChildID, "the parent mission was cancelled"); err != nil {
 			return err
 		}
 	}
 	if in.ParentID != "" && in.Status(d) != "active" {
-		return s.resumeParent(ctx, tx, e, in)
+		return ms.resumeParent(ctx, tx, e, in)
 	}
 	return nil
 }
 
 // resumeParent resumes the parent parked on child, which just ended, in
 // the transaction of child's final move.
-func (s *Service) resumeParent(ctx context.Context, tx store.Tx, e *env, child *workflow.Instance) error {
+func (ms *missions) resumeParent(ctx context.Context, tx store.Tx, e *env, child *workflow.Instance) error {
 	pm, err := tx.GetMission(ctx, child.Tenant, child.ParentID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
@@ -140,10 +140,10 @@ func (s *Service) resumeParent(ctx context.Context, tx store.Tx, e *env, child *
 	// The continuation runs inside this transaction, so it may make no
 	// outside call: an empty tape refuses one instead of calling.
 	rctx := ctx
-	if len(s.engine.Runners) > 0 {
+	if len(ms.engine.Runners) > 0 {
 		rctx = workflow.WithTape(ctx, workflow.NewRecorder(nil).Replay())
 	}
-	out, err := s.engine.Resume(rctx, parent, child)
+	out, err := ms.engine.Resume(rctx, parent, child)
 	if errors.Is(err, workflow.ErrTapeMismatch) {
 		// The continuation calls a connection: it runs outside this
 		// transaction, under a move lease (resumeOutside), once this one
@@ -157,14 +157,14 @@ func (s *Service) resumeParent(ctx context.Context, tx store.Tx, e *env, child *
 			Attributes: map[string]any{"transition": in.Waiting.Transition, "childId": child.ID, "childRunId": child.RunID,
 				"childStatus": "ended", "version": in.Version}}}}
 		e.resumeDue = append(e.resumeDue, missionRef{tenant: in.Tenant, id: in.ID})
-		return s.persist(ctx, tx, e, out, parent, pm)
+		return ms.persist(ctx, tx, e, out, parent, pm)
 	}
 	if err != nil {
-		if out, err = s.engine.FailWait(parent, "workflow.wait.failed", "the move could not complete: "+err.Error()); err != nil {
+		if out, err = ms.engine.FailWait(parent, "workflow.wait.failed", "the move could not complete: "+err.Error()); err != nil {
 			return err
 		}
 	}
-	return s.persist(ctx, tx, e, out, parent, pm)
+	return ms.persist(ctx, tx, e, out, parent, pm)
 }
 
 // missionRef names a mission of a tenant.
@@ -182,7 +182,7 @@ const resumePrefix = "resume:"
 // committed call's transaction left due for a resume outside it (their
 // continuation calls a connection). Close waits for them; a gateway that
 // stops first leaves them to the wait sweeper of any replica.
-func (s *Service) resumeAfterCommit(ctx context.Context, e *env) {
+func (ms *missions) resumeAfterCommit(ctx context.Context, e *env) {
 	due := e.resumeDue
 	e.resumeDue = nil
 	seen := map[missionRef]bool{}
@@ -191,11 +191,11 @@ func (s *Service) resumeAfterCommit(ctx context.Context, e *env) {
 			continue
 		}
 		seen[r] = true
-		s.detached.wg.Add(1)
+		ms.detached.wg.Add(1)
 		go func() {
-			defer s.detached.wg.Done()
-			if _, err := s.resumeOutside(context.WithoutCancel(ctx), r.tenant, r.id); err != nil && !lostRace(err) {
-				s.log.WarnContext(ctx, "resume of a parked move failed; the wait sweeper retries it", "workflow_id", r.id, "err", err)
+			defer ms.detached.wg.Done()
+			if _, err := ms.resumeOutside(context.WithoutCancel(ctx), r.tenant, r.id); err != nil && !lostRace(err) {
+				ms.log.WarnContext(ctx, "resume of a parked move failed; the wait sweeper retries it", "workflow_id", r.id, "err", err)
 			}
 		}()
 	}
@@ -213,10 +213,10 @@ func (s *Service) resumeAfterCommit(ctx context.Context, e *env) {
 // leaves its lease to expire, and whoever finds it (the lease sweeper,
 // the wait sweeper, any move) records outcome-unknown and ends the wait
 // without calling again. It reports whether it ended the wait.
-func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, error) {
-	release := s.moves.lock("wf\x00" + tenant + "\x00" + id)
+func (ms *missions) resumeOutside(ctx context.Context, tenant, id string) (bool, error) {
+	release := ms.moves.lock("wf\x00" + tenant + "\x00" + id)
 	defer release()
-	parent, err := s.viewMission(ctx, tenant, false, id)
+	parent, err := ms.viewMission(ctx, tenant, false, id)
 	if err != nil {
 		return false, err
 	}
@@ -224,19 +224,19 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 	if w == nil || w.ResumeAt.IsZero() {
 		return false, nil // resumed already, or ended otherwise
 	}
-	child, err := s.viewMission(ctx, tenant, false, w.ChildID)
+	child, err := ms.viewMission(ctx, tenant, false, w.ChildID)
 	if err != nil {
 		return false, err
 	}
 	// A resume outside a transaction acts as the gateway's wait-resume job.
-	e := &env{Request: op.SystemActor(tenant, "wait-resume", "resumeWait").Request(s.now())}
+	e := &env{Request: op.SystemActor(tenant, "wait-resume", "resumeWait").Request(ms.now())}
 	e.TraceID = newTraceID()
-	tape := workflow.NewRecorder(s.leaseHook(e, parent, w.Move(), resumeFingerprint(w.ChildID))).RenewBefore(s.renewMoveLease(e))
-	_, _ = s.engine.Resume(workflow.WithTape(ctx, tape), parent, child)
+	tape := workflow.NewRecorder(ms.leases.leaseHook(e, parent, w.Move(), resumeFingerprint(w.ChildID))).RenewBefore(ms.leases.renewMoveLease(e))
+	_, _ = ms.engine.Resume(workflow.WithTape(ctx, tape), parent, child)
 	e.tape = tape
 	defer func() {
 		if e.lease != nil {
-			s.settleLease(ctx, e, tape)
+			ms.leases.settleLease(ctx, e, tape)
 		}
 	}()
 	if e.refusal != nil {
@@ -244,7 +244,7 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 		return false, nil
 	}
 	var done bool
-	err = s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err = ms.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
 		e.Events = e.Events[:0]
 		e.resumeDue = e.resumeDue[:0]
@@ -259,11 +259,11 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 		if in.Version != parent.Version || in.Waiting == nil || in.Waiting.ResumeAt.IsZero() {
 			return nil // another gateway resumed it, or resolved its lease
 		}
-		out, err := s.engine.Resume(s.moveCtx(ctx, e), in, child)
+		out, err := ms.engine.Resume(ms.moveCtx(ctx, e), in, child)
 		if err != nil {
 			if e.actedBefore(in) {
 				ce := actedUnknown(fmt.Sprintf("the resumed %s on workflow %s at version %d", waitLabel(w), in.ID, in.Version), err)
-				if _, err := s.recordUnknown(ctx, tx, e, m, *e.lease, ce, false); err != nil {
+				if _, err := ms.leases.recordUnknown(ctx, tx, e, m, *e.lease, ce, false); err != nil {
 					return err
 				}
 				done = true
@@ -273,18 +273,18 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 			if errors.Is(err, workflow.ErrTapeMismatch) {
 				reason = "the move's continuation changed while it was resumed (a configuration reload?): " + err.Error()
 			}
-			if out, err = s.engine.FailWait(in, "workflow.wait.failed", reason); err != nil {
+			if out, err = ms.engine.FailWait(in, "workflow.wait.failed", reason); err != nil {
 				return err
 			}
 		}
-		if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+		if err := ms.persist(ctx, tx, e, out, in, m); err != nil {
 			return err
 		}
 		done = true
 		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err == nil {
-		s.resumeAfterCommit(ctx, e) // a grandparent whose own continuation calls out
+		ms.resumeAfterCommit(ctx, e) // a grandparent whose own continuation calls out
 	}
 	return done, err
 }
@@ -292,7 +292,7 @@ func (s *Service) resumeOutside(ctx context.Context, tenant, id string) (bool, e
 // cancelChild cancels the child a parked move waited for, if it has not
 // ended, with a workflow.wait.cancelled event on the parent; a child
 // parked on its own child cancels that one too (persist recurses).
-func (s *Service) cancelChild(ctx context.Context, tx store.Tx, e *env, parent *workflow.Instance, childID, reason string) error {
+func (ms *missions) cancelChild(ctx context.Context, tx store.Tx, e *env, parent *workflow.Instance, childID, reason string) error {
 	m, err := tx.GetMission(ctx, parent.Tenant, childID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
@@ -304,32 +304,28 @@ func (s *Service) cancelChild(ctx context.Context, tx store.Tx, e *env, parent *
 	if err != nil {
 		return err
 	}
-	cd, _ := s.workflows.Lookup(child.DefinitionID)
+	cd, _ := ms.workflows.Lookup(child.DefinitionID)
 	if child.Status(cd) != "active" {
 		return nil
 	}
-	out, err := s.engine.Cancel(child, reason)
+	out, err := ms.engine.Cancel(child, reason)
 	if err != nil {
 		return err
 	}
 	out.Events = append(out.Events, workflow.Event{Type: "workflow.wait.cascade_cancelled", WorkflowID: parent.ID,
 		Attributes: map[string]any{"childId": child.ID, "childRunId": child.RunID, "reason": reason}})
-	return s.persist(ctx, tx, e, out, child, m)
+	return ms.persist(ctx, tx, e, out, child, m)
 }
 
 // WaitSweepInterval is how often the wait sweep (Jobs) looks for parked moves
 // past their timeoutMs.
 const WaitSweepInterval = time.Second
 
-// SweepWaits fails, once, the parked moves whose wait passed its deadline
-// (the workflow executor's timeoutMs): the parent's move fails with a
-// workflow.wait.timedout event and the child is cancelled, in one
-// transaction per parent. It returns how many waits it ended; a wait
-// another replica ended first, or that ended otherwise, is skipped.
-func (s *Service) SweepWaits(ctx context.Context) (int, error) {
-	now := s.now()
+// sweepWaits is one round of the wait sweep (Service.SweepWaits).
+func (ms *missions) sweepWaits(ctx context.Context) (int, error) {
+	now := ms.now()
 	var due []store.Mission
-	if err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	if err := ms.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		var err error
 		due, err = tx.ExpiredWaits(ctx, now, sweepBatch)
 		return err
@@ -339,10 +335,10 @@ func (s *Service) SweepWaits(ctx context.Context) (int, error) {
 	n := 0
 	var errs []error
 	for _, listed := range due {
-		end := s.timeOutWait
+		end := ms.timeOutWait
 		if in, err := fromStore(listed); err == nil && in.Waiting != nil && !in.Waiting.ResumeAt.IsZero() {
 			// The child ended; the continuation calls outside.
-			end = func(ctx context.Context, m store.Mission) (bool, error) { return s.resumeOutside(ctx, m.Tenant, m.ID) }
+			end = func(ctx context.Context, m store.Mission) (bool, error) { return ms.resumeOutside(ctx, m.Tenant, m.ID) }
 		}
 		done, err := end(ctx, listed)
 		if done {
@@ -356,13 +352,13 @@ func (s *Service) SweepWaits(ctx context.Context) (int, error) {
 }
 
 // timeOutWait ends one wait past its deadline, if it still is.
-func (s *Service) timeOutWait(ctx context.Context, listed store.Mission) (bool, error) {
+func (ms *missions) timeOutWait(ctx context.Context, listed store.Mission) (bool, error) {
 	// The wait sweeper acts as the lease sweeper's subject (its events
 	// have always named lease-sweeper), through its own tool.
-	e := &env{Request: op.Actor{Principal: leaseSweeper(listed.Tenant).Principal, Tool: "wait-sweeper", Operation: "sweepWaits"}.Request(s.now())}
+	e := &env{Request: op.Actor{Principal: leaseSweeper(listed.Tenant).Principal, Tool: "wait-sweeper", Operation: "sweepWaits"}.Request(ms.now())}
 	e.TraceID = newTraceID()
 	var done bool
-	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := ms.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		done = false
 		e.Events = e.Events[:0]
 		m, err := tx.GetMission(ctx, listed.Tenant, listed.ID)
@@ -378,14 +374,14 @@ func (s *Service) timeOutWait(ctx context.Context, listed store.Mission) (bool, 
 			return nil
 		}
 		reason := fmt.Sprintf("sub-workflow %s did not end within timeoutMs %d; it was cancelled and %s failed", w.ChildID, w.TimeoutMs, waitLabel(w))
-		out, err := s.engine.FailWait(in, "workflow.wait.timedout", reason)
+		out, err := ms.engine.FailWait(in, "workflow.wait.timedout", reason)
 		if err != nil {
 			return err
 		}
-		if err := s.persist(ctx, tx, e, out, in, m); err != nil {
+		if err := ms.persist(ctx, tx, e, out, in, m); err != nil {
 			return err
 		}
-		if err := s.cancelChild(ctx, tx, e, out.Instance, w.ChildID, "the parent's wait timed out"); err != nil {
+		if err := ms.cancelChild(ctx, tx, e, out.Instance, w.ChildID, "the parent's wait timed out"); err != nil {
 			return err
 		}
 		done = true
