@@ -66,4 +66,4 @@ func (s *Service) RunsExpired() int64 { return s.missions.runs.expired.Load() }
 
 // RunRetention returns the run retention in force (0: runs are kept for
 // good).
-func (s *Service) RunRetention() time.Duration { return s.missions.runRetention() }
+func (s *Service) RunRetention() time.Duration { return s.missions.runs.current() }

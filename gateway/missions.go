@@ -67,7 +67,7 @@ func newMissions(st store.Store, o *Options, engine *workflow.Engine, cat *catal
 		ls.leaseTTL = DefaultLeaseTTL
 	}
 	ms := &missions{store: st, now: o.Now, log: o.Logger, workflows: o.Workflows, engine: engine, cat: cat, quotas: quotas, leases: ls}
-	ms.runs.retention.Store(int64(max(o.RunRetention, 0)))
+	ms.runs.setRetention(o.RunRetention)
 	return ms
 }
 

@@ -56,11 +56,11 @@ type runExpiry struct {
 	cursor store.MissionCursor
 }
 
-// runRetention returns the run retention in force (0: runs are kept for
-// good).
-func (ms *missions) runRetention() time.Duration {
-	return time.Duration(ms.runs.retention.Load())
-}
+// setRetention makes d the run retention in force (a negative d is 0).
+func (r *runExpiry) setRetention(d time.Duration) { r.retention.Store(int64(max(d, 0))) }
+
+// current returns the run retention in force (0: runs are kept for good).
+func (r *runExpiry) current() time.Duration { return time.Duration(r.retention.Load()) }
 
 // RunSweepInterval is how often the run sweep (Jobs) sweeps for a run retention:
 // a quarter of it, bounded to [1s, 1m] (and a minute while expiry is off,
@@ -79,7 +79,7 @@ const runSweepCatchUp = time.Second
 // sweepRuns is one sweep: it returns how many runs it expired, and more
 // when it stopped at its bound with idle runs left to look at.
 func (ms *missions) sweepRuns(ctx context.Context) (n int, more bool, err error) {
-	retention := ms.runRetention()
+	retention := ms.runs.current()
 	if retention <= 0 {
 		return 0, false, nil
 	}

@@ -71,10 +71,10 @@ func (s *Service) Reload(rt Runtime) {
 	s.cat.Install(rt.Discovery, s.workflows, rt.Lexicon, rt.Skills, rt.Scripts)
 	policy := rt.Policy
 	s.policy.Store(&policy)
-	s.missions.runs.retention.Store(int64(max(rt.RunRetention, 0)))
+	s.missions.runs.setRetention(rt.RunRetention)
 	quotas := rt.Quotas
 	s.quotas.quotas.Store(&quotas)
 	s.pins.Install(rt.Quarantines)
 	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
-		"run_retention", s.missions.runRetention().String())
+		"run_retention", s.RunRetention().String())
 }
