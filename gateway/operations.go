@@ -14,23 +14,38 @@ import (
 )
 
 // operations maps each operationId (or praxec dispatch operation) the
-// root implements to its implementation; the feature packages add theirs
-// (Register). An operation missing from both answers not-implemented.
+// root implements to its implementation: the missions' (missions.
+// operations), the home read and the subject commands; the feature
+// packages add theirs (Register). An operation missing from both answers
+// not-implemented.
 func (s *Service) operations() map[string]operation {
+	ops := s.missions.operations()
+	// A start or submit that succeeds drops the pending rows of the same
+	// command, paused earlier on a subject since defined (subjects.go).
+	for _, name := range []contracts.Operation{contracts.OpStart, contracts.OpSubmit} {
+		o := ops[string(name)]
+		o.mutate = s.completesPending(string(name), o.mutate)
+		ops[string(name)] = o
+	}
+	ops[string(contracts.OpHome)] = operation{read: home, storeless: true}
+	ops[string(contracts.OpCancelPendingSubject)] = operation{mutate: s.cancelPendingSubject}
+	return ops
+}
+
+// operations are the missions' operations, by operationId or praxec
+// dispatch operation, as the service's pipeline runs them.
+func (ms *missions) operations() map[string]operation {
 	return map[string]operation{
-		"submitIntent":  {mutate: s.missions.submitIntent},
-		"createMission": {mutate: s.missions.createMission, header: createdHeader, prepare: s.missions.prepareCreate, fires: s.missions.firesCreate},
-		"getMission":    {read: s.missions.getMission},
-		"signalMission": {mutate: s.missions.signalMission, exists: s.missions.missionExists, prepare: s.missions.prepareSignal, fires: s.missions.firesSignal},
-		"cancelMission": {mutate: s.missions.cancelMission, exists: s.missions.missionExists},
+		"submitIntent":  {mutate: ms.submitIntent},
+		"createMission": {mutate: ms.createMission, header: createdHeader, prepare: ms.prepareCreate, fires: ms.firesCreate},
+		"getMission":    {read: ms.getMission},
+		"signalMission": {mutate: ms.signalMission, exists: ms.missionExists, prepare: ms.prepareSignal, fires: ms.firesSignal},
+		"cancelMission": {mutate: ms.cancelMission, exists: ms.missionExists},
 
-		string(contracts.OpHome):    {read: home, storeless: true},
-		string(contracts.OpStart):   {mutate: s.completesPending(string(contracts.OpStart), s.missions.praxecStart), prepare: s.missions.prepareStart, fires: firesStart},
-		string(contracts.OpSubmit):  {mutate: s.completesPending(string(contracts.OpSubmit), s.missions.praxecSubmit), prepare: s.missions.prepareSubmit, fires: s.missions.firesSubmit},
-		string(contracts.OpGet):     {read: s.missions.praxecGet},
-		string(contracts.OpExplain): {read: s.missions.praxecExplain},
-
-		string(contracts.OpCancelPendingSubject): {mutate: s.cancelPendingSubject},
+		string(contracts.OpStart):   {mutate: ms.praxecStart, prepare: ms.prepareStart, fires: firesStart},
+		string(contracts.OpSubmit):  {mutate: ms.praxecSubmit, prepare: ms.prepareSubmit, fires: ms.firesSubmit},
+		string(contracts.OpGet):     {read: ms.praxecGet},
+		string(contracts.OpExplain): {read: ms.praxecExplain},
 	}
 }
 
