@@ -257,9 +257,7 @@ func (s *Service) checkApprover(ctx context.Context, e *env, id string) error {
 			{Rel: "operator_path", Title: "Another person with approvals:write approves it", Method: "cli",
 				Args: map[string]any{"command": "praxa approvals approve " + id + " --tenant " + a.Tenant}},
 		}}
-	ev := e.EventOf("approval.refused", "refused", string(ce.Code), e.Now,
-		map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition})
-	ev.WorkflowID, ev.RunID = a.WorkflowID, a.RunID
-	s.audit.Record(ev)
+	s.audit.Record(e.EventOf(op.EventSpec{Type: "approval.refused", Outcome: "refused", Code: string(ce.Code),
+		WorkflowID: a.WorkflowID, RunID: a.RunID, Attributes: map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition}}))
 	return ce
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -201,10 +202,10 @@ func inProgress() *contracts.Error {
 		Hint:    "Retry the same request with the same key in a moment."}
 }
 
-// runMutation runs op in one transaction with the record (when keyed) and
+// runMutation runs o in one transaction with the record (when keyed) and
 // the call's audit events. When another request completed the key first it
 // runs nothing and returns that request's record instead.
-func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *store.IdempotencyRecord) (*Result, *store.IdempotencyRecord) {
+func (s *Service) runMutation(ctx context.Context, o operation, e *env, rec *store.IdempotencyRecord) (*Result, *store.IdempotencyRecord) {
 	var res *Result
 	err := s.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		e.Events = e.Events[:0]
@@ -218,17 +219,17 @@ func (s *Service) runMutation(ctx context.Context, op operation, e *env, rec *st
 				return err
 			}
 		}
-		out, opErr := op.mutate(ctx, tx, e)
+		out, opErr := o.mutate(ctx, tx, e)
 		var ce *contracts.Error
 		switch {
 		case opErr == nil:
-			res = s.success(e, op, out)
+			res = s.success(e, o, out)
 			if res.Err != nil {
 				return res.Err
 			}
 		case errors.As(opErr, &ce) && ce.Code != contracts.CodeInternal && ce.Code != contracts.CodeUnavailable:
 			res = &Result{Status: ce.Status(), Err: ce}
-			e.Events = append(e.Events, e.EventOf("request.refused", "refused", string(ce.Code), e.Now, nil))
+			e.Events = append(e.Events, e.EventOf(op.EventSpec{Type: "request.refused", Outcome: "refused", Code: string(ce.Code)}))
 		default:
 			return opErr
 		}
@@ -284,7 +285,7 @@ func (s *Service) replay(p *auth.Principal, tool contracts.Tool, e *env, rec sto
 	if rec.Expired {
 		return &Result{Err: keyExpired(tool, rec)}
 	}
-	s.audit.Record(e.EventOf("request.replayed", "replayed", "", e.Now, nil))
+	s.audit.Record(e.EventOf(op.EventSpec{Type: "request.replayed", Outcome: "replayed"}))
 	res := &Result{Status: rec.Status, Header: rec.Header, Replayed: true, audited: true}
 	if rec.Status >= 400 {
 		var stored storedRefusal

@@ -13,6 +13,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -571,9 +572,8 @@ func (ls *leases) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 		// unknown outcome reaches the capability's audit sinks.
 		attrs["capability"] = l.Transition
 	}
-	ev := e.EventOf("move.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), ls.now(), attrs)
-	ev.WorkflowID, ev.RunID = in.ID, in.RunID
-	e.Events = append(e.Events, ev)
+	e.Events = append(e.Events, e.EventOf(op.EventSpec{Type: "move.outcome_unknown", Outcome: "failed",
+		Code: string(contracts.CodeOutcomeUnknown), WorkflowID: in.ID, RunID: in.RunID, At: ls.now(), Attributes: attrs}))
 	return &answer, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -390,8 +391,8 @@ func (ls *leases) resolveStartLease(ctx context.Context, tx store.Tx, e *env, l 
 			attrs["capability"] = capability
 		}
 	}
-	ev := e.EventOf("start.outcome_unknown", "failed", string(contracts.CodeOutcomeUnknown), ls.now(), attrs)
-	ev.Tenant = l.Tenant
+	ev := e.EventOf(op.EventSpec{Tenant: l.Tenant, Type: "start.outcome_unknown", Outcome: "failed",
+		Code: string(contracts.CodeOutcomeUnknown), At: ls.now(), Attributes: attrs})
 	if runID, ok := strings.CutPrefix(l.Ref, "run:"); ok {
 		ev.RunID = runID
 	}

@@ -389,12 +389,11 @@ func (ms *missions) engineEvents(e *env, events []workflow.Event, runID string) 
 		if t := stringArg(e.Args, "traceId"); t != "" {
 			attrs["callTraceId"] = t
 		}
-		se := e.EventOf(ev.Type, "allowed", "", e.Now, attrs)
-		se.WorkflowID, se.RunID = ev.WorkflowID, runID
+		se := op.EventSpec{Type: ev.Type, Outcome: "allowed", WorkflowID: ev.WorkflowID, RunID: runID, Attributes: attrs}
 		if ev.Type == "guard.rejected" {
 			se.Outcome, se.Code = "refused", string(contracts.CodeGuardRejected)
 		}
-		e.Events = append(e.Events, se)
+		e.Events = append(e.Events, e.EventOf(se))
 	}
 }
 

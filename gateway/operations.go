@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
@@ -127,9 +126,6 @@ var homeBody = func() json.RawMessage {
 	}
 	return slices.Clip(json.RawMessage(b))
 }()
-
-// byPrincipal sets who acted on ev (op.ByPrincipal).
-func byPrincipal(ev *store.Event, p *auth.Principal) { op.ByPrincipal(ev, p) }
 
 // newTraceID mints a W3C trace id (16 random bytes, hex).
 func newTraceID() string { return ids.Trace() }

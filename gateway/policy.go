@@ -9,6 +9,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -171,9 +172,7 @@ func (s *Service) deniedApproval(ctx context.Context, e *env, id string) *contra
 	ce.Hint = "Ask another person with approvals:write, whom the policy allows destructive actions, to approve it; or reject it."
 	ce.Links = []contracts.Link{{Rel: "get", Title: "Read the run that waits for the approval", Method: contracts.ToolPraxecQuery,
 		Args: map[string]any{"workflowId": a.WorkflowID}}}
-	ev := e.EventOf("approval.refused", "refused", string(ce.Code), e.Now,
-		map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition})
-	ev.WorkflowID, ev.RunID = a.WorkflowID, a.RunID
-	s.audit.Record(ev)
+	s.audit.Record(e.EventOf(op.EventSpec{Type: "approval.refused", Outcome: "refused", Code: string(ce.Code),
+		WorkflowID: a.WorkflowID, RunID: a.RunID, Attributes: map[string]any{"approvalId": id, "queue": a.Queue, "transition": a.Transition}}))
 	return ce
 }

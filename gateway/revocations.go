@@ -8,6 +8,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -136,7 +137,7 @@ func (s *Service) RevokeToken(ctx context.Context, p *auth.Principal, req Revoke
 	// Replicas poll revocations by wall-clock time, so the record is
 	// stamped with it rather than with the service's clock.
 	now := time.Now()
-	by := "operator"
+	by := op.SubjectOperator
 	if p != nil {
 		by = p.Subject
 	}
@@ -144,10 +145,9 @@ func (s *Service) RevokeToken(ctx context.Context, p *auth.Principal, req Revoke
 		if err := tx.Revoke(ctx, store.Revocation{JTI: req.JTI, RevokedAt: now, ExpiresAt: req.ExpiresAt, By: by, Reason: req.Reason}); err != nil {
 			return err
 		}
-		ev := store.Event{Type: "token.revoked", At: now, Outcome: "allowed", Subject: by, Attributes: map[string]any{"jti": req.JTI},
-			RequestID: req.RequestID, TraceID: req.TraceID, Operation: contracts.EndpointRevokeToken}
-		byPrincipal(&ev, p)
-		return tx.AppendEvents(ctx, []store.Event{ev})
+		return tx.AppendEvents(ctx, []store.Event{op.EventSpec{Actor: op.Operator(p, "", contracts.EndpointRevokeToken),
+			Type: "token.revoked", Outcome: "allowed", RequestID: req.RequestID, TraceID: req.TraceID, At: now,
+			Attributes: map[string]any{"jti": req.JTI}}.Build()})
 	})
 	if err != nil {
 		return asContractError(err)

@@ -117,9 +117,8 @@ func (a *Auditor) Events(ctx context.Context, p *auth.Principal, q Query, limit 
 	if !q.Until.IsZero() {
 		attrs["until"] = q.Until.UTC().Format(time.RFC3339Nano)
 	}
-	ev := store.Event{Type: EventRead, At: a.now(), Outcome: "allowed", RequestID: requestID, TraceID: traceID, Attributes: attrs}
-	op.ByPrincipal(&ev, p)
-	a.Record(ev)
+	a.Record(op.EventSpec{Actor: op.Actor{Principal: p}, Type: EventRead, Outcome: "allowed", RequestID: requestID, TraceID: traceID,
+		At: a.now(), Attributes: attrs}.Build())
 	return out, nil
 }
 

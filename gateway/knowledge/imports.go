@@ -139,6 +139,12 @@ func (r *ImportReport) count(outcome string) {
 	}
 }
 
+// eventAttributes are the attributes of the audit event of the import of
+// the file name that r reports: the file's base name and the counts.
+func (r *ImportReport) eventAttributes(name string) map[string]any {
+	return map[string]any{"file": path.Base(name), "added": r.Added, "updated": r.Updated, "unchanged": r.Unchanged}
+}
+
 // importer collects the problems of one file.
 type importer struct {
 	file     string
@@ -348,12 +354,8 @@ func (k *Knowledge) importContext(ctx context.Context, by *auth.Principal, kind,
 				return err
 			}
 		}
-		ev := store.Event{Type: kind + ".imported", At: now, Subject: "operator",
-			Outcome: "allowed", TraceID: rep.TraceID, Attributes: map[string]any{"file": path.Base(name),
-				"added": rep.Added, "updated": rep.Updated, "unchanged": rep.Unchanged}}
-		op.ByPrincipal(&ev, by)
-		ev.Tenant = tenant
-		return tx.AppendEvents(ctx, []store.Event{ev})
+		return tx.AppendEvents(ctx, []store.Event{op.EventSpec{Actor: op.Operator(by, "", ""), Tenant: tenant,
+			Type: kind + ".imported", Outcome: "allowed", TraceID: rep.TraceID, At: now, Attributes: rep.eventAttributes(name)}.Build()})
 	})
 	if err != nil {
 		return ImportReport{}, op.AsError(err)
@@ -475,11 +477,8 @@ func (k *Knowledge) ImportCertificates(ctx context.Context, by *auth.Principal, 
 				return err
 			}
 		}
-		ev := store.Event{Type: "certificates.imported", At: now, Subject: "operator",
-			Outcome: "allowed", TraceID: rep.TraceID, Attributes: map[string]any{"file": path.Base(name),
-				"added": rep.Added, "updated": rep.Updated, "unchanged": rep.Unchanged}}
-		op.ByPrincipal(&ev, by)
-		return tx.AppendEvents(ctx, []store.Event{ev})
+		return tx.AppendEvents(ctx, []store.Event{op.EventSpec{Actor: op.Operator(by, "", ""),
+			Type: "certificates.imported", Outcome: "allowed", TraceID: rep.TraceID, At: now, Attributes: rep.eventAttributes(name)}.Build()})
 	})
 	if err != nil {
 		return ImportReport{}, op.AsError(err)

@@ -28,6 +28,7 @@
 package op
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -84,14 +85,24 @@ type Request struct {
 // Event records an audit event of this call (outcome allowed, at Now), to
 // commit with its answer.
 func (r *Request) Event(typ string, attrs map[string]any) {
-	r.Events = append(r.Events, r.EventOf(typ, "allowed", "", r.Now, attrs))
+	r.Events = append(r.Events, r.EventOf(EventSpec{Type: typ, Outcome: "allowed", Attributes: attrs}))
 }
 
-// EventOf is an audit event of this call: its principal, tool, request and
-// traces, the request's and the one the caller named (CallTraceID).
-func (r *Request) EventOf(typ, outcome, code string, at time.Time, attrs map[string]any) store.Event {
-	return EventSpec{Actor: r.Actor(), Type: typ, Outcome: outcome, Code: code, RequestID: r.RequestID, TraceID: r.TraceID,
-		CallTraceID: r.CallTraceID, At: at, Attributes: attrs}.Build()
+// EventOf is the audit event s specifies, as an event of this call: what
+// s leaves empty of its actor, its request id and traces (the request's
+// and the one the caller named, CallTraceID) and its time is the call's
+// (Actor, RequestID, TraceID, CallTraceID, Now).
+func (r *Request) EventOf(s EventSpec) store.Event {
+	if s.Actor == (Actor{}) {
+		s.Actor = r.Actor()
+	}
+	s.RequestID = cmp.Or(s.RequestID, r.RequestID)
+	s.TraceID = cmp.Or(s.TraceID, r.TraceID)
+	s.CallTraceID = cmp.Or(s.CallTraceID, r.CallTraceID)
+	if s.At.IsZero() {
+		s.At = r.Now
+	}
+	return s.Build()
 }
 
 // Actor is who the call's events name as acting: its principal through

@@ -93,10 +93,6 @@ func TestRequestEvent(t *testing.T) {
 	if _, touched := attrs["uid"]; touched {
 		t.Errorf("the caller's attributes were changed: %v", attrs)
 	}
-	refused := r.EventOf("request.refused", "refused", "not-found", at, nil)
-	if refused.Outcome != "refused" || refused.Code != "not-found" || refused.CallTraceID != "theirs" {
-		t.Errorf("EventOf = %+v", refused)
-	}
 }
 
 // TestArgs: the accessors read what a schema-checked call holds and

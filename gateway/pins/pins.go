@@ -214,7 +214,7 @@ func Check(ctx context.Context, st store.Store, caps []config.ExposedCapability,
 			for _, c := range todo {
 				u := c.cap.Upstream
 				attrs := map[string]any{"capability": c.cap.ID, "connection": u.Connection, "tool": u.Tool, "pin": u.Pin}
-				ev := store.Event{At: now, Subject: "gateway", Tool: c.cap.ID, TraceID: trace, Attributes: attrs}
+				ev := op.EventSpec{Actor: op.Gateway(c.cap.ID, ""), TraceID: trace, At: now, Attributes: attrs}
 				p, err := tx.GetCapabilityPin(ctx, c.cap.ID)
 				switch {
 				case errors.Is(err, store.ErrNotFound):
@@ -225,7 +225,7 @@ func Check(ctx context.Context, st store.Store, caps []config.ExposedCapability,
 					}
 					attrs["sha256"] = c.sum
 					ev.Type, ev.Outcome = EventPinCreated, "allowed"
-					events = append(events, ev)
+					events = append(events, ev.Build())
 					continue
 				case err != nil:
 					return err
@@ -254,7 +254,7 @@ func Check(ctx context.Context, st store.Store, caps []config.ExposedCapability,
 					if u.Pin == config.PinEnforce {
 						ev.Outcome, ev.Code = "refused", string(contracts.CodeCapabilityQuarantined)
 					}
-					events = append(events, ev)
+					events = append(events, ev.Build())
 				}
 				if u.Pin == config.PinEnforce {
 					out[c.cap.ID] = quarantined(p)
@@ -482,7 +482,7 @@ func (s *Pins) Accept(ctx context.Context, p *auth.Principal, req AcceptRequest)
 			return CapabilityAccepted{}, err
 		}
 	}
-	by := "operator"
+	by := op.SubjectOperator
 	if p != nil {
 		by = p.Subject
 	}
@@ -513,12 +513,10 @@ func (s *Pins) Accept(ctx context.Context, p *auth.Principal, req AcceptRequest)
 		if err := tx.PutCapabilityPin(ctx, pin, prev); err != nil {
 			return err
 		}
-		ev := store.Event{Type: EventPinAccepted, At: now, Outcome: "allowed", Subject: by, Tool: req.Name,
-			Operation: contracts.EndpointAcceptCapability, RequestID: req.RequestID, TraceID: req.TraceID,
+		return tx.AppendEvents(ctx, []store.Event{op.EventSpec{Actor: op.Operator(p, req.Name, contracts.EndpointAcceptCapability),
+			Type: EventPinAccepted, Outcome: "allowed", RequestID: req.RequestID, TraceID: req.TraceID, At: now,
 			Attributes: map[string]any{"capability": req.Name, "connection": pin.Connection, "tool": pin.Tool,
-				"sha256": res.SHA256, "previousSha256": res.PreviousSHA256}}
-		op.ByPrincipal(&ev, p)
-		return tx.AppendEvents(ctx, []store.Event{ev})
+				"sha256": res.SHA256, "previousSha256": res.PreviousSHA256}}.Build()})
 	})
 	if err != nil {
 		return CapabilityAccepted{}, op.AsError(err)

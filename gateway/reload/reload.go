@@ -392,8 +392,10 @@ func (r *Reloader) auditReload(ctx context.Context, by Trigger, res *Result, war
 	if res.SHA256 != "" {
 		attrs["sha256"] = res.SHA256
 	}
-	e := store.Event{Type: "config.reloaded", At: r.now(), Operation: contracts.EndpointReloadConfig, Outcome: "allowed",
-		Subject: by.Via, RequestID: by.RequestID, TraceID: by.TraceID, Attributes: attrs}
+	// A reload no operator asked for (a signal, the gateway's own) names
+	// how it came as its subject.
+	e := op.EventSpec{Actor: op.Actor{Principal: by.Principal, Subject: by.Via, Operation: contracts.EndpointReloadConfig},
+		Type: "config.reloaded", Outcome: "allowed", RequestID: by.RequestID, TraceID: by.TraceID, At: r.now(), Attributes: attrs}
 	if len(warnings) > 0 {
 		attrs["warnings"] = warnings
 	}
@@ -410,10 +412,9 @@ func (r *Reloader) auditReload(ctx context.Context, by Trigger, res *Result, war
 		attrs["workflows"], attrs["capabilities"], attrs["connections"] = res.Workflows, res.Capabilities, res.Connections
 		attrs["skills"], attrs["certificateIssuers"] = res.Skills, res.CertificateIssuers
 	}
-	op.ByPrincipal(&e, by.Principal)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	werr := r.Store.Update(wctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, []store.Event{e}) })
+	werr := r.Store.Update(wctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, []store.Event{e.Build()}) })
 	if werr != nil {
 		r.log().ErrorContext(ctx, "the audit event of a configuration reload was not written", "type", e.Type, "trace_id", e.TraceID, "err", werr)
 	}
