@@ -321,7 +321,7 @@ func TestAdmissionReplayBeforePolicy(t *testing.T) {
 			for _, q := range s.pins.Quarantined() {
 				inForce[q.Capability] = q
 			}
-			s.Reload(Runtime{Workflows: s.workflows, Policy: config.Policy{DenyDestructive: []config.PrincipalMatch{{Tenant: "acme"}}},
+			s.Reload(context.Background(), Runtime{Workflows: s.workflows, Policy: config.Policy{DenyDestructive: []config.PrincipalMatch{{Tenant: "acme"}}},
 				Quarantines: inForce})
 			again := s.Invoke(context.Background(), acme, toCall(surface, cancel, trace(3)))
 			if again.Err != nil || !again.Replayed || string(again.Body) != string(first.Body) {

@@ -27,7 +27,7 @@ func TestQuotasReload(t *testing.T) {
 		t.Fatalf("limit before the reload = %d, want 2", got)
 	}
 	five := 5
-	s.Reload(Runtime{Quotas: config.Quotas{OpenMissions: 3, Tenants: map[string]config.QuotaOverride{"big": {OpenMissions: &five}}}})
+	s.Reload(context.Background(), Runtime{Quotas: config.Quotas{OpenMissions: 3, Tenants: map[string]config.QuotaOverride{"big": {OpenMissions: &five}}}})
 	for tenant, want := range map[string]int{"acme": 3, "big": 5} {
 		if got := s.quotas.limit(tenant, store.QuotaOpenMissions); got != want {
 			t.Errorf("limit of %s after the reload = %d, want %d", tenant, got, want)

@@ -118,7 +118,7 @@ func TestRunSweepPagesPastSkippedRuns(t *testing.T) {
 // TestRunSweepOff: with a retention of 0 nothing expires.
 func TestRunSweepOff(t *testing.T) {
 	s, _ := runSweepService(t, 5, 0)
-	s.Reload(Runtime{Workflows: s.workflows})
+	s.Reload(context.Background(), Runtime{Workflows: s.workflows})
 	if n, err := s.SweepIdleRuns(context.Background()); err != nil || n != 0 || s.RunRetention() != 0 {
 		t.Errorf("retention 0: %d expired, %v (retention %v)", n, err, s.RunRetention())
 	}

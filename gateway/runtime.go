@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"time"
 
 	"github.com/praxa/praxa/gateway/config"
@@ -59,8 +60,9 @@ type Runtime struct {
 // certificate issuers) are swapped next, before the discovery index that
 // lists the skills. The executors' connections are
 // swapped by the caller before (package connect's Switch), so the new
-// workflows never run on old connections.
-func (s *Service) Reload(rt Runtime) {
+// workflows never run on old connections. Its log line is logged in ctx
+// (the reload's request or trace).
+func (s *Service) Reload(ctx context.Context, rt Runtime) {
 	if rt.Workflows == nil {
 		rt.Workflows, _ = workflow.Compile(nil)
 	}
@@ -75,6 +77,6 @@ func (s *Service) Reload(rt Runtime) {
 	quotas := rt.Quotas
 	s.quotas.quotas.Store(&quotas)
 	s.pins.Install(rt.Quarantines)
-	s.log.Info("configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
+	s.log.InfoContext(ctx, "configuration reloaded", "workflows", len(s.workflows.IDs()), "skills", rt.Skills.Len(),
 		"run_retention", s.RunRetention().String())
 }

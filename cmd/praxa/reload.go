@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/gateway/ids"
 	"github.com/praxa/praxa/gateway/reload"
+	"github.com/praxa/praxa/gateway/telemetry"
 )
 
 // This file reloads the configuration of a running gateway: on SIGHUP and
@@ -24,6 +25,8 @@ import (
 // middle of the shutdown's drain. A reload racing the shutdown is the
 // Reloader's to refuse (the caller closes it first when it shuts down).
 func reloadOnHangup(ctx context.Context, r *reload.Reloader, log *slog.Logger, stderr io.Writer) {
+	// A reload's lines carry its trace_id (telemetry.WithTrace).
+	log = telemetry.Logger(log)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	ignore := func() {
@@ -45,15 +48,16 @@ func reloadOnHangup(ctx context.Context, r *reload.Reloader, log *slog.Logger, s
 					continue
 				}
 				trace := ids.Trace()
-				res, err := r.Reload(ctx, reload.Trigger{Via: reload.ViaSignal, TraceID: trace})
+				rctx := telemetry.WithTrace(ctx, trace)
+				res, err := r.Reload(rctx, reload.Trigger{Via: reload.ViaSignal, TraceID: trace})
 				if err != nil {
-					log.Error("SIGHUP: configuration reload refused; the running configuration stays", "err", err, "trace_id", trace)
+					log.ErrorContext(rctx, "SIGHUP: configuration reload refused; the running configuration stays", "err", err)
 					fmt.Fprintf(stderr, "praxa: reload refused, the running configuration stays (trace %s):\n%v\n", trace, err)
 					continue
 				}
-				log.Info("SIGHUP: configuration reloaded", "source", res.Source, "sha256", res.SHA256, "workflows", res.Workflows,
+				log.InfoContext(rctx, "SIGHUP: configuration reloaded", "source", res.Source, "sha256", res.SHA256, "workflows", res.Workflows,
 					"capabilities", res.Capabilities, "connections", res.Connections, "skills", res.Skills,
-					"certificate_issuers", res.CertificateIssuers, "trace_id", res.TraceID)
+					"certificate_issuers", res.CertificateIssuers)
 				fmt.Fprintf(stderr, "praxa: configuration reloaded from %s: %d workflows, %d capabilities, %d connections (trace %s)\n",
 					sourceName(res.Source), res.Workflows, res.Capabilities, res.Connections, res.TraceID)
 			}

@@ -161,4 +161,20 @@ func TestReloadAfterCloseRefused(t *testing.T) {
 	}
 	operator := mint(t, ti, tenantA, operatorA, string(contracts.ScopeConfigWrite))
 	wantProblem(t, w.reload(t, operator), http.StatusServiceUnavailable, contracts.CodeUnavailable)
+	// The log handler writes the ids, once: the signal's reload its own
+	// trace, the endpoint's the request's ids.
+	var lines []string
+	for _, l := range strings.Split(g.Logs.String(), "\n") {
+		if strings.Contains(l, `"msg":"configuration reload refused: the gateway is shutting down"`) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("refusal lines: %q", lines)
+	}
+	for i, l := range lines {
+		if strings.Count(l, `"trace_id":"`) != 1 || strings.Contains(l, `"trace_id":""`) || strings.Count(l, `"request_id":"`) != i {
+			t.Errorf("refusal line %d does not carry its ids once: %s", i, l)
+		}
+	}
 }

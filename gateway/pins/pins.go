@@ -276,11 +276,11 @@ func Check(ctx context.Context, st store.Store, caps []config.ExposedCapability,
 	}
 	for _, id := range out.IDs() {
 		q := out[id]
-		log.Warn("proxy.import: capability quarantined: its upstream definition changed; an operator accepts it with praxa capabilities accept",
+		log.WarnContext(ctx, "proxy.import: capability quarantined: its upstream definition changed; an operator accepts it with praxa capabilities accept",
 			"capability", id, "connection", q.Connection, "tool", q.Tool, "pinned_sha256", q.PinnedSHA256, "offered_sha256", q.OfferedSHA256)
 	}
 	for _, id := range warned {
-		log.Warn("proxy.import: the upstream definition of a capability changed (pin warn: served)", "capability", id)
+		log.WarnContext(ctx, "proxy.import: the upstream definition of a capability changed (pin warn: served)", "capability", id)
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@
 package reload
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -33,6 +34,7 @@ import (
 	"github.com/praxa/praxa/gateway/scripts"
 	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/telemetry"
 )
 
 // How a reload was asked for (Trigger.Via).
@@ -186,14 +188,17 @@ func (r *Reloader) Reload(ctx context.Context, by Trigger) (*Result, error) {
 // run is Reload with the configuration load returns (prepared: Prepare
 // has run on it already).
 func (r *Reloader) run(ctx context.Context, by Trigger, load func(context.Context) (*config.Config, []byte, bool, error)) (*Result, error) {
+	if by.TraceID == "" {
+		by.TraceID = ids.Trace()
+	}
+	// The lines logged on the way carry the reload's trace (a request's
+	// already do).
+	ctx = telemetry.WithTrace(ctx, by.TraceID)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		r.log().WarnContext(ctx, "configuration reload refused: the gateway is shutting down", "via", by.Via, "trace_id", by.TraceID)
+		r.log().WarnContext(ctx, "configuration reload refused: the gateway is shutting down", "via", by.Via)
 		return nil, ErrClosed
-	}
-	if by.TraceID == "" {
-		by.TraceID = ids.Trace()
 	}
 	res, warnings, err := r.reload(ctx, load)
 	if res == nil {
@@ -253,7 +258,7 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 		if r.Problems != nil {
 			r.Problems(p)
 		} else {
-			r.log().Warn("configuration reload: " + p)
+			r.log().WarnContext(ctx, "configuration reload: "+p)
 		}
 	}
 	refuse := func(err error) (*Result, []string, error) {
@@ -297,7 +302,7 @@ func (r *Reloader) reload(ctx context.Context, load func(context.Context) (*conf
 		}
 	}
 	r.Switch.Swap(conns)
-	s.Reload(gateway.Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
+	s.Reload(ctx, gateway.Runtime{Workflows: workflows, Discovery: index, Lexicon: cfg.Lexicon, Policy: cfg.Policy,
 		Skills: cat, Scripts: scr, RunRetention: cfg.RunRetention(), Quotas: cfg.Server.Quotas,
 		Quarantines: quarantines, Apply: staged})
 	apply()
@@ -344,12 +349,10 @@ func (r *Reloader) now() time.Time {
 	return r.Now()
 }
 
-// log is the Reloader's logger.
+// log is the Reloader's logger, writing the ids of the request or the
+// reload a line is logged in (telemetry.Logger).
 func (r *Reloader) log() *slog.Logger {
-	if r.Logger == nil {
-		return slog.Default()
-	}
-	return r.Logger
+	return telemetry.Logger(cmp.Or(r.Logger, slog.Default()))
 }
 
 // digest is the hex SHA-256 of data, "" for none.
@@ -416,6 +419,6 @@ func (r *Reloader) auditReload(ctx context.Context, by Trigger, res *Result, war
 	defer cancel()
 	werr := r.Store.Update(wctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, []store.Event{e.Build()}) })
 	if werr != nil {
-		r.log().ErrorContext(ctx, "the audit event of a configuration reload was not written", "type", e.Type, "trace_id", e.TraceID, "err", werr)
+		r.log().ErrorContext(ctx, "the audit event of a configuration reload was not written", "type", e.Type, "err", werr)
 	}
 }

@@ -7,7 +7,9 @@ import (
 
 // Logger returns a logger writing what l writes, each line logged in a
 // request's context (NewContext) with that request's request_id and
-// trace_id first. A logger Logger returned already is returned as it is.
+// trace_id first, and each logged in the context of the gateway's own
+// work (WithTrace) with its trace_id. A logger Logger returned already is
+// returned as it is.
 func Logger(l *slog.Logger) *slog.Logger {
 	if _, ok := l.Handler().(*logHandler); ok {
 		return l
@@ -17,8 +19,9 @@ func Logger(l *slog.Logger) *slog.Logger {
 
 // NewLogHandler returns a handler that hands next each record, with the
 // request_id and trace_id of the request in the record's context (when
-// there is one) before its own attributes. They join the group the
-// handler's logger opened, if any (the gateway's loggers open none).
+// there is one; only the trace_id of work outside a request, WithTrace)
+// before its own attributes. They join the group the handler's logger
+// opened, if any (the gateway's loggers open none).
 func NewLogHandler(next slog.Handler) slog.Handler {
 	if h, ok := next.(*logHandler); ok {
 		return h
@@ -41,7 +44,11 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
 	var buf [8]slog.Attr
-	attrs := append(buf[:0], slog.String("request_id", rq.id), slog.String("trace_id", rq.currentTrace()))
+	attrs := buf[:0]
+	if rq.id != "" {
+		attrs = append(attrs, slog.String("request_id", rq.id))
+	}
+	attrs = append(attrs, slog.String("trace_id", rq.currentTrace()))
 	r.Attrs(func(a slog.Attr) bool {
 		attrs = append(attrs, a)
 		return true

@@ -5,7 +5,8 @@
 //
 //   - a request's ids in its context (NewContext, RequestID, TraceID,
 //     JoinTrace): the request id, and the W3C trace id an MCP request may
-//     still join from its _meta until the request is recorded;
+//     still join from its _meta until the request is recorded; and the
+//     trace of the gateway's own work outside a request (WithTrace);
 //   - the slog.Handler that writes those ids on every log line logged in
 //     the request's context (Logger, NewLogHandler);
 //   - the request metrics (Requests: praxa_http_requests_total and
@@ -92,6 +93,18 @@ func NewContext(ctx context.Context, c Carrier) context.Context {
 func CarrierFrom(ctx context.Context) Carrier {
 	c, _ := ctx.Value(requestKey{}).(Carrier)
 	return c
+}
+
+// WithTrace returns ctx carrying trace as the trace of work the gateway
+// does outside any request (a reload on SIGHUP): TraceID answers it, and
+// the log handler writes it as trace_id (with no request_id) on every line
+// logged in ctx. A ctx that carries a request already, whose trace it is
+// then, or an empty trace leaves ctx as it is.
+func WithTrace(ctx context.Context, trace string) context.Context {
+	if trace == "" || requestFrom(ctx) != nil {
+		return ctx
+	}
+	return NewContext(ctx, &Request{trace: trace, sealed: true})
 }
 
 // requestFrom returns the request in ctx, nil if none.

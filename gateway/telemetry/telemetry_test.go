@@ -84,6 +84,45 @@ func TestLogger(t *testing.T) {
 	}
 }
 
+// TestLoggerWithTrace: a line logged in the context of the gateway's own
+// work carries its trace_id and no request_id; a request's context keeps
+// its own ids, and an empty trace adds none.
+func TestLoggerWithTrace(t *testing.T) {
+	const own = "fedcba9876543210fedcba9876543210"
+	req, _ := inRequest("req-1", trace, nil)
+	for _, tt := range []struct {
+		name      string
+		ctx       context.Context
+		keys      string
+		requestID any
+		traceID   any
+		// joins says whether JoinTrace may change the trace.
+		joins bool
+	}{
+		{"Own", WithTrace(context.Background(), own), "time,level,msg,trace_id,k", nil, own, false},
+		{"InARequest", WithTrace(req, own), "time,level,msg,request_id,trace_id,k", "req-1", trace, true},
+		{"NoTrace", WithTrace(context.Background(), ""), "time,level,msg,k", nil, nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			Logger(slog.New(slog.NewJSONHandler(&buf, nil))).InfoContext(tt.ctx, "line", "k", "v")
+			if got := strings.Join(keys(t, strings.TrimSpace(buf.String())), ","); got != tt.keys {
+				t.Errorf("keys %s, want %s", got, tt.keys)
+			}
+			l := decode(t, &buf)[0]
+			if l["request_id"] != tt.requestID || l["trace_id"] != tt.traceID {
+				t.Errorf("ids %v", l)
+			}
+			if want, _ := tt.traceID.(string); TraceID(tt.ctx) != want || RequestID(tt.ctx) != "" && tt.requestID == nil {
+				t.Errorf("TraceID %q, RequestID %q", TraceID(tt.ctx), RequestID(tt.ctx))
+			}
+			if JoinTrace(tt.ctx, trace) != tt.joins {
+				t.Errorf("JoinTrace reported %v", !tt.joins)
+			}
+		})
+	}
+}
+
 // TestJoinTrace: a trace joined while the request is served is its trace
 // and its answer's Traceparent; once the request is recorded, nothing
 // changes.
