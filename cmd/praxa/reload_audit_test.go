@@ -52,6 +52,29 @@ func storedReloadEvent(t *testing.T, dataDir, trace string) store.Event {
 	return events[0]
 }
 
+// wantTraceLines checks that out holds one JSON log line of each msg in
+// trace, carrying its trace_id once and no request_id: the log handler
+// writes a SIGHUP reload's trace (telemetry.WithTrace), no call attaches
+// it.
+func wantTraceLines(t *testing.T, out, trace string, msgs ...string) {
+	t.Helper()
+	for _, msg := range msgs {
+		var found []string
+		for line := range strings.Lines(out) {
+			if strings.Contains(line, `"msg":"`+msg+`"`) && strings.Contains(line, trace) {
+				found = append(found, line)
+			}
+		}
+		if len(found) != 1 {
+			t.Errorf("%d lines %q in trace %s, want 1:\n%s", len(found), msg, trace, out)
+			continue
+		}
+		if l := found[0]; strings.Count(l, `"trace_id":"`+trace+`"`) != 1 || strings.Count(l, `"trace_id"`) != 1 || strings.Contains(l, `"request_id"`) {
+			t.Errorf("line %q does not carry its trace_id once and no request_id: %s", msg, l)
+		}
+	}
+}
+
 func fileDigest(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -73,7 +96,9 @@ func TestSIGHUPReloadAudited(t *testing.T) {
 	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, gatewaytest.RotateKeysWorkflowYAML)), 0o600), "write the configuration")
 	must(t, gw.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
 	waitFor(t, gw, "praxa: configuration reloaded from "+cfgPath)
-	e := storedReloadEvent(t, dir, lastTrace(t, gw.stderr(), "praxa: configuration reloaded from"))
+	trace := lastTrace(t, gw.stderr(), "praxa: configuration reloaded from")
+	wantTraceLines(t, gw.stderr(), trace, "SIGHUP: configuration reloaded", "configuration reloaded")
+	e := storedReloadEvent(t, dir, trace)
 	if e.Type != "config.reloaded" || e.Outcome != "allowed" || e.Subject != "signal" || e.Attributes["via"] != "signal" ||
 		e.Attributes["source"] != cfgPath || e.Attributes["sha256"] != fileDigest(t, cfgPath) || e.Attributes["workflows"] == nil {
 		t.Errorf("SIGHUP reload event %+v", e)
@@ -83,7 +108,9 @@ func TestSIGHUPReloadAudited(t *testing.T) {
 	must(t, os.WriteFile(cfgPath, []byte(bad), 0o600), "write the configuration")
 	must(t, gw.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
 	waitFor(t, gw, "praxa: reload refused, the running configuration stays (trace ")
-	e = storedReloadEvent(t, dir, lastTrace(t, gw.stderr(), "praxa: reload refused"))
+	trace = lastTrace(t, gw.stderr(), "praxa: reload refused")
+	wantTraceLines(t, gw.stderr(), trace, "SIGHUP: configuration reload refused; the running configuration stays")
+	e = storedReloadEvent(t, dir, trace)
 	problems, _ := e.Attributes["problems"].([]any)
 	if e.Type != "config.reload_refused" || e.Outcome != "refused" || e.Subject != "signal" || len(problems) == 0 ||
 		!strings.Contains(problems[0].(string), "workflows.rotate_keys.initial") || e.Attributes["sha256"] != fileDigest(t, cfgPath) {
