@@ -12,7 +12,6 @@ package conformance_test
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -236,7 +235,7 @@ func TestBrokenScopes(t *testing.T) {
 	escalate := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-				if claims := payload(tok); claims != nil {
+				if claims := conformance.Payload(tok); claims != nil {
 					if scope, _ := claims["scope"].(string); scope != strings.Join(conformance.AllScopes(), " ") {
 						claims["scope"] = strings.Join(conformance.AllScopes(), " ")
 						if full, err := iss.Sign(claims); err == nil {
@@ -258,24 +257,6 @@ func TestBrokenScopes(t *testing.T) {
 		}
 	}
 	expectFailures(t, byID, append(want, "ERR-006"))
-}
-
-// payload decodes a JWT's claims without verifying them (nil when it is
-// not a JWT).
-func payload(tok string) map[string]any {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		return nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return nil
-	}
-	var claims map[string]any
-	if json.Unmarshal(b, &claims) != nil {
-		return nil
-	}
-	return claims
 }
 
 // TestBrokenReplays: a gateway that executes every retry again (modelled by
