@@ -38,27 +38,13 @@ func TestMigrateIntentsByID(t *testing.T) {
 		}
 	}
 	s := openMigrated(ctx, t, path, db)
-	var indexes []string
-	rows, err := s.reader.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'intents'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		indexes = append(indexes, name)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	indexes := indexNames(ctx, t, s, "intents")
 	// One B-tree: the table's own, keyed by id (a WITHOUT ROWID table's
 	// primary key is the table, no index beside it).
 	if len(indexes) != 0 {
 		t.Errorf("indexes on intents after 0011 = %q, want none", indexes)
 	}
-	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		for _, want := range old {
 			got, err := tx.GetIntent(ctx, want.Tenant, want.ID)
 			if err != nil {
@@ -109,21 +95,7 @@ func TestMigrateEventsSeq(t *testing.T) {
 	if strings.Contains(strings.ToUpper(table), "AUTOINCREMENT") {
 		t.Errorf("events after 0017: %s; want no AUTOINCREMENT", table)
 	}
-	var indexes []string
-	rows, err := s.reader.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		indexes = append(indexes, name)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	indexes := indexNames(ctx, t, s, "events")
 	// 0017 rebuilt the three; 0018 added events_at (the audit retention).
 	if want := []string{"events_at", "events_call_trace", "events_trace", "events_workflow"}; !slices.Equal(indexes, want) {
 		t.Errorf("indexes on events after 0018 = %q, want %q", indexes, want)
@@ -131,7 +103,7 @@ func TestMigrateEventsSeq(t *testing.T) {
 	if err := s.AppendEvents(ctx, []store.Event{{Tenant: "a", TraceID: "tr_1", Type: "y", At: time.Unix(0, 4), Outcome: "allowed"}}); err != nil {
 		t.Fatal(err)
 	}
-	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.TraceEvents(ctx, "a", "tr_1", 10)
 		if err != nil {
 			return err
@@ -222,6 +194,27 @@ func openMigrated(ctx context.Context, t *testing.T, path string, db *sql.DB) *S
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// indexNames lists the indexes of table in s's schema, by name.
+func indexNames(ctx context.Context, t *testing.T, s *Store, table string) []string {
+	t.Helper()
+	rows, err := s.reader.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? ORDER BY name`, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var indexes []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		indexes = append(indexes, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return indexes
 }
 
 // queryPlan is SQLite's plan of query, one line a step.
