@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/internal/golden"
 )
 
 func TestClassify(t *testing.T) {
@@ -481,10 +482,10 @@ func compact(t *testing.T, s string) string {
 
 // TestDispatchGolden pins both dispatch tables, rows in order.
 func TestDispatchGolden(t *testing.T) {
-	golden(t, "testdata/dispatch.golden.json", marshalGolden(t, map[string][]contracts.DispatchRow{
+	golden.Check(t, "testdata/dispatch.golden.json", marshalGolden(t, map[string][]contracts.DispatchRow{
 		contracts.ToolPraxecQuery:   contracts.DispatchTable(contracts.ToolPraxecQuery),
 		contracts.ToolPraxecCommand: contracts.DispatchTable(contracts.ToolPraxecCommand),
-	}))
+	}), "")
 }
 
 // TestUnusedModifierLinks: a modifier the matched operation does not take

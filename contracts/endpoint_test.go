@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/internal/golden"
 )
 
 // endpointRow is one operator endpoint as the gateway serves it.
@@ -496,5 +497,5 @@ func TestEndpointsGolden(t *testing.T) {
 	for _, e := range contracts.OperatorEndpoints() {
 		rows = append(rows, row{e, e.ErrorCodes()})
 	}
-	golden(t, "testdata/endpoints.golden.json", marshalGolden(t, rows))
+	golden.Check(t, "testdata/endpoints.golden.json", marshalGolden(t, rows), "")
 }

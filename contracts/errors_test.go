@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/internal/golden"
 )
 
 // wantStatus is the status column of DESIGN.md and the seeds for every code
@@ -272,5 +273,5 @@ func TestCodesGolden(t *testing.T) {
 	for _, info := range contracts.Codes() {
 		rows = append(rows, row{info, info.Code.TypeURI()})
 	}
-	golden(t, "testdata/codes.golden.json", marshalGolden(t, rows))
+	golden.Check(t, "testdata/codes.golden.json", marshalGolden(t, rows), "")
 }

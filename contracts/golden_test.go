@@ -3,63 +3,11 @@ package contracts_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/internal/golden"
 )
-
-// update rewrites golden files instead of comparing against them:
-//
-//	go test ./contracts -run Golden -update
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with the checked-in file at path, or rewrites the file
-// when -update is set.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", path)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./contracts -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is out of date (run go generate ./contracts, or go test ./contracts -update):\n%s",
-			path, firstDifference(want, got))
-	}
-}
-
-// firstDifference describes where two texts first differ, line by line.
-func firstDifference(want, got []byte) string {
-	wl := strings.Split(string(want), "\n")
-	gl := strings.Split(string(got), "\n")
-	for i := 0; i < max(len(wl), len(gl)); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n  file: " + w + "\n  code: " + g
-		}
-	}
-	return "(texts differ only in line endings)"
-}
 
 // marshalGolden renders v as indented JSON ending in a newline.
 func marshalGolden(t *testing.T, v any) []byte {
@@ -79,7 +27,7 @@ func TestToolsJSONGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "tools.json", got)
+	golden.Check(t, "tools.json", got, "go generate ./contracts")
 
 	// The file is a JSON array of the 14 tools in catalogue order.
 	var decoded []map[string]any

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/internal/golden"
 )
 
 // fingerprintOf computes tool_scope_sha256 independently of the package: the
@@ -147,7 +148,7 @@ func TestFingerprint(t *testing.T) {
 // TestToolSetsGolden pins every set's tools and fingerprint: a change to a
 // set changes what hosts that pinned a fingerprint accept.
 func TestToolSetsGolden(t *testing.T) {
-	golden(t, "testdata/toolsets.golden.json", marshalGolden(t, contracts.ToolSets()))
+	golden.Check(t, "testdata/toolsets.golden.json", marshalGolden(t, contracts.ToolSets()), "")
 }
 
 // The fingerprint of read-only-incident-review, pinned as a literal: it must

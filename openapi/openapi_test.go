@@ -15,6 +15,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/internal/golden"
 	"github.com/praxa/praxa/openapi"
 )
 
@@ -95,7 +96,7 @@ func TestYAMLAndJSONAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(fromJSON) != string(fromYAML) {
-		t.Errorf("the YAML rendering reloads to another document:\n%s", firstDiff(fromJSON, fromYAML))
+		t.Errorf("the YAML rendering reloads to another document:\n%s", golden.FirstDifference(fromJSON, fromYAML))
 	}
 }
 
