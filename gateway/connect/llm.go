@@ -412,13 +412,7 @@ func (c *llmConn) complete(ctx context.Context, key string, req chatRequest) (ch
 	}
 	span := telemetry.StartHTTPClient(ctx, hr, "/chat/completions")
 	resp, err := c.client.Do(hr)
-	if span != nil {
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
-		}
-		telemetry.EndHTTPClient(span, status, err)
-	}
+	telemetry.EndHTTPClient(span, resp, err)
 	if err != nil {
 		if isDialError(err) {
 			return chatAnswer{}, unavailable(config.ExecutorLLM, c.name, "cannot reach %s: %s", hr.URL.Host, redact(transportReason(err), c.secrets))

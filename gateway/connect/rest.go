@@ -178,13 +178,7 @@ func (c *restConn) do(ctx context.Context, method string, u *url.URL, header htt
 	}
 	span := telemetry.StartHTTPClient(ctx, req, path)
 	resp, err := c.client.Do(req)
-	if span != nil {
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
-		}
-		telemetry.EndHTTPClient(span, status, err)
-	}
+	telemetry.EndHTTPClient(span, resp, err)
 	if err != nil {
 		if isDialError(err) {
 			return nil, unavailable(config.ExecutorREST, c.name, "%s: cannot reach %s: %v", what, u.Host, transportReason(err))

@@ -210,10 +210,14 @@ func StartHTTPClient(ctx context.Context, req *http.Request, template string) ot
 }
 
 // EndHTTPClient ends the client span of an upstream HTTP request (nil:
-// nothing) that answered status, or failed with err before an answer.
-func EndHTTPClient(span oteltrace.Span, status int, err error) {
+// nothing) that answered resp, or failed with err before an answer.
+func EndHTTPClient(span oteltrace.Span, resp *http.Response, err error) {
 	if span == nil {
 		return
+	}
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
 	}
 	if span.IsRecording() && status > 0 {
 		span.SetAttributes(attribute.Int("http.response.status_code", status))
@@ -248,12 +252,6 @@ func (t clientTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	span := StartHTTPClient(r.Context(), r, "")
 	resp, err := t.next.RoundTrip(r)
-	if span != nil {
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
-		}
-		EndHTTPClient(span, status, err)
-	}
+	EndHTTPClient(span, resp, err)
 	return resp, err
 }
