@@ -31,14 +31,7 @@ func newCatalogue(t testing.TB, o catalogue.Options) (*catalogue.Catalogue, stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	workflows, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := discovery.Build(workflows, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	workflows, index := compile(t, cfg)
 	cat, err := skills.FromConfig(cfg, examples.FS, examples.Root)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +40,20 @@ func newCatalogue(t testing.TB, o catalogue.Options) (*catalogue.Catalogue, stor
 	t.Cleanup(func() { st.Close() })
 	o.Now, o.Index, o.Workflows, o.Lexicon, o.Skills = func() time.Time { return now }, index, workflows, cfg.Lexicon, cat
 	return catalogue.New(st, &o), st, cfg
+}
+
+// compile compiles cfg's workflows and builds their discovery index.
+func compile(t testing.TB, cfg *config.Config) (*workflow.Registry, *discovery.Index) {
+	t.Helper()
+	workflows, err := workflow.Compile(cfg.Workflows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := discovery.Build(workflows, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return workflows, index
 }
 
 // call runs the operation dispatch names for a call of tool with args, as
@@ -226,14 +233,7 @@ func TestItemStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	workflows, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := discovery.Build(workflows, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	workflows, index := compile(t, cfg)
 	c.Install(index, workflows, nil, nil, nil)
 	conn := "api"
 	if c.ImportStates() != nil {
