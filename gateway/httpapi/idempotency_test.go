@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -325,9 +324,9 @@ type rawResult struct {
 	err    error
 }
 
-// submitAsync submits intentBody with key in trace once start is closed.
-// It runs on its own goroutine, so it reports errors instead of failing.
-func (h *harness) submitAsync(start <-chan struct{}, token, key, trace string) rawResult {
+// submitAsync submits intentBody with key in trace. It runs on its own
+// goroutine, so it reports errors instead of failing.
+func (h *harness) submitAsync(token, key, trace string) rawResult {
 	req, err := http.NewRequest(http.MethodPost, h.url+"/v8/intents", strings.NewReader(intentBody))
 	if err != nil {
 		return rawResult{err: err}
@@ -336,7 +335,6 @@ func (h *harness) submitAsync(start <-chan struct{}, token, key, trace string) r
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Idempotency-Key", key)
 	req.Header.Set("Traceparent", "00-"+trace+"-00f067aa0ba902b7-01")
-	<-start
 	res, err := h.client.Do(req)
 	if err != nil {
 		return rawResult{err: err}
@@ -355,18 +353,7 @@ func TestConcurrentSameKey(t *testing.T) {
 			tk := h.token(t, tok{Subject: fmt.Sprintf("racer-%d", round)}) // a rate-limit bucket per round
 			k, trace := newKey(), newTraceID()
 			const n = 20
-			results := make([]rawResult, n)
-			start := make(chan struct{})
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					results[i] = h.submitAsync(start, tk, k, trace)
-				}()
-			}
-			close(start)
-			wg.Wait()
+			results := gatewaytest.Race(n, func(int) rawResult { return h.submitAsync(tk, k, trace) })
 
 			var fresh []rawResult
 			var replays, busy int
@@ -427,22 +414,13 @@ func TestConcurrentSameKeyAcrossReplicas(t *testing.T) {
 	tk := h1.tokenA(t)
 	k, trace := newKey(), newTraceID()
 	const perReplica = 10
-	results := make([]rawResult, 2*perReplica)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range results {
+	results := gatewaytest.Race(2*perReplica, func(i int) rawResult {
 		h := h1
 		if i%2 == 1 {
 			h = h2
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = h.submitAsync(start, tk, k, trace)
-		}()
-	}
-	close(start)
-	wg.Wait()
+		return h.submitAsync(tk, k, trace)
+	})
 	fresh := 0
 	var body string
 	for _, r := range results {
