@@ -1,10 +1,7 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -12,20 +9,7 @@ import (
 // docs/operators.md loads as it is printed, its limits where the gateway
 // reads them.
 func TestDocRateLimitSnippet(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "operators.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(doc), "## Rate limits\n")
-	if !ok {
-		t.Fatal("docs/operators.md has no Rate limits section")
-	}
-	_, rest, ok = strings.Cut(rest, "```yaml\n")
-	block, _, ok2 := strings.Cut(rest, "```\n")
-	if !ok || !ok2 {
-		t.Fatal("the Rate limits section has no yaml block")
-	}
-	cfg, err := Parse("docs/operators.md", []byte(block))
+	cfg, err := Parse("docs/operators.md", docSnippet(t, "operators.md", "## Rate limits\n", ""))
 	if err != nil {
 		t.Fatal(err)
 	}

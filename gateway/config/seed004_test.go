@@ -169,24 +169,7 @@ func TestAuditSinkFile(t *testing.T) {
 // TestDocGuardSnippet: the guard snippet of docs/connections.md loads as
 // it is printed.
 func TestDocGuardSnippet(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "connections.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(doc), "- **Guard them.**")
-	if !ok {
-		t.Fatal("docs/connections.md has no Guard them item")
-	}
-	_, rest, ok = strings.Cut(rest, "  ```yaml\n")
-	block, _, ok2 := strings.Cut(rest, "  ```\n")
-	if !ok || !ok2 {
-		t.Fatal("the Guard them section has no yaml block")
-	}
-	var b strings.Builder
-	for line := range strings.Lines(block) {
-		b.WriteString(strings.TrimPrefix(line, "  "))
-	}
-	cfg, err := Parse("docs/connections.md", []byte(b.String()))
+	cfg, err := Parse("docs/connections.md", docSnippet(t, "connections.md", "- **Guard them.**", "  "))
 	if err != nil {
 		t.Fatal(err)
 	}
