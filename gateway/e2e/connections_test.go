@@ -73,12 +73,8 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 	tok := mint(t, ti, tenantA, userA)
 
 	// Search finds the guarded move; describe hands out its start link.
-	res := w.query(t, tok, map[string]any{"query": "open a pull request"})
-	gatewaytest.WantStatus(t, res, http.StatusOK)
-	if !strings.Contains(string(res.Body), `"id":"safe.create_pr"`) {
-		t.Fatalf("search did not find safe.create_pr: %s", res.Body)
-	}
-	res = w.query(t, tok, map[string]any{"subject": "safe.create_pr"})
+	wantSearchFinds(t, w, tok, "open a pull request", "safe.create_pr")
+	res := w.query(t, tok, map[string]any{"subject": "safe.create_pr"})
 	gatewaytest.WantStatus(t, res, http.StatusOK)
 	desc := res.Object(t)
 	start := linksOf(t, member(t, desc, "item").(map[string]any))[0]

@@ -214,6 +214,17 @@ type link struct {
 	InputSchema map[string]any `json:"inputSchema"`
 }
 
+// wantSearchFinds fails unless a search for query (of every kind)
+// answers an item with id.
+func wantSearchFinds(t testing.TB, w *gw, tok, query, id string) {
+	t.Helper()
+	res := w.query(t, tok, map[string]any{"query": query})
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	if !strings.Contains(string(res.Body), `"id":"`+id+`"`) {
+		t.Fatalf("search did not find %s: %s", id, res.Body)
+	}
+}
+
 // linksOf reads the links[] of a decoded answer; it fails unless the
 // member is present and an array.
 func linksOf(t testing.TB, body map[string]any) []link {

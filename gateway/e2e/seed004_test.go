@@ -130,11 +130,7 @@ func TestSeed004OverREST(t *testing.T) {
 	w := wrapGateway(g)
 	tok := mint(t, ti, tenantA, userA)
 
-	res := w.query(t, tok, map[string]any{"query": "open a pull request"})
-	gatewaytest.WantStatus(t, res, http.StatusOK)
-	if !strings.Contains(string(res.Body), `"id":"safe.create_pr"`) {
-		t.Fatalf("search did not find safe.create_pr: %s", res.Body)
-	}
+	wantSearchFinds(t, w, tok, "open a pull request", "safe.create_pr")
 	pr := map[string]any{"title": "Add the seed's example", "head": "feature/seed-004"}
 
 	// Before any run of the suite: refused, with the start of run_tests.
@@ -142,7 +138,7 @@ func TestSeed004OverREST(t *testing.T) {
 	for k, v := range pr {
 		input[k] = v
 	}
-	res = w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": input})
+	res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": input})
 	wantProblem(t, res, http.StatusConflict, contracts.CodeGuardRejected)
 	if !strings.Contains(string(res.Body), `"capability":"run_tests"`) {
 		t.Errorf("the refusal does not link run_tests: %s", res.Body)

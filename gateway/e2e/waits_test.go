@@ -45,17 +45,28 @@ func waitGateway(t *testing.T, ti *gatewaytest.Issuer, now func() time.Time, dsn
 	})
 }
 
+// startAndFire starts a run of definition and fires transition (with
+// arguments when not nil) at the version it started at; it returns the
+// answer to the move.
+func startAndFire(t *testing.T, w *gw, tok, definition, transition string, arguments map[string]any) map[string]any {
+	t.Helper()
+	res := w.command(t, tok, map[string]any{"definitionId": definition})
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	start := res.Object(t)
+	move := map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": transition}
+	if arguments != nil {
+		move["arguments"] = arguments
+	}
+	res = w.command(t, tok, move)
+	gatewaytest.WantStatus(t, res, http.StatusOK)
+	return res.Object(t)
+}
+
 // parkRelease starts a release and fires review, which parks on a review
 // sub-workflow; it returns the release's answer to review.
 func parkRelease(t *testing.T, w *gw, tok string) map[string]any {
 	t.Helper()
-	res := w.command(t, tok, map[string]any{"definitionId": "release"})
-	gatewaytest.WantStatus(t, res, http.StatusOK)
-	start := res.Object(t)
-	res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"),
-		"transition": "review", "arguments": map[string]any{"ticket": "T-7"}})
-	gatewaytest.WantStatus(t, res, http.StatusOK)
-	parked := res.Object(t)
+	parked := startAndFire(t, w, tok, "release", "review", map[string]any{"ticket": "T-7"})
 	if s := str(t, parked, "workflow.state"); s != "draft" {
 		t.Fatalf("parked release in state %s, want draft (the move waits)", s)
 	}
@@ -240,12 +251,7 @@ func newNotifyAPI(t *testing.T, hold chan struct{}) (*notifyAPI, string) {
 // returns the release's id and its child's.
 func parkReleaseOut(t *testing.T, w *gw, tok string) (string, string) {
 	t.Helper()
-	res := w.command(t, tok, map[string]any{"definitionId": "release_out"})
-	gatewaytest.WantStatus(t, res, http.StatusOK)
-	start := res.Object(t)
-	res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": "review"})
-	gatewaytest.WantStatus(t, res, http.StatusOK)
-	parked := res.Object(t)
+	parked := startAndFire(t, w, tok, "release_out", "review", nil)
 	return str(t, parked, "workflow.id"), str(t, parked, "waiting.childWorkflowId")
 }
 
@@ -487,12 +493,7 @@ func TestWorkflowExecutorWaitNested(t *testing.T) {
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	park := func() (outer, middle, review string) {
-		res := w.command(t, tok, map[string]any{"definitionId": "outer"})
-		gatewaytest.WantStatus(t, res, http.StatusOK)
-		start := res.Object(t)
-		res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"), "transition": "go"})
-		gatewaytest.WantStatus(t, res, http.StatusOK)
-		body := res.Object(t)
+		body := startAndFire(t, w, tok, "outer", "go", nil)
 		middle = str(t, body, "waiting.childWorkflowId")
 		m := getRun(t, w, tok, middle)
 		if str(t, m, "workflow.state") != "m0" || str(t, m, "waiting.transition") != "auto" {
@@ -553,13 +554,7 @@ func TestWorkflowExecutorOnEnterWaits(t *testing.T) {
 	w := wrapGateway(g)
 	tok := dayToken(t, ti)
 	submit := func() map[string]any {
-		res := w.command(t, tok, map[string]any{"definitionId": "release_enter"})
-		gatewaytest.WantStatus(t, res, http.StatusOK)
-		start := res.Object(t)
-		res = w.command(t, tok, map[string]any{"workflowId": str(t, start, "workflow.id"), "expectedVersion": num(t, start, "workflow.version"),
-			"transition": "submit", "arguments": map[string]any{"ticket": "T-9"}})
-		gatewaytest.WantStatus(t, res, http.StatusOK)
-		parked := res.Object(t)
+		parked := startAndFire(t, w, tok, "release_enter", "submit", map[string]any{"ticket": "T-9"})
 		if str(t, parked, "workflow.state") != "reviewing" || str(t, parked, "waiting.state") != "reviewing" ||
 			str(t, parked, "waiting.transition") != "submit" || str(t, parked, "waiting.deadline") == "" {
 			t.Fatalf("the release after submit: %v", parked)
