@@ -32,13 +32,7 @@ func testListMissions(t *testing.T, o Opener) {
 		}
 		return nil
 	})
-	ids := func(ms []store.Mission) []string {
-		out := []string{}
-		for _, m := range ms {
-			out = append(out, m.ID)
-		}
-		return out
-	}
+	ids := func(ms []store.Mission) []string { return each(ms, func(m store.Mission) string { return m.ID }) }
 	cases := []struct {
 		name  string
 		f     store.MissionFilter
@@ -96,13 +90,6 @@ func testMissionEvents(t *testing.T, o Opener) {
 			ev("moved", "a", "tr-3", "wf_1", epoch.Add(time.Second)),
 		})
 	})
-	types := func(events []store.Event) []string {
-		out := []string{}
-		for _, e := range events {
-			out = append(out, e.Type)
-		}
-		return out
-	}
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		for _, c := range []struct {
 			wf    string
@@ -118,8 +105,8 @@ func testMissionEvents(t *testing.T, o Opener) {
 			if err != nil {
 				t.Fatalf("MissionEvents(%q): %v", c.wf, err)
 			}
-			if !slices.Equal(types(got), c.want) {
-				t.Errorf("MissionEvents(%q, %d) = %v, want %v", c.wf, c.limit, types(got), c.want)
+			if !slices.Equal(eventTypes(got), c.want) {
+				t.Errorf("MissionEvents(%q, %d) = %v, want %v", c.wf, c.limit, eventTypes(got), c.want)
 			}
 		}
 		return nil
@@ -132,8 +119,8 @@ func testMissionEvents(t *testing.T, o Opener) {
 		if err != nil {
 			return err
 		}
-		if want := []string{"started", "moved", "staged"}; !slices.Equal(types(got), want) {
-			t.Errorf("staged: MissionEvents = %v, want %v", types(got), want)
+		if want := []string{"started", "moved", "staged"}; !slices.Equal(eventTypes(got), want) {
+			t.Errorf("staged: MissionEvents = %v, want %v", eventTypes(got), want)
 		}
 		return nil
 	})

@@ -16,11 +16,7 @@ func contextRecord(kind, tenant, id, compartment string, purposes ...string) sto
 }
 
 func ids(list []store.ContextRecord) []string {
-	out := []string{}
-	for _, r := range list {
-		out = append(out, r.ID)
-	}
-	return out
+	return each(list, func(r store.ContextRecord) string { return r.ID })
 }
 
 // testContextRecords: a put inserts or replaces (never duplicates) by kind,

@@ -35,11 +35,7 @@ func exportEvents(t *testing.T, s store.Store) {
 }
 
 func eventTypes(events []store.Event) []string {
-	out := []string{}
-	for _, e := range events {
-		out = append(out, e.Type)
-	}
-	return out
+	return each(events, func(e store.Event) string { return e.Type })
 }
 
 // testExportEvents: ExportEvents filters by tenant (or none), time range,

@@ -172,9 +172,5 @@ func testIdleMissionsMany(t *testing.T, o Opener) {
 
 // tenantIDs names each mission of ms as tenant/id, in order.
 func tenantIDs(ms []store.Mission) []string {
-	out := []string{}
-	for _, m := range ms {
-		out = append(out, m.Tenant+"/"+m.ID)
-	}
-	return out
+	return each(ms, func(m store.Mission) string { return m.Tenant + "/" + m.ID })
 }

@@ -139,6 +139,16 @@ func wantNone[V any](t *testing.T, s store.Store, what string, get func(store.Re
 	})
 }
 
+// each is f of every element of list, in order; never nil, so that an
+// empty result prints as [] beside a want.
+func each[T any](list []T, f func(T) string) []string {
+	out := []string{}
+	for _, x := range list {
+		out = append(out, f(x))
+	}
+	return out
+}
+
 func view(t *testing.T, s store.Store, fn func(ctx context.Context, tx store.ReadTx) error) {
 	t.Helper()
 	if err := s.View(context.Background(), fn); err != nil {
