@@ -4,17 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 )
@@ -155,23 +150,7 @@ func BenchmarkSubmitIntentTombstones(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			g := newGateway(b, st)
-			prefix := "bench-" + rand.Text()[:8]
-			var n atomic.Int64
-			b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := gatewaytest.ProcessCPU()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					rec := g.post(fmt.Sprintf("%s-%010d", prefix, n.Add(1)))
-					if rec.Code != http.StatusOK {
-						b.Errorf("POST /v8/intents: %d %s", rec.Code, rec.Body)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(gatewaytest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			benchSubmit(b, newGateway(b, st))
 		})
 	}
 }
