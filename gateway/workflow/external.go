@@ -237,6 +237,31 @@ func tapeFrom(ctx context.Context) *Tape {
 	return t
 }
 
+// beforeCall runs, without t.mu held, what runs before a recorded call is
+// sent: before for the recording's first call, renew for every later one.
+// A renewal that fails stops the recording, so that a replay answers why
+// instead of a mismatch.
+func (t *Tape) beforeCall(ctx context.Context) error {
+	t.mu.Lock()
+	first := !t.started
+	t.started = true
+	hook := t.renew
+	if first {
+		hook = t.before
+	}
+	t.mu.Unlock()
+	if hook == nil {
+		return nil
+	}
+	err := hook(ctx)
+	if err != nil && !first {
+		t.mu.Lock()
+		t.stopped = err
+		t.mu.Unlock()
+	}
+	return err
+}
+
 // run makes (or replays) one executor call of x: call makes it, with
 // every attempt its reliability allows, and returns the final answer and
 // the attempts. A replay plays back the final answer and the attempts as
@@ -258,23 +283,9 @@ func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Con
 		}
 		return cloneMap(c.out), slices.Clone(c.attempts), c.err
 	}
-	first := !t.started
-	t.started = true
-	before, renew := t.before, t.renew
 	t.mu.Unlock()
-	hook := renew
-	if first {
-		hook = before
-	}
-	if hook != nil {
-		if err := hook(ctx); err != nil {
-			if !first {
-				t.mu.Lock()
-				t.stopped = err
-				t.mu.Unlock()
-			}
-			return nil, nil, err
-		}
+	if err := t.beforeCall(ctx); err != nil {
+		return nil, nil, err
 	}
 	out, attempts, err := call(ctx)
 	t.mu.Lock()

@@ -211,22 +211,9 @@ func (t *Tape) group(ctx context.Context, x config.Executor) (*tapeGroup, error)
 		}
 		return &tapeGroup{t: t, i: t.pos - 1}, nil
 	}
-	first := !t.started
-	t.started = true
-	hook := t.renew
-	if first {
-		hook = t.before
-	}
 	t.mu.Unlock()
-	if hook != nil {
-		if err := hook(ctx); err != nil {
-			if !first {
-				t.mu.Lock()
-				t.stopped = err
-				t.mu.Unlock()
-			}
-			return nil, err
-		}
+	if err := t.beforeCall(ctx); err != nil {
+		return nil, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
