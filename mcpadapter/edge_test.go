@@ -21,6 +21,18 @@ type rpcError struct {
 	size   int
 }
 
+// rpcAnswer is a JSON-RPC answer as the tests decode it, by a type of
+// their own rather than the contract's.
+type rpcAnswer struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
 // postRPC posts a raw body to /mcp with tok at protocol version (every
 // header a conforming client sends) and reads the answer as a JSON-RPC
 // error when it is application/json; chunked sends it without a
@@ -38,14 +50,7 @@ func postRPC(t *testing.T, h *harness, tok, version string, body []byte, chunked
 	if res.Header.Get("Content-Type") != "application/json" {
 		return a
 	}
-	var msg struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
+	var msg rpcAnswer
 	if err := json.Unmarshal(b, &msg); err != nil || msg.JSONRPC != "2.0" {
 		t.Fatalf("%d: not a JSON-RPC answer: %.300s", res.Status, b)
 	}

@@ -320,18 +320,11 @@ func TestStreamableHTTPScopeChallenge(t *testing.T) {
 			cs[0].Params["scope"] != string(contracts.ScopeMissionsWrite) || cs[0].Params["resource_metadata"] != h.url+"/.well-known/oauth-protected-resource" {
 			t.Errorf("WWW-Authenticate %q (%v)", res.Header.Get("WWW-Authenticate"), err)
 		}
-		var msg struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Error   struct {
-				Code int             `json:"code"`
-				Data json.RawMessage `json:"data"`
-			} `json:"error"`
-		}
+		var msg rpcAnswer
 		if ct := res.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("Content-Type %q", ct)
 		}
-		if err := json.Unmarshal(b, &msg); err != nil || msg.JSONRPC != "2.0" || string(msg.ID) != `"call-7"` || msg.Error.Code != mcpadapter.RPCInsufficientScope {
+		if err := json.Unmarshal(b, &msg); err != nil || msg.JSONRPC != "2.0" || string(msg.ID) != `"call-7"` || msg.Error == nil || msg.Error.Code != mcpadapter.RPCInsufficientScope {
 			t.Fatalf("body %s (%v), want the JSON-RPC error of call-7", b, err)
 		}
 		var env envelope
@@ -408,15 +401,7 @@ func TestStreamableHTTPJSONRPCErrors(t *testing.T) {
 			if res.Status != c.status || res.Header.Get("Content-Type") != "application/json" {
 				t.Fatalf("%d %q %s, want %d application/json", res.Status, res.Header.Get("Content-Type"), b, c.status)
 			}
-			var msg struct {
-				JSONRPC string          `json:"jsonrpc"`
-				ID      json.RawMessage `json:"id"`
-				Error   *struct {
-					Code    int             `json:"code"`
-					Message string          `json:"message"`
-					Data    json.RawMessage `json:"data"`
-				} `json:"error"`
-			}
+			var msg rpcAnswer
 			if err := json.Unmarshal(b, &msg); err != nil || msg.JSONRPC != "2.0" || msg.Error == nil {
 				t.Fatalf("not a JSON-RPC error: %s (%v)", b, err)
 			}
