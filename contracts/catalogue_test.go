@@ -270,25 +270,45 @@ func TestAnnotations(t *testing.T) {
 var seedToolFields = []string{"name", "description", "inputSchema", "operationId", "method", "path",
 	"requiredScope", "idempotency", "annotations"}
 
+// checkJSONForm marshals v and checks that the JSON object it makes has
+// exactly the members want, and that it decodes back to wire (v as its
+// wire form keeps it: Errors are not part of it); it returns the members.
+func checkJSONForm[T any](t *testing.T, v, wire T, want []string) map[string]json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	want = slices.Sorted(slices.Values(want))
+	if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, want) {
+		t.Errorf("members %v\nwant    %v", got, want)
+	}
+	var back T
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, wire) {
+		t.Errorf("JSON round trip changed it:\n got %+v\nwant %+v", back, wire)
+	}
+	return m
+}
+
 func TestToolJSONForm(t *testing.T) {
 	for _, tool := range contracts.Tools() {
 		t.Run(tool.Name, func(t *testing.T) {
-			b, err := json.Marshal(tool)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(b, &m); err != nil {
-				t.Fatal(err)
-			}
 			want := append(slices.Clone(seedToolFields), "outputSchema", "title", "successStatus")
 			if tool.PathArgument != "" {
 				want = append(want, "pathArgument")
 			}
-			slices.Sort(want)
-			if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, want) {
-				t.Errorf("members %v\nwant    %v", got, want)
-			}
+			// The JSON form decodes back to the same tool, Errors aside
+			// (they are not part of the wire form).
+			wire := tool.Clone()
+			wire.Errors = nil
+			m := checkJSONForm(t, tool, wire, want)
 			var ann map[string]any
 			if err := json.Unmarshal(m["annotations"], &ann); err != nil {
 				t.Fatal(err)
@@ -318,18 +338,6 @@ func TestToolJSONForm(t *testing.T) {
 			_ = json.Unmarshal(m["idempotency"], &idem)
 			if !slices.Contains([]string{"required", "safe-read", "versioned"}, idem) {
 				t.Errorf("idempotency %q is not a known class", idem)
-			}
-
-			// The JSON form decodes back to the same tool, Errors aside
-			// (they are not part of the wire form).
-			var back contracts.Tool
-			if err := json.Unmarshal(b, &back); err != nil {
-				t.Fatal(err)
-			}
-			want2 := tool.Clone()
-			want2.Errors = nil
-			if !reflect.DeepEqual(back, want2) {
-				t.Errorf("JSON round trip changed the tool:\n got %+v\nwant %+v", back, want2)
 			}
 		})
 	}

@@ -48,29 +48,28 @@ func scribble(b []byte) {
 	}
 }
 
+// mutateOperation scribbles over the schemas and the error list an
+// operation (a tool or an endpoint) was handed out with.
+func mutateOperation(input, output json.RawMessage, errs *[]contracts.Code) {
+	scribble(input)
+	scribble(output)
+	for i := range *errs {
+		(*errs)[i] = "zzz"
+	}
+	if len(*errs) > 0 {
+		*errs = append((*errs)[:0], "yyy")
+	}
+}
+
 func mutateTool(tool *contracts.Tool) {
-	scribble(tool.InputSchema)
-	scribble(tool.OutputSchema)
-	for i := range tool.Errors {
-		tool.Errors[i] = "zzz"
-	}
-	if len(tool.Errors) > 0 {
-		tool.Errors = append(tool.Errors[:0], "yyy")
-	}
+	mutateOperation(tool.InputSchema, tool.OutputSchema, &tool.Errors)
 	tool.Name = "mutated"
 	tool.RequiredScope = "admin"
 	tool.Annotations.DestructiveHint = !tool.Annotations.DestructiveHint
 }
 
 func mutateEndpoint(e *contracts.Endpoint) {
-	scribble(e.InputSchema)
-	scribble(e.OutputSchema)
-	for i := range e.Errors {
-		e.Errors[i] = "zzz"
-	}
-	if len(e.Errors) > 0 {
-		e.Errors = append(e.Errors[:0], "yyy")
-	}
+	mutateOperation(e.InputSchema, e.OutputSchema, &e.Errors)
 	e.OperationID = "mutated"
 	e.Path = "/mutated"
 	e.RequiredScope = "admin"
