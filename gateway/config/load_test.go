@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,9 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the loader's output")
+	"github.com/praxa/praxa/internal/golden"
+)
 
 // TestLoadGolden loads every testdata/*.yaml file and compares the outcome
 // with testdata/*.golden: the decoded configuration for a valid file, every
@@ -34,20 +33,7 @@ func TestLoadGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
 			got := loadOutcome(t, file)
-			golden := strings.TrimSuffix(file, ".yaml") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s (run go test -update after checking):\n--- got\n%s--- want\n%s", file, golden, got, want)
-			}
+			golden.Check(t, strings.TrimSuffix(file, ".yaml")+".golden", got, "")
 			// A file is valid exactly when its name says so.
 			valid := strings.HasPrefix(name, "valid-") || strings.HasPrefix(name, "yes-no-strings") ||
 				name == "empty" || name == "comments-only"

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/praxa/praxa/internal/golden"
 )
 
 // yamlCases reach every error the YAML library reports (each of the
@@ -298,20 +300,7 @@ func TestParseYAMLGolden(t *testing.T) {
 			b.WriteString("\n")
 		}
 	}
-	golden := filepath.Join("testdata", "parseyaml.golden")
-	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("parseYAML differs from %s (run go test -update after checking):\n%s", golden, sectionDiff(string(want), b.String()))
-	}
+	golden.CheckSections(t, filepath.Join("testdata", "parseyaml.golden"), b.Bytes(), "")
 }
 
 // fuzzCorpusBytes decodes a kept fuzz input of one []byte argument (the
@@ -328,32 +317,4 @@ func fuzzCorpusBytes(raw []byte) ([]byte, error) {
 	}
 	s, err := strconv.Unquote(arg)
 	return []byte(s), err
-}
-
-// sectionDiff shows the sections ("=== name" and the lines up to the
-// next one) of a golden file that differ between want and got.
-func sectionDiff(want, got string) string {
-	split := func(s string) (names []string, text map[string]string) {
-		text = map[string]string{}
-		for _, sec := range strings.SplitAfter(s, "\n=== ") {
-			name, _, _ := strings.Cut(strings.TrimPrefix(sec, "=== "), "\n")
-			names = append(names, name)
-			text[name] = "=== " + strings.TrimPrefix(strings.TrimSuffix(sec, "\n=== "), "=== ")
-		}
-		return names, text
-	}
-	wantNames, w := split(want)
-	gotNames, g := split(got)
-	var b strings.Builder
-	for _, name := range gotNames {
-		if w[name] != g[name] {
-			fmt.Fprintf(&b, "--- want\n%s\n+++ got\n%s\n", w[name], g[name])
-		}
-	}
-	for _, name := range wantNames {
-		if _, ok := g[name]; !ok {
-			fmt.Fprintf(&b, "--- want (gone)\n%s\n", w[name])
-		}
-	}
-	return b.String()
 }

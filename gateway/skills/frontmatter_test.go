@@ -3,17 +3,14 @@ package skills
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the parser's output")
 
 // frontMatterCases reach the YAML library's errors inside front matter
 // (whose lines are the file's lines less one) and every refusal of the
@@ -108,26 +105,5 @@ func TestParseFileGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%s\n", read)
 	}
-	golden := filepath.Join("testdata", "frontmatter.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got := b.String(); got != string(want) {
-		for _, sec := range strings.Split(got, "=== ")[1:] {
-			if !strings.Contains(string(want), "=== "+sec) {
-				t.Errorf("differs from %s (run go test -update after checking):\n=== %s", golden, sec)
-			}
-		}
-		t.Errorf("the output differs from %s", golden)
-	}
+	golden.CheckSections(t, filepath.Join("testdata", "frontmatter.golden"), b.Bytes(), "")
 }

@@ -1,5 +1,5 @@
 // Package golden holds a test's output to a checked-in file: one
-// comparison, one -update flag and one report of the first differing line
+// comparison, one -update flag and one report of where the texts differ
 // for every golden-file test of the module.
 package golden
 
@@ -23,6 +23,18 @@ var update = flag.Bool("update", false, "rewrite golden files from the code's ou
 // writes the file outside the tests ("go generate ./contracts"), if any.
 func Check(t testing.TB, path string, got []byte, regenerate string) {
 	t.Helper()
+	check(t, path, got, regenerate, FirstDifference)
+}
+
+// CheckSections is Check for a text of sections, each headed by a line
+// "=== name": it reports every section that differs, whole.
+func CheckSections(t testing.TB, path string, got []byte, regenerate string) {
+	t.Helper()
+	check(t, path, got, regenerate, sectionDiff)
+}
+
+func check(t testing.TB, path string, got []byte, regenerate string, diff func(want, got []byte) string) {
+	t.Helper()
 	how := "go test -update"
 	if regenerate != "" {
 		how = regenerate + ", or " + how
@@ -42,7 +54,7 @@ func Check(t testing.TB, path string, got []byte, regenerate string) {
 		t.Fatalf("%v (run %s to create it)", err, how)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is out of date (run %s):\n%s", path, how, FirstDifference(want, got))
+		t.Errorf("%s is out of date (run %s):\n%s", path, how, diff(want, got))
 	}
 }
 
@@ -63,4 +75,32 @@ func FirstDifference(want, got []byte) string {
 		}
 	}
 	return "(texts differ only in line endings)"
+}
+
+// sectionDiff shows the sections ("=== name" and the lines up to the
+// next) that differ between want and got, and those got lost.
+func sectionDiff(want, got []byte) string {
+	split := func(s string) (names []string, text map[string]string) {
+		text = map[string]string{}
+		for _, sec := range strings.SplitAfter(s, "\n=== ") {
+			name, _, _ := strings.Cut(strings.TrimPrefix(sec, "=== "), "\n")
+			names = append(names, name)
+			text[name] = "=== " + strings.TrimPrefix(strings.TrimSuffix(sec, "\n=== "), "=== ")
+		}
+		return names, text
+	}
+	wantNames, w := split(string(want))
+	gotNames, g := split(string(got))
+	var b strings.Builder
+	for _, name := range gotNames {
+		if w[name] != g[name] {
+			b.WriteString("--- want\n" + w[name] + "\n+++ got\n" + g[name] + "\n")
+		}
+	}
+	for _, name := range wantNames {
+		if _, ok := g[name]; !ok {
+			b.WriteString("--- want (gone)\n" + w[name] + "\n")
+		}
+	}
+	return b.String()
 }
