@@ -2,7 +2,6 @@ package catalogue_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -98,14 +97,6 @@ func call(t testing.TB, c *catalogue.Catalogue, st store.Store, tool string, dis
 	return out, r, err
 }
 
-func code(err error) contracts.Code {
-	var ce *contracts.Error
-	if errors.As(err, &ce) {
-		return ce.Code
-	}
-	return ""
-}
-
 var caller = &auth.Principal{Tenant: "acme", Subject: "alice"}
 
 // TestSearchAndDescribe: search answers the index's items with the links
@@ -126,7 +117,7 @@ func TestSearchAndDescribe(t *testing.T) {
 	if err != nil || aura.(catalogue.SearchResult).Items[0].Item.Links[0].Method != contracts.ToolCreateMission {
 		t.Errorf("aura search = %+v, %v", aura, err)
 	}
-	if _, _, err := call(t, c, st, contracts.ToolPraxecQuery, contracts.OpSearch, caller, map[string]any{"query": "", "kind": "skill"}); code(err) != contracts.CodeInvalidParams {
+	if _, _, err := call(t, c, st, contracts.ToolPraxecQuery, contracts.OpSearch, caller, map[string]any{"query": "", "kind": "skill"}); contracts.AsError(err).Code != contracts.CodeInvalidParams {
 		t.Errorf("a skill search while disabled: %v", err)
 	}
 	enabled, st2, _ := newCatalogue(t, catalogue.Options{SkillsSearch: true})
@@ -164,10 +155,10 @@ func TestLexicon(t *testing.T) {
 		t.Fatalf("lookup of a ref = %+v, %v", out, err)
 	}
 	define := map[string]any{"subject": "lexicon:runbook", "definition": map[string]any{"definition_short": "The steps an operator follows."}}
-	if _, _, err := call(t, c, st, contracts.ToolPraxecCommand, contracts.OpDefine, caller, define); code(err) != contracts.CodeLexiconWritesDisabled {
+	if _, _, err := call(t, c, st, contracts.ToolPraxecCommand, contracts.OpDefine, caller, define); contracts.AsError(err).Code != contracts.CodeLexiconWritesDisabled {
 		t.Fatalf("a define while writes are disabled: %v", err)
 	}
-	if _, err := c.DefineTerm(context.Background(), caller, "lexicon:runbook", define["definition"].(map[string]any), "tr"); code(err) != contracts.CodeInsufficientScope {
+	if _, err := c.DefineTerm(context.Background(), caller, "lexicon:runbook", define["definition"].(map[string]any), "tr"); contracts.AsError(err).Code != contracts.CodeInsufficientScope {
 		t.Errorf("DefineTerm without lexicon:write: %v", err)
 	}
 	writer := &auth.Principal{Tenant: "acme", Subject: "op", Scopes: auth.NewScopeSet(contracts.ScopeLexiconWrite)}

@@ -89,15 +89,6 @@ func read(t testing.TB, k *knowledge.Knowledge, st store.Store, tool string, p *
 	return out, r, err
 }
 
-// code is the contract error code of err, "" for none.
-func code(err error) contracts.Code {
-	var ce *contracts.Error
-	if errors.As(err, &ce) {
-		return ce.Code
-	}
-	return ""
-}
-
 // TestOperations: Knowledge serves one operation per contract tool it
 // owns, each a read, only aura_get_skill without the store.
 func TestOperations(t *testing.T) {
@@ -182,7 +173,7 @@ func TestMemory(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, r, err := read(t, k, st, contracts.ToolQueryMemory, reader(), tt.args)
-			if code(err) != tt.want {
+			if contracts.AsError(err).Code != tt.want {
 				t.Fatalf("err = %v, want %s", err, tt.want)
 			}
 			ce := contracts.AsError(err)
@@ -248,7 +239,7 @@ func TestImportRefused(t *testing.T) {
 	two := `{"id":"m1","compartment":"payments","purposes":["support"],"content":"one"}
 {"id":"m2","compartment":"payments","purposes":["support"],"content":"two"}
 `
-	if _, err := limited.ImportMemory(ctx, nil, "acme", "two.jsonl", strings.NewReader(two)); code(err) != contracts.CodeQuotaExceeded {
+	if _, err := limited.ImportMemory(ctx, nil, "acme", "two.jsonl", strings.NewReader(two)); contracts.AsError(err).Code != contracts.CodeQuotaExceeded {
 		t.Fatalf("import past the quota: err = %v, want %s", err, contracts.CodeQuotaExceeded)
 	}
 }

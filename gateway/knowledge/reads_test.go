@@ -41,7 +41,7 @@ func TestSkill(t *testing.T) {
 	if ce := contracts.AsError(err); ce.Code != contracts.CodeNotFound || len(ce.Links) != 1 || ce.Links[0].Rel != "latest" {
 		t.Errorf("unknown version = %+v", ce)
 	}
-	if _, _, err := read(t, k, nil, contracts.ToolGetSkill, p, map[string]any{"skillId": "nope"}); code(err) != contracts.CodeNotFound {
+	if _, _, err := read(t, k, nil, contracts.ToolGetSkill, p, map[string]any{"skillId": "nope"}); contracts.AsError(err).Code != contracts.CodeNotFound {
 		t.Errorf("unknown skill: err = %v", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestStage(t *testing.T) {
 	if v := valid(); v != certs.UnknownIssuer {
 		t.Errorf("after apply: verification %q, want %q", v, certs.UnknownIssuer)
 	}
-	if code(skill()) != contracts.CodeNotFound {
+	if contracts.AsError(skill()).Code != contracts.CodeNotFound {
 		t.Errorf("after apply: the old skills still serve")
 	}
 }
@@ -151,7 +151,7 @@ func TestCoverage(t *testing.T) {
 	}
 	loaded := false
 	_, err := k.RecordCoverageRun(ctx, &auth.Principal{Tenant: "ops"}, func() (map[string]any, error) { loaded = true; return nil, nil }, "r0", "t0")
-	if code(err) != contracts.CodeInsufficientScope || loaded {
+	if contracts.AsError(err).Code != contracts.CodeInsufficientScope || loaded {
 		t.Fatalf("without the scope: err = %v, body read %v", err, loaded)
 	}
 	first, err := k.RecordCoverageRun(ctx, writer, report(
@@ -190,7 +190,7 @@ func TestCoverage(t *testing.T) {
 		len(out.(knowledge.Coverage).Operations) != 1 {
 		t.Errorf("an operation only a case names: %+v, %v", out, err)
 	}
-	if _, _, err := read(t, k, st, contracts.ToolGetCoverage, &auth.Principal{}, map[string]any{"operationId": "nothing"}); code(err) != contracts.CodeInvalidParams {
+	if _, _, err := read(t, k, st, contracts.ToolGetCoverage, &auth.Principal{}, map[string]any{"operationId": "nothing"}); contracts.AsError(err).Code != contracts.CodeInvalidParams {
 		t.Errorf("an unknown operation: err = %v", err)
 	}
 
@@ -235,7 +235,7 @@ func TestTrace(t *testing.T) {
 	if len(r.Events) != 1 || r.Events[0].Type != "trace.read" || r.Events[0].Attributes["traceId"] != "tr" {
 		t.Errorf("events = %+v", r.Events)
 	}
-	if _, _, err := read(t, k, st, contracts.ToolGetTrace, &auth.Principal{Tenant: "globex"}, map[string]any{"traceId": "tr"}); code(err) != contracts.CodeNotFound {
+	if _, _, err := read(t, k, st, contracts.ToolGetTrace, &auth.Principal{Tenant: "globex"}, map[string]any{"traceId": "tr"}); contracts.AsError(err).Code != contracts.CodeNotFound {
 		t.Errorf("another tenant's trace: err = %v", err)
 	}
 }

@@ -27,14 +27,6 @@ func engine(t *testing.T) *workflow.Engine {
 	return &workflow.Engine{Registry: reg, NewID: func(p string) string { n++; return fmt.Sprintf("%s_%d", p, n) }}
 }
 
-func code(err error) contracts.Code {
-	var ce *contracts.Error
-	if errors.As(err, &ce) {
-		return ce.Code
-	}
-	return ""
-}
-
 func TestDeployPipeline(t *testing.T) {
 	ctx := context.Background()
 	e := engine(t)
@@ -74,7 +66,7 @@ func TestDeployPipeline(t *testing.T) {
 	if in.Context["coverage"] != 87.5 || !slices.Equal(in.Evidence, []string{"lint_passed", "tests_passed"}) {
 		t.Errorf("context %+v evidence %v", in.Context, in.Evidence)
 	}
-	if _, err := e.Fire(ctx, in, "abort", nil); code(err) != contracts.CodeInvalidTransition {
+	if _, err := e.Fire(ctx, in, "abort", nil); contracts.AsError(err).Code != contracts.CodeInvalidTransition {
 		t.Errorf("move after the end: %v", err)
 	}
 }
@@ -84,11 +76,11 @@ func TestErrors(t *testing.T) {
 	e := engine(t)
 	out, _ := e.Start(ctx, workflow.StartRequest{DefinitionID: "deploy_pipeline"})
 	in := out.Instance
-	if _, err := e.Fire(ctx, in, "deploy", nil); code(err) != contracts.CodeInvalidTransition {
+	if _, err := e.Fire(ctx, in, "deploy", nil); contracts.AsError(err).Code != contracts.CodeInvalidTransition {
 		t.Errorf("illegal move: %v", err)
 	}
 	next, _ := e.Fire(ctx, in, "run_lint", nil)
-	if _, err := e.Fire(ctx, next.Instance, "run_tests", map[string]any{"coverage": "high"}); code(err) != contracts.CodeInvalidParams {
+	if _, err := e.Fire(ctx, next.Instance, "run_tests", map[string]any{"coverage": "high"}); contracts.AsError(err).Code != contracts.CodeInvalidParams {
 		t.Errorf("bad arguments: %v", err)
 	} else {
 		var ce *contracts.Error
@@ -97,7 +89,7 @@ func TestErrors(t *testing.T) {
 			t.Errorf("pointer %q", ce.Fields[0].Pointer)
 		}
 	}
-	if _, err := e.Start(ctx, workflow.StartRequest{DefinitionID: "nope"}); code(err) != contracts.CodeNotFound {
+	if _, err := e.Start(ctx, workflow.StartRequest{DefinitionID: "nope"}); contracts.AsError(err).Code != contracts.CodeNotFound {
 		t.Errorf("unknown definition: %v", err)
 	}
 }
@@ -108,7 +100,7 @@ func TestEvidenceGuard(t *testing.T) {
 	out, _ := e.Start(ctx, workflow.StartRequest{DefinitionID: "guarded_merge"})
 	in := out.Instance
 	rejected, err := e.Fire(ctx, in, "merge", nil)
-	if code(err) != contracts.CodeGuardRejected {
+	if contracts.AsError(err).Code != contracts.CodeGuardRejected {
 		t.Fatalf("merge before tests: %v", err)
 	}
 	if len(rejected.Events) != 1 || rejected.Events[0].Type != "guard.rejected" {
@@ -136,11 +128,11 @@ func TestHumanApproval(t *testing.T) {
 	if err != nil || pending.Pending == nil || pending.Instance.State != "awaiting_approval" {
 		t.Fatalf("approval not queued: %+v, %v", pending, err)
 	}
-	if _, err := e.Fire(ctx, pending.Instance, "approve_release", nil); code(err) != contracts.CodeInvalidTransition {
+	if _, err := e.Fire(ctx, pending.Instance, "approve_release", nil); contracts.AsError(err).Code != contracts.CodeInvalidTransition {
 		t.Errorf("firing the pending transition again: %v", err)
 	}
 	id := pending.Pending.ApprovalID
-	if _, err := e.Resolve(ctx, pending.Instance, "apr_other", true, "ops"); code(err) != contracts.CodeMissionStateConflict {
+	if _, err := e.Resolve(ctx, pending.Instance, "apr_other", true, "ops"); contracts.AsError(err).Code != contracts.CodeMissionStateConflict {
 		t.Errorf("resolving another approval: %v", err)
 	}
 	rejected, err := e.Resolve(ctx, pending.Instance, id, false, "ops")
@@ -168,7 +160,7 @@ func TestCancel(t *testing.T) {
 	if err != nil || c.Instance.State != workflow.CancelledState || c.Instance.Version != 2 {
 		t.Fatalf("cancel: %+v, %v", c, err)
 	}
-	if _, err := e.Cancel(c.Instance, ""); code(err) != contracts.CodeMissionStateConflict {
+	if _, err := e.Cancel(c.Instance, ""); contracts.AsError(err).Code != contracts.CodeMissionStateConflict {
 		t.Errorf("cancel of a terminal instance: %v", err)
 	}
 }

@@ -69,13 +69,13 @@ func TestWorkflowExecutorParks(t *testing.T) {
 		t.Fatalf("parked: %+v, waiting %+v, events %+v", parent, w, out.Events)
 	}
 	child := out.Children[0]
-	if _, err := e.Fire(ctx, parent, "review", nil); code(err) != contracts.CodeInvalidTransition {
+	if _, err := e.Fire(ctx, parent, "review", nil); contracts.AsError(err).Code != contracts.CodeInvalidTransition {
 		t.Fatalf("a move while parked: %v, want INVALID_TRANSITION", err)
 	}
-	if _, err := e.Resume(ctx, parent, child); code(err) != contracts.CodeMissionStateConflict {
+	if _, err := e.Resume(ctx, parent, child); contracts.AsError(err).Code != contracts.CodeMissionStateConflict {
 		t.Fatalf("Resume on an active child: %v", err)
 	}
-	if _, err := e.Resume(ctx, parent, &workflow.Instance{ID: "other", DefinitionID: "review", State: "approved"}); code(err) != contracts.CodeMissionStateConflict {
+	if _, err := e.Resume(ctx, parent, &workflow.Instance{ID: "other", DefinitionID: "review", State: "approved"}); contracts.AsError(err).Code != contracts.CodeMissionStateConflict {
 		t.Fatalf("Resume on another child: %v", err)
 	}
 
@@ -102,7 +102,7 @@ func TestWorkflowExecutorParks(t *testing.T) {
 	if in := res.Instance; in.State != "draft" || in.Waiting != nil || in.Version != 3 || res.Events[0].Type != "workflow.wait.failed" {
 		t.Fatalf("failed wait: %+v %+v", in, res.Events)
 	}
-	if _, err := e.FailWait(res.Instance, "workflow.wait.timedout", "late"); code(err) != contracts.CodeMissionStateConflict {
+	if _, err := e.FailWait(res.Instance, "workflow.wait.timedout", "late"); contracts.AsError(err).Code != contracts.CodeMissionStateConflict {
 		t.Fatalf("FailWait on an instance that does not wait: %v", err)
 	}
 	c, err := e.Cancel(parent, "stop")
