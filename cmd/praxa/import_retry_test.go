@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -28,15 +27,7 @@ func TestServeRetriesImport(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
 		})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !up.Load() {
-			http.Error(w, "starting", http.StatusServiceUnavailable)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(upstream.Close)
+	upstream := gatewaytest.LateMCPServer(t, srv, &up)
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
 	must(t, os.WriteFile(cfgPath, []byte("connections:\n  late:\n    kind: mcp\n    url: "+upstream.URL+"/mcp\n"+
 		"proxy:\n  import:\n    - connection: late\n      prefix: late\n"), 0o600), "write the configuration")

@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -43,15 +42,7 @@ func TestImportRetriedUntilTheUpstreamAnswers(t *testing.T) {
 	// The upstream: a go-sdk MCP server over HTTP that answers 503 until
 	// it is up.
 	var isUp atomic.Bool
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return upstreamEcho() }, nil)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !isUp.Load() {
-			http.Error(w, "starting", http.StatusServiceUnavailable)
-			return
-		}
-		mcpHandler.ServeHTTP(w, r)
-	}))
-	t.Cleanup(up.Close)
+	up := gatewaytest.LateMCPServer(t, upstreamEcho(), &isUp)
 
 	ti := newIssuer(t)
 	path := filepath.Join(t.TempDir(), "praxec.yaml")

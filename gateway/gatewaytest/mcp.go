@@ -3,6 +3,8 @@ package gatewaytest
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,4 +49,20 @@ func MCPSession(t testing.TB, url, tok string) *mcp.ClientSession {
 func (g *Gateway) MCP(t testing.TB, tok string) *mcp.ClientSession {
 	t.Helper()
 	return MCPSession(t, g.URL+"/mcp", tok)
+}
+
+// LateMCPServer serves srv over streamable HTTP, answering 503 until up is
+// set: an MCP upstream that is not up yet when a gateway starts. It closes
+// when the test ends.
+func LateMCPServer(t testing.TB, srv *mcp.Server, up *atomic.Bool) *httptest.Server {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
 }
