@@ -24,6 +24,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/connect/connecttest"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/issuer"
 )
 
@@ -583,14 +584,7 @@ func runHostConfigs(t *testing.T, bin string, blocks []docBlock) {
 // token endpoint answers the client credentials grant of clientID, with
 // secret as its secret, and returns the gateway's URL.
 func clientCredentialsGateway(t *testing.T, bin, clientID, secret string) string {
-	is, err := issuer.New(issuer.Options{})
-	must(t, err, "issuer")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err, "listen")
-	hs := &http.Server{Handler: is, ReadHeaderTimeout: 5 * time.Second}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
-	is.SetIssuer("http://" + ln.Addr().String())
+	is := gatewaytest.NewIssuer(t, issuer.Options{}).Issuer
 	const resource = "https://praxa.test/"
 	is.EnableTokenGrants(issuer.TokenOptions{Audience: resource, Clients: []issuer.Client{
 		{ID: clientID, Secret: secret, Account: issuer.Account{Tenant: "dev", Scopes: allScopes()}}}})

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,7 +131,7 @@ func TestMCPTokenCommand(t *testing.T) {
 		t.Parallel()
 		log := tokenLog(filepath.Join(t.TempDir(), "tokens"))
 		script := `if [ -s "$1" ]; then exec ` + praxaToken + ` --subject mallory; fi; ` + praxaToken + ` | tee -a "$1"`
-		cs, cmd, stderr := startStdio(t, bin, childEnv(), "mcp", "--dev", "--data-dir", dir, "--token-command",
+		cs, cmd, stderr := startStdio(t, bin, childEnv(), nil, "mcp", "--dev", "--data-dir", dir, "--token-command",
 			"sh -c "+config.ShellQuote(script)+" token "+config.ShellQuote(string(log)))
 		defer cs.Close()
 		homeOK(t, cs, "first call")
@@ -161,14 +159,7 @@ func TestMCPTokenCommand(t *testing.T) {
 // command stop it at start, saying which, and never show the secret.
 func TestMCPClientCredentials(t *testing.T) {
 	bin := buildPraxa(t)
-	is, err := issuer.New(issuer.Options{})
-	must(t, err, "issuer")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err, "listen")
-	srv := &http.Server{Handler: is, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	is.SetIssuer("http://" + ln.Addr().String())
+	is := gatewaytest.NewIssuer(t, issuer.Options{}).Issuer
 	const resource = "https://praxa.test/"
 	is.EnableTokenGrants(issuer.TokenOptions{Audience: resource, Clients: []issuer.Client{
 		{ID: "bridge", Secret: "s3cret", Account: issuer.Account{Tenant: "t1", Scopes: allScopes()}},

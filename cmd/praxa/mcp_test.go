@@ -116,7 +116,7 @@ func TestMCPCommand(t *testing.T) {
 // must exit cleanly when the session closes, as t ends.
 func connectStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.ClientSession, *gatewaytest.LogBuffer) {
 	t.Helper()
-	cs, cmd, stderr := startStdio(t, bin, env, args...)
+	cs, cmd, stderr := startStdio(t, bin, env, nil, args...)
 	t.Cleanup(func() {
 		if err := cs.Close(); err != nil {
 			t.Errorf("close: %v\nstderr:\n%s", err, stderr.String())
@@ -129,9 +129,9 @@ func connectStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.
 }
 
 // startStdio starts bin args as an MCP server over stdio with env and
-// connects to it. The process has exited, and cmd.ProcessState is set,
-// once the session is closed.
-func startStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.ClientSession, *exec.Cmd, *gatewaytest.LogBuffer) {
+// connects to it, a client with opts (nil: the defaults). The process has
+// exited, and cmd.ProcessState is set, once the session is closed.
+func startStdio(t *testing.T, bin string, env []string, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, *exec.Cmd, *gatewaytest.LogBuffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
@@ -140,7 +140,7 @@ func startStdio(t *testing.T, bin string, env []string, args ...string) (*mcp.Cl
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "praxa-mcp-test", Version: "0"}, nil).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "praxa-mcp-test", Version: "0"}, opts).
 		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
 	if err != nil {
 		t.Fatalf("connect to %v: %v\nstderr:\n%s", args, err, stderr.String())

@@ -531,7 +531,7 @@ proxy:
 		// call to the gateway carries that trace on (Traceparent), so the
 		// gateway's spans join it.
 		cs, _, stderr := startStdio(t, bin, childEnv("PRAXA_TOKEN="+token, "OTEL_EXPORTER_OTLP_ENDPOINT="+j.OTLPHTTP,
-			"OTEL_SERVICE_NAME=praxa-bridge", "OTEL_BSP_SCHEDULE_DELAY=100"), "mcp", "--gateway", s.url)
+			"OTEL_SERVICE_NAME=praxa-bridge", "OTEL_BSP_SCHEDULE_DELAY=100"), nil, "mcp", "--gateway", s.url)
 		const callerTrace = "5ce929d0e0e47364bf92f3577b34da6a"
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "praxec.query",
 			Arguments: map[string]any{"query": secret}, Meta: mcp.Meta{"traceparent": "00-" + callerTrace + "-00f067aa0ba902b7-01"}})

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -107,8 +106,15 @@ func TestPinnedUpstreamTools(t *testing.T) {
 	// lists enf.echo; one of praxa mcp over stdio, on the same store, is
 	// also told when the list changes (tools/list_changed).
 	cs := gatewaytest.MCPSession(t, gw.url+"/mcp", tok)
-	stdio, changed := stdioWithChanges(t, bin, "mcp", "--dev", "--config", cfgPath, "--data-dir", dir,
+	changed := make(chan struct{}, 64)
+	stdio, _, stderr := startStdio(t, bin, childEnv(), stdioChanges(changed), "mcp", "--dev", "--config", cfgPath, "--data-dir", dir,
 		"--addr", strings.TrimPrefix(gw.url, "http://"), "--token", tok)
+	t.Cleanup(func() {
+		stdio.Close()
+		if t.Failed() {
+			t.Logf("praxa mcp stderr:\n%s", stderr.String())
+		}
+	})
 	lists := func(cs *mcp.ClientSession) func() bool {
 		return func() bool {
 			t.Helper()
@@ -262,35 +268,16 @@ func TestPinnedUpstreamTools(t *testing.T) {
 	}
 }
 
-// stdioWithChanges starts bin args as an MCP server over stdio (praxa
-// mcp) whose client counts the tools/list_changed notifications it gets.
-func stdioWithChanges(t *testing.T, bin string, args ...string) (*mcp.ClientSession, chan struct{}) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = childEnv()
-	cmd.Dir = t.TempDir()
-	stderr := &gatewaytest.LogBuffer{}
-	cmd.Stderr = stderr
-	changed := make(chan struct{}, 64)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "pin-test-stdio", Version: "0"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}}).Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
-	if err != nil {
-		t.Fatalf("connect to %v: %v\nstderr:\n%s", args, err, stderr.String())
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		if t.Failed() {
-			t.Logf("praxa mcp stderr:\n%s", stderr.String())
+// stdioChanges is client options whose handler sends on changed (a value
+// dropped when it is full) each time the server says its tool list
+// changed.
+func stdioChanges(changed chan struct{}) *mcp.ClientOptions {
+	return &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		select {
+		case changed <- struct{}{}:
+		default:
 		}
-	})
-	return cs, changed
+	}}
 }
 
 // get returns the body of a GET.

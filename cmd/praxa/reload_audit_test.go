@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -89,9 +88,7 @@ func fileDigest(t *testing.T, path string) string {
 func TestSIGHUPReloadAudited(t *testing.T) {
 	bin := buildPraxa(t)
 	dir := t.TempDir()
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, "")), 0o600), "write the configuration")
-	gw := startDevServe(t, bin, dir, "--config", cfgPath)
+	cfgPath, gw := serveExample(t, bin, dir)
 
 	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, gatewaytest.RotateKeysWorkflowYAML)), 0o600), "write the configuration")
 	must(t, gw.cmd.Process.Signal(syscall.SIGHUP), "SIGHUP")
@@ -136,20 +133,10 @@ func TestMCPCommandReloadsDirectTools(t *testing.T) {
 	}
 	write("notes.ping", "notes.gone")
 
-	cmd := exec.Command(bin, "mcp", "--dev", "--data-dir", dir, "--config", cfgPath, "--token", tok)
-	cmd.Env = childEnv()
-	cmd.Dir = t.TempDir()
-	stderr := &gatewaytest.LogBuffer{}
-	cmd.Stderr = stderr
 	changed := make(chan struct{}, 8)
+	cs, cmd, stderr := startStdio(t, bin, childEnv(), stdioChanges(changed), "mcp", "--dev", "--data-dir", dir, "--config", cfgPath, "--token", tok)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "praxa-mcp-test", Version: "0"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	}).Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
-	}
 	defer func() {
 		if err := cs.Close(); err != nil || cmd.ProcessState == nil || !cmd.ProcessState.Success() {
 			t.Errorf("praxa mcp did not exit cleanly on EOF: %v %v\nstderr:\n%s", err, cmd.ProcessState, stderr.String())

@@ -23,6 +23,16 @@ func exampleConfig(t *testing.T, extra string) string {
 	return strings.Replace(c, "\nworkflows:\n", "\nworkflows:\n"+extra, 1)
 }
 
+// serveExample starts praxa serve --dev (data in dir) on exampleConfig
+// written to a file of its own, which the test rewrites to reload; it
+// returns the file and the server.
+func serveExample(t *testing.T, bin, dir string) (string, *devServe) {
+	t.Helper()
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
+	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, "")), 0o600), "write the configuration")
+	return cfgPath, startDevServe(t, bin, dir, "--config", cfgPath)
+}
+
 // post sends a JSON POST with a bearer token and returns the status and
 // body.
 func post(t *testing.T, url, token string, body any) (int, []byte) {
@@ -48,9 +58,7 @@ func finds(t *testing.T, url, token, query, id string) bool {
 func TestServeReloadsOnSIGHUP(t *testing.T) {
 	bin := buildPraxa(t)
 	dir := t.TempDir()
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, "")), 0o600), "write the configuration")
-	gw := startDevServe(t, bin, dir, "--config", cfgPath)
+	cfgPath, gw := serveExample(t, bin, dir)
 	tok := mintToken(t, bin, dir)
 
 	if finds(t, gw.url, tok, "rotate signing keys", "rotate_keys") {
