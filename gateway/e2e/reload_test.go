@@ -19,10 +19,13 @@ func withWorkflow(w string) string {
 	return strings.Replace(string(examples.PraxecYAML), "\nworkflows:\n", "\nworkflows:\n"+w, 1)
 }
 
-// reloadGateway starts a gateway whose configuration is the file path
-// (read again on every reload, as serve reads its --config).
-func reloadGateway(t *testing.T, ti *gatewaytest.Issuer, path string) (*gatewaytest.Gateway, *gw) {
+// reloadGateway writes the example configuration to a file of its own and
+// starts a gateway on it (the file read again on every reload, as serve
+// reads its --config); it returns the file's path.
+func reloadGateway(t *testing.T, ti *gatewaytest.Issuer) (string, *gatewaytest.Gateway, *gw) {
 	t.Helper()
+	path := filepath.Join(t.TempDir(), "praxec.yaml")
+	writeFile(t, path, string(examples.PraxecYAML))
 	g := gatewaytest.New(t, &gatewaytest.Options{
 		Issuer: ti,
 		Config: func() (*config.Config, error) { return config.Load(path) },
@@ -31,7 +34,7 @@ func reloadGateway(t *testing.T, ti *gatewaytest.Issuer, path string) (*gatewayt
 			cfg.Skills.Dir = skillsDir // the example's skills, from a file elsewhere
 		},
 	})
-	return g, wrapGateway(g)
+	return path, g, wrapGateway(g)
 }
 
 // skillsDir is the example configuration's skills directory.
@@ -59,9 +62,7 @@ func (g *gw) reload(t *testing.T, tok string) *gatewaytest.Response {
 
 func TestReloadConfiguration(t *testing.T) {
 	ti := newIssuer(t)
-	path := filepath.Join(t.TempDir(), "praxec.yaml")
-	writeFile(t, path, string(examples.PraxecYAML))
-	_, w := reloadGateway(t, ti, path)
+	path, _, w := reloadGateway(t, ti)
 	tok := mint(t, ti, tenantA, userA)
 	operator := mint(t, ti, tenantA, operatorA, string(contracts.ScopeConfigWrite))
 
@@ -165,9 +166,7 @@ func TestReloadConfiguration(t *testing.T) {
 // other.
 func TestReloadUnderLoad(t *testing.T) {
 	ti := newIssuer(t)
-	path := filepath.Join(t.TempDir(), "praxec.yaml")
-	writeFile(t, path, string(examples.PraxecYAML))
-	g, w := reloadGateway(t, ti, path)
+	path, g, w := reloadGateway(t, ti)
 	tok := mint(t, ti, tenantA, userA)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
