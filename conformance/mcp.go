@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/restclient"
 )
 
 // mcpPath is where the contract's MCP server is served over streamable
@@ -22,27 +23,11 @@ const mcpPath = "/mcp"
 // requests.
 const mcpProtocolVersion = "2025-06-18"
 
-// bearer adds a bearer token to every request of the MCP client.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // session connects the go-sdk client to the target's /mcp with tok; it is
 // closed when the case ends.
 func (t *T) session(tok string) *mcp.ClientSession {
 	hc := *t.r.http
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hc.Transport = &bearer{token: tok, base: base}
+	hc.Transport = &restclient.BearerTransport{Token: tok, Base: hc.Transport}
 	client := mcp.NewClient(&mcp.Implementation{Name: SuiteName, Version: Version}, nil)
 	cs, err := client.Connect(t.ctx, &mcp.StreamableClientTransport{Endpoint: t.r.base + mcpPath, HTTPClient: &hc,
 		DisableStandaloneSSE: true}, nil)

@@ -8,27 +8,13 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/gateway/restclient"
 )
 
 // BearerTransport sends every request through Base (nil:
 // http.DefaultTransport) with the bearer token Token.
-type BearerTransport struct {
-	// Token is the bearer credential.
-	Token string
-	// Base sends the requests.
-	Base http.RoundTripper
-}
-
-// RoundTrip sends r, a copy of it with the Authorization header set.
-func (b *BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.Token)
-	base := b.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return base.RoundTrip(r)
-}
+type BearerTransport = restclient.BearerTransport
 
 // MCPSession connects a go-sdk client over streamable HTTP, without the
 // standalone stream, to the MCP endpoint url (a gateway's URL + "/mcp")

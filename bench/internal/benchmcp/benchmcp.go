@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/gateway/restclient"
 )
 
 // ProtocolVersion is the MCP revision Praxa's /mcp speaks; every baseline
@@ -59,25 +61,13 @@ func Serve(name, addr string, h http.Handler) error {
 	return nil
 }
 
-// bearer adds an Authorization header to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // Client returns an HTTP client with a transport of its own (no connection
 // shared with another client) that sends token as a bearer token when it
 // is not empty.
 func Client(token string) *http.Client {
 	var rt http.RoundTripper = http.DefaultTransport.(*http.Transport).Clone()
 	if token != "" {
-		rt = bearer{token: token, next: rt}
+		rt = &restclient.BearerTransport{Token: token, Base: rt}
 	}
 	return &http.Client{Transport: rt}
 }
