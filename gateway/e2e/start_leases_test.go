@@ -37,6 +37,16 @@ func startLeasesGateway(t *testing.T, ti *gatewaytest.Issuer, api, dsn string, n
 	return apiGateway(t, ti, "start-leases.yaml", startLeasesYAML, api, dsn, now, edit)
 }
 
+// heldStartGateway is a start-leases gateway on the store dsn names and
+// the clock clk the test moves, trusting ti, whose deploy upstream (api)
+// holds every call until hold is closed.
+func heldStartGateway(t *testing.T, dsn string) (ti *gatewaytest.Issuer, hold chan struct{}, api *deployAPI, clk *gatewaytest.Clock, g *gatewaytest.Gateway) {
+	t.Helper()
+	ti, hold, clk = newIssuer(t), make(chan struct{}), &gatewaytest.Clock{}
+	api, srv := newDeployAPI(t, hold)
+	return ti, hold, api, clk, startLeasesGateway(t, ti, srv.URL, dsn, clk.Now, nil)
+}
+
 // deployStart is a start whose first move (proxy_default's deploy) calls
 // the upstream before the start commits.
 // runID "" is aura_create_mission's body (a goal, no runId); any other is
@@ -282,11 +292,7 @@ func waitCalls(t *testing.T, calls *atomic.Int32, want int32, hold chan struct{}
 // the real clock.
 func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
-		ti := newIssuer(t)
-		hold := make(chan struct{})
-		api, srv := newDeployAPI(t, hold)
-		clk := &gatewaytest.Clock{}
-		g := startLeasesGateway(t, ti, srv.URL, dsn, clk.Now, nil)
+		ti, hold, api, clk, g := heldStartGateway(t, dsn)
 		other := g.Replica(t, nil)
 		stuck, w := wrapGateway(g.Replica(t, nil)), wrapGateway(g)
 		tok := mint(t, ti, tenantA, userA)
@@ -430,11 +436,7 @@ func approve(w *gw, tok, id string) *gatewaytest.Response {
 // marked approved) and never calls again.
 func TestApprovalLease(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
-		ti := newIssuer(t)
-		hold := make(chan struct{})
-		api, srv := newDeployAPI(t, hold)
-		clk := &gatewaytest.Clock{}
-		g := startLeasesGateway(t, ti, srv.URL, dsn, clk.Now, nil)
+		ti, hold, api, clk, g := heldStartGateway(t, dsn)
 		r := g.Replica(t, nil)
 		ws := []*gw{wrapGateway(g), wrapGateway(r)}
 		tok := mint(t, ti, tenantA, userA)
