@@ -24,6 +24,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
@@ -66,6 +67,13 @@ func mint(t testing.TB, ti *gatewaytest.Issuer, tenant, subject string, scopes .
 		scopes = nil
 	}
 	return ti.Token(t, resource, gatewaytest.TokenSpec{Tenant: tenant, Subject: subject, Scopes: scopes, TTL: time.Hour})
+}
+
+// principalOf is a principal of tenant with every scope, for calls into
+// the service.
+func principalOf(tenant string) *auth.Principal {
+	return &auth.Principal{Tenant: tenant, Subject: "agent", Issuer: "https://issuer.test",
+		Scopes: auth.NewScopeSet(contracts.Scopes()...)}
 }
 
 // gw is one running gateway.

@@ -95,11 +95,7 @@ proxy:
 	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path, Edit: func(cfg *config.Config) {
 		cfg.Policy = config.Policy{DenyDestructive: []config.PrincipalMatch{{Tenant: tenantSandbox}}}
 	}})
-	principal := func(tenant string) *auth.Principal {
-		return &auth.Principal{Tenant: tenant, Subject: "agent", Issuer: "https://issuer.test",
-			Scopes: auth.NewScopeSet(contracts.Scopes()...)}
-	}
-	sandbox, acme := principal(tenantSandbox), principal(tenantA)
+	sandbox, acme := principalOf(tenantSandbox), principalOf(tenantA)
 	ctx := context.Background()
 	// asJSON hands the service args as a surface decodes them (numbers
 	// as json.Number).

@@ -11,7 +11,6 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
@@ -103,13 +102,6 @@ capabilities:
 			}
 		})
 	}
-}
-
-// principalOf is a principal of tenant with every scope, for calls into
-// the service.
-func principalOf(tenant string) *auth.Principal {
-	return &auth.Principal{Tenant: tenant, Subject: "agent", Issuer: "https://issuer.test",
-		Scopes: auth.NewScopeSet(contracts.Scopes()...)}
 }
 
 // statusErr is nil for a 2xx answer, else an error holding it.
