@@ -42,6 +42,18 @@ func askingRelease(host bool) func(*config.Config) {
 	}
 }
 
+// approveRelease starts a release_approval mission with cs, signals
+// request_release for the version release and then approve_release; it
+// returns the answer to approve_release.
+func approveRelease(t testing.TB, cs *mcp.ClientSession, release string) *answer {
+	t.Helper()
+	run, v := startRelease(t, cs)
+	requested := call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-request", "runId": run,
+		"signal": "request_release", "expectedVersion": v, "arguments": map[string]any{"version": release}})
+	return call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-approve", "runId": run,
+		"signal": "approve_release", "expectedVersion": version(requested)})
+}
+
 // startRelease creates a release_approval mission and returns its runId
 // and version.
 func startRelease(t testing.TB, cs *mcp.ClientSession) (string, int64) {
@@ -206,11 +218,7 @@ func TestInputRequestHostApproval(t *testing.T) {
 			}
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		}})
-	run, v := startRelease(t, cs)
-	requested := call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-request", "runId": run,
-		"signal": "request_release", "expectedVersion": v, "arguments": map[string]any{"version": "5.0.0"}})
-	got := call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-approve", "runId": run,
-		"signal": "approve_release", "expectedVersion": version(requested)})
+	got := approveRelease(t, cs, "5.0.0")
 	if len(opened) != 1 || !strings.HasPrefix(opened[0], h.g.Config.Server.PublicURL+"/console/approvals/") {
 		t.Errorf("opened %v, want the approval page under %s/console/approvals/", opened, h.g.Config.Server.PublicURL)
 	}
@@ -227,11 +235,7 @@ func TestInputRequestHostApproval(t *testing.T) {
 			t.Error("a queue approval was offered to the host's user")
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}})
-	run, v = startRelease(t, qs)
-	requested = call(t, qs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-request", "runId": run,
-		"signal": "request_release", "expectedVersion": v, "arguments": map[string]any{"version": "5.0.0"}})
-	got = call(t, qs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-approve", "runId": run,
-		"signal": "approve_release", "expectedVersion": version(requested)})
+	got = approveRelease(t, qs, "5.0.0")
 	if got.str("result.status") != "pending_approval" {
 		t.Errorf("a queue approval answered %s", got.raw)
 	}
@@ -321,11 +325,7 @@ func TestInputRequestSelfApprovalQueue(t *testing.T) {
 			t.Error("a self-approvable approval was offered to the host's user")
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}})
-	run, v := startRelease(t, cs)
-	requested := call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-request", "runId": run,
-		"signal": "request_release", "expectedVersion": v, "arguments": map[string]any{"version": "7.0.0"}})
-	got := call(t, cs, contracts.ToolSignalMission, map[string]any{"idempotencyKey": ids.Request() + "-approve", "runId": run,
-		"signal": "approve_release", "expectedVersion": version(requested)})
+	got := approveRelease(t, cs, "7.0.0")
 	if got.str("result.status") != "pending_approval" {
 		t.Errorf("answered %s, want today's pending_approval", got.raw)
 	}
