@@ -153,10 +153,8 @@ func raceTwoEngines(t *testing.T, ti *gatewaytest.Issuer, g1, g2 *gw) {
 		gatewaytest.WantStatus(t, got, http.StatusOK)
 		validateOutput(t, contracts.ToolGetMission, got)
 		ag := &agent{g: g2, token: tok}
-		s := ag.follow(t, findLink(t, linksOf(t, got.Object(t)), "run_lint"), nil)
-		gatewaytest.WantStatus(t, s, http.StatusOK)
-		c := ag.follow(t, findLink(t, linksOf(t, s.Object(t)), "cancel"), nil)
-		gatewaytest.WantStatus(t, c, http.StatusOK)
+		s := ag.followOK(t, got.Object(t), "run_lint", nil)
+		ag.followOK(t, s.Object(t), "cancel", nil)
 
 		back := g1.getMission(t, tok, runID)
 		gatewaytest.WantStatus(t, back, http.StatusOK)

@@ -144,10 +144,8 @@ func TestErrorCodes(t *testing.T) {
 			t.Errorf("a refused guard moved the version to %d", v)
 		}
 		// After run_tests produced tests_passed the same move succeeds.
-		r = (&agent{g: g, token: tokA}).follow(t, findLink(t, linksOf(t, b), "run_tests"), nil)
-		gatewaytest.WantStatus(t, r, http.StatusOK)
-		r = (&agent{g: g, token: tokA}).follow(t, findLink(t, linksOf(t, r.Object(t)), "merge"), nil)
-		gatewaytest.WantStatus(t, r, http.StatusOK)
+		r = (&agent{g: g, token: tokA}).followOK(t, b, "run_tests", nil)
+		r = (&agent{g: g, token: tokA}).followOK(t, r.Object(t), "merge", nil)
 		if rb := r.Object(t); str(t, rb, "workflow.state") != "merged" || str(t, rb, "result.status") != "completed" {
 			t.Errorf("merge after run_tests: %s", r.Body)
 		}
@@ -313,10 +311,8 @@ func TestErrorCodes(t *testing.T) {
 		ag := &agent{g: g, token: tokA}
 		a := createA(t, tokA, "guarded_merge")
 		runID := str(t, a, "runId")
-		r := ag.follow(t, findLink(t, linksOf(t, a), "run_tests"), nil)
-		gatewaytest.WantStatus(t, r, http.StatusOK)
-		r = ag.follow(t, findLink(t, linksOf(t, r.Object(t)), "merge"), nil)
-		gatewaytest.WantStatus(t, r, http.StatusOK)
+		r := ag.followOK(t, a, "run_tests", nil)
+		r = ag.followOK(t, r.Object(t), "merge", nil)
 		done := r.Object(t)
 		if str(t, done, "result.status") != "completed" {
 			t.Fatalf("merge: %s", r.Body)
@@ -334,8 +330,7 @@ func TestErrorCodes(t *testing.T) {
 		// times (new keys: not a replay).
 		a = createA(t, tokA, "deploy_pipeline")
 		runID = str(t, a, "runId")
-		c1 := ag.follow(t, findLink(t, linksOf(t, a), "cancel"), nil)
-		gatewaytest.WantStatus(t, c1, http.StatusOK)
+		c1 := ag.followOK(t, a, "cancel", nil)
 		cb := c1.Object(t)
 		if str(t, cb, "workflow.state") != "cancelled" || str(t, cb, "result.status") != "completed" || len(linksOf(t, cb)) != 0 || num(t, cb, "workflow.version") != 2 {
 			t.Errorf("cancel: %s", c1.Body)
@@ -540,10 +535,8 @@ func TestErrorCodes(t *testing.T) {
 		queue := func(t *testing.T) (string, string) {
 			a := createA(t, tokA, "release_approval")
 			ag := &agent{g: g, token: tokA}
-			r := ag.follow(t, findLink(t, linksOf(t, a), "request_release"), map[string]any{"version": "2.0.0"})
-			gatewaytest.WantStatus(t, r, http.StatusOK)
-			r = ag.follow(t, findLink(t, linksOf(t, r.Object(t)), "approve_release"), nil)
-			gatewaytest.WantStatus(t, r, http.StatusOK)
+			r := ag.followOK(t, a, "request_release", map[string]any{"version": "2.0.0"})
+			r = ag.followOK(t, r.Object(t), "approve_release", nil)
 			b := r.Object(t)
 			if str(t, b, "result.status") != "pending_approval" {
 				t.Fatalf("approve_release: %s", r.Body)
@@ -612,10 +605,8 @@ func TestSelfApprovalAllowedByQueue(t *testing.T) {
 	a := g.createMission(t, tok, newKey(), map[string]any{"goal": "release", "definitionId": "release_approval"})
 	gatewaytest.WantStatus(t, a, http.StatusCreated)
 	ag := &agent{g: g, token: tok}
-	r := ag.follow(t, findLink(t, linksOf(t, a.Object(t)), "request_release"), map[string]any{"version": "2.0.0"})
-	gatewaytest.WantStatus(t, r, http.StatusOK)
-	r = ag.follow(t, findLink(t, linksOf(t, r.Object(t)), "approve_release"), nil)
-	gatewaytest.WantStatus(t, r, http.StatusOK)
+	r := ag.followOK(t, a.Object(t), "request_release", map[string]any{"version": "2.0.0"})
+	r = ag.followOK(t, r.Object(t), "approve_release", nil)
 	id := str(t, r.Object(t), "approval.id")
 	self := mint(t, ti, tenantA, userA, string(contracts.ScopeApprovalsWrite))
 	gatewaytest.WantStatus(t, g.do(t, req{method: http.MethodPost, path: "/v8/approvals/" + id + "/approve", token: self}), http.StatusOK)

@@ -290,6 +290,15 @@ type agent struct {
 	trace string
 }
 
+// followOK follows the link rel of body, adding fill, and fails unless it
+// answers 200; it returns the answer.
+func (a *agent) followOK(t testing.TB, body map[string]any, rel string, fill map[string]any) *gatewaytest.Response {
+	t.Helper()
+	r := a.follow(t, findLink(t, linksOf(t, body), rel), fill)
+	gatewaytest.WantStatus(t, r, http.StatusOK)
+	return r
+}
+
 // follow makes the call link l describes. fill holds what the model adds:
 // transition arguments that the link's inputSchema requires and its
 // prefill (args.arguments) does not supply; anything else in fill fails
