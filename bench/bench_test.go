@@ -54,12 +54,11 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway"
+	"github.com/praxa/praxa/gateway/assembly"
 	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
-	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
 	"github.com/praxa/praxa/gateway/store/pgstore"
@@ -77,9 +76,9 @@ const intentBody = `{"intent":"deploy the payments service to staging once the i
 // same as the wrk runs' -c64.
 const clients = 64
 
-// testGateway is the REST handler wired as praxa serve wires it: the
-// service over a store, a verifier with a static EdDSA issuer (as --dev),
-// revocations, metrics and a JSON request log (to io.Discard here).
+// testGateway is the REST handler wired as praxa serve wires it
+// (assembly.Build on the default configuration): a verifier with a static
+// EdDSA issuer (as --dev) and a JSON request log (to io.Discard here).
 type testGateway struct {
 	handler  http.Handler
 	token    string
@@ -104,14 +103,7 @@ func newGateway(b *testing.B, st store.Store) *testGateway {
 	for _, k := range is.PublicKeys() {
 		keys = append(keys, auth.StaticKey{KeyID: k.KeyID, Algorithm: k.Algorithm, Key: k.Key})
 	}
-	auditor := audit.NewAuditor(st, &audit.Options{Logger: log})
-	svc := gateway.New(st, &gateway.Options{Logger: log, Auditor: auditor})
-	var verifier *auth.Verifier
-	revs, err := gateway.NewRevocations(ctx, st, 2*time.Second, func(jti string) { verifier.Forget(jti) }, log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	verifier, err = auth.NewVerifier(ctx, cfg.Auth, &auth.Options{Revocations: revs,
+	gw, err := assembly.Build(ctx, cfg, st, &assembly.Options{Logger: log, RevocationInterval: 2 * time.Second,
 		StaticIssuers: []auth.StaticIssuer{{Issuer: is.Issuer(), Keys: keys}}})
 	if err != nil {
 		b.Fatal(err)
@@ -124,15 +116,18 @@ func newGateway(b *testing.B, st store.Store) *testGateway {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := httpapi.New(httpapi.Options{Service: svc, Auth: verifier, Config: cfg, Metrics: httpapi.NewMetrics(),
-		Logger: log, Revocations: revs, Issuers: []string{is.Issuer()}})
+	gw.Run(ctx)
+	h, err := gw.HTTPHandler(&assembly.HTTPOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		svc.Close(ctx)
+		gw.Close(ctx)
 		st.Close()
 	})
-	return &testGateway{handler: h, token: token, verifier: verifier, auditor: auditor}
+	return &testGateway{handler: h, token: token, verifier: gw.Verifier, auditor: gw.Auditor}
 }
 
 // post submits the intent body with key and returns the recorder.
