@@ -36,6 +36,12 @@ type upstream struct {
 
 func newUpstream(t testing.TB) *upstream {
 	t.Helper()
+	return serveUpstream(t, func(h http.Handler) http.Handler { return h })
+}
+
+// serveUpstream serves the upstream's go-sdk handler through wrap.
+func serveUpstream(t testing.TB, wrap func(http.Handler) http.Handler) *upstream {
+	t.Helper()
 	u := &upstream{}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -53,8 +59,8 @@ func newUpstream(t testing.TB) *upstream {
 			u.calls.Add(1)
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no such branch"}}}, nil
 		})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true}))
+	hs := httptest.NewServer(wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true})))
 	t.Cleanup(hs.Close)
 	u.url = hs.URL
 	return u
