@@ -9,13 +9,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/strictjson"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -383,6 +386,132 @@ type postedResult struct {
 // item goes through go-sdk's own decoding and resultOutput, so that it
 // reads the same either way.
 func postedOutput(raw json.RawMessage) (map[string]any, bool, error) {
+	if out, isError, ok := plainPostedOutput(raw); ok {
+		return out, isError, nil
+	}
+	return decodedPostedOutput(raw)
+}
+
+// plainPostedOutput is postedOutput for the result nearly every tool
+// answers, read in place without decoding it through reflection: an
+// object whose members are content (an array of plain text items, each
+// exactly {"type":"text","text":...}), structuredContent, isError (true or
+// false), resultType ("complete" or "") and members whose names
+// encoding/json would match to none of these (it matches names without
+// regard to case). ok is false, with nothing read, for anything else,
+// which decodedPostedOutput reads as before: the output is then the same
+// either way (TestPostedOutputPlain holds the two to it).
+func plainPostedOutput(raw json.RawMessage) (out map[string]any, isError, ok bool) {
+	if !json.Valid(raw) || !opens(raw, '{') {
+		return nil, false, false
+	}
+	var content, structured json.RawMessage
+	var seen [4]bool
+	for name, v := range strictjson.Members(raw) {
+		i := slices.Index(postedMembers[:], string(name))
+		if i < 0 {
+			for _, m := range postedMembers {
+				if strings.EqualFold(m, string(name)) {
+					return nil, false, false
+				}
+			}
+			continue
+		}
+		if seen[i] {
+			return nil, false, false
+		}
+		seen[i] = true
+		switch i {
+		case 0:
+			content = v
+		case 1:
+			structured = v
+		case 2:
+			switch string(v) {
+			case "true":
+				isError = true
+			case "false":
+			default:
+				return nil, false, false
+			}
+		case 3:
+			if t, ok := plainString(v); !ok || t != "" && t != "complete" {
+				return nil, false, false
+			}
+		}
+	}
+	if !seen[0] || !opens(content, '[') {
+		return nil, false, false
+	}
+	items := make([]any, 0, 1)
+	var texts []string
+	for item := range strictjson.Elements(content) {
+		text, ok := plainTextItem(item)
+		if !ok {
+			return nil, false, false
+		}
+		texts = append(texts, text)
+		items = append(items, map[string]any{"type": "text", "text": text})
+	}
+	out = map[string]any{"content": items, "text": strings.Join(texts, "\n")}
+	if structured != nil {
+		var v any
+		if json.Unmarshal(structured, &v) != nil {
+			return nil, false, false
+		}
+		if v != nil {
+			out["structuredContent"] = v
+		}
+	}
+	return out, isError, true
+}
+
+// postedMembers are the members of a result postedResult reads, in the
+// order plainPostedOutput numbers them.
+var postedMembers = [4]string{"content", "structuredContent", "isError", "resultType"}
+
+// plainTextItem reads item, a content item of text json.Valid accepted,
+// when it is exactly {"type":"text","text":T}: T as encoding/json decodes it.
+func plainTextItem(item []byte) (string, bool) {
+	if !opens(item, '{') {
+		return "", false
+	}
+	var text string
+	var typed, texted bool
+	n := 0
+	for name, v := range strictjson.Members(item) {
+		n++
+		switch string(name) {
+		case "type":
+			typed = string(v) == `"text"`
+		case "text":
+			text, texted = plainString(v)
+		}
+	}
+	return text, n == 2 && typed && texted
+}
+
+// plainString is a JSON string of text json.Valid accepted, as
+// encoding/json decodes it (with invalid UTF-8 replaced).
+func plainString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if s := v[1 : len(v)-1]; bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return string(s), true
+	}
+	var s string
+	return s, json.Unmarshal(v, &s) == nil
+}
+
+// opens reports whether the JSON text v begins with c.
+func opens(v []byte, c byte) bool {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	return len(v) > 0 && v[0] == c
+}
+
+// decodedPostedOutput is postedOutput for any result.
+func decodedPostedOutput(raw json.RawMessage) (map[string]any, bool, error) {
 	var r postedResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, false, fmt.Errorf("a result that is not a tool's: %w", err)

@@ -340,3 +340,75 @@ func FuzzPostedAnswer(f *testing.F) {
 		}
 	})
 }
+
+// postedResults are results postedOutput reads: the plain shape and
+// neighbours of it that plainPostedOutput must leave to the decoder.
+var postedResults = []string{
+	`{"content":[{"type":"text","text":"echo: hi"}]}`,
+	`{"content":[{"type":"text","text":"a"},{"text":"b\n\u00e9","type":"text"}],"structuredContent":{"a":[1,2.5,"x",null,true]},"isError":true,"resultType":"complete"}`,
+	` { "content" : [ ] , "structuredContent" : null , "isError" : false , "_meta" : {"k":1} } `,
+	`{"content":[{"type":"text","text":"a","text":"b"}]}`,
+	`{"content":[{"type":"text","type":"text"}]}`,
+	`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`,
+	`{"content":[{"type":"text","text":"a","annotations":{"priority":1}}]}`,
+	`{"content":[{"type":"te\u0078t","text":"a"}]}`,
+	"{\"content\":[{\"type\":\"text\",\"text\":\"\xff\xfe\"}]}", // not UTF-8: replaced as encoding/json does
+	`{"content":[{"type":"text","text":1}]}`,
+	`{"content":[null]}`,
+	`{"content":["text"]}`,
+	`{"content":null}`,
+	`{"content":{}}`,
+	`{}`,
+	`{"Content":[{"type":"text","text":"a"}]}`,
+	`{"content":[{"type":"text","text":"a"}],"CONTENT":[]}`,
+	`{"content":[{"type":"text","text":"a"}],"content":[]}`,
+	`{"content":[{"type":"text","text":"a"}],"isError":null}`,
+	`{"content":[{"type":"text","text":"a"}],"isError":"true"}`,
+	`{"content":[{"type":"text","text":"a"}],"resultType":"input_required"}`,
+	`{"content":[{"type":"text","text":"a"}],"resultType":null}`,
+	`{"content":[{"type":"text","text":"a"}],"resultType":""}`,
+	`{"content":[{"type":"text","text":"a"}],"structuredContent":1e400}`,
+	`{"content":[{"type":"text","text":"a"}],"ſtructuredContent":{"a":1}}`,
+	`{"con\u0074ent":[{"type":"text","text":"a"}]}`,
+	`[]`,
+	`{"content":[{"type":"text","text":"a"}]`,
+}
+
+// TestPostedOutputPlain: plainPostedOutput reads what it reads as the
+// decoder does (the same output, isError and no error), and leaves alone
+// the results that differ from the plain shape.
+func TestPostedOutputPlain(t *testing.T) {
+	plain := 0
+	for _, raw := range postedResults {
+		if comparePostedOutput(t, []byte(raw)) {
+			plain++
+		}
+	}
+	if plain < 5 {
+		t.Errorf("the plain path read %d of the results, want the plain ones", plain)
+	}
+}
+
+// comparePostedOutput fails t when plainPostedOutput reads raw otherwise
+// than decodedPostedOutput; it reports whether the plain path read it.
+func comparePostedOutput(t *testing.T, raw []byte) bool {
+	t.Helper()
+	out, isError, ok := plainPostedOutput(raw)
+	if !ok {
+		return false
+	}
+	want, wantError, err := decodedPostedOutput(raw)
+	if err != nil || !reflect.DeepEqual(out, want) || isError != wantError {
+		t.Errorf("%s: plain %v %v, decoded %v %v %v", raw, out, isError, want, wantError, err)
+	}
+	return true
+}
+
+// FuzzPostedOutput: whatever result an upstream answers, the plain path
+// reads it as the decoder does, or leaves it to the decoder.
+func FuzzPostedOutput(f *testing.F) {
+	for _, raw := range postedResults {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { comparePostedOutput(t, raw) })
+}
