@@ -3,9 +3,12 @@ package mcpadapter
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/contracts"
 )
 
 // toolResultCorpus is one of each shape a tool answers, and the shapes
@@ -28,6 +31,13 @@ func toolResultCorpus() []*mcp.CallToolResult {
 		{StructuredContent: map[string]any{"text": "hi <there>", "n": 3, "z": nil}, Content: []mcp.Content{&mcp.TextContent{Text: "hi <there>"}},
 			Meta: mcp.Meta{LinksMetaKey: []any{}, mcp.MetaKeyServerInfo: impl}},
 		{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "failed\n{\"error\":\"\xff bad utf-8\"}"}}},
+		{StructuredContent: map[string]any{"f": []any{1e-7, 1e21, 1e20, 123.456, math.Copysign(0, -1), 0.000001, -1.5e-9, 1e300, 42, int64(-7)},
+			"s": "tab\t\b\f\x01\x7f<>&\u2028\u2029\xffé\"\\", "b": []any{true, false, nil}, "e": map[string]any{}, "a": []any{},
+			"nm": map[string]any(nil), "na": []any(nil), "n": json.Number("12.50"), "k": []contracts.Link{{Rel: "start", Method: "praxec.command", Args: map[string]any{"x": "<"}}}},
+			Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, Meta: mcp.Meta{LinksMetaKey: []contracts.Link{}, mcp.MetaKeyServerInfo: impl}},
+		{StructuredContent: map[string]any{"bad": math.NaN()}, Content: []mcp.Content{&mcp.TextContent{Text: "x"}}},
+		{StructuredContent: map[string]any{"bad": []any{func() {}}}, Content: []mcp.Content{&mcp.TextContent{Text: "x"}}},
+		{StructuredContent: cyclic(), Content: []mcp.Content{&mcp.TextContent{Text: "x"}}},
 		{Content: []mcp.Content{}},
 		{},
 		{StructuredContent: json.RawMessage(nil), Content: []mcp.Content{&mcp.TextContent{Text: "nil raw"}}},
@@ -87,6 +97,7 @@ func FuzzToolResultEncoding(f *testing.F) {
 	f.Add("hello", []byte(`{"a":1}`), false, true)
 	f.Add("<&>\u2028\xff", []byte(" [ \"<\" , {\"\\u2029\": null} ] "), true, false)
 	f.Add("", []byte(`{"a":`), false, false)
+	f.Add("k", []byte(`{"f":[1e-7,1e21,0.1,-0,1E+2,12345678901234567890],"s":"\u0000\u001f<>&\u2028","z":{"":[{}]}}`), false, true)
 	f.Fuzz(func(t *testing.T, text string, raw []byte, isError, meta bool) {
 		res := &mcp.CallToolResult{IsError: isError, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 		if raw != nil {
@@ -96,7 +107,22 @@ func FuzzToolResultEncoding(f *testing.F) {
 			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: text}, ReplayedMetaKey: true}
 		}
 		checkToolResult(t, 0, res)
+		// The same structured content as a decoded value, and the
+		// text in a _meta map.
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			res.StructuredContent = v
+			res.Meta = mcp.Meta{text: v, LinksMetaKey: []any{text}}
+			checkToolResult(t, 0, res)
+		}
 	})
+}
+
+// cyclic is a map that holds itself: json.Marshal refuses it.
+func cyclic() map[string]any {
+	m := map[string]any{}
+	m["m"] = m
+	return m
 }
 
 // BenchmarkToolResultEncoding compares json.Marshal with appendToolResult
