@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -173,6 +174,31 @@ func FuzzStatelessTake(f *testing.F) {
 		}
 		if c.meta[mcp.MetaKeyProtocolVersion] != revisionStateless || c.meta[mcp.MetaKeyClientCapabilities] == nil {
 			t.Fatalf("took _meta %v", c.meta)
+		}
+	})
+}
+
+// FuzzPlainDecode: on any text strictjson.Check accepts, plainDecode
+// decodes what json.Unmarshal decodes into an any, and fails where it
+// fails.
+func FuzzPlainDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}`,
+		` [ 1 , -2.5e-3 , 1e400 , "a\u00e9\n" , true , false , null , { } , [ ] ] `,
+		`{"a":{"b":[{"c":"\ud83d\ude00"}]},"n":12345678901234567890}`,
+		`"x"`, `0`, `-0`, `1E+2`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if strictjson.Check(raw, maxMessageDepth) != nil {
+			return
+		}
+		var want any
+		werr := json.Unmarshal(raw, &want)
+		got, ok := plainDecode(raw)
+		if ok != (werr == nil) || ok && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: plainDecode %#v %v, json.Unmarshal %#v %v", raw, got, ok, want, werr)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -183,11 +184,55 @@ func statelessMeta(raw json.RawMessage) (mcp.Meta, bool) {
 	if hasInfo && !implementation(info) {
 		return nil, false
 	}
-	var out mcp.Meta
-	if json.Unmarshal(raw, &out) != nil {
+	v, ok := plainDecode(raw)
+	out, isMap := v.(map[string]any)
+	return out, ok && isMap
+}
+
+// plainDecode is what json.Unmarshal decodes raw, text strictjson.Check
+// accepted (so no member is named twice and every string is UTF-8), into
+// an any as (nil, booleans, strings, float64s, []any, map[string]any),
+// read in place without reflection; ok is false where json.Unmarshal
+// fails on such text (a number beyond float64's range).
+func plainDecode(raw []byte) (any, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
 		return nil, false
 	}
-	return out, true
+	switch raw[0] {
+	case '{':
+		m := map[string]any{}
+		for n, v := range strictjson.Members(raw) {
+			x, ok := plainDecode(v)
+			if !ok {
+				return nil, false
+			}
+			m[string(n)] = x
+		}
+		return m, true
+	case '[':
+		a := []any{}
+		for v := range strictjson.Elements(raw) {
+			x, ok := plainDecode(v)
+			if !ok {
+				return nil, false
+			}
+			a = append(a, x)
+		}
+		return a, true
+	case '"':
+		return strictjson.String(raw)
+	}
+	switch string(raw) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	case "null":
+		return nil, true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	return f, err == nil
 }
 
 // implementation reports whether raw is an object holding only string
