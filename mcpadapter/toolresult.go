@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/praxa/praxa/contracts"
 )
 
 // resultTypeField is the index of CallToolResult's unexported resultType
@@ -178,6 +180,21 @@ func appendPlain(b *bytes.Buffer, v any, depth int) bool {
 			}
 		}
 		b.WriteByte(']')
+	case []contracts.Link:
+		if v == nil {
+			b.WriteString("null")
+			return true
+		}
+		b.WriteByte('[')
+		for i := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if !appendLink(b, &v[i], depth+1) {
+				return false
+			}
+		}
+		b.WriteByte(']')
 	default:
 		out, err := json.Marshal(v)
 		if err != nil {
@@ -185,6 +202,57 @@ func appendPlain(b *bytes.Buffer, v any, depth int) bool {
 		}
 		b.Write(out)
 	}
+	return true
+}
+
+// appendLink appends json.Marshal(*l)'s bytes: contracts.Link's members
+// in its fields' order, those tagged omitempty left out when empty
+// (TestAppendLink holds it to json.Marshal with every field set).
+func appendLink(b *bytes.Buffer, l *contracts.Link, depth int) bool {
+	member := func(name string) {
+		b.WriteString(`,"`)
+		b.WriteString(name)
+		b.WriteString(`":`)
+	}
+	b.WriteString(`{"rel":`)
+	b.Write(appendString(b.AvailableBuffer(), l.Rel))
+	if l.Title != "" {
+		member("title")
+		b.Write(appendString(b.AvailableBuffer(), l.Title))
+	}
+	if len(l.Description) > 0 {
+		member("description")
+		if !appendValue(b, l.Description) {
+			return false
+		}
+	}
+	member("method")
+	b.Write(appendString(b.AvailableBuffer(), l.Method))
+	if l.Actor != "" {
+		member("actor")
+		b.Write(appendString(b.AvailableBuffer(), l.Actor))
+	}
+	member("args")
+	if !appendPlain(b, l.Args, depth+1) {
+		return false
+	}
+	if len(l.InputSchema) > 0 {
+		member("inputSchema")
+		if !appendValue(b, l.InputSchema) {
+			return false
+		}
+	}
+	if len(l.InputSchemaSnake) > 0 {
+		member("input_schema")
+		if !appendValue(b, l.InputSchemaSnake) {
+			return false
+		}
+	}
+	if l.Hint != "" {
+		member("hint")
+		b.Write(appendString(b.AvailableBuffer(), l.Hint))
+	}
+	b.WriteByte('}')
 	return true
 }
 
