@@ -117,14 +117,7 @@ func (c *mcpConn) postCall(ctx context.Context, cs *mcp.ClientSession, tool stri
 	if err != nil {
 		return nil, false, unavailable(config.ExecutorMCP, c.name, "%s", c.reason(err))
 	}
-	c.headers(req.Header, tok)
-	if tp := workflow.Traceparent(ctx); tp != "" {
-		req.Header.Set("Traceparent", tp) // as in its _meta
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", tool)
+	req.Header = c.callHeader(tok, workflow.Traceparent(ctx), tool)
 	resp, err := c.post.Do(req)
 	if err != nil {
 		return nil, false, c.broke(ctx, cs, tool, id, tok, err)
@@ -160,6 +153,34 @@ func (c *mcpConn) headers(h http.Header, tok string) {
 		h.Set("Authorization", "Bearer "+tok)
 	}
 	h.Set("Mcp-Protocol-Version", revisionStateless)
+}
+
+// callHeader is the header of a call's POST: what headers sets, the call's
+// W3C trace context (as in its _meta; "": none) and the members go-sdk's
+// client sends with a tools/call, in one map whose values share one array.
+func (c *mcpConn) callHeader(tok, traceparent, tool string) http.Header {
+	fixed := c.fixedHeaders.Load().m
+	h := make(http.Header, len(fixed)+7)
+	for k, v := range fixed {
+		h.Set(k, v)
+	}
+	vals := make([]string, 0, 7)
+	set := func(k, v string) { // k in canonical form, as Set would write it
+		vals = append(vals, v)
+		h[k] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	if c.auth != nil {
+		set("Authorization", "Bearer "+tok)
+	}
+	set("Mcp-Protocol-Version", revisionStateless)
+	if traceparent != "" {
+		set("Traceparent", traceparent)
+	}
+	set("Content-Type", "application/json")
+	set("Accept", "application/json, text/event-stream")
+	set("Mcp-Method", "tools/call")
+	set("Mcp-Name", tool)
+	return h
 }
 
 // callBody is the JSON-RPC request of a call, its _meta as go-sdk's client

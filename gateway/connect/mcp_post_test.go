@@ -412,3 +412,33 @@ func FuzzPostedOutput(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { comparePostedOutput(t, raw) })
 }
+
+// TestCallHeader: the header of a call's POST is the one headers and Set
+// give it, one member after the other, whatever the configured headers
+// (one of them named as a call's own member, one not in canonical form)
+// and whether the connection has a token or the call a trace context.
+func TestCallHeader(t *testing.T) {
+	for _, fixed := range []map[string]string{nil, {"x-tenant": "a", "Accept": "text/plain", "Mcp-Name": "other"}} {
+		for _, auth := range []bool{false, true} {
+			for _, tp := range []string{"", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"} {
+				c := &mcpConn{}
+				c.fixedHeaders.Store(&headerSet{m: fixed})
+				if auth {
+					c.auth = &tokenAuth{}
+				}
+				want := http.Header{}
+				c.headers(want, "tok")
+				if tp != "" {
+					want.Set("Traceparent", tp)
+				}
+				want.Set("Content-Type", "application/json")
+				want.Set("Accept", "application/json, text/event-stream")
+				want.Set("Mcp-Method", "tools/call")
+				want.Set("Mcp-Name", "echo")
+				if got := c.callHeader("tok", tp, "echo"); !reflect.DeepEqual(got, want) {
+					t.Errorf("fixed %v, auth %v, traceparent %q:\n got %v\nwant %v", fixed, auth, tp, got, want)
+				}
+			}
+		}
+	}
+}
