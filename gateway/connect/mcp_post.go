@@ -316,9 +316,12 @@ func (c *mcpConn) read(resp *http.Response, id int64) (*rpcAnswer, string, error
 // message decodes one JSON-RPC message of the answer: the call's answer
 // (nil when it is another message), or an error when it cannot be one.
 func (c *mcpConn) message(raw, want []byte) (*rpcAnswer, error) {
-	var m rpcAnswer
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("an answer that is not JSON-RPC: %w", err)
+	m, ok := plainAnswer(raw)
+	if !ok {
+		m = rpcAnswer{}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("an answer that is not JSON-RPC: %w", err)
+		}
 	}
 	switch {
 	case m.Method == "notifications/tools/list_changed" && m.ID == nil:
@@ -340,6 +343,45 @@ func (c *mcpConn) message(raw, want []byte) (*rpcAnswer, error) {
 		return nil, nil // a message for another request
 	}
 }
+
+// plainAnswer is json.Unmarshal of raw into an rpcAnswer for the message
+// nearly every answer is, read in place: members named exactly id,
+// method (a string), result and error, each at most once, beside members
+// encoding/json would match to none of them. Its id and result are
+// subslices of raw (json.Unmarshal copies them). ok is false, with the
+// answer to be decoded as before, for anything else
+// (TestPlainAnswer holds the two equal).
+func plainAnswer(raw []byte) (m rpcAnswer, ok bool) {
+	if !json.Valid(raw) || !opens(raw, '{') {
+		return m, false
+	}
+	var seen [4]bool
+	for name, v := range strictjson.Members(raw) {
+		i, plain := matchMember(answerMembers[:], seen[:], name)
+		if !plain {
+			return m, false
+		}
+		switch i {
+		case 0:
+			m.ID = v
+		case 1:
+			if m.Method, ok = plainString(v); !ok {
+				return m, false
+			}
+		case 2:
+			m.Result = v
+		case 3:
+			if json.Unmarshal(v, &m.Error) != nil {
+				return m, false
+			}
+		}
+	}
+	return m, true
+}
+
+// answerMembers are the members of a message rpcAnswer reads, in the
+// order plainAnswer numbers them.
+var answerMembers = [4]string{"id", "method", "result", "error"}
 
 // broke is the error of a call whose answer was not had: unknown whether
 // the tool ran. A call given up by its context tells the server, as
@@ -429,19 +471,10 @@ func plainPostedOutput(raw json.RawMessage) (out map[string]any, isError, ok boo
 	var content, structured json.RawMessage
 	var seen [4]bool
 	for name, v := range strictjson.Members(raw) {
-		i := slices.Index(postedMembers[:], string(name))
-		if i < 0 {
-			for _, m := range postedMembers {
-				if strings.EqualFold(m, string(name)) {
-					return nil, false, false
-				}
-			}
-			continue
-		}
-		if seen[i] {
+		i, plain := matchMember(postedMembers[:], seen[:], name)
+		if !plain {
 			return nil, false, false
 		}
-		seen[i] = true
 		switch i {
 		case 0:
 			content = v
@@ -485,6 +518,29 @@ func plainPostedOutput(raw json.RawMessage) (out map[string]any, isError, ok boo
 		}
 	}
 	return out, isError, true
+}
+
+// matchMember finds the member name of an object among the members a
+// struct reads (named exactly, as its fields' tags name them), as
+// encoding/json matches it: its index, marked in seen, or -1 for a member
+// of no field. plain is false when encoding/json's reading is not this
+// simple one: a name that matches a field only without regard to case,
+// or one seen before (encoding/json keeps the last).
+func matchMember(members []string, seen []bool, name []byte) (i int, plain bool) {
+	i = slices.Index(members, string(name))
+	if i < 0 {
+		for _, m := range members {
+			if strings.EqualFold(m, string(name)) {
+				return -1, false
+			}
+		}
+		return -1, true
+	}
+	if seen[i] {
+		return i, false
+	}
+	seen[i] = true
+	return i, true
 }
 
 // postedMembers are the members of a result postedResult reads, in the

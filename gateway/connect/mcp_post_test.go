@@ -442,3 +442,61 @@ func TestCallHeader(t *testing.T) {
 		}
 	}
 }
+
+// answers are JSON-RPC messages an upstream may answer a call with.
+var answers = []string{
+	`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}`,
+	` { "result" : { } , "id" : "a" , "jsonrpc" : "2.0" } `,
+	`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m","data":{}}}`,
+	`{"jsonrpc":"2.0","id":1,"error":null,"result":null}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`,
+	`{"jsonrpc":"2.0","method":null}`,
+	`{"jsonrpc":"2.0","method":"a\u00e9\ud83d\ude00"}`,
+	"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}",
+	`{"jsonrpc":"2.0","id":1,"id":2,"result":{}}`,
+	`{"jsonrpc":"2.0","ID":1,"result":{}}`,
+	`{"jsonrpc":"2.0","id":1,"Result":{}}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}`,
+	`{"jsonrpc":"2.0","id":1,"error":"e"}`,
+	`{"jsonrpc":"2.0","id":1,"method":3}`,
+	`{"jsonrpc":"2.0","id":1,"result":{}`,
+	`[{"id":1}]`,
+	`{}`,
+}
+
+// TestPlainAnswer: plainAnswer reads what it reads as json.Unmarshal
+// does, and leaves the rest to it.
+func TestPlainAnswer(t *testing.T) {
+	plain := 0
+	for _, raw := range answers {
+		if comparePlainAnswer(t, []byte(raw)) {
+			plain++
+		}
+	}
+	if plain < 7 {
+		t.Errorf("the plain path read %d of the messages, want the plain ones", plain)
+	}
+}
+
+func comparePlainAnswer(t *testing.T, raw []byte) bool {
+	t.Helper()
+	got, ok := plainAnswer(raw)
+	if !ok {
+		return false
+	}
+	var want rpcAnswer
+	if err := json.Unmarshal(raw, &want); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: plain %+v, json.Unmarshal %+v %v", raw, got, want, err)
+	}
+	return true
+}
+
+// FuzzPlainAnswer: whatever message an upstream answers, plainAnswer
+// reads it as json.Unmarshal does, or leaves it to it.
+func FuzzPlainAnswer(f *testing.F) {
+	for _, raw := range answers {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { comparePlainAnswer(t, raw) })
+}
