@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"reflect"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,41 +88,6 @@ func checkToolResult(t *testing.T, i int, res *mcp.CallToolResult) {
 		t.Errorf("%d: encoded %q where json.Marshal fails: %v", i, got, werr)
 	case ok && !bytes.Equal(got, want):
 		t.Errorf("%d: encoded\n%s\nwant json.Marshal's\n%s", i, got, want)
-	}
-}
-
-// TestAppendLink holds appendLink to json.Marshal's bytes for a link with
-// every field empty, and with every field set (so that a field added to
-// contracts.Link and not to appendLink fails here).
-func TestAppendLink(t *testing.T) {
-	var full contracts.Link
-	v := reflect.ValueOf(&full).Elem()
-	for i := range v.NumField() {
-		f := v.Field(i)
-		switch f.Interface().(type) {
-		case string:
-			f.SetString("x <&> " + v.Type().Field(i).Name)
-		case json.RawMessage:
-			f.Set(reflect.ValueOf(json.RawMessage(` { "a" : "<" } `)))
-		case map[string]any:
-			f.Set(reflect.ValueOf(map[string]any{"k": []any{1.5, "<", nil}}))
-		default:
-			t.Fatalf("contracts.Link.%s is of a type this test does not fill: %s", v.Type().Field(i).Name, f.Type())
-		}
-	}
-	for _, links := range [][]contracts.Link{{{}}, {full}, {{Rel: "start", Method: "m"}, full}, {}, nil} {
-		want, err := json.Marshal(links)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if !appendPlain(&b, links, 0) || !bytes.Equal(b.Bytes(), want) {
-			t.Errorf("appendPlain(%+v) = %s, want %s", links, b.Bytes(), want)
-		}
-	}
-	bad := []contracts.Link{{Description: json.RawMessage(`{"a":`)}}
-	if appendPlain(new(bytes.Buffer), bad, 0) {
-		t.Error("appendPlain encoded a link whose description is not JSON")
 	}
 }
 

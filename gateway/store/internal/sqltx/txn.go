@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/praxa/praxa/gateway/plainjson"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
@@ -85,7 +86,7 @@ func (t *Tx) AppendEvents(ctx context.Context, events []store.Event) error {
 // EventAttributes is an event's attributes as the attributes column stores
 // them: their JSON, as text.
 func EventAttributes(attrs map[string]any) (string, error) {
-	b, err := json.Marshal(attrs)
+	b, err := plainjson.Marshal(attrs) // json.Marshal's bytes
 	return string(b), err
 }
 
