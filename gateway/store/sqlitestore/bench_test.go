@@ -16,20 +16,37 @@ import (
 // reads in one transaction, as the Auditor writes them under load (NoSync:
 // the statements' cost, not the disk's). One op is one event.
 func BenchmarkAppendEvents(b *testing.B) {
+	benchAppend(b, 256, store.Event{Tenant: "dev", TraceID: "0123456789abcdef0123456789abcdef", Type: "request.allowed",
+		Subject: "dev-agent", ClientID: "dev", Operation: "getMission", Tool: "aura_get_mission",
+		Outcome: "allowed", RequestID: "req-0123456789", Attributes: map[string]any{"status": 200}})
+}
+
+// BenchmarkAppendEventsGroup appends what the Auditor's group commit
+// writes under a few concurrent proxied calls: one transaction of 6
+// light-path events (capability.called, one caller). One op is one event.
+func BenchmarkAppendEventsGroup(b *testing.B) {
+	benchAppend(b, 6, store.Event{Tenant: "dev", TraceID: "0123456789abcdef0123456789abcdef", Type: "capability.called",
+		Subject: "dev-agent", ClientID: "dev", Operation: "callDirect", Tool: "up.echo", Outcome: "allowed", RequestID: "req-0123456789",
+		Attributes: map[string]any{"capability": "up.echo", "ok": true, "kind": "mcp", "connection": "up"}})
+}
+
+// benchAppend appends batches of size copies of e, each at its own time,
+// one transaction a batch.
+func benchAppend(b *testing.B, size int, e store.Event) {
 	ctx := context.Background()
 	s, err := sqlitestore.Open(ctx, filepath.Join(b.TempDir(), "praxa.db"), &sqlitestore.Options{NoSync: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	batch := make([]store.Event, 256)
+	batch := make([]store.Event, size)
 	at := time.Now()
+	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i += len(batch) {
 		for j := range batch {
-			batch[j] = store.Event{Tenant: "dev", TraceID: "0123456789abcdef0123456789abcdef", Type: "request.allowed",
-				At: at.Add(time.Duration(i + j)), Subject: "dev-agent", ClientID: "dev", Operation: "getMission", Tool: "aura_get_mission",
-				Outcome: "allowed", RequestID: "req-0123456789", Attributes: map[string]any{"status": 200}}
+			batch[j] = e
+			batch[j].At = at.Add(time.Duration(i + j))
 		}
 		if err := s.AppendEvents(ctx, batch); err != nil {
 			b.Fatal(err)

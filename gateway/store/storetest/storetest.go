@@ -558,20 +558,27 @@ func testEventsBatchOrder(t *testing.T, o Opener) {
 	})
 }
 
-// testEventsBatchColumns appends one batch holding runs of one caller's
+// testEventsBatchColumns appends batches holding runs of one caller's
 // events (the audit trail's reads: every column alike but the trace, the
 // time, the request and the attributes, which a driver may bind once per
 // statement) between events that differ, and reads every column of every
-// event back as appended.
+// event back as appended; the batches' sizes (a group commit's few events
+// among them) make a driver insert chunks of every size it has.
 func testEventsBatchColumns(t *testing.T, o Opener) {
 	s := o.Open(t)
-	const n = 77
+	for _, n := range []int{77, 7, 6, 3, 2} {
+		appendBatchColumns(t, s, n)
+	}
+}
+
+func appendBatchColumns(t *testing.T, s store.Store, n int) {
+	callTrace := fmt.Sprintf("call-batch-%d", n)
 	var batch []store.Event
 	for i := range n {
 		e := store.Event{Tenant: "a", TraceID: fmt.Sprintf("trace-%02d", i), Type: "request.allowed",
 			At: epoch.Add(time.Duration(i) * time.Millisecond), Subject: "agent", ClientID: "cli", Operation: "getMission",
 			Tool: "aura_get_mission", Outcome: "allowed", RequestID: fmt.Sprintf("req-%02d", i),
-			Attributes: map[string]any{"i": float64(i), "note": "\"quoted\" \\ é\n"}, CallTraceID: "call-batch"}
+			Attributes: map[string]any{"i": float64(i), "note": "\"quoted\" \\ é\n"}, CallTraceID: callTrace}
 		switch {
 		case i == 3:
 			e.Attributes = nil
@@ -586,7 +593,7 @@ func testEventsBatchColumns(t *testing.T, o Opener) {
 		t.Fatalf("AppendEvents: %v", err)
 	}
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
-		got, err := tx.TraceEvents(ctx, "a", "call-batch", 1000)
+		got, err := tx.TraceEvents(ctx, "a", callTrace, 1000)
 		if err != nil {
 			t.Fatalf("TraceEvents: %v", err)
 		}

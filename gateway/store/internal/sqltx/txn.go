@@ -95,7 +95,7 @@ const eventColumns = 15
 
 // eventChunks are the numbers of rows one INSERT of AppendEvents carries,
 // largest first; 1 ends the list. Few sizes keep few statements prepared.
-var eventChunks = []int{32, 8, 1}
+var eventChunks = []int{32, 8, 4, 2, 1}
 
 // EventChunk is how many of n events AppendEvents inserts with its next
 // statement: the largest of eventChunks no greater than n.
