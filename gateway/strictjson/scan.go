@@ -2,10 +2,10 @@ package strictjson
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/praxa/praxa/contracts"
@@ -184,11 +184,10 @@ func (s *scanner) name(names [][]byte, top *frame) ([][]byte, error) {
 	}
 	key := s.data[start+1 : s.i-1]
 	if escaped {
-		var name string
-		if err := json.Unmarshal(s.data[start:s.i], &name); err != nil {
-			return names, malformed("the body is not well-formed JSON: "+err.Error(), start)
+		var ok bool
+		if key, ok = appendUnquoted(make([]byte, 0, len(key)), key); !ok {
+			return names, malformed("the body is not well-formed JSON: a member name Check read cannot be unescaped", start)
 		}
-		key = []byte(name)
 	}
 	dup := false
 	switch held := names[top.names:]; {
@@ -239,39 +238,106 @@ func (s *scanner) str() (escaped bool, err error) {
 			return false, s.syntax("a control character in a string:")
 		case c == '\\':
 			escaped = true
-			if s.i+1 >= len(s.data) {
+			_, n, lone := escape(s.data, s.i)
+			switch {
+			case n == 0 && s.i+1 >= len(s.data):
 				s.i++
 				return false, s.syntax("")
-			}
-			switch s.data[s.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case n == 0 && s.data[s.i+1] == 'u':
 				s.i += 2
-			case 'u':
-				r, ok := hex4(s.data, s.i+2)
-				if !ok {
-					s.i += 2
-					return false, s.syntax("an invalid \\u escape:")
-				}
-				switch {
-				case r >= 0xD800 && r <= 0xDBFF:
-					if lo, ok := hex4(s.data, s.i+8); ok && s.data[s.i+6] == '\\' && s.data[s.i+7] == 'u' && lo >= 0xDC00 && lo <= 0xDFFF {
-						s.i += 12
-						continue
-					}
-					return false, malformed("a string holds an unpaired UTF-16 surrogate escape", s.i)
-				case r >= 0xDC00 && r <= 0xDFFF:
-					return false, malformed("a string holds an unpaired UTF-16 surrogate escape", s.i)
-				}
-				s.i += 6
-			default:
+				return false, s.syntax("an invalid \\u escape:")
+			case n == 0:
 				s.i++
 				return false, s.syntax("an invalid escape:")
+			case lone:
+				return false, malformed("a string holds an unpaired UTF-16 surrogate escape", s.i)
 			}
+			s.i += n
 		default:
 			s.i++
 		}
 	}
 	return false, s.syntax("")
+}
+
+// escape reads the escape that begins at s[i], a backslash, as
+// encoding/json reads it: the rune it stands for and its length in s (12
+// for a surrogate pair's two \\u escapes, 6 for one, 2 for the others); n
+// is 0 where no valid escape begins there. A \\u escape of half a
+// surrogate pair not followed by the other half is lone and stands, as
+// in encoding/json, for U+FFFD (Check refuses it).
+func escape(s []byte, i int) (r rune, n int, lone bool) {
+	if i+1 >= len(s) {
+		return 0, 0, false
+	}
+	switch c := s[i+1]; c {
+	case '"', '\\', '/':
+		return rune(c), 2, false
+	case 'b':
+		return '\b', 2, false
+	case 'f':
+		return '\f', 2, false
+	case 'n':
+		return '\n', 2, false
+	case 'r':
+		return '\r', 2, false
+	case 't':
+		return '\t', 2, false
+	case 'u':
+	default:
+		return 0, 0, false
+	}
+	r, ok := hex4(s, i+2)
+	switch {
+	case !ok:
+		return 0, 0, false
+	case r < 0xD800 || r > 0xDFFF:
+		return r, 6, false
+	case r <= 0xDBFF && i+7 < len(s) && s[i+6] == '\\' && s[i+7] == 'u':
+		if lo, ok := hex4(s, i+8); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+			return utf16.DecodeRune(r, lo), 12, false
+		}
+	}
+	return utf8.RuneError, 6, true
+}
+
+// appendUnquoted appends to dst the value of s, the text between a JSON
+// string's quotes, as encoding/json decodes it: escapes replaced, and
+// invalid UTF-8 and lone surrogate escapes each replaced by U+FFFD; ok is
+// false where s is no string's text (a quote, a control character or an
+// invalid escape in it). Check, Members and Decode's builder read every
+// escaped string through it.
+func appendUnquoted(dst, s []byte) (_ []byte, ok bool) {
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
+		switch c := s[i]; {
+		case c == '\\':
+			r, n, _ := escape(s, i)
+			if n == 0 {
+				return dst, false
+			}
+			dst = utf8.AppendRune(dst, r)
+			i += n
+		case c == '"' || c < 0x20:
+			return dst, false
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, r)
+			} else {
+				dst = append(dst, s[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return dst, true
 }
 
 // number reads a number (RFC 8259: -? int frac? exp?).
@@ -397,11 +463,7 @@ func unquote(raw []byte) ([]byte, bool) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw[1 : len(raw)-1], true
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return nil, false
-	}
-	return []byte(s), true
+	return appendUnquoted(make([]byte, 0, len(raw)), raw[1:len(raw)-1])
 }
 
 // skipValue returns the end of the value that starts at data[i], in text

@@ -9,11 +9,7 @@
 package strictjson
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/praxa/praxa/contracts"
 )
@@ -49,28 +45,19 @@ func DecodeWith(data []byte, l Limits) (any, error) {
 		l.MaxElements = DefaultMaxElements
 	}
 	if emptyObject(data) {
-		// The empty object, the body of most reads: what the decoder
-		// below answers for it (one value at depth one, within any
-		// limits), without a decoder's allocations.
+		// The empty object, the body of most reads: what Check and build
+		// below answer for it (one value at depth one, within any
+		// limits), without reading it twice.
 		return map[string]any{}, nil
 	}
 	// Check is the one judge of what is well formed, in document order:
 	// the first fault a reader meets is the one reported, whichever kind
-	// it is. The decoder below only builds what Check accepted (and
-	// counts its values); its own syntax errors are a second guard.
+	// it is. build only builds what Check accepted (and counts its
+	// values); its own errors are a second guard.
 	if err := Check(data, maxDepth); err != nil {
 		return nil, err
 	}
-	d := &decoder{dec: json.NewDecoder(bytes.NewReader(data)), max: maxDepth, maxValues: l.MaxElements}
-	d.dec.UseNumber()
-	v, err := d.value(0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := d.dec.Token(); err != io.EOF {
-		return nil, malformed("unexpected data after the JSON value", int(d.dec.InputOffset()))
-	}
-	return v, nil
+	return build(data, l.MaxElements)
 }
 
 // DecodeObject is Decode for a value that must be a JSON object.
@@ -116,92 +103,11 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-type decoder struct {
-	dec *json.Decoder
-	max int
-	// maxValues bounds values, the values decoded so far.
-	maxValues, values int
-}
-
 func malformed(msg string, offset int) *contracts.Error {
 	if offset >= 0 {
 		msg = fmt.Sprintf("%s (at byte %d)", msg, offset)
 	}
 	return &contracts.Error{Code: contracts.CodeMalformedJSON, Message: msg}
-}
-
-func (d *decoder) syntax(err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return malformed("the body is not well-formed JSON: "+se.Error(), int(se.Offset))
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return malformed("the body ends before the JSON value does", int(d.dec.InputOffset()))
-	}
-	return malformed("the body is not well-formed JSON", int(d.dec.InputOffset()))
-}
-
-func (d *decoder) value(depth int) (any, error) {
-	tok, err := d.dec.Token()
-	if err != nil {
-		return nil, d.syntax(err)
-	}
-	if d.values++; d.values > d.maxValues {
-		return nil, &contracts.Error{Code: contracts.CodeRequestLimits,
-			Message: fmt.Sprintf("the JSON value holds more than %d values (members, items and scalars, through every level)", d.maxValues),
-			Hint:    "Send fewer items per call; the gateway's server.limits.maxElements sets the bound."}
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if depth+1 > d.max {
-			return nil, &contracts.Error{Code: contracts.CodeRequestLimits,
-				Message: fmt.Sprintf("JSON nesting exceeds %d levels", d.max)}
-		}
-		switch t {
-		case '{':
-			obj := map[string]any{}
-			for d.dec.More() {
-				kt, err := d.dec.Token()
-				if err != nil {
-					return nil, d.syntax(err)
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, malformed("an object member name is not a string", int(d.dec.InputOffset()))
-				}
-				if _, dup := obj[k]; dup {
-					return nil, &contracts.Error{Code: contracts.CodeMalformedJSON,
-						Message: fmt.Sprintf("duplicate member name %q (at byte %d)", truncate(k), d.dec.InputOffset())}
-				}
-				v, err := d.value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				obj[k] = v
-			}
-			if _, err := d.dec.Token(); err != nil {
-				return nil, d.syntax(err)
-			}
-			return obj, nil
-		case '[':
-			arr := []any{}
-			for d.dec.More() {
-				v, err := d.value(depth + 1)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := d.dec.Token(); err != nil {
-				return nil, d.syntax(err)
-			}
-			return arr, nil
-		default:
-			return nil, malformed("unexpected "+t.String(), int(d.dec.InputOffset()))
-		}
-	default:
-		return t, nil
-	}
 }
 
 func truncate(s string) string {

@@ -1,8 +1,11 @@
 package strictjson_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -91,32 +94,155 @@ func TestDecodeObjectRefusesOtherValues(t *testing.T) {
 	}
 }
 
-// FuzzDecode: never panics; whatever it accepts, encoding/json accepts too
-// and re-encodes to a value it decodes the same way.
+// FuzzDecode: never panics, and judges every input as before its builder
+// (Check, then encoding/json's token stream counting the values: the same
+// error, code, message and hint, under any element bound); whatever it
+// accepts, encoding/json accepts too, and Decode's value is the one
+// encoding/json decodes (UseNumber, into an any). String reads a quoted
+// text with escapes as json.Unmarshal does, whether Check accepts it or
+// not.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":[1,2,{"b":null}]}`, `"\ud83d\ude00"`, `{"a":1,"a":2}`, `[[[[]]]]`, "\"\xff\""} {
+	for _, s := range []string{`{}`, `{"a":[1,2,{"b":null}]}`, `"\ud83d\ude00"`, `{"a":1,"a":2}`, `[[[[]]]]`, "\"\xff\"",
+		`"\ud800x\u00e9\"\\"`, "\"\\n\xed\xa0\x80\"", `{"k":"v\u0000","n":-0.0e+1,"t":[true,false,null]}`} {
 		f.Add([]byte(s))
 	}
+	for _, c := range checkCases {
+		f.Add([]byte(c.in))
+	}
+	for _, b := range benchBodies {
+		f.Add(b.body)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := strictjson.Decode(data, 8)
+		const depth = 8
+		if len(data) >= 2 && data[0] == '"' && data[len(data)-1] == '"' && bytes.IndexByte(data, '\\') >= 0 {
+			var want string
+			werr := json.Unmarshal(data, &want)
+			if got, ok := strictjson.String(data); ok != (werr == nil) || ok && got != want {
+				t.Fatalf("String(%q) = %q, %v; json.Unmarshal: %q, %v", data, got, ok, want, werr)
+			}
+		}
+		v, err := strictjson.Decode(data, depth)
+		if _, want := decodeBefore(data, strictjson.Limits{MaxDepth: depth}); !reflect.DeepEqual(err, want) {
+			t.Fatalf("%q: Decode %v, before %v", data, err, want)
+		}
 		if err != nil {
 			var ce *contracts.Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("error is not a contracts error: %v", err)
 			}
+			for _, max := range []int{1, 2, 3} {
+				l := strictjson.Limits{MaxDepth: depth, MaxElements: max}
+				_, err := strictjson.DecodeWith(data, l)
+				if _, want := decodeBefore(data, l); !reflect.DeepEqual(err, want) {
+					t.Fatalf("%q under %d values: Decode %v, before %v", data, max, err, want)
+				}
+			}
 			return
 		}
-		if !json.Valid(data) {
-			t.Fatalf("accepted invalid JSON %q", data)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil || dec.More() {
+			t.Fatalf("accepted what encoding/json refuses: %q (%v)", data, err)
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatalf("re-marshal: %v", err)
+		if !reflect.DeepEqual(v, want) {
+			t.Fatalf("%q: Decode = %#v, encoding/json %#v", data, v, want)
 		}
-		if _, err := strictjson.Decode(b, 8); err != nil {
-			t.Fatalf("re-decode of %s: %v", b, err)
+		// The element bound: the value's own count passes, one fewer is
+		// refused, as before.
+		n := countValues(want)
+		for _, max := range []int{1, n - 1, n} {
+			if max < 1 {
+				continue
+			}
+			l := strictjson.Limits{MaxDepth: depth, MaxElements: max}
+			got, err := strictjson.DecodeWith(data, l)
+			if _, wantErr := decodeBefore(data, l); !reflect.DeepEqual(err, wantErr) {
+				t.Fatalf("%q under %d values: Decode %v, before %v", data, max, err, wantErr)
+			}
+			if (err == nil) != (max >= n) || err == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q (%d values) under %d: %#v, %v", data, n, max, got, err)
+			}
 		}
 	})
+}
+
+// countValues is how many values v holds, itself included, as
+// MaxElements counts them.
+func countValues(v any) int {
+	n := 1
+	switch v := v.(type) {
+	case map[string]any:
+		for _, x := range v {
+			n += countValues(x)
+		}
+	case []any:
+		for _, x := range v {
+			n += countValues(x)
+		}
+	}
+	return n
+}
+
+// decodeBefore is DecodeWith as it was before its builder: Check, then
+// encoding/json's token stream, counting values against MaxElements.
+func decodeBefore(data []byte, l strictjson.Limits) (any, error) {
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = strictjson.DefaultMaxDepth
+	}
+	if l.MaxElements <= 0 {
+		l.MaxElements = strictjson.DefaultMaxElements
+	}
+	if err := strictjson.Check(data, l.MaxDepth); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	values := 0
+	var value func() (any, error)
+	value = func() (any, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("before: %w", err)
+		}
+		if values++; values > l.MaxElements {
+			return nil, &contracts.Error{Code: contracts.CodeRequestLimits,
+				Message: fmt.Sprintf("the JSON value holds more than %d values (members, items and scalars, through every level)", l.MaxElements),
+				Hint:    "Send fewer items per call; the gateway's server.limits.maxElements sets the bound."}
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return tok, nil
+		}
+		obj, arr := map[string]any{}, []any{}
+		for dec.More() {
+			var k string
+			if d == '{' {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, fmt.Errorf("before: %w", err)
+				}
+				k = kt.(string)
+			}
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			if d == '{' {
+				obj[k] = v
+			} else {
+				arr = append(arr, v)
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, fmt.Errorf("before: %w", err)
+		}
+		if d == '{' {
+			return obj, nil
+		}
+		return arr, nil
+	}
+	return value()
 }
 
 // TestDecodeElements: every value counts towards MaxElements, through
