@@ -86,28 +86,20 @@ func lostRace(err error) bool {
 		errors.As(err, &ce) && ce.Code == contracts.CodeVersionConflict
 }
 
-// sweepMove resolves one expired move lease.
-func (ls *leases) sweepMove(ctx context.Context, l store.MoveLease) (bool, error) {
-	e := ls.sweepEnv(l.Tenant)
+// sweepOne runs resolve, a sweeper's resolution of one item, in a
+// transaction of its own acting as e, and appends the events e gathered
+// when resolve returns without error (it gathers none when it finds
+// nothing to do). It reports what resolve reported; an error meaning
+// another resolver got there first (lostRace) is no error and nothing
+// done.
+func sweepOne(ctx context.Context, st store.Store, e *env, resolve func(ctx context.Context, tx store.Tx) (bool, error)) (bool, error) {
 	var done bool
-	err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		done = false
+	err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		e.Events = e.Events[:0]
-		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			return nil
-		case err != nil:
-			return err
-		case got.Owner != l.Owner || ls.now().Before(got.Deadline):
-			return nil
-		}
-		// A lease whose version moved on is only deleted: not counted.
-		recorded, err := ls.resolveLease(ctx, tx, e, got)
-		if err != nil {
+		var err error
+		if done, err = resolve(ctx, tx); err != nil || len(e.Events) == 0 {
 			return err
 		}
-		done = recorded
 		return tx.AppendEvents(ctx, e.Events)
 	})
 	if err != nil {
@@ -119,33 +111,38 @@ func (ls *leases) sweepMove(ctx context.Context, l store.MoveLease) (bool, error
 	return done, nil
 }
 
+// sweepMove resolves one expired move lease.
+func (ls *leases) sweepMove(ctx context.Context, l store.MoveLease) (bool, error) {
+	e := ls.sweepEnv(l.Tenant)
+	return sweepOne(ctx, ls.store, e, func(ctx context.Context, tx store.Tx) (bool, error) {
+		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return false, nil
+		case err != nil:
+			return false, err
+		case got.Owner != l.Owner || ls.now().Before(got.Deadline):
+			return false, nil
+		}
+		// A lease whose version moved on is only deleted: not counted.
+		return ls.resolveLease(ctx, tx, e, got)
+	})
+}
+
 // sweepStart resolves one expired start lease.
 func (ls *leases) sweepStart(ctx context.Context, l store.StartLease) (bool, error) {
 	e := ls.sweepEnv(l.Tenant)
-	var done bool
-	err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		done = false
-		e.Events = e.Events[:0]
+	return sweepOne(ctx, ls.store, e, func(ctx context.Context, tx store.Tx) (bool, error) {
 		got, err := tx.GetStartLease(ctx, l.Tenant, l.Ref)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return nil
+			return false, nil
 		case err != nil:
-			return err
+			return false, err
 		case got.Status != 0 || got.Owner != l.Owner || ls.now().Before(got.Deadline):
-			return nil
-		}
-		if _, err := ls.resolveStartLease(ctx, tx, e, got, nil, true); err != nil {
-			return err
-		}
-		done = true
-		return tx.AppendEvents(ctx, e.Events)
-	})
-	if err != nil {
-		if lostRace(err) {
 			return false, nil
 		}
-		return false, err
-	}
-	return done, nil
+		_, err = ls.resolveStartLease(ctx, tx, e, got, nil, true)
+		return err == nil, err
+	})
 }

@@ -217,10 +217,7 @@ func (ms *missions) expireRun(ctx context.Context, listed store.Mission, retenti
 	now := ms.now()
 	e := &env{Request: op.SystemActor(listed.Tenant, "run-sweeper", "expireRuns").Request(now)}
 	e.TraceID = newTraceID()
-	var done bool
-	err := ms.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		done = false
-		e.Events = e.Events[:0]
+	done, err := sweepOne(ctx, ms.store, e, func(ctx context.Context, tx store.Tx) (bool, error) {
 		// The run first (on PostgreSQL this locks its row, so a move's
 		// lease is either committed before, and read below, or taken
 		// after this transaction, on a version that moved), then its
@@ -228,18 +225,18 @@ func (ms *missions) expireRun(ctx context.Context, listed store.Mission, retenti
 		m, err := tx.GetMission(ctx, listed.Tenant, listed.ID)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return nil
+			return false, nil
 		case err != nil:
-			return err
+			return false, err
 		case m.DefinitionID != config.ProxyDefaultWorkflow || m.Status != "active" || !m.UpdatedAt.Before(now.Add(-retention)):
-			return nil
+			return false, nil
 		}
 		if ok, err := expirable(ctx, tx, m); err != nil || !ok {
-			return err
+			return false, err
 		}
 		in, err := fromStore(m)
 		if err != nil {
-			return err
+			return false, err
 		}
 		out, err := ms.engine.Expire(in, map[string]any{
 			"at":        now.UTC().Format(time.RFC3339Nano),
@@ -252,20 +249,14 @@ func (ms *missions) expireRun(ctx context.Context, listed store.Mission, retenti
 			// registry no longer marks as the proxy's): left as it is.
 			var ce *contracts.Error
 			if errors.As(err, &ce) && ce.Code == contracts.CodeMissionStateConflict {
-				return nil
+				return false, nil
 			}
-			return err
+			return false, err
 		}
-		if err := ms.persist(ctx, tx, e, out, in, m); err != nil {
-			return err
-		}
-		done = true
-		return tx.AppendEvents(ctx, e.Events)
+		err = ms.persist(ctx, tx, e, out, in, m)
+		return err == nil, err
 	})
 	if err != nil {
-		if lostRace(err) {
-			return false, nil
-		}
 		return false, err
 	}
 	if done {

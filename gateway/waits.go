@@ -351,41 +351,35 @@ func (ms *missions) sweepWaits(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// timeOutWait ends one wait past its deadline, if it still is.
+// timeOutWait ends one wait past its deadline, if it still is (another
+// resolver's win is no error: sweepOne).
 func (ms *missions) timeOutWait(ctx context.Context, listed store.Mission) (bool, error) {
 	// The wait sweeper acts as the lease sweeper's subject (its events
 	// have always named lease-sweeper), through its own tool.
 	e := &env{Request: op.Actor{Principal: leaseSweeper(listed.Tenant).Principal, Tool: "wait-sweeper", Operation: "sweepWaits"}.Request(ms.now())}
 	e.TraceID = newTraceID()
-	var done bool
-	err := ms.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-		done = false
-		e.Events = e.Events[:0]
+	return sweepOne(ctx, ms.store, e, func(ctx context.Context, tx store.Tx) (bool, error) {
 		m, err := tx.GetMission(ctx, listed.Tenant, listed.ID)
 		if err != nil {
-			return err
+			return false, err
 		}
 		in, err := fromStore(m)
 		if err != nil {
-			return err
+			return false, err
 		}
 		w := in.Waiting
 		if m.Version != listed.Version || w == nil || w.Deadline.IsZero() || !w.ResumeAt.IsZero() || !e.Now.After(w.Deadline) {
-			return nil
+			return false, nil
 		}
 		reason := fmt.Sprintf("sub-workflow %s did not end within timeoutMs %d; it was cancelled and %s failed", w.ChildID, w.TimeoutMs, waitLabel(w))
 		out, err := ms.engine.FailWait(in, "workflow.wait.timedout", reason)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if err := ms.persist(ctx, tx, e, out, in, m); err != nil {
-			return err
+			return false, err
 		}
-		if err := ms.cancelChild(ctx, tx, e, out.Instance, w.ChildID, "the parent's wait timed out"); err != nil {
-			return err
-		}
-		done = true
-		return tx.AppendEvents(ctx, e.Events)
+		err = ms.cancelChild(ctx, tx, e, out.Instance, w.ChildID, "the parent's wait timed out")
+		return err == nil, err
 	})
-	return done, err
 }
