@@ -166,7 +166,7 @@ func TestReloadReplacesDirectTools(t *testing.T) {
 	checkDirect(t, "/mcp after a refused reload", toolsByName(t, cs), "notes.ping", "notes.added")
 
 	// A reload that changes no tool tells no session the list changed.
-	time.Sleep(100 * time.Millisecond) // past the SDK's notification debounce
+	time.Sleep(100 * time.Millisecond) // past the SDK's notification debounce, a real-time timer inside the SDK
 	for len(changed) > 0 {
 		<-changed
 	}

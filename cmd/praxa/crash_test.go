@@ -75,7 +75,7 @@ func crashStart(t *testing.T, bin, addr, dataDir, cfgPath string, flags ...strin
 		if !strings.Contains(last, "address already in use") {
 			break
 		}
-		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond) // backoff between process starts while the OS frees the port
 	}
 	t.Fatalf("praxa serve did not start: %s", last)
 	return nil

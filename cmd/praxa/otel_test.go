@@ -169,25 +169,29 @@ exporters:
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	stopOnCleanup(t, cmd, done)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	exited := false
+	up := gatewaytest.Poll(60*time.Second, func() bool {
 		res, err := http.Get(j.query + "/api/v3/services")
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
-				return j
+				return true
 			}
 		}
 		select {
 		case <-done:
-			t.Fatalf("jaeger exited before its query API answered:\n%s", j.log.String())
+			exited = true
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("jaeger's query API did not answer within 60s:\n%s", j.log.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return exited
+	})
+	switch {
+	case exited:
+		t.Fatalf("jaeger exited before its query API answered:\n%s", j.log.String())
+	case !up:
+		t.Fatalf("jaeger's query API did not answer within 60s:\n%s", j.log.String())
 	}
+	return j
 }
 
 // otlpSpan is a span as Jaeger's query API answers it (OTLP JSON).
@@ -284,24 +288,21 @@ func (j *jaeger) trace(t *testing.T, id string) []otlpSpan {
 // every name in names (at most 30s: the gateway exports in batches).
 func (j *jaeger) waitTrace(t *testing.T, id string, names ...string) []otlpSpan {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		spans := j.trace(t, id)
-		missing := ""
+	var spans []otlpSpan
+	missing := ""
+	if !gatewaytest.Poll(30*time.Second, func() bool {
+		spans, missing = j.trace(t, id), ""
 		for _, n := range names {
 			if findSpan(spans, n) == nil {
 				missing = n
 				break
 			}
 		}
-		if missing == "" {
-			return spans
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("trace %s has no span %q within 30s; it has:\n%s\njaeger's log:\n%s", id, missing, describeSpans(spans), j.log.String())
-		}
-		time.Sleep(200 * time.Millisecond)
+		return missing == ""
+	}) {
+		t.Fatalf("trace %s has no span %q within 30s; it has:\n%s\njaeger's log:\n%s", id, missing, describeSpans(spans), j.log.String())
 	}
+	return spans
 }
 
 // findSpan returns the first span named name, nil when none is.

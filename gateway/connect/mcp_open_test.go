@@ -9,6 +9,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/connect/connecttest"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -130,13 +131,10 @@ func TestMCPOpenGoesOnForTheNextCall(t *testing.T) {
 		t.Fatalf("first call: %v after %s, want unavailable at its timeout", err, time.Since(start))
 	}
 	var out map[string]any
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	gatewaytest.Poll(30*time.Second, func() bool {
 		out, err = r.Run(context.Background(), config.Executor{Kind: "mcp", Connection: "slow", Tool: "echo", TimeoutMs: 20000}, scope)
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err == nil
+	})
 	if err != nil || out["text"] != "Echo: hi" {
 		t.Fatalf("second call: %v %v", out, err)
 	}

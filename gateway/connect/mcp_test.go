@@ -14,6 +14,7 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
 	"github.com/praxa/praxa/gateway/connect/connecttest"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -82,13 +83,10 @@ func TestMCPEnvAllowListAndRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var last error
-	for i := 0; i < 50; i++ {
+	gatewaytest.Poll(5*time.Second, func() bool {
 		_, last = r.Run(ctx, config.Executor{Kind: "mcp", Connection: "ev", Tool: "echo"}, workflow.Scope{Arguments: map[string]any{"message": "again"}})
-		if last == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return last == nil
+	})
 	if last != nil || m.Starts("ev") != 2 || m.ChildPID("ev") == pid {
 		t.Fatalf("restart: %v, %d starts", last, m.Starts("ev"))
 	}

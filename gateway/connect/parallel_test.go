@@ -47,7 +47,7 @@ func newBranchAPI(t testing.TB, pause time.Duration) *branchAPI {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
 		case "/slow":
-			time.Sleep(pause)
+			time.Sleep(pause) // an upstream really this slow: branches overlap in real time
 		case "/fail":
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write([]byte(`{"error":"no"}`))

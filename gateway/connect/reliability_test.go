@@ -175,7 +175,7 @@ func TestReliabilityRetriesAndFallbacks(t *testing.T) {
 		}
 	}
 	slow := func(n int32, w http.ResponseWriter, r *http.Request) {
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond) // an upstream really slower than the call's timeout
 		ok(w)
 	}
 	answerOK := func(n int32, w http.ResponseWriter, r *http.Request) { ok(w) }

@@ -40,11 +40,11 @@ func newDeployAPI(t *testing.T, hold chan struct{}) (*deployAPI, *httptest.Serve
 			if a.hold != nil {
 				<-a.hold
 			} else {
-				time.Sleep(150 * time.Millisecond) // long enough for the racers to meet
+				time.Sleep(150 * time.Millisecond) // an upstream this slow, so that the racers meet its call in flight
 			}
 		case "/slow":
 			a.slow.Add(1)
-			time.Sleep(time.Second)
+			time.Sleep(time.Second) // an upstream really this slow
 		}
 		return false
 	})

@@ -444,7 +444,9 @@ func TestApprovalLease(t *testing.T) {
 
 		_, id := pendingRelease(t, ws[0], tok)
 		go func() {
-			// Let the racers meet the held call, then let it answer.
+			// Let the racers meet the held call, then let it answer (a
+			// head start only: racers that come later find the approval
+			// decided, an answer the assertions accept as well).
 			time.Sleep(150 * time.Millisecond)
 			hold <- struct{}{}
 		}()

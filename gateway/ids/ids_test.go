@@ -51,7 +51,7 @@ func TestTraceIsTimeOrdered(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the time prefix never changed")
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // Trace reads the wall clock: its millisecond must really change
 		second = Trace()
 	}
 	if second < first {

@@ -44,7 +44,7 @@ func TestRun(t *testing.T) {
 					return 0, false, nil
 				}})
 		}()
-		time.Sleep(6 * time.Minute)
+		time.Sleep(6 * time.Minute) // synctest's fake clock: six minutes pass at once, no real wait
 		synctest.Wait()
 		cancel()
 		<-done

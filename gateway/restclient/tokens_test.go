@@ -404,7 +404,7 @@ func TestRenewingCancelledFetch(t *testing.T) {
 	gatewaytest.Eventually(t, "the first fetch", 10*time.Second, func() bool { return fetches.Load() != 0 })
 	waited := make(chan string, 1)
 	go func() { tok, _ := r.Token(context.Background()); waited <- tok }()
-	time.Sleep(10 * time.Millisecond) // let the second call wait for the first's fetch
+	time.Sleep(10 * time.Millisecond) // a head start for the second call to wait on the first's fetch (no hook shows it waiting); late, it fetches itself and the answers are the same
 	cancel()
 	if err := <-done; err == nil {
 		t.Error("the cancelled call got a token")

@@ -52,7 +52,7 @@ func TestBackupWhileWriting(t *testing.T) {
 
 	// A writer commits throughout the backup.
 	var written atomic.Int64
-	stop := make(chan struct{})
+	stop, twenty := make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -67,12 +67,12 @@ func TestBackupWhileWriting(t *testing.T) {
 				t.Errorf("a write during the backup: %v", err)
 				return
 			}
-			written.Add(1)
+			if written.Add(1) == 20 {
+				close(twenty)
+			}
 		}
 	}()
-	for written.Load() < 20 {
-		time.Sleep(time.Millisecond)
-	}
+	<-twenty
 	backup := filepath.Join(dir, "backup.db")
 	info, err := Backup(ctx, src, backup)
 	during := written.Load()

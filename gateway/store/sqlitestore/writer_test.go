@@ -63,7 +63,7 @@ func TestBatchOfManyIsolatesFailures(t *testing.T) {
 	// Every job is queued before the writer is free: the next batch holds
 	// them all.
 	for len(s.jobs) < n {
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // polls the queue (gatewaytest.Poll: an import cycle from package sqlitestore)
 	}
 	close(hold)
 	if err := <-blocker; err != nil {
