@@ -1,9 +1,10 @@
 package auth
 
 import (
-	"container/list"
 	"sync"
 	"time"
+
+	"github.com/praxa/praxa/gateway/internal/lru"
 )
 
 // cacheEntry is one verified token.
@@ -21,15 +22,13 @@ type cacheEntry struct {
 // whose signing key has left its issuer's key set.
 type tokenCache struct {
 	mu      sync.Mutex
-	max     int
-	entries map[[32]byte]*list.Element
-	lru     *list.List // front: most recently used
+	entries *lru.Cache[[32]byte, *cacheEntry]
 	hits    uint64
 	misses  uint64
 }
 
 func newTokenCache(size int) *tokenCache {
-	return &tokenCache{max: size, entries: make(map[[32]byte]*list.Element, min(size, 1024)), lru: list.New()}
+	return &tokenCache{entries: lru.New[[32]byte, *cacheEntry](size)}
 }
 
 // get returns the live entry for hash, dropping it if it has expired or its
@@ -37,18 +36,15 @@ func newTokenCache(size int) *tokenCache {
 func (c *tokenCache) get(hash [32]byte, now time.Time) *cacheEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.entries[hash]
+	e, ok := c.entries.Get(hash)
+	if ok && (!now.Before(e.expiry) || !e.keys.trusts(e.key)) {
+		c.entries.Delete(hash)
+		ok = false
+	}
 	if !ok {
 		c.misses++
 		return nil
 	}
-	e := el.Value.(*cacheEntry)
-	if !now.Before(e.expiry) || !e.keys.trusts(e.key) {
-		c.remove(el)
-		c.misses++
-		return nil
-	}
-	c.lru.MoveToFront(el)
 	c.hits++
 	return e
 }
@@ -58,8 +54,8 @@ func (c *tokenCache) get(hash [32]byte, now time.Time) *cacheEntry {
 func (c *tokenCache) peekKeys(hash [32]byte) *keySet {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[hash]; ok {
-		return el.Value.(*cacheEntry).keys
+	if e, ok := c.entries.Peek(hash); ok {
+		return e.keys
 	}
 	return nil
 }
@@ -68,41 +64,19 @@ func (c *tokenCache) peekKeys(hash [32]byte) *keySet {
 func (c *tokenCache) put(e *cacheEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[e.hash]; ok {
-		el.Value = e
-		c.lru.MoveToFront(el)
-		return
-	}
-	c.entries[e.hash] = c.lru.PushFront(e)
-	for c.lru.Len() > c.max {
-		c.remove(c.lru.Back())
-	}
+	c.entries.Put(e.hash, e)
 }
 
 // forget drops every entry of token id jti.
 func (c *tokenCache) forget(jti string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := 0
-	for el := c.lru.Front(); el != nil; {
-		next := el.Next()
-		if el.Value.(*cacheEntry).principal.TokenID == jti {
-			c.remove(el)
-			n++
-		}
-		el = next
-	}
-	return n
-}
-
-func (c *tokenCache) remove(el *list.Element) {
-	delete(c.entries, el.Value.(*cacheEntry).hash)
-	c.lru.Remove(el)
+	return c.entries.DeleteFunc(func(e *cacheEntry) bool { return e.principal.TokenID == jti })
 }
 
 // stats returns the entry count, hits and misses.
 func (c *tokenCache) stats() (size int, hits, misses uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.lru.Len(), c.hits, c.misses
+	return c.entries.Len(), c.hits, c.misses
 }

@@ -1,7 +1,6 @@
 package connect
 
 import (
-	"container/list"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/internal/lru"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -61,12 +61,10 @@ const (
 type Tokens struct {
 	client *http.Client
 	now    func() time.Time
-	max    int
 
 	mu      sync.Mutex
 	revs    auth.Revocations
-	entries map[tokenKey]*list.Element
-	lru     *list.List
+	entries *lru.Cache[tokenKey, *tokenEntry]
 	flights map[tokenKey]*tokenFlight
 	// fetches counts the requests sent to token endpoints (tests).
 	fetches int
@@ -94,8 +92,7 @@ func NewTokens(o *TokensOptions) *Tokens {
 	}
 	return &Tokens{client: &http.Client{Transport: newTransport(), Timeout: tokenTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		now: opts.Now, max: opts.Size,
-		entries: map[tokenKey]*list.Element{}, lru: list.New(), flights: map[tokenKey]*tokenFlight{}}
+		now: opts.Now, entries: lru.New[tokenKey, *tokenEntry](opts.Size), flights: map[tokenKey]*tokenFlight{}}
 }
 
 // tokenKey identifies one cached token.
@@ -106,7 +103,6 @@ type tokenKey struct {
 }
 
 type tokenEntry struct {
-	key    tokenKey
 	token  string
 	expiry time.Time // served until refreshMargin (or less) before it
 	fresh  time.Time // the instant it stops being served
@@ -134,7 +130,7 @@ func (t *Tokens) SetRevocations(revs auth.Revocations) {
 func (t *Tokens) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.lru.Len()
+	return t.entries.Len()
 }
 
 // Fetches returns how many requests were sent to token endpoints.
@@ -152,21 +148,7 @@ func (t *Tokens) Forget(jti string) int {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	n := 0
-	for el := t.lru.Front(); el != nil; {
-		next := el.Next()
-		if el.Value.(*tokenEntry).jti == jti {
-			t.remove(el)
-			n++
-		}
-		el = next
-	}
-	return n
-}
-
-func (t *Tokens) remove(el *list.Element) {
-	delete(t.entries, el.Value.(*tokenEntry).key)
-	t.lru.Remove(el)
+	return t.entries.DeleteFunc(func(e *tokenEntry) bool { return e.jti == jti })
 }
 
 // tokenAuth is a connection's configured auth, its secrets read from the
@@ -241,14 +223,12 @@ func (t *Tokens) token(ctx context.Context, a *tokenAuth) (string, error) {
 	}
 	for {
 		t.mu.Lock()
-		if el, ok := t.entries[key]; ok {
-			e := el.Value.(*tokenEntry)
+		if e, ok := t.entries.Get(key); ok {
 			if t.now().Before(e.fresh) {
-				t.lru.MoveToFront(el)
 				t.mu.Unlock()
 				return e.token, nil
 			}
-			t.remove(el)
+			t.entries.Delete(key)
 		}
 		if f, ok := t.flights[key]; ok {
 			t.mu.Unlock()
@@ -283,22 +263,14 @@ func (t *Tokens) token(ctx context.Context, a *tokenAuth) (string, error) {
 func (t *Tokens) putLocked(key tokenKey, tok string, expiry time.Time, cred *auth.Credential) {
 	now := t.now()
 	margin := min(refreshMargin, expiry.Sub(now)/5)
-	e := &tokenEntry{key: key, token: tok, expiry: expiry, fresh: expiry.Add(-margin)}
+	e := &tokenEntry{token: tok, expiry: expiry, fresh: expiry.Add(-margin)}
 	if cred != nil {
 		e.jti = cred.TokenID
 	}
 	if !now.Before(e.fresh) {
 		return
 	}
-	if el, ok := t.entries[key]; ok {
-		el.Value = e
-		t.lru.MoveToFront(el)
-		return
-	}
-	t.entries[key] = t.lru.PushFront(e)
-	for t.lru.Len() > t.max {
-		t.remove(t.lru.Back())
-	}
+	t.entries.Put(key, e)
 }
 
 // tokenAnswer is a token endpoint's answer (RFC 6749 §5.1, §5.2; RFC
