@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -136,16 +137,11 @@ type Options struct {
 
 // New returns a Service over st.
 func New(st store.Store, opts *Options) *Service {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := *cmp.Or(opts, &Options{})
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Logger = cmp.Or(o.Logger, slog.Default())
 	if o.Retention <= 0 {
 		o.Retention = 24 * time.Hour
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -68,13 +69,8 @@ type Options struct {
 
 // NewAuditor starts an Auditor writing to st.
 func NewAuditor(st store.Store, opts *Options) *Auditor {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o := *cmp.Or(opts, &Options{})
+	o.Logger = cmp.Or(o.Logger, slog.Default())
 	if o.Now == nil {
 		o.Now = time.Now
 	}

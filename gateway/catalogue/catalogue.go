@@ -15,6 +15,7 @@
 package catalogue
 
 import (
+	"cmp"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -93,16 +94,11 @@ type Options struct {
 
 // New returns the Catalogue of st.
 func New(st store.Store, opts *Options) *Catalogue {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := *cmp.Or(opts, &Options{})
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Logger = cmp.Or(o.Logger, slog.Default())
 	c := &Catalogue{store: st, now: o.Now, log: o.Logger, pins: o.Pins,
 		lexiconWrites: o.LexiconWrites, skillsSearch: o.SkillsSearch, scriptsSearch: o.ScriptsSearch}
 	c.Install(o.Index, o.Workflows, o.Lexicon, o.Skills, o.Scripts)

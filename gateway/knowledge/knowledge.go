@@ -19,6 +19,7 @@
 package knowledge
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -82,16 +83,11 @@ type Options struct {
 
 // New returns a Knowledge over st.
 func New(st store.Store, opts *Options) *Knowledge {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := *cmp.Or(opts, &Options{})
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Logger = cmp.Or(o.Logger, slog.Default())
 	k := &Knowledge{store: st, now: o.Now, log: o.Logger, quota: o.Quota}
 	k.install(o.Skills, o.CertificateIssuers)
 	return k

@@ -35,6 +35,7 @@
 package pins
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -141,10 +142,7 @@ type Options struct {
 
 // New returns the Pins of st.
 func New(st store.Store, opts *Options) *Pins {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := *cmp.Or(opts, &Options{})
 	if o.Now == nil {
 		o.Now = time.Now
 	}
