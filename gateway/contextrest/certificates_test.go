@@ -13,6 +13,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/certs"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestListWorldCertificates: every certificate with its verification result
@@ -75,10 +76,10 @@ func TestListWorldCertificates(t *testing.T) {
 		t.Errorf("limit 2: %v", got)
 	}
 
-	wantProblem(t, h.listCertificates(t, h.token(t, tok{scopes: without(contracts.ScopeWorldRead)}), nil), http.StatusForbidden, contracts.CodeInsufficientScope)
-	wantProblem(t, h.listCertificates(t, "", nil), http.StatusUnauthorized, contracts.CodeUnauthenticated)
+	gatewaytest.WantProblem(t, h.listCertificates(t, h.token(t, tok{scopes: without(contracts.ScopeWorldRead)}), nil), http.StatusForbidden, contracts.CodeInsufficientScope)
+	gatewaytest.WantProblem(t, h.listCertificates(t, "", nil), http.StatusUnauthorized, contracts.CodeUnauthenticated)
 	for _, q := range []url.Values{{"issuer": {"bad issuer"}}, {"limit": {"500"}}, {"subject": {"x"}}} {
-		wantProblem(t, h.listCertificates(t, tk, q), http.StatusBadRequest, contracts.CodeInvalidParams)
+		gatewaytest.WantProblem(t, h.listCertificates(t, tk, q), http.StatusBadRequest, contracts.CodeInvalidParams)
 	}
 }
 

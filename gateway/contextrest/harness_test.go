@@ -21,6 +21,7 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/skills"
@@ -181,13 +182,7 @@ func (h *harness) reviewer(t testing.TB) string {
 }
 
 // resp is a read answer.
-type resp struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-func (r *resp) String() string { return http.StatusText(r.Status) + " " + string(r.Body) }
+type resp = gatewaytest.Response
 
 func (h *harness) do(t testing.TB, method, path, token string, body any) *resp {
 	t.Helper()
@@ -314,53 +309,6 @@ func ok(t testing.TB, tool string, r *resp) map[string]any {
 		t.Fatalf("CONTRACT: %s answer violates its output schema: %v %+v\n%s", tool, err, contracts.AsError(err).Fields, r.Body)
 	}
 	return m
-}
-
-// problem is a decoded problem+json answer.
-type problem struct {
-	Status int    `json:"status"`
-	Code   string `json:"code"`
-	Title  string `json:"title"`
-	Detail string `json:"detail"`
-	Hint   string `json:"hint"`
-	Errors []struct {
-		Pointer string `json:"pointer"`
-		Keyword string `json:"keyword"`
-	} `json:"errors"`
-	Links []struct {
-		Rel    string         `json:"rel"`
-		Method string         `json:"method"`
-		Args   map[string]any `json:"args"`
-	} `json:"links"`
-}
-
-func wantProblem(t testing.TB, r *resp, status int, code contracts.Code) problem {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d (%s): %s", r.Status, status, code, r.Body)
-	}
-	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
-		t.Errorf("Content-Type %q", ct)
-	}
-	var p problem
-	if err := json.Unmarshal(r.Body, &p); err != nil {
-		t.Fatal(err)
-	}
-	if p.Code != string(code) {
-		t.Fatalf("code %q, want %q: %s", p.Code, code, r.Body)
-	}
-	if info, _ := code.Info(); p.Title != info.Title || p.Status != status {
-		t.Errorf("problem %+v disagrees with the registry %+v", p, info)
-	}
-	return p
-}
-
-func (p problem) pointers() []string {
-	var out []string
-	for _, e := range p.Errors {
-		out = append(out, e.Pointer)
-	}
-	return out
 }
 
 // list reads an array of objects member.

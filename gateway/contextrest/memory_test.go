@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // tenantBMemory gives tenant B records with the same ids as tenant A's and
@@ -123,37 +124,37 @@ func TestQueryMemoryRefusals(t *testing.T) {
 		return map[string]any{"compartment": compartment, "purpose": purpose, "query": ""}
 	}
 
-	p := wantProblem(t, h.queryMemory(t, tk, body("hr", "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
-	if !slices.Equal(p.pointers(), []string{"/compartment"}) || p.Hint == "" {
+	p := gatewaytest.WantProblem(t, h.queryMemory(t, tk, body("hr", "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
+	if !slices.Equal(p.Pointers(), []string{"/compartment"}) || p.Hint == "" {
 		t.Errorf("compartment refusal %+v", p)
 	}
-	p = wantProblem(t, h.queryMemory(t, tk, body("payments", "support")), http.StatusForbidden, contracts.CodePurposeForbidden)
-	if !slices.Equal(p.pointers(), []string{"/purpose"}) {
+	p = gatewaytest.WantProblem(t, h.queryMemory(t, tk, body("payments", "support")), http.StatusForbidden, contracts.CodePurposeForbidden)
+	if !slices.Equal(p.Pointers(), []string{"/purpose"}) {
 		t.Errorf("purpose refusal %+v", p)
 	}
-	p = wantProblem(t, h.queryMemory(t, tk, body("hr", "marketing")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
-	if !slices.Equal(p.pointers(), []string{"/compartment", "/purpose"}) {
+	p = gatewaytest.WantProblem(t, h.queryMemory(t, tk, body("hr", "marketing")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
+	if !slices.Equal(p.Pointers(), []string{"/compartment", "/purpose"}) {
 		t.Errorf("both refused: %+v", p)
 	}
 	// Exact matching: no case folding, prefix or wildcard.
 	for _, c := range []string{"Payments", "pay", "payments.eu"} {
-		wantProblem(t, h.queryMemory(t, tk, body(c, "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
+		gatewaytest.WantProblem(t, h.queryMemory(t, tk, body(c, "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
 	}
 	// A token without the claims allows nothing; a wildcard claim is just
 	// a compartment named "*".
-	wantProblem(t, h.queryMemory(t, h.token(t, tok{}), body("payments", "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
+	gatewaytest.WantProblem(t, h.queryMemory(t, h.token(t, tok{}), body("payments", "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
 	star := h.token(t, tok{compartments: []string{"*"}, purposes: []string{"*"}})
-	wantProblem(t, h.queryMemory(t, star, body("payments", "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
+	gatewaytest.WantProblem(t, h.queryMemory(t, star, body("payments", "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
 	// Empty claims allow nothing either.
 	empty := h.token(t, tok{compartments: []string{}, purposes: []string{}})
-	wantProblem(t, h.queryMemory(t, empty, body("payments", "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
+	gatewaytest.WantProblem(t, h.queryMemory(t, empty, body("payments", "incident-review")), http.StatusForbidden, contracts.CodeCompartmentForbidden)
 
 	// Scope first: without memory:read, 403 insufficient-scope even for a
 	// forbidden compartment and a malformed body.
 	noScope := h.token(t, tok{scopes: without(contracts.ScopeMemoryRead), compartments: []string{"payments"}, purposes: []string{"incident-review"}})
-	wantProblem(t, h.queryMemory(t, noScope, body("payments", "incident-review")), http.StatusForbidden, contracts.CodeInsufficientScope)
-	wantProblem(t, h.queryMemory(t, noScope, `{"compartment":`), http.StatusForbidden, contracts.CodeInsufficientScope)
-	wantProblem(t, h.queryMemory(t, "", body("payments", "incident-review")), http.StatusUnauthorized, contracts.CodeUnauthenticated)
+	gatewaytest.WantProblem(t, h.queryMemory(t, noScope, body("payments", "incident-review")), http.StatusForbidden, contracts.CodeInsufficientScope)
+	gatewaytest.WantProblem(t, h.queryMemory(t, noScope, `{"compartment":`), http.StatusForbidden, contracts.CodeInsufficientScope)
+	gatewaytest.WantProblem(t, h.queryMemory(t, "", body("payments", "incident-review")), http.StatusUnauthorized, contracts.CodeUnauthenticated)
 
 	// Validation before the compartment check: a malformed request is 400
 	// whatever it names.
@@ -172,12 +173,12 @@ func TestQueryMemoryRefusals(t *testing.T) {
 		{map[string]any{"compartment": "payments", "purpose": "incident-review", "query": "", "tags": []string{"a", "a"}}, "/tags"},
 		{map[string]any{"compartment": "payments", "purpose": "incident-review", "query": strings.Repeat("x", 513)}, "/query"},
 	} {
-		p := wantProblem(t, h.queryMemory(t, tk, tc.body), http.StatusBadRequest, contracts.CodeInvalidParams)
-		if !slices.Contains(p.pointers(), tc.pointer) {
-			t.Errorf("%v: pointers %v, want %s", tc.body, p.pointers(), tc.pointer)
+		p := gatewaytest.WantProblem(t, h.queryMemory(t, tk, tc.body), http.StatusBadRequest, contracts.CodeInvalidParams)
+		if !slices.Contains(p.Pointers(), tc.pointer) {
+			t.Errorf("%v: pointers %v, want %s", tc.body, p.Pointers(), tc.pointer)
 		}
 	}
-	wantProblem(t, h.queryMemory(t, tk, `{"compartment":"payments","compartment":"hr","purpose":"incident-review","query":""}`),
+	gatewaytest.WantProblem(t, h.queryMemory(t, tk, `{"compartment":"payments","compartment":"hr","purpose":"incident-review","query":""}`),
 		http.StatusBadRequest, contracts.CodeMalformedJSON)
 }
 
@@ -226,12 +227,12 @@ func TestListGoals(t *testing.T) {
 		t.Errorf("planning: %v", got)
 	}
 
-	wantProblem(t, h.listGoals(t, tk, url.Values{"compartment": {"hr"}, "purpose": {"incident-review"}}), http.StatusForbidden, contracts.CodeCompartmentForbidden)
-	wantProblem(t, h.listGoals(t, tk, url.Values{"compartment": {"payments"}, "purpose": {"planning"}}), http.StatusForbidden, contracts.CodePurposeForbidden)
-	wantProblem(t, h.listGoals(t, h.token(t, tok{}), q(nil)), http.StatusForbidden, contracts.CodeCompartmentForbidden)
-	wantProblem(t, h.listGoals(t, h.token(t, tok{scopes: without(contracts.ScopeContextRead), compartments: []string{"payments"}, purposes: []string{"incident-review"}}), q(nil)),
+	gatewaytest.WantProblem(t, h.listGoals(t, tk, url.Values{"compartment": {"hr"}, "purpose": {"incident-review"}}), http.StatusForbidden, contracts.CodeCompartmentForbidden)
+	gatewaytest.WantProblem(t, h.listGoals(t, tk, url.Values{"compartment": {"payments"}, "purpose": {"planning"}}), http.StatusForbidden, contracts.CodePurposeForbidden)
+	gatewaytest.WantProblem(t, h.listGoals(t, h.token(t, tok{}), q(nil)), http.StatusForbidden, contracts.CodeCompartmentForbidden)
+	gatewaytest.WantProblem(t, h.listGoals(t, h.token(t, tok{scopes: without(contracts.ScopeContextRead), compartments: []string{"payments"}, purposes: []string{"incident-review"}}), q(nil)),
 		http.StatusForbidden, contracts.CodeInsufficientScope)
-	wantProblem(t, h.listGoals(t, "", q(nil)), http.StatusUnauthorized, contracts.CodeUnauthenticated)
+	gatewaytest.WantProblem(t, h.listGoals(t, "", q(nil)), http.StatusUnauthorized, contracts.CodeUnauthenticated)
 	for _, v := range []url.Values{
 		{"compartment": {"payments"}},
 		{"purpose": {"incident-review"}},
@@ -241,6 +242,6 @@ func TestListGoals(t *testing.T) {
 		q(url.Values{"tenant": {tenantB}}),
 		{"compartment": {"payments", "hr"}, "purpose": {"incident-review"}},
 	} {
-		wantProblem(t, h.listGoals(t, tk, v), http.StatusBadRequest, contracts.CodeInvalidParams)
+		gatewaytest.WantProblem(t, h.listGoals(t, tk, v), http.StatusBadRequest, contracts.CodeInvalidParams)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestGetSkill: the newest release by default (not the newer 2.0.0-rc.1),
@@ -65,18 +66,18 @@ func TestGetSkillRefusals(t *testing.T) {
 	h := newHarness(t)
 	tk := h.token(t, tok{})
 
-	wantProblem(t, h.getSkill(t, "", "deploy-checklist", nil), http.StatusUnauthorized, contracts.CodeUnauthenticated)
-	wantProblem(t, h.getSkill(t, h.token(t, tok{scopes: without(contracts.ScopeSkillsRead)}), "deploy-checklist", nil),
+	gatewaytest.WantProblem(t, h.getSkill(t, "", "deploy-checklist", nil), http.StatusUnauthorized, contracts.CodeUnauthenticated)
+	gatewaytest.WantProblem(t, h.getSkill(t, h.token(t, tok{scopes: without(contracts.ScopeSkillsRead)}), "deploy-checklist", nil),
 		http.StatusForbidden, contracts.CodeInsufficientScope)
 	// The scope comes before everything else, even a malformed argument.
-	wantProblem(t, h.getSkill(t, h.token(t, tok{scopes: without(contracts.ScopeSkillsRead)}), "bad id!", url.Values{"bogus": {"1"}}),
+	gatewaytest.WantProblem(t, h.getSkill(t, h.token(t, tok{scopes: without(contracts.ScopeSkillsRead)}), "bad id!", url.Values{"bogus": {"1"}}),
 		http.StatusForbidden, contracts.CodeInsufficientScope)
 
-	p := wantProblem(t, h.getSkill(t, tk, "no-such-skill", nil), http.StatusNotFound, contracts.CodeNotFound)
+	p := gatewaytest.WantProblem(t, h.getSkill(t, tk, "no-such-skill", nil), http.StatusNotFound, contracts.CodeNotFound)
 	if !strings.Contains(p.Detail, "no-such-skill") {
 		t.Errorf("detail %q", p.Detail)
 	}
-	p = wantProblem(t, h.getSkill(t, tk, "deploy-checklist", url.Values{"version": {"9.9.9"}}), http.StatusNotFound, contracts.CodeNotFound)
+	p = gatewaytest.WantProblem(t, h.getSkill(t, tk, "deploy-checklist", url.Values{"version": {"9.9.9"}}), http.StatusNotFound, contracts.CodeNotFound)
 	if !strings.Contains(p.Hint, "2.0.0-rc.1, 1.1.0, 1.0.0") || len(p.Links) != 1 || p.Links[0].Method != contracts.ToolGetSkill ||
 		p.Links[0].Args["skillId"] != "deploy-checklist" {
 		t.Errorf("unknown version: %+v", p)
@@ -88,10 +89,10 @@ func TestGetSkillRefusals(t *testing.T) {
 		{"vers": {"1.0.0"}},
 		{"version": {"1.0.0", "1.1.0"}},
 	} {
-		wantProblem(t, h.getSkill(t, tk, "deploy-checklist", q), http.StatusBadRequest, contracts.CodeInvalidParams)
+		gatewaytest.WantProblem(t, h.getSkill(t, tk, "deploy-checklist", q), http.StatusBadRequest, contracts.CodeInvalidParams)
 	}
-	wantProblem(t, h.getSkill(t, tk, "bad id!", nil), http.StatusBadRequest, contracts.CodeInvalidParams)
+	gatewaytest.WantProblem(t, h.getSkill(t, tk, "bad id!", nil), http.StatusBadRequest, contracts.CodeInvalidParams)
 	// Only GET.
 	r := h.do(t, http.MethodPost, "/v8/skills/deploy-checklist", tk, `{}`)
-	wantProblem(t, r, http.StatusMethodNotAllowed, contracts.CodeMethodNotAllowed)
+	gatewaytest.WantProblem(t, r, http.StatusMethodNotAllowed, contracts.CodeMethodNotAllowed)
 }
