@@ -284,9 +284,11 @@ func (j *jaeger) trace(t *testing.T, id string) []otlpSpan {
 	return spans
 }
 
-// waitTrace reads trace id from Jaeger until it holds a span that has
-// every name in names (at most 30s: the gateway exports in batches).
-func (j *jaeger) waitTrace(t *testing.T, id string, names ...string) []otlpSpan {
+// waitTrace reads trace id from Jaeger until it holds a span of every name
+// in names and, for every name in hops, both its client and its server
+// span (at most 30s: the gateway and the upstream export in batches of
+// their own).
+func (j *jaeger) waitTrace(t *testing.T, id string, hops []string, names ...string) []otlpSpan {
 	t.Helper()
 	var spans []otlpSpan
 	missing := ""
@@ -298,11 +300,28 @@ func (j *jaeger) waitTrace(t *testing.T, id string, names ...string) []otlpSpan 
 				break
 			}
 		}
+		for _, n := range hops {
+			if missing == "" && !hasHop(spans, n) {
+				missing = n + " (client and server)"
+			}
+		}
 		return missing == ""
 	}) {
 		t.Fatalf("trace %s has no span %q within 30s; it has:\n%s\njaeger's log:\n%s", id, missing, describeSpans(spans), j.log.String())
 	}
 	return spans
+}
+
+// hasHop reports whether spans hold both a client and a server span named
+// name.
+func hasHop(spans []otlpSpan, name string) bool {
+	kinds := map[string]bool{}
+	for _, s := range spans {
+		if s.Name == name {
+			kinds[s.kind()] = true
+		}
+	}
+	return kinds["SPAN_KIND_CLIENT"] && kinds["SPAN_KIND_SERVER"]
 }
 
 // findSpan returns the first span named name, nil when none is.
@@ -431,7 +450,7 @@ proxy:
 			t.Fatalf("POST /v8/praxec/command answered %d: %s", res.StatusCode, out)
 		}
 		trace := traceOf(t, res.Header.Get("Traceparent"))
-		spans := j.waitTrace(t, trace, "POST /v8/praxec/command", "executor mcp", "tools/call echo", "store.update")
+		spans := j.waitTrace(t, trace, []string{"tools/call echo"}, "POST /v8/praxec/command", "executor mcp", "store.update")
 		write, exec := findSpan(spans, "POST /v8/praxec/command"), findSpan(spans, "executor mcp")
 		client, server := hop(t, spans, "tools/call echo")
 		checkChild(t, spans, write, exec)
@@ -483,7 +502,7 @@ proxy:
 
 	t.Run("ProxiedMCPCall", func(t *testing.T) {
 		trace := traceOf(t, callMCP(t, "up.echo", `{"text":"`+secret+`"}`, ""))
-		spans := j.waitTrace(t, trace, "POST /mcp", "tools/call up.echo", "tools/call echo")
+		spans := j.waitTrace(t, trace, []string{"tools/call echo"}, "POST /mcp", "tools/call up.echo")
 		httpSpan, call := findSpan(spans, "POST /mcp"), findSpan(spans, "tools/call up.echo")
 		client, _ := hop(t, spans, "tools/call echo")
 		checkChild(t, spans, httpSpan, call)
@@ -508,7 +527,7 @@ proxy:
 		if traceOf(t, answered) != callerTrace {
 			t.Errorf("a call with a _meta.traceparent answered Traceparent %q, not in the caller's trace", answered)
 		}
-		spans := j.waitTrace(t, callerTrace, "tools/call praxec.query")
+		spans := j.waitTrace(t, callerTrace, nil, "tools/call praxec.query")
 		call := findSpan(spans, "tools/call praxec.query")
 		if call.ParentSpanID != "00f067aa0ba902b7" || len(call.Links) != 1 {
 			t.Errorf("the MCP span of a call with a _meta.traceparent: parent %s, links %v", call.ParentSpanID, call.Links)
@@ -540,7 +559,7 @@ proxy:
 			t.Fatalf("praxec.query through praxa mcp --gateway: %v %+v\n%s", err, res, stderr.String())
 		}
 		cs.Close()
-		spans := j.waitTrace(t, callerTrace, "tools/call praxec.query", "POST /v8/praxec/query")
+		spans := j.waitTrace(t, callerTrace, nil, "tools/call praxec.query", "POST /v8/praxec/query")
 		call, rest := findSpan(spans, "tools/call praxec.query"), findSpan(spans, "POST /v8/praxec/query")
 		if call.Service != "praxa-bridge" || call.attr("network.transport") != "pipe" || call.ParentSpanID != "00f067aa0ba902b7" {
 			t.Errorf("the bridge's MCP span: %+v", *call)
