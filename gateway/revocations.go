@@ -9,6 +9,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/op"
+	"github.com/praxa/praxa/gateway/periodic"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -94,18 +95,8 @@ func (r *Revocations) refresh(ctx context.Context) error {
 
 // Run polls the store until ctx ends.
 func (r *Revocations) Run(ctx context.Context) {
-	t := time.NewTicker(r.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := r.refresh(ctx); err != nil && ctx.Err() == nil {
-				r.log.Warn("revocation refresh failed", "err", err)
-			}
-		}
-	}
+	periodic.Run(ctx, r.log, periodic.Job{Name: "revocation refresh", Every: periodic.Fixed(r.interval),
+		Round: func(ctx context.Context) (int, bool, error) { return 0, false, r.refresh(ctx) }})
 }
 
 // RevokeRequest asks to revoke one access token.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/praxa/praxa/gateway/periodic"
 	"github.com/praxa/praxa/gateway/store"
 )
 
@@ -152,16 +153,8 @@ func (o ClusterOptions) SliceFor(r Rule) int {
 // Run says every Heartbeat that this replica is alive and counts the
 // replicas, until ctx ends.
 func (c *Cluster) Run(ctx context.Context) {
-	t := time.NewTicker(c.opts.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			c.heartbeat(ctx)
-		}
-	}
+	periodic.Run(ctx, c.log, periodic.Job{Name: "rate limit heartbeat", Every: periodic.Fixed(c.opts.Heartbeat),
+		Round: func(ctx context.Context) (int, bool, error) { c.heartbeat(ctx); return 0, false, nil }})
 }
 
 func (c *Cluster) heartbeat(ctx context.Context) {
