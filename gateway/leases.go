@@ -619,15 +619,9 @@ func approvalFingerprint(approvalID string) string { return approvalPrefix + app
 // keeps the answer, which a retry of the approval replays instead of
 // calling again.
 func (ls *leases) approvalUnknown(ctx context.Context, tx store.Tx, e *env, tenant, approvalID string, answer []byte) error {
-	a, err := tx.GetApproval(ctx, tenant, approvalID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	a, ok, err := pendingApproval(ctx, tx, tenant, approvalID)
+	if err != nil || !ok {
 		return err
-	}
-	if a.Status != "pending" {
-		return nil
 	}
 	doc := map[string]json.RawMessage{}
 	if len(a.Doc) > 0 {

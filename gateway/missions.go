@@ -361,16 +361,20 @@ func (ms *missions) persist(ctx context.Context, tx store.Tx, e *env, out *workf
 	return nil
 }
 
-func (ms *missions) closeApproval(ctx context.Context, tx store.Tx, e *env, tenant, id, status string) error {
-	a, err := tx.GetApproval(ctx, tenant, id)
+// pendingApproval reads approval id of tenant; ok is false when there is
+// none or it is no longer pending.
+func pendingApproval(ctx context.Context, tx store.ReadTx, tenant, id string) (a store.Approval, ok bool, err error) {
+	a, err = tx.GetApproval(ctx, tenant, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil
+		return a, false, nil
 	}
-	if err != nil {
+	return a, err == nil && a.Status == "pending", err
+}
+
+func (ms *missions) closeApproval(ctx context.Context, tx store.Tx, e *env, tenant, id, status string) error {
+	a, ok, err := pendingApproval(ctx, tx, tenant, id)
+	if err != nil || !ok {
 		return err
-	}
-	if a.Status != "pending" {
-		return nil
 	}
 	a.Status, a.ResolvedAt = status, e.Now
 	if e.Principal != nil {
