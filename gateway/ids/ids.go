@@ -8,10 +8,11 @@
 // a UUIDv7 does, and keep 80 random bits: ids minted close in time share a
 // prefix, so the store's B-trees keyed by them (intents, missions, the
 // events' trace index) take new rows on a few pages instead of a random
-// page each. Span ids only name a hop in a Traceparent header answered to
+// page each; the OpenTelemetry spans' trace ids are minted the same way
+// (TraceBytes). Span ids only name a hop in a Traceparent header answered to
 // the caller and are never stored nor used as keys: they come from
 // math/rand/v2, whose ChaCha8 generator is cheaper and still unpredictable
-// in practice.
+// in practice; so are the exported spans' ids (SpanBytes).
 //
 // It imports only the standard library.
 package ids
@@ -49,21 +50,36 @@ func Request() string {
 // by timeOrdered. W3C Trace Context level 2 asks only the right-most 7
 // bytes to be random.
 func Trace() string {
-	var b [16]byte
-	timeOrdered(&b)
+	b := TraceBytes()
 	var out [32]byte
 	hex.Encode(out[:], b[:])
 	return string(out[:])
 }
 
+// TraceBytes mints a W3C trace id as its 16 bytes (Trace is their hex):
+// the OpenTelemetry SDK's spans take their trace ids from it (package
+// telemetry), so that a traced request's id is time-ordered too.
+func TraceBytes() [16]byte {
+	var b [16]byte
+	timeOrdered(&b)
+	return b
+}
+
 // Span mints a W3C parent (span) id: 8 bytes, 16 lowercase hex digits,
 // never all zero. It is not from crypto/rand (see the package doc).
 func Span() string {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], mrand.Uint64()|1)
+	b := SpanBytes()
 	var out [16]byte
 	hex.Encode(out[:], b[:])
 	return string(out[:])
+}
+
+// SpanBytes mints a span id as its 8 bytes, never all zero (Span is
+// their hex).
+func SpanBytes() [8]byte {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], mrand.Uint64()|1)
+	return b
 }
 
 // Traceparent is a W3C traceparent header of a hop in trace: version 00,

@@ -201,3 +201,45 @@ func TestMCPOperationMetric(t *testing.T) {
 		t.Errorf("no http.server.request.duration in %+v", rm)
 	}
 }
+
+// TestSpanIDsTimeOrdered: the export's tracer provider (traceOptions)
+// starts each new trace with an id that leads with the time in
+// milliseconds, as export off mints a request's trace (ids.Trace), so that
+// the audit events' trace index stays ordered; span ids are valid and
+// distinct; and the ratio sampler, which reads the id's random last 8
+// bytes, still samples about the ratio of new traces.
+func TestSpanIDsTimeOrdered(t *testing.T) {
+	tracer := sdktrace.NewTracerProvider(traceOptions(0.5)...).Tracer("t")
+	before := uint64(time.Now().UnixMilli())
+	const n = 4000
+	sampled := 0
+	traces, spans := map[oteltrace.TraceID]bool{}, map[oteltrace.SpanID]bool{}
+	for range n {
+		ctx, root := tracer.Start(context.Background(), "root")
+		_, child := tracer.Start(ctx, "child")
+		sc := root.SpanContext()
+		if !sc.TraceID().IsValid() || !sc.SpanID().IsValid() || !child.SpanContext().SpanID().IsValid() {
+			t.Fatalf("invalid ids: %v %v", sc, child.SpanContext())
+		}
+		if child.SpanContext().TraceID() != sc.TraceID() {
+			t.Fatal("a child span left its parent's trace")
+		}
+		traces[sc.TraceID()] = true
+		spans[sc.SpanID()], spans[child.SpanContext().SpanID()] = true, true
+		if sc.IsSampled() {
+			sampled++
+		}
+		id := sc.TraceID()
+		ms := uint64(id[0])<<40 | uint64(id[1])<<32 | uint64(id[2])<<24 | uint64(id[3])<<16 | uint64(id[4])<<8 | uint64(id[5])
+		if after := uint64(time.Now().UnixMilli()); ms < before || ms > after {
+			t.Fatalf("trace id %s: its time %d is not between %d and %d", id, ms, before, after)
+		}
+	}
+	if len(traces) != n || len(spans) != 2*n {
+		t.Errorf("%d distinct trace ids and %d span ids, want %d and %d", len(traces), len(spans), n, 2*n)
+	}
+	// Binomial(4000, 0.5): the standard deviation is about 32.
+	if sampled < n/2-300 || sampled > n/2+300 {
+		t.Errorf("ratio 0.5 sampled %d of %d new traces", sampled, n)
+	}
+}
