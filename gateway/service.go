@@ -546,8 +546,10 @@ func traced(ctx context.Context, trace string) context.Context {
 	if trace == "" {
 		return ctx
 	}
-	if sc := oteltrace.SpanContextFromContext(ctx); sc.IsValid() && sc.TraceID().String() == trace {
-		return workflow.WithTraceparent(ctx, tracing.Traceparent(sc))
+	if sc := oteltrace.SpanContextFromContext(ctx); sc.IsValid() {
+		if tp := tracing.Traceparent(sc); tp[3:35] == trace {
+			return workflow.WithTraceparent(ctx, tp)
+		}
 	}
 	return workflow.WithTraceparent(ctx, "00-"+trace+"-"+ids.Span()+"-01")
 }

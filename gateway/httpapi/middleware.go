@@ -58,9 +58,9 @@ func requestIDs(next http.Handler) http.Handler {
 		ctx, span, traced := telemetry.StartHTTPServer(r)
 		if traced {
 			x.span = span
-			sc := span.SpanContext()
-			x.Start(id, sc.TraceID().String(), h)
-			h["Traceparent"] = []string{tracing.Traceparent(sc)}
+			tp := tracing.Traceparent(span.SpanContext())
+			x.Start(id, tp[3:35], h) // the span's trace id
+			h["Traceparent"] = []string{tp}
 		} else {
 			trace := traceFrom(r.Header.Get("Traceparent"))
 			x.Start(id, trace, h)

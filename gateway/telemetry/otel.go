@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -326,6 +327,17 @@ func signalURL(base, path string) string {
 // operations' and the HTTP requests' durations.
 type meterBox struct {
 	ops, requests metric.Float64Histogram
+	// requestAttrs caches the attributes of http.server.request.duration
+	// by label values (httpKey -> []metric.RecordOption), so that a
+	// request does not build and sort its attribute set again: the values
+	// are bounded as the Prometheus labels are (Requests.bound).
+	requestAttrs sync.Map
+}
+
+// httpKey is the label values of one HTTP request's OTLP metric.
+type httpKey struct {
+	method, route string
+	status        int
 }
 
 var meters atomic.Pointer[meterBox]

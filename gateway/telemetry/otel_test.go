@@ -170,8 +170,11 @@ func TestMCPOperationMetric(t *testing.T) {
 	}
 
 	// A Recorder records http.server.request.duration of what it records,
-	// by method, route and status.
+	// by method, route and status (the second 503 under the attributes
+	// cached by the first).
 	rec := NewRecorder(NewRequests(), slog.New(slog.DiscardHandler), nil)
+	rec.Record(context.Background(), Observation{Route: "/v8/intents", Method: http.MethodPost, Status: 503, Duration: 5 * time.Millisecond})
+	rec.Record(context.Background(), Observation{Route: "/v8/intents", Method: http.MethodPost, Status: 200, Duration: 5 * time.Millisecond})
 	rec.Record(context.Background(), Observation{Route: "/v8/intents", Method: http.MethodPost, Status: 503, Duration: 5 * time.Millisecond})
 	rm = metricdata.ResourceMetrics{}
 	if err := reader.Collect(context.Background(), &rm); err != nil {
@@ -185,15 +188,25 @@ func TestMCPOperationMetric(t *testing.T) {
 			}
 			found = true
 			h := m.Data.(metricdata.Histogram[float64])
-			if len(h.DataPoints) != 1 {
+			if len(h.DataPoints) != 2 {
 				t.Fatalf("http.server.request.duration: %+v", h.DataPoints)
 			}
-			a := h.DataPoints[0].Attributes
-			route, _ := a.Value("http.route")
-			status, _ := a.Value("http.response.status_code")
-			errType, _ := a.Value(tracing.KeyErrorType)
-			if route.AsString() != "/v8/intents" || status.AsInt64() != 503 || errType.AsString() != "503" {
-				t.Errorf("http.server.request.duration attributes %v", a.ToSlice())
+			for _, dp := range h.DataPoints {
+				a := dp.Attributes
+				method, _ := a.Value("http.request.method")
+				route, _ := a.Value("http.route")
+				status, _ := a.Value("http.response.status_code")
+				errType, hasErr := a.Value(tracing.KeyErrorType)
+				switch {
+				case method.AsString() != http.MethodPost || route.AsString() != "/v8/intents":
+					t.Errorf("http.server.request.duration attributes %v", a.ToSlice())
+				case status.AsInt64() == 503 && (errType.AsString() != "503" || dp.Count != 2):
+					t.Errorf("503: attributes %v, count %d", a.ToSlice(), dp.Count)
+				case status.AsInt64() == 200 && (hasErr || dp.Count != 1):
+					t.Errorf("200: attributes %v, count %d", a.ToSlice(), dp.Count)
+				case status.AsInt64() != 503 && status.AsInt64() != 200:
+					t.Errorf("status %v", status)
+				}
 			}
 		}
 	}

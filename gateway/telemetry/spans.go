@@ -33,7 +33,7 @@ func StartHTTPServer(r *http.Request) (ctx context.Context, span oteltrace.Span,
 		return r.Context(), nil, false
 	}
 	ctx = propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-	ctx, span = tracing.Tracer().Start(ctx, r.Method, oteltrace.WithSpanKind(oteltrace.SpanKindServer))
+	ctx, span = tracing.Tracer().Start(ctx, r.Method, serverSpan...)
 	if span.IsRecording() {
 		scheme := "http"
 		if r.TLS != nil {
@@ -61,6 +61,9 @@ func StartHTTPServer(r *http.Request) (ctx context.Context, span oteltrace.Span,
 	}
 	return ctx, span, true
 }
+
+// serverSpan are the options of an HTTP server span, built once.
+var serverSpan = []oteltrace.SpanStartOption{oteltrace.WithSpanKind(oteltrace.SpanKindServer)}
 
 // EndHTTPServer ends the server span of an HTTP request served by the
 // route pattern route with status.
@@ -115,13 +118,18 @@ func recordHTTPServer(ctx context.Context, d time.Duration, method, route string
 	if m == nil {
 		return
 	}
-	attrs := make([]attribute.KeyValue, 0, 4)
-	attrs = append(attrs, attribute.String("http.request.method", httpMethod(method)), attribute.String("http.route", route),
-		attribute.Int("http.response.status_code", status))
-	if status >= 500 {
-		attrs = append(attrs, tracing.KeyErrorType.String(strconv.Itoa(status)))
+	k := httpKey{method: httpMethod(method), route: route, status: status}
+	opts, ok := m.requestAttrs.Load(k)
+	if !ok {
+		attrs := make([]attribute.KeyValue, 0, 4)
+		attrs = append(attrs, attribute.String("http.request.method", k.method), attribute.String("http.route", route),
+			attribute.Int("http.response.status_code", status))
+		if status >= 500 {
+			attrs = append(attrs, tracing.KeyErrorType.String(strconv.Itoa(status)))
+		}
+		opts, _ = m.requestAttrs.LoadOrStore(k, []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attrs...))})
 	}
-	m.requests.Record(ctx, d.Seconds(), metric.WithAttributes(attrs...))
+	m.requests.Record(ctx, d.Seconds(), opts.([]metric.RecordOption)...)
 }
 
 // RecordMCPOperation records one MCP request or notification a server
