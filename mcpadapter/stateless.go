@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -190,49 +190,13 @@ func statelessMeta(raw json.RawMessage) (mcp.Meta, bool) {
 }
 
 // plainDecode is what json.Unmarshal decodes raw, text strictjson.Check
-// accepted (so no member is named twice and every string is UTF-8), into
-// an any as (nil, booleans, strings, float64s, []any, map[string]any),
-// read in place without reflection; ok is false where json.Unmarshal
-// fails on such text (a number beyond float64's range).
+// accepted, into an any (nil, booleans, strings, float64s, []any,
+// map[string]any), built by strictjson's one builder without reflection;
+// ok is false where json.Unmarshal fails on such text (a number beyond
+// float64's range).
 func plainDecode(raw []byte) (any, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return nil, false
-	}
-	switch raw[0] {
-	case '{':
-		m := map[string]any{}
-		for n, v := range strictjson.Members(raw) {
-			x, ok := plainDecode(v)
-			if !ok {
-				return nil, false
-			}
-			m[string(n)] = x
-		}
-		return m, true
-	case '[':
-		a := []any{}
-		for v := range strictjson.Elements(raw) {
-			x, ok := plainDecode(v)
-			if !ok {
-				return nil, false
-			}
-			a = append(a, x)
-		}
-		return a, true
-	case '"':
-		return strictjson.String(raw)
-	}
-	switch string(raw) {
-	case "true":
-		return true, true
-	case "false":
-		return false, true
-	case "null":
-		return nil, true
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	return f, err == nil
+	v, err := strictjson.DecodeWith(raw, strictjson.Limits{MaxDepth: maxMessageDepth, MaxElements: math.MaxInt32, Float64: true})
+	return v, err == nil
 }
 
 // implementation reports whether raw is an object holding only string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/praxa/praxa/contracts"
 )
@@ -13,11 +14,12 @@ import (
 // nil when empty), string, json.Number, bool and nil. It reads data once,
 // without recursion, and refuses more than maxValues values (members'
 // values, items and scalars through every level, the root included).
+// With floats, numbers are float64s instead (Limits.Float64).
 //
 // It relies on Check's verdict: on text Check refuses it returns a
 // malformed-json error where it loses its way (or a value for a text it
 // happens to read), never a panic.
-func build(data []byte, maxValues int) (any, error) {
+func build(data []byte, maxValues int, floats bool) (any, error) {
 	b := builder{data: data}
 	// The open objects and arrays, and their members and items read so
 	// far: room for a few levels and a few dozen values on the stack. A
@@ -87,7 +89,15 @@ func build(data []byte, maxValues int) (any, error) {
 			if b.i == start {
 				return nil, b.lost()
 			}
-			v = json.Number(data[start:b.i])
+			if !floats {
+				v = json.Number(data[start:b.i])
+				break
+			}
+			f, err := strconv.ParseFloat(string(data[start:b.i]), 64)
+			if err != nil {
+				return nil, malformed("a number is beyond the range of a float64", start)
+			}
+			v = f
 		}
 		// A value ended: add it to the container it is in, and close what
 		// it ends.

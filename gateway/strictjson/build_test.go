@@ -15,7 +15,7 @@ func FuzzBuild(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := build(data, 1<<30)
+		_, err := build(data, 1<<30, false)
 		if err == nil {
 			return
 		}

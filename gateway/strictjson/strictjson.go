@@ -25,6 +25,11 @@ const (
 // the root included (MaxElements). Zero takes the default.
 type Limits struct {
 	MaxDepth, MaxElements int
+	// Float64 decodes numbers as float64, as encoding/json decodes them
+	// into an any without UseNumber (json.Number otherwise); a number
+	// beyond float64's range is then refused as malformed-json, where
+	// encoding/json fails too.
+	Float64 bool
 }
 
 // Decode parses data as exactly one JSON value. Failures are
@@ -57,7 +62,7 @@ func DecodeWith(data []byte, l Limits) (any, error) {
 	if err := Check(data, maxDepth); err != nil {
 		return nil, err
 	}
-	return build(data, l.MaxElements)
+	return build(data, l.MaxElements, l.Float64)
 }
 
 // DecodeObject is Decode for a value that must be a JSON object.
