@@ -2,7 +2,6 @@ package contracts
 
 import (
 	"encoding/json"
-	"fmt"
 	"iter"
 	"slices"
 )
@@ -253,92 +252,41 @@ func buildEndpoints() []Endpoint {
 var endpoints = buildEndpoints()
 
 var endpointIndex = func() map[string]int {
-	idx := make(map[string]int, len(endpoints))
-	for i, e := range endpoints {
-		if _, dup := idx[e.OperationID]; dup {
-			panic("contracts: duplicate endpoint operationId " + e.OperationID)
-		}
+	idx := indexBy(endpoints, func(e Endpoint) string { return e.OperationID }, "endpoint operationId")
+	for _, e := range endpoints {
 		if _, clash := ByOperationID(e.OperationID); clash {
 			panic("contracts: endpoint operationId " + e.OperationID + " is a tool's")
 		}
-		idx[e.OperationID] = i
 	}
 	return idx
 }()
 
 // OperatorEndpoints returns a copy of every operator endpoint in the stable
 // order: revokeToken, listApprovals, approveApproval, rejectApproval.
-func OperatorEndpoints() []Endpoint {
-	out := make([]Endpoint, len(endpoints))
-	for i, e := range endpoints {
-		out[i] = e.Clone()
-	}
-	return out
-}
+func OperatorEndpoints() []Endpoint { return clones(endpoints) }
 
 // AllEndpoints iterates over copies of every operator endpoint in the order
 // of OperatorEndpoints.
-func AllEndpoints() iter.Seq[Endpoint] {
-	return func(yield func(Endpoint) bool) {
-		for _, e := range endpoints {
-			if !yield(e.Clone()) {
-				return
-			}
-		}
-	}
-}
+func AllEndpoints() iter.Seq[Endpoint] { return cloneSeq(endpoints) }
 
 // LookupEndpoint returns a copy of the operator endpoint whose operationId
 // is exactly id.
-func LookupEndpoint(id string) (Endpoint, bool) {
-	i, ok := endpointIndex[id]
-	if !ok {
-		return Endpoint{}, false
-	}
-	return endpoints[i].Clone(), true
-}
+func LookupEndpoint(id string) (Endpoint, bool) { return cloneAt(endpoints, endpointIndex, id) }
 
-var compiledEndpoints = func() map[string]*compiledTool {
-	m := make(map[string]*compiledTool, len(endpoints))
-	for _, e := range endpoints {
-		m[e.OperationID] = &compiledTool{}
-	}
-	return m
-}()
-
-func compiledEndpointFor(id string) (*compiledTool, error) {
-	ce, ok := compiledEndpoints[id]
-	if !ok {
-		return nil, fmt.Errorf("contracts: unknown endpoint %q", id)
-	}
-	ce.once.Do(func() {
-		e := endpoints[endpointIndex[id]]
-		if ce.input, ce.err = CompileSchema(id+".input", e.InputSchema); ce.err != nil {
-			return
-		}
-		ce.output, ce.err = CompileSchema(id+".output", e.OutputSchema)
-	})
-	return ce, ce.err
-}
+var endpointSchemas = newSchemaSet("endpoint", endpoints, func(e Endpoint) (string, json.RawMessage, json.RawMessage) {
+	return e.OperationID, e.InputSchema, e.OutputSchema
+})
 
 // ValidateEndpointInput checks the decoded arguments of an operator
 // endpoint, its path argument and its query parameters or body members as
 // one object, against the endpoint's input schema, the way ValidateInput
 // checks a tool's. A violation is an *Error with code INVALID_PARAMS.
 func ValidateEndpointInput(operationID string, args any) error {
-	ce, err := compiledEndpointFor(operationID)
-	if err != nil {
-		return err
-	}
-	return validate(ce.input, args, "the request does not match the input schema of "+operationID)
+	return endpointSchemas.check(operationID, false, args, "the request does not match the input schema of "+operationID)
 }
 
 // ValidateEndpointOutput checks a decoded successful answer of an operator
 // endpoint against its output schema.
 func ValidateEndpointOutput(operationID string, result any) error {
-	ce, err := compiledEndpointFor(operationID)
-	if err != nil {
-		return err
-	}
-	return validate(ce.output, result, "the result does not match the output schema of "+operationID)
+	return endpointSchemas.check(operationID, true, result, "the result does not match the output schema of "+operationID)
 }

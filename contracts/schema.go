@@ -66,55 +66,70 @@ type loadError struct {
 func (e *loadError) Error() string   { return e.err.Error() }
 func (e *loadError) Unwrap() []error { return []error{e.err, e.cause} }
 
+// compiledTool holds the input and output schemas of one tool or operator
+// endpoint, compiled on first use.
 type compiledTool struct {
 	once          sync.Once
+	in, out       json.RawMessage // the schemas to compile
 	input, output *jsonschema.Schema
 	err           error
 }
 
-var compiled = func() map[string]*compiledTool {
-	m := make(map[string]*compiledTool, len(catalogue))
-	for _, t := range catalogue {
-		m[t.Name] = &compiledTool{}
-	}
-	return m
-}()
+// schemaSet holds the schemas of every tool, or of every operator endpoint,
+// by name, each compiled on first use.
+type schemaSet struct {
+	what   string // the kind of entry, "tool" or "endpoint", as errors name it
+	byName map[string]*compiledTool
+}
 
-func compiledFor(name string) (*compiledTool, error) {
-	ct, ok := compiled[name]
+// newSchemaSet prepares, for every entry of items, its schemas under its name.
+func newSchemaSet[T any](what string, items []T, schemas func(T) (name string, in, out json.RawMessage)) schemaSet {
+	m := make(map[string]*compiledTool, len(items))
+	for _, it := range items {
+		name, in, out := schemas(it)
+		m[name] = &compiledTool{in: in, out: out}
+	}
+	return schemaSet{what: what, byName: m}
+}
+
+// check validates v against the output schema of name when output is set,
+// its input schema otherwise, reporting a violation under message.
+func (s schemaSet) check(name string, output bool, v any, message string) error {
+	ct, ok := s.byName[name]
 	if !ok {
-		return nil, fmt.Errorf("contracts: unknown tool %q", name)
+		return fmt.Errorf("contracts: unknown %s %q", s.what, name)
 	}
 	ct.once.Do(func() {
-		t := catalogue[catalogueIndex[name]]
-		if ct.input, ct.err = CompileSchema(name+".input", t.InputSchema); ct.err != nil {
+		if ct.input, ct.err = CompileSchema(name+".input", ct.in); ct.err != nil {
 			return
 		}
-		ct.output, ct.err = CompileSchema(name+".output", t.OutputSchema)
+		ct.output, ct.err = CompileSchema(name+".output", ct.out)
 	})
-	return ct, ct.err
+	if ct.err != nil {
+		return ct.err
+	}
+	if output {
+		return validate(ct.output, v, message)
+	}
+	return validate(ct.input, v, message)
 }
+
+var toolSchemas = newSchemaSet("tool", catalogue, func(t Tool) (string, json.RawMessage, json.RawMessage) {
+	return t.Name, t.InputSchema, t.OutputSchema
+})
 
 // ValidateInput checks decoded JSON arguments (map[string]any, []any,
 // string, float64 or json.Number, bool, nil) against the tool's input schema.
 // A violation is an *Error with code INVALID_PARAMS listing every field
 // error, sorted by pointer, with messages that never echo the value.
 func ValidateInput(tool string, args any) error {
-	ct, err := compiledFor(tool)
-	if err != nil {
-		return err
-	}
-	return validate(ct.input, args, "the arguments do not match the input schema of "+tool)
+	return toolSchemas.check(tool, false, args, "the arguments do not match the input schema of "+tool)
 }
 
 // ValidateOutput checks a decoded successful response against the tool's
 // output schema; tests use it to hold real responses to the contract.
 func ValidateOutput(tool string, result any) error {
-	ct, err := compiledFor(tool)
-	if err != nil {
-		return err
-	}
-	return validate(ct.output, result, "the result does not match the output schema of "+tool)
+	return toolSchemas.check(tool, true, result, "the result does not match the output schema of "+tool)
 }
 
 // Validate checks a decoded JSON value against a schema compiled with

@@ -145,38 +145,15 @@ const (
 // order, then the praxec pair). It is built once and never handed out.
 var catalogue = buildCatalogue()
 
-var catalogueIndex = func() map[string]int {
-	idx := make(map[string]int, len(catalogue))
-	for i, t := range catalogue {
-		if _, dup := idx[t.Name]; dup {
-			panic("contracts: duplicate tool name " + t.Name)
-		}
-		idx[t.Name] = i
-	}
-	return idx
-}()
+var catalogueIndex = indexBy(catalogue, func(t Tool) string { return t.Name }, "tool name")
 
 // Tools returns a copy of every tool in the contract's stable order: the twelve
 // aura_* tools in the order of the Praxa tool table, then praxec.query and
 // praxec.command.
-func Tools() []Tool {
-	out := make([]Tool, len(catalogue))
-	for i, t := range catalogue {
-		out[i] = t.Clone()
-	}
-	return out
-}
+func Tools() []Tool { return clones(catalogue) }
 
 // All iterates over copies of every tool in the stable order of Tools.
-func All() iter.Seq[Tool] {
-	return func(yield func(Tool) bool) {
-		for _, t := range catalogue {
-			if !yield(t.Clone()) {
-				return
-			}
-		}
-	}
-}
+func All() iter.Seq[Tool] { return cloneSeq(catalogue) }
 
 // Names returns every tool name in the stable order of Tools.
 func Names() []string {
@@ -188,13 +165,7 @@ func Names() []string {
 }
 
 // Lookup returns a copy of the tool with exactly this wire name.
-func Lookup(name string) (Tool, bool) {
-	i, ok := catalogueIndex[name]
-	if !ok {
-		return Tool{}, false
-	}
-	return catalogue[i].Clone(), true
-}
+func Lookup(name string) (Tool, bool) { return cloneAt(catalogue, catalogueIndex, name) }
 
 // ByOperationID returns a copy of the tool whose operationId is id.
 func ByOperationID(id string) (Tool, bool) {
