@@ -1,7 +1,6 @@
 package contracts_test
 
 import (
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -197,35 +196,10 @@ func TestEndpointPaths(t *testing.T) {
 func TestEndpointSchemas(t *testing.T) {
 	for _, e := range contracts.OperatorEndpoints() {
 		t.Run(e.OperationID, func(t *testing.T) {
-			for _, s := range []struct {
-				name string
-				raw  json.RawMessage
-			}{{"input", e.InputSchema}, {"output", e.OutputSchema}} {
-				if _, err := contracts.CompileSchema(e.OperationID+"."+s.name, s.raw); err != nil {
-					t.Errorf("%s schema: %v", s.name, err)
-				}
-				root := decodeSchema(t, s.raw)
-				if root["type"] != "object" || root["$schema"] != contracts.SchemaDialect {
-					t.Errorf("%s schema: root type %v, $schema %v", s.name, root["type"], root["$schema"])
-				}
-			}
-			in := decodeSchema(t, e.InputSchema)
-			if in["additionalProperties"] != false {
-				t.Errorf("root additionalProperties = %v, want false", in["additionalProperties"])
-			}
-			walkInput(t, e.OperationID, "", in)
-
+			checkOperationSchemas(t, e.OperationID, e.Method, e.PathArgument, e.InputSchema, e.OutputSchema)
 			props, req := properties(t, e.InputSchema)
 			if _, has := props["idempotencyKey"]; has {
 				t.Error("an operator endpoint takes no idempotencyKey")
-			}
-			if e.PathArgument != "" {
-				p, ok := props[e.PathArgument]
-				if !ok || !slices.Contains(req, e.PathArgument) {
-					t.Errorf("path argument %q must be a declared, required property", e.PathArgument)
-				} else if p["type"] != "string" || p["pattern"] != contracts.IdentifierPattern {
-					t.Errorf("path argument %q = %v, want an identifier", e.PathArgument, p)
-				}
 			}
 			if e.BodyOptional {
 				for _, r := range req {
@@ -234,66 +208,13 @@ func TestEndpointSchemas(t *testing.T) {
 					}
 				}
 			}
-			if e.Method == "GET" {
-				for name, p := range props {
-					switch p["type"] {
-					case "string", "integer", "number", "boolean":
-					default:
-						t.Errorf("%s has type %v; GET arguments are scalar query parameters", name, p["type"])
-					}
-				}
-			}
-			for name, p := range props {
-				def, ok := p["default"]
-				if !ok {
-					continue
-				}
-				sub, _ := json.Marshal(p)
-				s, err := contracts.CompileSchema(e.OperationID+"."+name, sub)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := s.Validate(def); err != nil {
-					t.Errorf("the default of %s is invalid: %v", name, err)
-				}
-			}
 		})
 	}
 }
 
 func TestEndpointErrorCodes(t *testing.T) {
 	for _, e := range contracts.OperatorEndpoints() {
-		codes := e.ErrorCodes()
-		if !slices.IsSorted(codes) || len(slices.Compact(slices.Clone(codes))) != len(codes) {
-			t.Errorf("%s: ErrorCodes() is not sorted and unique: %v", e.OperationID, codes)
-		}
-		for _, c := range slices.Concat(codes, e.Errors) {
-			info, ok := c.Info()
-			if !ok {
-				t.Errorf("%s: code %q is not registered", e.OperationID, c)
-			}
-			if info.Status < 400 {
-				t.Errorf("%s: code %s answers %d, not an error status", e.OperationID, c, info.Status)
-			}
-		}
-		has := func(c contracts.Code) bool { return slices.Contains(codes, c) }
-		for _, c := range e.Errors {
-			if !has(c) {
-				t.Errorf("%s: own code %s missing from ErrorCodes()", e.OperationID, c)
-			}
-		}
-		for _, c := range []contracts.Code{contracts.CodeUnauthenticated, contracts.CodeInvalidToken, contracts.CodeInsufficientScope,
-			contracts.CodeInvalidParams, contracts.CodeRateLimited, contracts.CodeInternal} {
-			if !has(c) {
-				t.Errorf("%s: every operation can answer %s", e.OperationID, c)
-			}
-		}
-		if has(contracts.CodeContentTooLarge) != (e.Method == "POST") || has(contracts.CodeUnsupportedMediaType) != (e.Method == "POST") {
-			t.Errorf("%s: content-too-large and unsupported-media-type iff a body is read", e.OperationID)
-		}
-		if has(contracts.CodeNotFound) != (e.PathArgument != "") {
-			t.Errorf("%s: not-found iff a path argument names something", e.OperationID)
-		}
+		has := checkErrorCodes(t, e.OperationID, e.Method, e.PathArgument, e.ErrorCodes(), e.Errors)
 		for _, c := range []contracts.Code{contracts.CodeToolNotAllowed, contracts.CodeIdempotencyKeyMissing, contracts.CodeIdempotencyKeyReused} {
 			if has(c) {
 				t.Errorf("%s: an operator endpoint is no tool and takes no key, yet answers %s", e.OperationID, c)
@@ -366,27 +287,7 @@ func TestValidateEndpointInput(t *testing.T) {
 	for _, tt := range tests {
 		covered[tt.id] = true
 		t.Run(tt.id+"/"+tt.name, func(t *testing.T) {
-			err := contracts.ValidateEndpointInput(tt.id, decodeArgs(t, tt.args))
-			if tt.want == nil {
-				if err != nil {
-					t.Fatalf("valid request refused: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatal("invalid request accepted")
-			}
-			ce := contracts.AsError(err)
-			if ce.Code != contracts.CodeInvalidParams {
-				t.Errorf("code %s, want INVALID_PARAMS", ce.Code)
-			}
-			var got []fe
-			for _, f := range ce.Fields {
-				got = append(got, fe{f.Pointer, f.Keyword})
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("field errors %v\nwant         %v\n(%v)", got, tt.want, ce.Fields)
-			}
+			checkFieldErrors(t, contracts.ValidateEndpointInput(tt.id, decodeArgs(t, tt.args)), tt.want, "request")
 		})
 	}
 	for _, e := range contracts.OperatorEndpoints() {

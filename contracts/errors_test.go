@@ -124,42 +124,58 @@ func TestUnknownCode(t *testing.T) {
 	}
 }
 
+// checkErrorCodes holds codes, the complete error list of the operation
+// owner, to what every operation's list obeys: sorted and unique, registered
+// with an error status, its own codes included, the codes every
+// authenticated operation can answer, the body codes iff the method is POST,
+// not-found iff a path argument (or its own codes) names it. It returns
+// whether the list holds a code.
+func checkErrorCodes(t *testing.T, owner, method, pathArgument string, codes, own []contracts.Code) (has func(contracts.Code) bool) {
+	t.Helper()
+	if !slices.IsSorted(codes) || len(slices.Compact(slices.Clone(codes))) != len(codes) {
+		t.Errorf("%s: ErrorCodes() is not sorted and unique: %v", owner, codes)
+	}
+	for _, c := range slices.Concat(codes, own) {
+		info, ok := c.Info()
+		if !ok {
+			t.Errorf("%s: code %q is not registered", owner, c)
+		}
+		if info.Status < 400 {
+			t.Errorf("%s: code %s answers %d, not an error status", owner, c, info.Status)
+		}
+	}
+	has = func(c contracts.Code) bool { return slices.Contains(codes, c) }
+	for _, c := range own {
+		if !has(c) {
+			t.Errorf("%s: own code %s missing from ErrorCodes()", owner, c)
+		}
+	}
+	for _, c := range []contracts.Code{contracts.CodeUnauthenticated, contracts.CodeInvalidToken, contracts.CodeInsufficientScope,
+		contracts.CodeInvalidParams, contracts.CodeRateLimited, contracts.CodeInternal} {
+		if !has(c) {
+			t.Errorf("%s: every operation can answer %s", owner, c)
+		}
+	}
+	if has(contracts.CodeContentTooLarge) != (method == "POST") || has(contracts.CodeUnsupportedMediaType) != (method == "POST") {
+		t.Errorf("%s: content-too-large and unsupported-media-type iff a body is read", owner)
+	}
+	if has(contracts.CodeNotFound) != (pathArgument != "" || slices.Contains(own, contracts.CodeNotFound)) {
+		t.Errorf("%s: not-found iff a path argument (or the operation itself) names something", owner)
+	}
+	return has
+}
+
 func TestToolErrorCodesAreRegistered(t *testing.T) {
 	for _, tool := range contracts.Tools() {
-		codes := tool.ErrorCodes()
-		if !slices.IsSorted(codes) || len(slices.Compact(slices.Clone(codes))) != len(codes) {
-			t.Errorf("%s: ErrorCodes() is not sorted and unique: %v", tool.Name, codes)
-		}
-		for _, c := range slices.Concat(codes, tool.Errors) {
-			if _, ok := c.Info(); !ok {
-				t.Errorf("%s: code %q is not registered", tool.Name, c)
-			}
-		}
-		for _, c := range tool.Errors {
-			if !slices.Contains(codes, c) {
-				t.Errorf("%s: own code %s missing from ErrorCodes()", tool.Name, c)
-			}
-		}
-		has := func(c contracts.Code) bool { return slices.Contains(codes, c) }
+		has := checkErrorCodes(t, tool.Name, tool.Method, tool.PathArgument, tool.ErrorCodes(), tool.Errors)
 		if tool.Idempotency == contracts.IdempotencyRequired && (!has(contracts.CodeIdempotencyKeyMissing) || !has(contracts.CodeIdempotencyKeyReused)) {
 			t.Errorf("%s: a keyed tool answers idempotency-key-missing and -reused", tool.Name)
 		}
 		if tool.Idempotency == contracts.IdempotencySafeRead && has(contracts.CodeIdempotencyKeyReused) {
 			t.Errorf("%s: a safe read takes no key", tool.Name)
 		}
-		if tool.PathArgument != "" && !has(contracts.CodeNotFound) {
-			t.Errorf("%s: a path argument can name nothing", tool.Name)
-		}
 		if tool.Annotations.DestructiveHint != has(contracts.CodeDestructiveActionDenied) {
 			t.Errorf("%s: destructive-action-denied iff destructive", tool.Name)
-		}
-		if has(contracts.CodeContentTooLarge) != (tool.Method == "POST") {
-			t.Errorf("%s: content-too-large iff a body is read", tool.Name)
-		}
-		for _, c := range []contracts.Code{contracts.CodeUnauthenticated, contracts.CodeInvalidToken, contracts.CodeInsufficientScope, contracts.CodeInvalidParams, contracts.CodeInternal} {
-			if !has(c) {
-				t.Errorf("%s: every operation can answer %s", tool.Name, c)
-			}
 		}
 	}
 	cmd, _ := contracts.Lookup(contracts.ToolPraxecCommand)

@@ -106,20 +106,75 @@ func walkInput(t *testing.T, tool, at string, s map[string]any) {
 	}
 }
 
-func TestInputSchemasAreStrict(t *testing.T) {
+// checkOperationSchemas holds the input and output schemas of one operation,
+// a tool or an operator endpoint, to the rules both follow: each compiles
+// and is an object of the 2020-12 dialect; the input is closed, uses only
+// inputKeywords, declares and requires its path argument as an identifier
+// (safe in a path segment), takes only scalar query parameters on a GET, and
+// every default it declares is valid.
+func checkOperationSchemas(t *testing.T, name, method, pathArgument string, input, output json.RawMessage) {
+	t.Helper()
+	for _, s := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"input", input}, {"output", output}} {
+		if _, err := contracts.CompileSchema(name+"."+s.name, s.raw); err != nil {
+			t.Errorf("%s schema: %v", s.name, err)
+		}
+		root := decodeSchema(t, s.raw)
+		if root["$schema"] != contracts.SchemaDialect {
+			t.Errorf("%s schema: $schema = %v, want %s", s.name, root["$schema"], contracts.SchemaDialect)
+		}
+		if root["type"] != "object" {
+			t.Fatalf("%s schema: root type = %v, want object (go-sdk AddTool panics otherwise)", s.name, root["type"])
+		}
+	}
+	in := decodeSchema(t, input)
+	if in["additionalProperties"] != false {
+		t.Errorf("root additionalProperties = %v, want false", in["additionalProperties"])
+	}
+	walkInput(t, name, "", in)
+
+	props, req := properties(t, input)
+	if pathArgument != "" {
+		p, ok := props[pathArgument]
+		if !ok || !slices.Contains(req, pathArgument) {
+			t.Errorf("path argument %q must be a declared, required property", pathArgument)
+		} else if p["type"] != "string" || p["pattern"] != contracts.IdentifierPattern {
+			t.Errorf("path argument %q = %v, want an identifier (safe in a path segment)", pathArgument, p)
+		}
+	}
+	// A GET carries its non-path arguments as query parameters, so those
+	// must be flat scalars.
+	if method == "GET" {
+		for name, p := range props {
+			switch p["type"] {
+			case "string", "integer", "number", "boolean":
+			default:
+				t.Errorf("%s has type %v; GET arguments are scalar query parameters", name, p["type"])
+			}
+		}
+	}
+	for prop, p := range props {
+		def, ok := p["default"]
+		if !ok {
+			continue
+		}
+		sub, _ := json.Marshal(p)
+		s, err := contracts.CompileSchema(name+"."+prop, sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(def); err != nil {
+			t.Errorf("the default of %s is invalid: %v", prop, err)
+		}
+	}
+}
+
+func TestToolSchemas(t *testing.T) {
 	for _, tool := range contracts.Tools() {
 		t.Run(tool.Name, func(t *testing.T) {
-			s := decodeSchema(t, tool.InputSchema)
-			if s["$schema"] != contracts.SchemaDialect {
-				t.Errorf("$schema = %v, want %s", s["$schema"], contracts.SchemaDialect)
-			}
-			if s["type"] != "object" {
-				t.Fatalf("root type = %v, want object (go-sdk AddTool panics otherwise)", s["type"])
-			}
-			if s["additionalProperties"] != false {
-				t.Errorf("root additionalProperties = %v, want false", s["additionalProperties"])
-			}
-			walkInput(t, tool.Name, "", s)
+			checkOperationSchemas(t, tool.Name, tool.Method, tool.PathArgument, tool.InputSchema, tool.OutputSchema)
 		})
 	}
 }
@@ -172,41 +227,6 @@ func TestIdempotencyKeyProperty(t *testing.T) {
 	}
 	if contracts.IdempotencyKeyPattern != `^[A-Za-z0-9][A-Za-z0-9._:-]{15,127}$` {
 		t.Errorf("IdempotencyKeyPattern = %s, not the seeds/003 pattern", contracts.IdempotencyKeyPattern)
-	}
-}
-
-func TestPathArgumentsAreRequiredProperties(t *testing.T) {
-	for _, tool := range contracts.Tools() {
-		if tool.PathArgument == "" {
-			continue
-		}
-		props, req := properties(t, tool.InputSchema)
-		p, ok := props[tool.PathArgument]
-		if !ok || !slices.Contains(req, tool.PathArgument) {
-			t.Errorf("%s: path argument %q must be a declared, required property", tool.Name, tool.PathArgument)
-			continue
-		}
-		if p["type"] != "string" || p["pattern"] != contracts.IdentifierPattern {
-			t.Errorf("%s: path argument %q = %v, want an identifier (safe in a path segment)", tool.Name, tool.PathArgument, p)
-		}
-	}
-}
-
-// GET tools carry their non-path arguments as query parameters, so those
-// must be flat scalars.
-func TestGETInputsAreFlat(t *testing.T) {
-	for _, tool := range contracts.Tools() {
-		if tool.Method != "GET" {
-			continue
-		}
-		props, _ := properties(t, tool.InputSchema)
-		for name, p := range props {
-			switch p["type"] {
-			case "string", "integer", "number", "boolean":
-			default:
-				t.Errorf("%s: %s has type %v; GET arguments are scalar query parameters", tool.Name, name, p["type"])
-			}
-		}
 	}
 }
 
@@ -268,44 +288,6 @@ func TestPraxecSchemasFollowTheSeed(t *testing.T) {
 	}
 	if err := contracts.ValidateInput(contracts.ToolPraxecQuery, decodeArgs(t, `{"query":"x","kind":"skill"}`)); err != nil {
 		t.Errorf("kind skill is refused by the schema, not by the dispatcher: %v", err)
-	}
-}
-
-func TestSchemasCompile(t *testing.T) {
-	for _, tool := range contracts.Tools() {
-		for _, s := range []struct {
-			name string
-			raw  json.RawMessage
-		}{{"input", tool.InputSchema}, {"output", tool.OutputSchema}} {
-			if _, err := contracts.CompileSchema(tool.Name+"."+s.name, s.raw); err != nil {
-				t.Errorf("%s %s schema: %v", tool.Name, s.name, err)
-			}
-			root := decodeSchema(t, s.raw)
-			if root["type"] != "object" {
-				t.Errorf("%s %s schema: root type %v, want object", tool.Name, s.name, root["type"])
-			}
-		}
-	}
-}
-
-// Defaults declared in an input schema must themselves be valid.
-func TestDefaultsAreValid(t *testing.T) {
-	for _, tool := range contracts.Tools() {
-		props, _ := properties(t, tool.InputSchema)
-		for name, p := range props {
-			def, ok := p["default"]
-			if !ok {
-				continue
-			}
-			sub, _ := json.Marshal(p)
-			s, err := contracts.CompileSchema(tool.Name+"."+name, sub)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Validate(def); err != nil {
-				t.Errorf("%s: the default of %s is invalid: %v", tool.Name, name, err)
-			}
-		}
 	}
 }
 
@@ -385,6 +367,42 @@ const validKey = `"k-0123456789abcdef"`
 
 // fe is a compact FieldError expectation: pointer and keyword.
 type fe struct{ pointer, keyword string }
+
+// checkFieldErrors holds the answer of validating what (arguments, a
+// request) to want: no error when want is nil, else INVALID_PARAMS with
+// exactly the field errors want lists, each with a detail, sorted by pointer.
+func checkFieldErrors(t *testing.T, err error, want []fe, what string) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Fatalf("valid %s refused: %v", what, err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("invalid %s accepted", what)
+	}
+	var ce *contracts.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %T is not a *contracts.Error", err)
+	}
+	if ce.Code != contracts.CodeInvalidParams {
+		t.Errorf("code %s, want INVALID_PARAMS", ce.Code)
+	}
+	var got []fe
+	for _, f := range ce.Fields {
+		got = append(got, fe{f.Pointer, f.Keyword})
+		if f.Detail == "" {
+			t.Errorf("%s: empty detail", f.Pointer)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("field errors %v\nwant         %v\n(%v)", got, want, ce.Fields)
+	}
+	if !slices.IsSortedFunc(ce.Fields, func(a, b contracts.FieldError) int { return strings.Compare(a.Pointer, b.Pointer) }) {
+		t.Errorf("field errors are not sorted by pointer: %v", ce.Fields)
+	}
+}
 
 func TestValidateInput(t *testing.T) {
 	long := func(n int) string { return `"` + strings.Repeat("a", n) + `"` }
@@ -494,36 +512,7 @@ func TestValidateInput(t *testing.T) {
 	for _, tt := range tests {
 		covered[tt.tool] = true
 		t.Run(tt.tool+"/"+tt.name, func(t *testing.T) {
-			err := contracts.ValidateInput(tt.tool, decodeArgs(t, tt.args))
-			if tt.want == nil {
-				if err != nil {
-					t.Fatalf("valid arguments refused: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatal("invalid arguments accepted")
-			}
-			var ce *contracts.Error
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %T is not a *contracts.Error", err)
-			}
-			if ce.Code != contracts.CodeInvalidParams {
-				t.Errorf("code %s, want INVALID_PARAMS", ce.Code)
-			}
-			var got []fe
-			for _, f := range ce.Fields {
-				got = append(got, fe{f.Pointer, f.Keyword})
-				if f.Detail == "" {
-					t.Errorf("%s: empty detail", f.Pointer)
-				}
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("field errors %v\nwant         %v\n(%v)", got, tt.want, ce.Fields)
-			}
-			if !slices.IsSortedFunc(ce.Fields, func(a, b contracts.FieldError) int { return strings.Compare(a.Pointer, b.Pointer) }) {
-				t.Errorf("field errors are not sorted by pointer: %v", ce.Fields)
-			}
+			checkFieldErrors(t, contracts.ValidateInput(tt.tool, decodeArgs(t, tt.args)), tt.want, "arguments")
 		})
 	}
 	for _, name := range contracts.Names() {
