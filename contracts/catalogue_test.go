@@ -92,18 +92,25 @@ func TestCatalogueOrderIsStable(t *testing.T) {
 	if got := contracts.Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %v\nwant      %v", got, want)
 	}
-	var fromTools, fromAll []string
-	for _, tool := range contracts.Tools() {
-		fromTools = append(fromTools, tool.Name)
+	checkOrder(t, want, contracts.Tools(), contracts.All(), func(tool contracts.Tool) string { return tool.Name }, "Tools", "All")
+}
+
+// checkOrder fails unless the entries of list and of all, an accessor pair
+// named listName and allName, are keyed want in want's order, and unless
+// all stops when the loop over it breaks.
+func checkOrder[T any](t *testing.T, want []string, list []T, all iter.Seq[T], key func(T) string, listName, allName string) {
+	t.Helper()
+	var fromList, fromAll []string
+	for _, v := range list {
+		fromList = append(fromList, key(v))
 	}
-	for tool := range contracts.All() {
-		fromAll = append(fromAll, tool.Name)
+	for v := range all {
+		fromAll = append(fromAll, key(v))
 	}
-	if !slices.Equal(fromTools, want) || !slices.Equal(fromAll, want) {
-		t.Errorf("Tools() order %v and All() order %v differ from %v", fromTools, fromAll, want)
+	if !slices.Equal(fromList, want) || !slices.Equal(fromAll, want) {
+		t.Errorf("%s() order %v and %s() order %v differ from %v", listName, fromList, allName, fromAll, want)
 	}
-	// All stops when the loop body breaks.
-	wantStopsAt(t, contracts.All(), 3, "All")
+	wantStopsAt(t, all, 3, allName)
 }
 
 // wantStopsAt fails unless a loop over seq that breaks after n elements
@@ -122,11 +129,35 @@ func wantStopsAt[T any](t *testing.T, seq iter.Seq[T], n int, what string) {
 	}
 }
 
+// lookupCase is a key to look up and whether it names an entry.
+type lookupCase struct {
+	key string
+	ok  bool
+}
+
+// checkLookup holds lookup, the accessor named what, to every case: a copy
+// of the entry with exactly that key, or the zero value and false.
+func checkLookup[T any](t *testing.T, cases []lookupCase, lookup func(string) (T, bool), key func(T) string, what string) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.key, func(t *testing.T) {
+			got, ok := lookup(tt.key)
+			if ok != tt.ok {
+				t.Fatalf("%s(%q) ok = %v, want %v", what, tt.key, ok, tt.ok)
+			}
+			if ok && key(got) != tt.key {
+				t.Errorf("%s(%q) returned %q", what, tt.key, key(got))
+			}
+			var zero T
+			if !ok && !reflect.DeepEqual(got, zero) {
+				t.Errorf("%s(%q) returned a non-zero value on failure", what, tt.key)
+			}
+		})
+	}
+}
+
 func TestLookup(t *testing.T) {
-	tests := []struct {
-		name string
-		ok   bool
-	}{
+	tests := []lookupCase{
 		{"aura_get_mission", true},
 		{"praxec.query", true},
 		{"praxec.command", true},
@@ -141,20 +172,7 @@ func TestLookup(t *testing.T) {
 		{"getMission", false},
 		{"", false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := contracts.Lookup(tt.name)
-			if ok != tt.ok {
-				t.Fatalf("Lookup(%q) ok = %v, want %v", tt.name, ok, tt.ok)
-			}
-			if ok && got.Name != tt.name {
-				t.Errorf("Lookup(%q) returned %q", tt.name, got.Name)
-			}
-			if !ok && got.Name != "" {
-				t.Errorf("Lookup(%q) returned a non-zero tool %q on failure", tt.name, got.Name)
-			}
-		})
-	}
+	checkLookup(t, tests, contracts.Lookup, func(tool contracts.Tool) string { return tool.Name }, "Lookup")
 	for _, tool := range contracts.Tools() {
 		got, ok := contracts.ByOperationID(tool.OperationID)
 		if !ok || got.Name != tool.Name {

@@ -1,7 +1,6 @@
 package contracts_test
 
 import (
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -66,27 +65,16 @@ func TestEndpointRows(t *testing.T) {
 }
 
 func TestEndpointOrderIsStable(t *testing.T) {
-	var want, fromList, fromAll []string
+	var want []string
 	for _, r := range wantEndpoints {
 		want = append(want, r.operationID)
 	}
-	for _, e := range contracts.OperatorEndpoints() {
-		fromList = append(fromList, e.OperationID)
-	}
-	for e := range contracts.AllEndpoints() {
-		fromAll = append(fromAll, e.OperationID)
-	}
-	if !slices.Equal(fromList, want) || !slices.Equal(fromAll, want) {
-		t.Errorf("OperatorEndpoints() order %v and AllEndpoints() order %v differ from %v", fromList, fromAll, want)
-	}
-	wantStopsAt(t, contracts.AllEndpoints(), 2, "AllEndpoints")
+	checkOrder(t, want, contracts.OperatorEndpoints(), contracts.AllEndpoints(),
+		func(e contracts.Endpoint) string { return e.OperationID }, "OperatorEndpoints", "AllEndpoints")
 }
 
 func TestLookupEndpoint(t *testing.T) {
-	for _, tt := range []struct {
-		id string
-		ok bool
-	}{
+	checkLookup(t, []lookupCase{
 		{"revokeToken", true},
 		{"listApprovals", true},
 		{"approveApproval", true},
@@ -97,20 +85,7 @@ func TestLookupEndpoint(t *testing.T) {
 		{"getMission", false}, // a tool's operationId, not an endpoint's
 		{"aura_get_mission", false},
 		{"", false},
-	} {
-		t.Run(tt.id, func(t *testing.T) {
-			got, ok := contracts.LookupEndpoint(tt.id)
-			if ok != tt.ok {
-				t.Fatalf("LookupEndpoint(%q) ok = %v, want %v", tt.id, ok, tt.ok)
-			}
-			if ok && got.OperationID != tt.id {
-				t.Errorf("LookupEndpoint(%q) returned %q", tt.id, got.OperationID)
-			}
-			if !ok && !reflect.DeepEqual(got, contracts.Endpoint{}) {
-				t.Errorf("LookupEndpoint(%q) returned a non-zero endpoint on failure", tt.id)
-			}
-		})
-	}
+	}, contracts.LookupEndpoint, func(e contracts.Endpoint) string { return e.OperationID }, "LookupEndpoint")
 }
 
 // Operator endpoints are not tools: no MCP registration, no tools.json
