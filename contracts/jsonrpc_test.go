@@ -181,6 +181,21 @@ func TestErrorResponse(t *testing.T) {
 	}
 }
 
+// reencode encodes v, decoded from the fuzz input from, and decodes the
+// bytes again into a new T, failing t when either step does.
+func reencode[T any](t *testing.T, from []byte, v T) ([]byte, T) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%q: decoded %+v does not encode: %v", from, v, err)
+	}
+	var back T
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("%q: re-encoded %s does not decode: %v", from, b, err)
+	}
+	return b, back
+}
+
 // FuzzIDRoundTrip decodes arbitrary bytes as an id; whatever decodes must
 // encode and decode again to the same id and the same bytes.
 func FuzzIDRoundTrip(f *testing.F) {
@@ -195,14 +210,7 @@ func FuzzIDRoundTrip(f *testing.F) {
 		if err := json.Unmarshal(data, &id); err != nil {
 			return
 		}
-		b1, err := json.Marshal(id)
-		if err != nil {
-			t.Fatalf("Marshal(%v) from %q: %v", id, data, err)
-		}
-		var id2 contracts.ID
-		if err := json.Unmarshal(b1, &id2); err != nil {
-			t.Fatalf("Unmarshal(%s) from %q: %v", b1, data, err)
-		}
+		b1, id2 := reencode(t, data, id)
 		if id2 != id {
 			t.Fatalf("round trip of %q changed the id: %#v -> %#v", data, id, id2)
 		}
@@ -211,13 +219,9 @@ func FuzzIDRoundTrip(f *testing.F) {
 			t.Fatalf("round trip of %q changed the bytes: %s -> %s (%v)", data, b1, b2, err)
 		}
 		// Through a response as well.
-		resp, err := json.Marshal(contracts.Response{JSONRPC: contracts.JSONRPCVersion, ID: id, Result: json.RawMessage(`1`)})
-		if err != nil {
-			t.Fatalf("response with id %s: %v", b1, err)
-		}
-		var r contracts.Response
-		if err := json.Unmarshal(resp, &r); err != nil || r.ID != id {
-			t.Fatalf("response %s: %v, id %v", resp, err, r.ID)
+		resp, r := reencode(t, data, contracts.Response{JSONRPC: contracts.JSONRPCVersion, ID: id, Result: json.RawMessage(`1`)})
+		if r.ID != id {
+			t.Fatalf("response %s: id %v, want %v", resp, r.ID, id)
 		}
 	})
 }
@@ -234,14 +238,7 @@ func FuzzRequestDecode(f *testing.F) {
 		if json.Unmarshal(b, &r) != nil {
 			return
 		}
-		out, err := json.Marshal(r)
-		if err != nil {
-			t.Fatalf("%q: decoded %+v does not encode: %v", b, r, err)
-		}
-		var back contracts.Request
-		if err := json.Unmarshal(out, &back); err != nil {
-			t.Fatalf("%q: re-encoded %s does not decode: %v", b, out, err)
-		}
+		_, back := reencode(t, b, r)
 		if back.Method != r.Method || (r.ID == nil) != (back.ID == nil) || (r.ID != nil && back.ID.String() != r.ID.String()) {
 			t.Fatalf("%q: round trip %+v != %+v", b, back, r)
 		}
