@@ -195,13 +195,20 @@ func TestResponsesValidate(t *testing.T) {
 			}
 			in.SetBodyBytes(body)
 			err = openapi3filter.ValidateResponse(context.Background(), in)
-			if tt.wantErr != (err != nil) {
-				t.Fatalf("ValidateResponse = %v, want error %v", err, tt.wantErr)
-			}
-			if err != nil {
-				t.Logf("refused as expected: %v", err)
-			}
+			wantVerdict(t, "ValidateResponse", err, tt.wantErr)
 		})
+	}
+}
+
+// wantVerdict fails unless the validator named what refused (err not nil)
+// exactly when wantErr says it should; a refusal is logged.
+func wantVerdict(t *testing.T, what string, err error, wantErr bool) {
+	t.Helper()
+	if wantErr != (err != nil) {
+		t.Fatalf("%s = %v, want error %v", what, err, wantErr)
+	}
+	if err != nil {
+		t.Logf("refused as expected: %v", err)
 	}
 }
 
@@ -274,12 +281,7 @@ func TestRequestsValidate(t *testing.T) {
 				Request: req, PathParams: params, Route: route,
 				Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
 			})
-			if tt.wantErr != (err != nil) {
-				t.Fatalf("ValidateRequest = %v, want error %v", err, tt.wantErr)
-			}
-			if err != nil {
-				t.Logf("refused as expected: %v", err)
-			}
+			wantVerdict(t, "ValidateRequest", err, tt.wantErr)
 		})
 	}
 }
