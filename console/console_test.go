@@ -20,6 +20,7 @@ import (
 	"github.com/praxa/praxa/gateway/audit"
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
@@ -688,4 +689,44 @@ func eventsShown(body string) []string {
 		out = append(out, "n "+m[1])
 	}
 	return out
+}
+
+// TestTraceAndMissionPages: the trace page shows the events of a trace of
+// the person's tenant, decoded from aura_get_trace, and nothing of another
+// tenant's; a mission or a trace the tool does not find (another tenant's
+// included) is the service's not-found on the missions section's error
+// page.
+func TestTraceAndMissionPages(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	t.Cleanup(func() { st.Close() })
+	mine, theirs := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	events := []store.Event{
+		{Tenant: "t1", TraceID: mine, Type: "request.allowed", At: at, Subject: "agent-1", Outcome: "allowed", Tool: "aura_get_mission"},
+		{Tenant: "t1", TraceID: mine, Type: "request.refused", At: at.Add(time.Second), Subject: "agent-1", Outcome: "refused", Code: "not-found"},
+		{Tenant: "t2", TraceID: theirs, Type: "request.allowed", At: at, Subject: "intruder-of-t2", Outcome: "allowed", Tool: "aura_get_mission"},
+	}
+	if err := st.Update(ctx, func(ctx context.Context, tx store.Tx) error { return tx.AppendEvents(ctx, events) }); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, st, nil)
+	// aura_get_trace is served by the knowledge operations, as praxa
+	// serve registers them.
+	h.consoleOf().o.Service.Register(knowledge.New(st, nil).Operations()...)
+	h.signIn("audrey")
+
+	res, body := h.get("/console/traces/" + mine)
+	types := regexp.MustCompile(`<p><strong>([a-z.]+)</strong>`).FindAllStringSubmatch(body, -1)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "<h1>Trace <code>"+mine+"</code></h1>") || len(types) != 2 ||
+		types[0][1] != "request.allowed" || types[1][1] != "request.refused" {
+		t.Errorf("the trace page: %d %q\n%s", res.StatusCode, types, body)
+	}
+	for _, path := range []string{"/console/traces/" + theirs, "/console/traces/" + strings.Repeat("c", 32), "/console/missions/run-nowhere"} {
+		res, body := h.get(path)
+		if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "<code>not-found</code>") || strings.Contains(body, "intruder-of-t2") ||
+			!strings.Contains(body, `href="/console/missions" aria-current="page"`) {
+			t.Errorf("%s: %d\n%s", path, res.StatusCode, body)
+		}
+	}
 }
