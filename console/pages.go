@@ -277,24 +277,29 @@ type missionData struct {
 	HistoryProblem string
 }
 
+// read calls the read-only tool with args as the signed-in person, over the
+// console surface, and decodes its answer into v; the error is the call's
+// refusal or the decoding's failure.
+func (c *Console) read(r *http.Request, u *who, tool string, args map[string]any, v any) error {
+	rid, trace := c.o.IDs(r.Context())
+	res := c.o.Service.Invoke(r.Context(), u.principal, gateway.Call{Tool: tool, Surface: gateway.SurfaceConsole,
+		RequestID: rid, TraceID: trace, Args: func() (map[string]any, error) { return args, nil }})
+	if res.Err != nil {
+		return res.Err
+	}
+	return json.Unmarshal(res.Body, v)
+}
+
 // missionPage shows one mission, named by its runId (aura_get_mission):
 // state, version, evidence, context, its pending approval, its links and
 // its history.
 func (c *Console) missionPage(w http.ResponseWriter, r *http.Request, u *who) {
 	var d missionData
-	rid, trace := c.o.IDs(r.Context())
-	runID := chi.URLParam(r, "runId")
-	res := c.o.Service.Invoke(r.Context(), u.principal, gateway.Call{Tool: contracts.ToolGetMission, Surface: gateway.SurfaceConsole,
-		RequestID: rid, TraceID: trace, Args: func() (map[string]any, error) { return map[string]any{"runId": runID}, nil }})
-	if res.Err != nil {
-		c.fail(w, r, u, "missions", res.Err)
-		return
-	}
-	if err := json.Unmarshal(res.Body, &d.Mission); err != nil {
+	err := c.read(r, u, contracts.ToolGetMission, map[string]any{"runId": chi.URLParam(r, "runId")}, &d.Mission)
+	if err != nil {
 		c.fail(w, r, u, "missions", err)
 		return
 	}
-	var err error
 	if d.History, err = c.o.Service.MissionHistory(r.Context(), u.principal, d.Mission.Workflow.ID); err != nil {
 		d.HistoryProblem = contracts.AsError(err).Message
 	}
@@ -304,15 +309,8 @@ func (c *Console) missionPage(w http.ResponseWriter, r *http.Request, u *who) {
 // tracePage shows the audit trail of one trace (aura_get_trace).
 func (c *Console) tracePage(w http.ResponseWriter, r *http.Request, u *who) {
 	id := chi.URLParam(r, "traceId")
-	rid, trace := c.o.IDs(r.Context())
-	res := c.o.Service.Invoke(r.Context(), u.principal, gateway.Call{Tool: contracts.ToolGetTrace, Surface: gateway.SurfaceConsole,
-		RequestID: rid, TraceID: trace, Args: func() (map[string]any, error) { return map[string]any{"traceId": id}, nil }})
-	if res.Err != nil {
-		c.fail(w, r, u, "missions", res.Err)
-		return
-	}
 	var d knowledge.TraceResult
-	if err := json.Unmarshal(res.Body, &d); err != nil {
+	if err := c.read(r, u, contracts.ToolGetTrace, map[string]any{"traceId": id}, &d); err != nil {
 		c.fail(w, r, u, "missions", err)
 		return
 	}
