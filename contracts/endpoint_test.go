@@ -206,12 +206,7 @@ func TestEndpointErrorCodes(t *testing.T) {
 
 func TestValidateEndpointInput(t *testing.T) {
 	long := func(n int) string { return `"` + strings.Repeat("a", n) + `"` }
-	tests := []struct {
-		id   string
-		name string
-		args string
-		want []fe // nil: valid
-	}{
+	tests := []inputCase{
 		{"revokeToken", "minimal", `{"jti":"x"}`, nil},
 		{"revokeToken", "full", `{"jti":"x","reason":"leaked","expiresAt":"2026-12-01T10:00:00Z"}`, nil},
 		{"revokeToken", "empty reason", `{"jti":"x","reason":""}`, nil},
@@ -258,18 +253,11 @@ func TestValidateEndpointInput(t *testing.T) {
 		{"acceptCapability", "unknown member", `{"name":"late.echo","force":true}`, []fe{{"/force", "additionalProperties"}}},
 		{"recordCoverageRun", "bad verdict", `{"suite":"s","startedAt":"2026-11-30T10:00:00Z","finishedAt":"2026-11-30T10:01:00Z","results":[{"id":"A","result":"maybe"}]}`, []fe{{"/results/0/result", "enum"}}},
 	}
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		covered[tt.id] = true
-		t.Run(tt.id+"/"+tt.name, func(t *testing.T) {
-			checkFieldErrors(t, contracts.ValidateEndpointInput(tt.id, decodeArgs(t, tt.args)), tt.want, "request")
-		})
-	}
+	var ids []string
 	for _, e := range contracts.OperatorEndpoints() {
-		if !covered[e.OperationID] {
-			t.Errorf("no ValidateEndpointInput cases for %s", e.OperationID)
-		}
+		ids = append(ids, e.OperationID)
 	}
+	checkInputCases(t, tests, contracts.ValidateEndpointInput, ids, "ValidateEndpointInput", "request")
 	for _, id := range []string{"getMission", "aura_get_mission", "RevokeToken", ""} {
 		if err := contracts.ValidateEndpointInput(id, map[string]any{}); err == nil {
 			t.Errorf("ValidateEndpointInput accepted the unknown endpoint %q", id)

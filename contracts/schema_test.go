@@ -368,6 +368,35 @@ const validKey = `"k-0123456789abcdef"`
 // fe is a compact FieldError expectation: pointer and keyword.
 type fe struct{ pointer, keyword string }
 
+// inputCase is one case of an input validation table: the arguments of
+// the tool or endpoint key, and the field errors they answer (nil: valid).
+type inputCase struct {
+	key  string
+	name string
+	args string
+	want []fe
+}
+
+// checkInputCases runs every case through validate, the function named
+// fn, as one subtest, holds its answer to the case with checkFieldErrors
+// (what names the input: arguments, a request), and fails unless every key
+// of keys has cases.
+func checkInputCases(t *testing.T, cases []inputCase, validate func(string, any) error, keys []string, fn, what string) {
+	t.Helper()
+	covered := map[string]bool{}
+	for _, tt := range cases {
+		covered[tt.key] = true
+		t.Run(tt.key+"/"+tt.name, func(t *testing.T) {
+			checkFieldErrors(t, validate(tt.key, decodeArgs(t, tt.args)), tt.want, what)
+		})
+	}
+	for _, k := range keys {
+		if !covered[k] {
+			t.Errorf("no %s cases for %s", fn, k)
+		}
+	}
+}
+
 // checkFieldErrors holds the answer of validating what (arguments, a
 // request) to want: no error when want is nil, else INVALID_PARAMS with
 // exactly the field errors want lists, each with a detail, sorted by pointer.
@@ -406,12 +435,7 @@ func checkFieldErrors(t *testing.T, err error, want []fe, what string) {
 
 func TestValidateInput(t *testing.T) {
 	long := func(n int) string { return `"` + strings.Repeat("a", n) + `"` }
-	tests := []struct {
-		tool string
-		name string
-		args string
-		want []fe // nil: valid
-	}{
+	tests := []inputCase{
 		// aura_submit_intent
 		{"aura_submit_intent", "minimal", `{"idempotencyKey":` + validKey + `,"intent":"ship it"}`, nil},
 		{"aura_submit_intent", "with tags", `{"idempotencyKey":` + validKey + `,"intent":"ship it","tags":["a","b"]}`, nil},
@@ -508,18 +532,7 @@ func TestValidateInput(t *testing.T) {
 		{"praxec.command", "version string", `{"workflowId":"w","expectedVersion":"4","transition":"t"}`, []fe{{"/expectedVersion", "type"}}},
 		{"praxec.command", "definition array", `{"subject":"lexicon:x","definition":[]}`, []fe{{"/definition", "type"}}},
 	}
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		covered[tt.tool] = true
-		t.Run(tt.tool+"/"+tt.name, func(t *testing.T) {
-			checkFieldErrors(t, contracts.ValidateInput(tt.tool, decodeArgs(t, tt.args)), tt.want, "arguments")
-		})
-	}
-	for _, name := range contracts.Names() {
-		if !covered[name] {
-			t.Errorf("no ValidateInput cases for %s", name)
-		}
-	}
+	checkInputCases(t, tests, contracts.ValidateInput, contracts.Names(), "ValidateInput", "arguments")
 }
 
 // Validation messages must never echo a value: an argument may be a secret.
