@@ -58,20 +58,14 @@ func (c *checker) capabilityAudit(ptr string) {
 			}
 		}
 	}
-	sinks, _ := c.list(ptr + "/sinks")
-	for i := range sinks {
-		sp := ptr + "/sinks/" + strconv.Itoa(i)
-		raw, ok := c.str(sp + "/url")
-		if !ok {
-			continue
-		}
+	c.eachMember(ptr+"/sinks", "url", func(up, raw string) {
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			c.report(sp+"/url", "must be an absolute http or https URL, such as https://siem.example.com/ingest")
-			continue
+			c.report(up, "must be an absolute http or https URL, such as https://siem.example.com/ingest")
+			return
 		}
 		if u.User != nil {
-			c.report(sp+"/url", "holds credentials (user:password@): send them in headers instead, from the environment (Authorization: \"Bearer ${NAME}\")")
+			c.report(up, "holds credentials (user:password@): send them in headers instead, from the environment (Authorization: \"Bearer ${NAME}\")")
 		}
-	}
+	})
 }

@@ -118,6 +118,18 @@ func (c *checker) each(ptr string, f func(i int, item string)) {
 	}
 }
 
+// eachMember calls f with the pointer and the value of the string member
+// of every item of the sequence at ptr (items without it are skipped).
+func (c *checker) eachMember(ptr, member string, f func(p, s string)) {
+	items, _ := c.list(ptr)
+	for i := range items {
+		p := ptr + "/" + strconv.Itoa(i) + "/" + member
+		if s, ok := c.str(p); ok {
+			f(p, s)
+		}
+	}
+}
+
 // keys returns the keys of m, the mapping at ptr, in the order they appear
 // in the file.
 func (c *checker) keys(ptr string, m map[string]any) []string {
@@ -729,25 +741,20 @@ func (c *checker) metaschemaProblems(ptr string, ve *jsonschema.ValidationError)
 
 // policy checks the policy section.
 func (c *checker) policy() {
-	items, _ := c.list("/policy/denyDestructive")
-	for i := range items {
-		ptr := "/policy/denyDestructive/" + strconv.Itoa(i) + "/toolSet"
-		s, ok := c.str(ptr)
-		if !ok {
-			continue
+	c.eachMember("/policy/denyDestructive", "toolSet", func(ptr, s string) {
+		if _, known := contracts.LookupToolSet(s); known {
+			return
 		}
-		if _, known := contracts.LookupToolSet(s); !known {
-			var names []string
-			for _, ts := range contracts.ToolSets() {
-				names = append(names, ts.Name)
-			}
-			msg := "is not a known tool set"
-			if hint, ok := suggest(s, names); ok {
-				msg += fmt.Sprintf("; did you mean %q?", hint)
-			} else {
-				msg += "; known tool sets: " + strings.Join(names, ", ")
-			}
-			c.report(ptr, "%s", msg)
+		var names []string
+		for _, ts := range contracts.ToolSets() {
+			names = append(names, ts.Name)
 		}
-	}
+		msg := "is not a known tool set"
+		if hint, ok := suggest(s, names); ok {
+			msg += fmt.Sprintf("; did you mean %q?", hint)
+		} else {
+			msg += "; known tool sets: " + strings.Join(names, ", ")
+		}
+		c.report(ptr, "%s", msg)
+	})
 }

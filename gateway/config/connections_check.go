@@ -57,13 +57,7 @@ func (c *checker) connections() {
 			}
 		}
 	}
-	items, _ := c.list("/proxy/import")
-	for i := range items {
-		ptr := "/proxy/import/" + strconv.Itoa(i) + "/connection"
-		name, ok := c.str(ptr)
-		if !ok {
-			continue
-		}
+	c.eachMember("/proxy/import", "connection", func(ptr, name string) {
 		conn, declared := conns[name].(map[string]any)
 		switch {
 		case !declared:
@@ -73,7 +67,7 @@ func (c *checker) connections() {
 		case authKind(conn) == AuthTokenExchange:
 			c.report(ptr, "names the connection %s, whose auth is token-exchange: its tools are listed at start, when no caller's token is there to exchange; declare its tools under proxy.expose (mcp executors), or give it auth kind client-credentials", name)
 		}
-	}
+	})
 }
 
 // mcpConnection checks the mcp connection conn at ptr: a child process

@@ -312,15 +312,9 @@ func (c *converter) convert(n *yaml.Node, ptr, field string, pos position, depth
 		c.fail(n, field, "unexpected YAML document node")
 		return nil
 	case yaml.MappingNode:
-		if depth >= maxNesting {
-			c.fail(n, field, "nesting is deeper than %d levels", maxNesting)
+		if !c.enter(n, ptr, field, pos, depth, "!!map") {
 			return nil
 		}
-		if n.ShortTag() != "!!map" {
-			c.fail(n, field, "the tag %s is not supported; only the standard YAML tags are", n.Tag)
-			return nil
-		}
-		c.positions[ptr] = pos
 		m := make(map[string]any, len(n.Content)/2)
 		first := make(map[string]*yaml.Node, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -339,15 +333,9 @@ func (c *converter) convert(n *yaml.Node, ptr, field string, pos position, depth
 		}
 		return m
 	case yaml.SequenceNode:
-		if depth >= maxNesting {
-			c.fail(n, field, "nesting is deeper than %d levels", maxNesting)
+		if !c.enter(n, ptr, field, pos, depth, "!!seq") {
 			return nil
 		}
-		if n.ShortTag() != "!!seq" {
-			c.fail(n, field, "the tag %s is not supported; only the standard YAML tags are", n.Tag)
-			return nil
-		}
-		c.positions[ptr] = pos
 		s := make([]any, 0, len(n.Content))
 		for i, item := range n.Content {
 			s = append(s, c.convert(item, ptr+"/"+strconv.Itoa(i), indexField(field, i), position{}, depth+1))
@@ -370,6 +358,23 @@ func (c *converter) convert(n *yaml.Node, ptr, field string, pos position, depth
 		c.fail(n, field, "unexpected YAML node")
 		return nil
 	}
+}
+
+// enter checks the mapping or sequence n (tag is its standard tag, !!map or
+// !!seq) before convert reads its members: it records a problem and
+// answers false when n nests deeper than maxNesting or carries another
+// tag, and otherwise records n's position under ptr.
+func (c *converter) enter(n *yaml.Node, ptr, field string, pos position, depth int, tag string) bool {
+	if depth >= maxNesting {
+		c.fail(n, field, "nesting is deeper than %d levels", maxNesting)
+		return false
+	}
+	if n.ShortTag() != tag {
+		c.fail(n, field, "the tag %s is not supported; only the standard YAML tags are", n.Tag)
+		return false
+	}
+	c.positions[ptr] = pos
+	return true
 }
 
 // standardTag reports whether an explicit tag is one of the standard ones
