@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/internal/editdist"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -579,21 +580,5 @@ func editDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		return max(len(a), len(b))
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return editdist.Distance([]byte(a), []byte(b))
 }

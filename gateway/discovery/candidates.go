@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/internal/editdist"
 )
 
 // This file proposes the known terms an unknown subject may have meant (the
@@ -127,25 +128,5 @@ func preview(s string) string {
 // Levenshtein returns the edit distance of a and b in runes: the fewest
 // insertions, deletions and substitutions that turn one into the other.
 func Levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) < len(rb) {
-		ra, rb = rb, ra
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return editdist.Distance([]rune(a), []rune(b))
 }
