@@ -13,11 +13,31 @@ import (
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
+// engine is an engine of the example configuration's workflows.
 func engine(t *testing.T) *workflow.Engine {
 	t.Helper()
-	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
+	return engineOf(t, examples.PraxecYAMLName, examples.PraxecYAML)
+}
+
+// started starts the example workflow def on a new engine of the example
+// configuration, failing the test when it cannot.
+func started(t *testing.T, def string) (*workflow.Engine, *workflow.Instance) {
+	t.Helper()
+	e := engine(t)
+	out, err := e.Start(context.Background(), workflow.StartRequest{DefinitionID: def})
 	if err != nil {
-		t.Fatalf("example config: %v", err)
+		t.Fatalf("start %s: %v", def, err)
+	}
+	return e, out.Instance
+}
+
+// engineOf is an engine of the workflows of the configuration file name
+// (its text data), whose ids count up (mission_1, mission_2, …).
+func engineOf(t *testing.T, name string, data []byte) *workflow.Engine {
+	t.Helper()
+	cfg, err := config.Parse(name, data)
+	if err != nil {
+		t.Fatalf("config %s: %v", name, err)
 	}
 	reg, err := workflow.Compile(cfg.Workflows)
 	if err != nil {
@@ -73,9 +93,7 @@ func TestDeployPipeline(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	ctx := context.Background()
-	e := engine(t)
-	out, _ := e.Start(ctx, workflow.StartRequest{DefinitionID: "deploy_pipeline"})
-	in := out.Instance
+	e, in := started(t, "deploy_pipeline")
 	if _, err := e.Fire(ctx, in, "deploy", nil); contracts.AsError(err).Code != contracts.CodeInvalidTransition {
 		t.Errorf("illegal move: %v", err)
 	}
@@ -96,9 +114,7 @@ func TestErrors(t *testing.T) {
 
 func TestEvidenceGuard(t *testing.T) {
 	ctx := context.Background()
-	e := engine(t)
-	out, _ := e.Start(ctx, workflow.StartRequest{DefinitionID: "guarded_merge"})
-	in := out.Instance
+	e, in := started(t, "guarded_merge")
 	rejected, err := e.Fire(ctx, in, "merge", nil)
 	if contracts.AsError(err).Code != contracts.CodeGuardRejected {
 		t.Fatalf("merge before tests: %v", err)
@@ -118,9 +134,8 @@ func TestEvidenceGuard(t *testing.T) {
 
 func TestHumanApproval(t *testing.T) {
 	ctx := context.Background()
-	e := engine(t)
-	out, _ := e.Start(ctx, workflow.StartRequest{DefinitionID: "release_approval"})
-	req, err := e.Fire(ctx, out.Instance, "request_release", map[string]any{"version": "2.0.0"})
+	e, in := started(t, "release_approval")
+	req, err := e.Fire(ctx, in, "request_release", map[string]any{"version": "2.0.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,10 +168,8 @@ func TestHumanApproval(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	ctx := context.Background()
-	e := engine(t)
-	out, _ := e.Start(ctx, workflow.StartRequest{DefinitionID: "guarded_merge"})
-	c, err := e.Cancel(out.Instance, "no longer needed")
+	e, in := started(t, "guarded_merge")
+	c, err := e.Cancel(in, "no longer needed")
 	if err != nil || c.Instance.State != workflow.CancelledState || c.Instance.Version != 2 {
 		t.Fatalf("cancel: %+v, %v", c, err)
 	}

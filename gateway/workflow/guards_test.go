@@ -35,6 +35,26 @@ func guardEngine(t testing.TB, now *time.Time, guards map[string][]config.Guard)
 		NewID: func(p string) string { n++; return p + "_" + strings.Repeat("a", n) }}
 }
 
+// wantRefusal holds the outcome err of the call what to its table row: a
+// pass when refusal is "", otherwise a GUARD_REJECTED whose message holds
+// refusal. It returns that refusal, nil when the call passed or failed the
+// row (reported).
+func wantRefusal(t *testing.T, what string, err error, refusal string) *contracts.Error {
+	t.Helper()
+	if refusal == "" {
+		if err != nil {
+			t.Errorf("%s: refused: %v", what, err)
+		}
+		return nil
+	}
+	var ce *contracts.Error
+	if !errors.As(err, &ce) || ce.Code != contracts.CodeGuardRejected || !strings.Contains(ce.Message, refusal) {
+		t.Errorf("%s: %v, want GUARD_REJECTED with %q", what, err, refusal)
+		return nil
+	}
+	return ce
+}
+
 // call starts a run with capability id and arguments args, as a JSON
 // request body would carry them.
 func call(t *testing.T, e *workflow.Engine, id, args string) (*workflow.Outcome, error) {
@@ -93,15 +113,7 @@ func TestArgumentGuard(t *testing.T) {
 	}
 	for _, tc := range tests {
 		out, err := call(t, e, tc.capability, tc.args)
-		if tc.refusal == "" {
-			if err != nil {
-				t.Errorf("%s %s: refused: %v", tc.capability, tc.args, err)
-			}
-			continue
-		}
-		var ce *contracts.Error
-		if !errors.As(err, &ce) || ce.Code != contracts.CodeGuardRejected || !strings.Contains(ce.Message, tc.refusal) {
-			t.Errorf("%s %s: %v, want GUARD_REJECTED with %q", tc.capability, tc.args, err, tc.refusal)
+		if wantRefusal(t, tc.capability+" "+tc.args, err, tc.refusal) == nil {
 			continue
 		}
 		for _, ev := range out.Events {
@@ -183,15 +195,8 @@ func TestScheduleGuard(t *testing.T) {
 	for _, tc := range tests {
 		now = tc.at
 		_, err := call(t, e, tc.capability, `{}`)
-		if tc.refusal == "" {
-			if err != nil {
-				t.Errorf("%s at %v: refused: %v", tc.capability, tc.at, err)
-			}
-			continue
-		}
-		var ce *contracts.Error
-		if !errors.As(err, &ce) || ce.Code != contracts.CodeGuardRejected || !strings.Contains(ce.Message, tc.refusal) {
-			t.Errorf("%s at %v: %v, want GUARD_REJECTED with %q", tc.capability, tc.at, err, tc.refusal)
+		ce := wantRefusal(t, tc.capability+" at "+tc.at.String(), err, tc.refusal)
+		if ce == nil {
 			continue
 		}
 		// Only time satisfies it: the one next move is to read the

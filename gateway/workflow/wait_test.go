@@ -2,11 +2,9 @@ package workflow_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
@@ -35,16 +33,7 @@ const waitYAML = `workflows:
 
 func waitEngine(t *testing.T) *workflow.Engine {
 	t.Helper()
-	cfg, err := config.Parse("wait.yaml", []byte(waitYAML))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	return &workflow.Engine{Registry: reg, NewID: func(p string) string { n++; return fmt.Sprintf("%s_%d", p, n) }}
+	return engineOf(t, "wait.yaml", []byte(waitYAML))
 }
 
 // TestWorkflowExecutorParks: the move parks (Waiting, Parked, the child
