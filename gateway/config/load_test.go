@@ -44,6 +44,18 @@ func TestLoadGolden(t *testing.T) {
 	}
 }
 
+// mustNotParse parses data as the file name and returns the *LoadError
+// Parse must fail with.
+func mustNotParse(t *testing.T, name, data string) *LoadError {
+	t.Helper()
+	_, err := Parse(name, []byte(data))
+	var le *LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("Parse = %v, want a *LoadError", err)
+	}
+	return le
+}
+
 func loadOutcome(t *testing.T, file string) []byte {
 	t.Helper()
 	cfg, err := Load(file)
@@ -103,17 +115,13 @@ func TestLoadErrorFormat(t *testing.T) {
 
 func TestProblemsSortedAndComplete(t *testing.T) {
 	data := "server:\n  limits:\n    maxDepth: 0\n  bogus: 1\nauth:\n  leeway: 1d\nzzz: 1\naaa: 2\n"
-	_, err := Parse("praxec.yaml", []byte(data))
-	var le *LoadError
-	if !errors.As(err, &le) {
-		t.Fatalf("err = %v, want *LoadError", err)
-	}
+	le := mustNotParse(t, "praxec.yaml", data)
 	var lines []int
 	for _, p := range le.Problems {
 		lines = append(lines, p.Line)
 	}
 	if want := []int{3, 4, 6, 7, 8}; !slices.Equal(lines, want) {
-		t.Errorf("problem lines = %v, want %v\n%v", lines, want, err)
+		t.Errorf("problem lines = %v, want %v\n%v", lines, want, le)
 	}
 }
 
@@ -464,11 +472,7 @@ func TestSyntaxErrorLines(t *testing.T) {
 
 func TestProblemsBounded(t *testing.T) {
 	data := "server:\n  allowedOrigins:\n" + strings.Repeat("    - 1\n", 500)
-	_, err := Parse("p.yaml", []byte(data))
-	var le *LoadError
-	if !errors.As(err, &le) {
-		t.Fatalf("err = %v, want *LoadError", err)
-	}
+	le := mustNotParse(t, "p.yaml", data)
 	if len(le.Problems) != maxProblems+1 {
 		t.Fatalf("%d problems, want %d", len(le.Problems), maxProblems+1)
 	}

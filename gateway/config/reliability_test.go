@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -153,13 +152,9 @@ proxy:
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("r.yaml", []byte(tc.yaml))
-			var le *LoadError
-			if !errors.As(err, &le) {
-				t.Fatalf("Parse = %v, want a *LoadError", err)
-			}
-			if got := strings.Split(err.Error(), "\n"); !slices.Equal(got, tc.want) {
-				t.Errorf("problems:\n%s\nwant:\n%s", err, strings.Join(tc.want, "\n"))
+			le := mustNotParse(t, "r.yaml", tc.yaml)
+			if got := strings.Split(le.Error(), "\n"); !slices.Equal(got, tc.want) {
+				t.Errorf("problems:\n%s\nwant:\n%s", le, strings.Join(tc.want, "\n"))
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,11 +67,7 @@ func TestPatternsMatchSchema(t *testing.T) {
 // though the validator cannot locate it.
 func TestPropertyNameViolation(t *testing.T) {
 	data := "workflows:\n  ok:\n    version: 1\n    title: T\n    initial: a\n    states: {a: {}, b: {terminal: true}}\n    transitions: [{name: t, from: a, to: b}]\n  \"no good\": {}\n"
-	_, err := Parse("p.yaml", []byte(data))
-	var le *LoadError
-	if !errors.As(err, &le) {
-		t.Fatalf("Parse = %v, want a *LoadError", err)
-	}
+	le := mustNotParse(t, "p.yaml", data)
 	var keyProblems int
 	for _, p := range le.Problems {
 		if p.Line == 0 || p.Field == "" {
@@ -86,7 +81,7 @@ func TestPropertyNameViolation(t *testing.T) {
 		}
 	}
 	if keyProblems != 1 {
-		t.Errorf("%d key problems, want 1:\n%v", keyProblems, err)
+		t.Errorf("%d key problems, want 1:\n%v", keyProblems, le)
 	}
 }
 
