@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 )
@@ -325,12 +326,7 @@ func (c *Config) exposedDeclared() []ExposedCapability {
 			wrapped[cp.Wraps] = true
 		}
 	}
-	ids := make([]string, 0, len(c.Capabilities))
-	for id := range c.Capabilities {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(c.Capabilities)) {
 		if wrapped[id] || referenced[id] {
 			continue
 		}

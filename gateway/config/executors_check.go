@@ -2,7 +2,6 @@ package config
 
 import (
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -133,14 +132,4 @@ func RenderPrompt(tmpl string, value func(path string) any, encode func(any) str
 			return encode(v)
 		}
 	})
-}
-
-// sortedNames returns the keys of m in order.
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

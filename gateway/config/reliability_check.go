@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +61,7 @@ func (c *checker) reliability(ptr string, wfIDs []string) {
 		// The branches run at once under the one lease of the move: the
 		// longest of them must fit in it.
 		longest, worst := "", time.Duration(0)
-		for _, name := range sortedNames(primary.Branches) {
+		for _, name := range slices.Sorted(maps.Keys(primary.Branches)) {
 			if b := primary.Branches[name]; b.Kind.NeedsConnection() && r.WorstCase(b) > worst {
 				longest, worst = name, r.WorstCase(b)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -280,12 +281,7 @@ func TestParseYAMLGolden(t *testing.T) {
 			t.Fatalf("%s: %v", in.name, err)
 		}
 		fmt.Fprintf(&b, "value %s\n", v)
-		ptrs := make([]string, 0, len(doc.positions))
-		for p := range doc.positions {
-			ptrs = append(ptrs, p)
-		}
-		slices.Sort(ptrs)
-		for _, p := range ptrs {
+		for _, p := range slices.Sorted(maps.Keys(doc.positions)) {
 			pos := doc.positions[p]
 			fmt.Fprintf(&b, "%q %d:%d", p, pos.Line, pos.Column)
 			if pos.KeyLine != 0 || pos.KeyColumn != 0 {

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -51,10 +52,7 @@ func NewLexicon(base map[string]Entry, overlay []Term) *Lexicon {
 		byKey[config.TermKey(t.Term)] = t
 	}
 	l := &Lexicon{byKey: make(map[string]int32, len(byKey)), alias: map[string]int32{}, text: newTextIndex(ExactTermWeight)}
-	for k := range byKey {
-		l.keys = append(l.keys, k)
-	}
-	slices.Sort(l.keys)
+	l.keys = slices.Sorted(maps.Keys(byKey))
 	for i, k := range l.keys {
 		l.terms = append(l.terms, byKey[k])
 		l.byKey[k] = int32(i)

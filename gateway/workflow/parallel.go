@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -50,11 +50,7 @@ func (e *Engine) parallel(ctx context.Context, x config.Executor, rel *config.Re
 		r.Fallback = nil
 		brel = &r
 	}
-	names := make([]string, 0, len(x.Branches))
-	for name := range x.Branches {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(x.Branches))
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make([]branchResult, len(names))
