@@ -548,11 +548,7 @@ func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Trans
 			DefinitionID: pk.child.DefinitionID, TimeoutMs: pk.exec.TimeoutMs}
 		in.Waiting = w
 		in.Version++
-		if in.Pending != nil {
-			out.Events = append(out.Events, Event{Type: "human.approval.cancelled", WorkflowID: in.ID,
-				Attributes: map[string]any{"approvalId": in.Pending.ApprovalID, "transition": in.Pending.Transition}})
-			in.Pending = nil
-		}
+		withdrawPending(in, out)
 		out.Parked = w
 		out.Events = append(out.Events, Event{Type: "workflow.parked", WorkflowID: in.ID, Attributes: map[string]any{
 			"transition": t.Name, "childId": w.ChildID, "childRunId": w.ChildRunID, "definitionId": w.DefinitionID,
@@ -614,12 +610,7 @@ func (e *Engine) complete(ctx context.Context, d *Definition, in *Instance, t *T
 	}
 	in.State = t.To
 	in.Version++
-	if in.Pending != nil {
-		// Another move was taken: the waiting approval no longer applies.
-		out.Events = append(out.Events, Event{Type: "human.approval.cancelled", WorkflowID: in.ID,
-			Attributes: map[string]any{"approvalId": in.Pending.ApprovalID, "transition": in.Pending.Transition}})
-		in.Pending = nil
-	}
+	withdrawPending(in, out)
 	fired := map[string]any{"transition": t.Name, "from": from, "to": t.To, "actor": actor, "version": in.Version, "produced": produced, "ok": ok}
 	if listAttempts(attempts) {
 		// What was tried before the answer: retries and fallbacks, a
@@ -633,6 +624,18 @@ func (e *Engine) complete(ctx context.Context, d *Definition, in *Instance, t *T
 	}
 	out.Events = append(out.Events, Event{Type: "transition.fired", WorkflowID: in.ID, Attributes: fired})
 	return e.enter(ctx, d, in, out, depth, t.Name, actor)
+}
+
+// withdrawPending drops the approval in waits for, if any, recording
+// human.approval.cancelled in out: another move was taken (fired, or
+// parked on a child workflow), so the waiting approval no longer applies.
+func withdrawPending(in *Instance, out *Outcome) {
+	if in.Pending == nil {
+		return
+	}
+	out.Events = append(out.Events, Event{Type: "human.approval.cancelled", WorkflowID: in.ID,
+		Attributes: map[string]any{"approvalId": in.Pending.ApprovalID, "transition": in.Pending.Transition}})
+	in.Pending = nil
 }
 
 // enter runs the onEnter executor of the instance's state, which the move

@@ -31,6 +31,14 @@ func started(t *testing.T, def string) (*workflow.Engine, *workflow.Instance) {
 	return e, out.Instance
 }
 
+// cancelled reports whether events record that the approval id was
+// cancelled.
+func cancelled(events []workflow.Event, id string) bool {
+	return slices.ContainsFunc(events, func(ev workflow.Event) bool {
+		return ev.Type == "human.approval.cancelled" && ev.Attributes["approvalId"] == id
+	})
+}
+
 // engineOf is an engine of the workflows of the configuration file name
 // (its text data), whose ids count up (mission_1, mission_2, …).
 func engineOf(t *testing.T, name string, data []byte) *workflow.Engine {
@@ -164,6 +172,9 @@ func TestHumanApproval(t *testing.T) {
 	withdrawn, err := e.Fire(ctx, p2.Instance, "withdraw", nil)
 	if err != nil || withdrawn.Instance.Pending != nil {
 		t.Fatalf("withdraw while pending: %+v, %v", withdrawn, err)
+	}
+	if !cancelled(withdrawn.Events, p2.Pending.ApprovalID) {
+		t.Errorf("withdraw while pending: events %+v, want human.approval.cancelled of %s", withdrawn.Events, p2.Pending.ApprovalID)
 	}
 }
 

@@ -36,6 +36,29 @@ func waitEngine(t *testing.T) *workflow.Engine {
 	return engineOf(t, "wait.yaml", []byte(waitYAML))
 }
 
+// TestParkWithdrawsApproval: a move that parks on a child workflow while
+// an approval is pending withdraws the approval, as any other move does.
+func TestParkWithdrawsApproval(t *testing.T) {
+	ctx := context.Background()
+	e := engineOf(t, "wait.yaml", []byte(waitYAML+`      - {name: sign, from: draft, to: reviewed, actor: human}
+`))
+	start, err := e.Start(ctx, workflow.StartRequest{DefinitionID: "release", Tenant: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := e.Fire(ctx, start.Instance, "sign", nil)
+	if err != nil || pending.Pending == nil {
+		t.Fatalf("sign: %+v, %v", pending, err)
+	}
+	out, err := e.Fire(ctx, pending.Instance, "review", nil)
+	if err != nil {
+		t.Fatalf("review while sign waits: %v", err)
+	}
+	if out.Parked == nil || out.Instance.Pending != nil || !cancelled(out.Events, pending.Pending.ApprovalID) {
+		t.Errorf("review while sign waits: %+v, events %+v", out, out.Events)
+	}
+}
+
 // TestWorkflowExecutorParks: the move parks (Waiting, Parked, the child
 // among Children, a workflow.parked event), no move is legal while it
 // waits, Resume completes it with the child's context, and FailWait ends
