@@ -262,6 +262,24 @@ func (t *Tape) beforeCall(ctx context.Context) error {
 	return err
 }
 
+// next takes a replay's next recorded call, which must be one of x (t.mu
+// held). Past the last one it answers the error the recording stopped
+// with, ErrTapeMismatch when it did not stop.
+func (t *Tape) next(x config.Executor) (tapeCall, error) {
+	if t.pos >= len(t.calls) {
+		if t.stopped != nil {
+			return tapeCall{}, t.stopped
+		}
+		return tapeCall{}, ErrTapeMismatch
+	}
+	c := t.calls[t.pos]
+	t.pos++
+	if !reflect.DeepEqual(c.exec, x) {
+		return tapeCall{}, ErrTapeMismatch
+	}
+	return c, nil
+}
+
 // run makes (or replays) one executor call of x: call makes it, with
 // every attempt its reliability allows, and returns the final answer and
 // the attempts. A replay plays back the final answer and the attempts as
@@ -270,16 +288,9 @@ func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Con
 	t.mu.Lock()
 	if t.replay {
 		defer t.mu.Unlock()
-		if t.pos >= len(t.calls) {
-			if t.stopped != nil {
-				return nil, nil, t.stopped
-			}
-			return nil, nil, ErrTapeMismatch
-		}
-		c := t.calls[t.pos]
-		t.pos++
-		if !reflect.DeepEqual(c.exec, x) {
-			return nil, nil, ErrTapeMismatch
+		c, err := t.next(x)
+		if err != nil {
+			return nil, nil, err
 		}
 		return cloneMap(c.out), slices.Clone(c.attempts), c.err
 	}

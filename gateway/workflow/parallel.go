@@ -194,15 +194,11 @@ func (t *Tape) group(ctx context.Context, x config.Executor) (*tapeGroup, error)
 	t.mu.Lock()
 	if t.replay {
 		defer t.mu.Unlock()
-		if t.pos >= len(t.calls) {
-			if t.stopped != nil {
-				return nil, t.stopped
-			}
-			return nil, ErrTapeMismatch
+		c, err := t.next(x)
+		if err != nil {
+			return nil, err
 		}
-		c := t.calls[t.pos]
-		t.pos++
-		if c.branches == nil || !reflect.DeepEqual(c.exec, x) {
+		if c.branches == nil {
 			return nil, ErrTapeMismatch
 		}
 		return &tapeGroup{t: t, i: t.pos - 1}, nil
