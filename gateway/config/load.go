@@ -444,24 +444,24 @@ func unknownField(doc *document, ptr string) locatedProblem {
 	if len(toks) == 1 {
 		what = "section"
 	}
-	if kind, ok := executorKindAt(doc, parentPointer(ptr)); ok {
-		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownExecutorMember(kind, name)}, ptr}
-	}
-	if kind, ok := guardKindAt(doc, parentPointer(ptr)); ok {
-		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownGuardMember(kind, name)}, ptr}
-	}
-	if kind, ok := connectionKindAt(doc, parentPointer(ptr)); ok {
-		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownConnectionMember(kind, name)}, ptr}
-	}
-	if kind, ok := auditSinkKindAt(doc, parentPointer(ptr)); ok {
-		return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: unknownAuditSinkMember(kind, name)}, ptr}
-	}
-	msg := "is not a known " + what
-	if known := knownFields(parentPointer(ptr)); len(known) > 0 {
-		if s, ok := suggest(name, known); ok {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		} else {
-			msg += "; known " + what + "s: " + strings.Join(known, ", ")
+	var msg string
+	parent := parentPointer(ptr)
+	if kind, ok := executorKindAt(doc, parent); ok {
+		msg = unknownExecutorMember(kind, name)
+	} else if kind, ok := guardKindAt(doc, parent); ok {
+		msg = unknownGuardMember(kind, name)
+	} else if kind, ok := connectionKindAt(doc, parent); ok {
+		msg = unknownConnectionMember(kind, name)
+	} else if kind, ok := auditSinkKindAt(doc, parent); ok {
+		msg = unknownAuditSinkMember(kind, name)
+	} else {
+		msg = "is not a known " + what
+		if known := knownFields(parent); len(known) > 0 {
+			if s, ok := suggest(name, known); ok {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else {
+				msg += "; known " + what + "s: " + strings.Join(known, ", ")
+			}
 		}
 	}
 	return locatedProblem{Problem{Line: line, Column: col, Field: fieldPath(doc.value, ptr), Message: msg}, ptr}
