@@ -182,17 +182,35 @@ func limitArg(args map[string]any) int {
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
+// contextRecords returns the compartment and purpose of the context read
+// e, once contextScope allows them to its principal, and the records of
+// kind there. The store filters them by tenant, compartment and purpose;
+// so does this, the belt to its braces.
+func contextRecords(ctx context.Context, tx store.ReadTx, e *op.Request, kind string) (compartment, purpose string, _ []store.ContextRecord, _ error) {
+	compartment, purpose = op.StringArg(e.Args, "compartment"), op.StringArg(e.Args, "purpose")
+	if ce := contextScope(e.Principal, e.Tool.Name, e.Args); ce != nil {
+		return "", "", nil, ce
+	}
+	records, err := tx.ListContextRecords(ctx, kind, e.Principal.Tenant, compartment, purpose)
+	if err != nil {
+		return "", "", nil, err
+	}
+	var out []store.ContextRecord
+	for _, r := range records {
+		if r.Tenant == e.Principal.Tenant && r.Compartment == compartment && slices.Contains(r.Purposes, purpose) {
+			out = append(out, r)
+		}
+	}
+	return compartment, purpose, out, nil
+}
+
 // queryMemory serves aura_query_memory.
 func (k *Knowledge) queryMemory(ctx context.Context, tx store.ReadTx, e *op.Request) (any, error) {
-	compartment, purpose, query := op.StringArg(e.Args, "compartment"), op.StringArg(e.Args, "purpose"), op.StringArg(e.Args, "query")
-	if err := contextScope(e.Principal, e.Tool.Name, e.Args); err != nil {
-		return nil, err
-	}
-	records, err := tx.ListContextRecords(ctx, store.KindMemory, e.Principal.Tenant, compartment, purpose)
+	compartment, purpose, records, err := contextRecords(ctx, tx, e, store.KindMemory)
 	if err != nil {
 		return nil, err
 	}
-	want := op.StringsArg(e.Args, "tags")
+	query, want := op.StringArg(e.Args, "query"), op.StringsArg(e.Args, "tags")
 	tokens := discovery.Tokens(query)
 	type scored struct {
 		MemoryRecord
@@ -200,10 +218,6 @@ func (k *Knowledge) queryMemory(ctx context.Context, tx store.ReadTx, e *op.Requ
 	}
 	var hits []scored
 	for _, r := range records {
-		// The store filtered; this is the belt to its braces.
-		if r.Tenant != e.Principal.Tenant || r.Compartment != compartment || !slices.Contains(r.Purposes, purpose) {
-			continue
-		}
 		if slices.ContainsFunc(want, func(t string) bool { return !slices.Contains(r.Tags, t) }) {
 			continue
 		}
@@ -237,11 +251,7 @@ func (k *Knowledge) queryMemory(ctx context.Context, tx store.ReadTx, e *op.Requ
 // listGoals serves aura_list_goals: the goals of the compartment allowed
 // for the purpose, by id, optionally of one status.
 func (k *Knowledge) listGoals(ctx context.Context, tx store.ReadTx, e *op.Request) (any, error) {
-	compartment, purpose := op.StringArg(e.Args, "compartment"), op.StringArg(e.Args, "purpose")
-	if err := contextScope(e.Principal, e.Tool.Name, e.Args); err != nil {
-		return nil, err
-	}
-	records, err := tx.ListContextRecords(ctx, store.KindGoal, e.Principal.Tenant, compartment, purpose)
+	compartment, purpose, records, err := contextRecords(ctx, tx, e, store.KindGoal)
 	if err != nil {
 		return nil, err
 	}
@@ -250,9 +260,6 @@ func (k *Knowledge) listGoals(ctx context.Context, tx store.ReadTx, e *op.Reques
 	for _, r := range records {
 		if len(out.Goals) == limit {
 			break
-		}
-		if r.Tenant != e.Principal.Tenant || r.Compartment != compartment || !slices.Contains(r.Purposes, purpose) {
-			continue
 		}
 		var doc goalDoc
 		if err := json.Unmarshal(r.Doc, &doc); err != nil {
