@@ -3,7 +3,6 @@ package config
 import (
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/praxa/praxa/gateway/redact"
@@ -44,20 +43,14 @@ func unknownAuditSinkMember(kind, name string) string {
 // member redacted by its name would record nothing, and an http sink's
 // URL is an absolute http or https URL with a host.
 func (c *checker) capabilityAudit(ptr string) {
-	records, _ := c.list(ptr + "/record")
-	for i := range records {
-		rp := ptr + "/record/" + strconv.Itoa(i)
-		path, ok := c.str(rp)
-		if !ok {
-			continue
-		}
+	c.each(ptr+"/record", func(rp, path string) {
 		for _, seg := range strings.Split(path, ".")[2:] {
 			if redact.Sensitive(seg) {
 				c.report(rp, "names %s, a member whose name marks it secret: the audit event would only ever record %s; remove the path (secrets are never recorded)", seg, redact.Redacted)
 				break
 			}
 		}
-	}
+	})
 	c.eachMember(ptr+"/sinks", "url", func(up, raw string) {
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

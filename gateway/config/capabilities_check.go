@@ -202,11 +202,10 @@ func (c *checker) lexicon() {
 	for _, t := range valid {
 		base := "/lexicon/" + escapePointer(t)
 		for _, member := range []string{"refs", "aliases"} {
-			c.each(base+"/"+member, func(i int, a string) {
+			c.each(base+"/"+member, func(ptr, a string) {
 				if !termRE.MatchString(a) {
 					return // the schema reported it
 				}
-				ptr := base + "/" + member + "/" + strconv.Itoa(i)
 				k := TermKey(a)
 				switch {
 				case k == TermKey(t):

@@ -108,22 +108,20 @@ func (c *checker) list(ptr string) ([]any, bool) {
 	return l, ok
 }
 
-// each calls f with every string item of the sequence at ptr.
-func (c *checker) each(ptr string, f func(i int, item string)) {
-	items, _ := c.list(ptr)
-	for i := range items {
-		if s, ok := c.str(ptr + "/" + strconv.Itoa(i)); ok {
-			f(i, s)
-		}
-	}
-}
+// each calls f with the pointer and the value of every string item of
+// the sequence at ptr.
+func (c *checker) each(ptr string, f func(p, item string)) { c.eachMember(ptr, "", f) }
 
 // eachMember calls f with the pointer and the value of the string member
-// of every item of the sequence at ptr (items without it are skipped).
+// of every item of the sequence at ptr (items without it are skipped); ""
+// names the item itself, as each.
 func (c *checker) eachMember(ptr, member string, f func(p, s string)) {
 	items, _ := c.list(ptr)
 	for i := range items {
-		p := ptr + "/" + strconv.Itoa(i) + "/" + member
+		p := ptr + "/" + strconv.Itoa(i)
+		if member != "" {
+			p += "/" + member
+		}
 		if s, ok := c.str(p); ok {
 			f(p, s)
 		}
@@ -172,9 +170,9 @@ func (c *checker) server() {
 			c.report("/server/publicURL", "%s", msg)
 		}
 	}
-	c.each("/server/allowedOrigins", func(i int, s string) {
+	c.each("/server/allowedOrigins", func(p, s string) {
 		if msg := checkURL(s, urlRules{http: true, noPath: true, noQuery: true}); msg != "" {
-			c.report("/server/allowedOrigins/"+strconv.Itoa(i), "%s", strings.Replace(msg, "must", "an origin must", 1))
+			c.report(p, "%s", strings.Replace(msg, "must", "an origin must", 1))
 		}
 	})
 }

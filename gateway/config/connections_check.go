@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -102,13 +101,12 @@ func (c *checker) mcpConnection(ptr string, conn map[string]any) {
 // one of them.
 func (c *checker) cliConnection(ptr string, _ map[string]any) {
 	var writable []string
-	c.each(ptr+"/confine/writable", func(_ int, w string) { writable = append(writable, filepath.Clean(w)) })
+	c.each(ptr+"/confine/writable", func(_, w string) { writable = append(writable, filepath.Clean(w)) })
 	items, _ := lookup(c.doc.value, ptr+"/confine/writable")
 	if l, ok := items.([]any); !ok || len(writable) != len(l) {
 		return // no writable list, or one the schema refused: its fix comes first
 	}
-	c.each(ptr+"/confine/protected", func(i int, p string) {
-		at := ptr + "/confine/protected/" + strconv.Itoa(i)
+	c.each(ptr+"/confine/protected", func(at, p string) {
 		if slices.Contains(strings.Split(p, "/"), "..") {
 			c.report(at, "has a \"..\" element: name the protected path as it is, since \"..\" after a symbolic link is not what the kernel resolves")
 			return

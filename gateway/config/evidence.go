@@ -80,9 +80,9 @@ func (c *checker) unproduced(ptr string, produced map[string]bool, fix func(ev s
 		if kind, _ := c.str(gp + "/kind"); kind != GuardEvidence {
 			continue
 		}
-		c.each(gp+"/requires", func(k int, ev string) {
+		c.each(gp+"/requires", func(p, ev string) {
 			if !produced[ev] {
-				c.report(gp+"/requires/"+strconv.Itoa(k), "%s", fix(ev))
+				c.report(p, "%s", fix(ev))
 			}
 		})
 	}

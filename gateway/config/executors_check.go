@@ -2,7 +2,6 @@ package config
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -55,23 +54,22 @@ func (c *checker) cliExecutor(ptr string, k *kindInfo) {
 	}
 	paths := map[string]bool{}
 	for _, m := range []string{"/paths/read", "/paths/write"} {
-		c.each(ptr+m, func(_ int, p string) { paths[p] = true })
+		c.each(ptr+m, func(_, p string) { paths[p] = true })
 	}
 	unconfined, _ := lookup(c.doc.value, ptr+"/unconfinedArguments")
 	forwarded := map[string]bool{}
-	c.each(ptr+"/args", func(i int, a string) {
+	c.each(ptr+"/args", func(ap, a string) {
 		if !strings.HasPrefix(a, "$.") {
 			return
 		}
 		forwarded[a] = true
 		if !paths[a] && unconfined != true && checkPath(a, executorRoots) == "" {
-			c.report(ptr+"/args/"+strconv.Itoa(i), "hands the command %s, a value the caller controls, unchecked: "+
+			c.report(ap, "hands the command %s, a value the caller controls, unchecked: "+
 				"list it under paths.read or paths.write (checked against the connection's roots; the command gets the absolute path checked), "+
 				"or set unconfinedArguments: true on this executor if it is never a path", a)
 		}
 	})
-	c.each(ptr+"/optionArguments", func(i int, o string) {
-		op := ptr + "/optionArguments/" + strconv.Itoa(i)
+	c.each(ptr+"/optionArguments", func(op, o string) {
 		switch {
 		case paths[o]:
 			c.report(op, "is a path argument, and a path the caller gives may never start with '-' (the command would read it as an option): remove it from optionArguments")

@@ -124,9 +124,9 @@ func (c *checker) guards(ptr string) {
 				c.report(gp+"/timezone", "%v", err)
 			}
 		}
-		c.each(gp+"/hours", func(j int, s string) {
+		c.each(gp+"/hours", func(hp, s string) {
 			if _, err := ParseHourWindow(s); err != nil {
-				c.report(gp+"/hours/"+strconv.Itoa(j), "%v", err)
+				c.report(hp, "%v", err)
 			}
 		})
 		if v, has := lookup(c.doc.value, gp+"/equals"); has && v == nil {
