@@ -40,15 +40,21 @@ func (c *Catalogue) describeSkill(ctx context.Context, e *op.Request, it *discov
 		return nil, contracts.Errorf(contracts.CodeNotFound, "there is no skill %q", it.ID)
 	}
 	v := sk.Latest()
-	out := GuidanceDescription{Kind: string(discovery.KindSkill), Subject: sk.ID, Verb: "describe", Body: v.Body,
+	return c.guidance(ctx, e, discovery.KindSkill, sk.ID, v.Body, v.Tags)
+}
+
+// guidance answers describe of subject, of kind, in the guidance shape:
+// body, the lexicon entries its tags name, and the describe event.
+func (c *Catalogue) guidance(ctx context.Context, e *op.Request, kind discovery.Kind, subject, body string, tags []string) (any, error) {
+	out := GuidanceDescription{Kind: string(kind), Subject: subject, Verb: "describe", Body: body,
 		// Links on the praxec surface name praxec tools only (seeds/000): a
 		// host registered with the praxec set cannot call aura_get_skill.
 		Links: []contracts.Link{HomeLink(), SearchLink("")}}
 	var err error
-	if out.Lexicon, err = c.guidanceLexicon(ctx, v.Tags); err != nil {
+	if out.Lexicon, err = c.guidanceLexicon(ctx, tags); err != nil {
 		return nil, err
 	}
-	c.describeEvent(e, sk.ID, string(discovery.KindSkill))
+	c.describeEvent(e, subject, string(kind))
 	return out, nil
 }
 
@@ -85,12 +91,9 @@ func (c *Catalogue) describeScript(ctx context.Context, e *op.Request, it *disco
 	if !ok {
 		return nil, contracts.Errorf(contracts.CodeNotFound, "there is no script %q", it.ID)
 	}
-	out := GuidanceDescription{Kind: string(discovery.KindScript), Subject: sc.ID, Verb: "describe", Body: sc.Source,
-		Links: []contracts.Link{HomeLink(), SearchLink("")}}
-	var err error
-	if out.Lexicon, err = c.guidanceLexicon(ctx, sc.Tags); err != nil {
+	out, err := c.guidance(ctx, e, discovery.KindScript, sc.ID, sc.Source, sc.Tags)
+	if err != nil {
 		return nil, fmt.Errorf("describe %s: %w", sc.ID, err)
 	}
-	c.describeEvent(e, sc.ID, string(discovery.KindScript))
 	return out, nil
 }
