@@ -175,6 +175,16 @@ type Exposure struct {
 	Audit *CapabilityAudit `json:"audit,omitempty"`
 }
 
+// inline is the capability an inline exposure (one with a Name) declares,
+// found at src: proxy.expose and a manifest's capabilities both read it so.
+func (e Exposure) inline(src string) ExposedCapability {
+	return ExposedCapability{ID: e.Name, Source: src, Title: e.Title, Description: e.Description,
+		Domain: e.Domain, Tags: slices.Clone(e.Tags), Aliases: slices.Clone(e.Aliases), ExposeDirectly: e.ExposeDirectly,
+		InputSchema: e.InputSchema, OutputSchema: e.OutputSchema, Guards: slices.Clone(e.Guards), Executor: e.Executor,
+		Produces: slices.Clone(e.Produces), Reliability: e.Reliability, Annotations: e.Annotations,
+		Audit: CapabilityAudit{}.stack(e.Audit)}
+}
+
 // ProxyDefaultWorkflow is the id of the built-in workflow proxy capabilities
 // run in; no workflow, capability or connection may take it.
 const ProxyDefaultWorkflow = "proxy_default"
@@ -314,11 +324,7 @@ func (c *Config) exposedDeclared() []ExposedCapability {
 		if e.Name == "" {
 			continue
 		}
-		out = append(out, ExposedCapability{ID: e.Name, Source: src, Title: e.Title, Description: e.Description,
-			Domain: e.Domain, Tags: slices.Clone(e.Tags), Aliases: slices.Clone(e.Aliases), ExposeDirectly: e.ExposeDirectly,
-			InputSchema: e.InputSchema, OutputSchema: e.OutputSchema, Guards: slices.Clone(e.Guards), Executor: e.Executor,
-			Produces: slices.Clone(e.Produces), Reliability: e.Reliability, Annotations: e.Annotations,
-			Audit: CapabilityAudit{}.stack(e.Audit)})
+		out = append(out, e.inline(src))
 	}
 	wrapped := map[string]bool{}
 	for _, cp := range c.Capabilities {

@@ -240,17 +240,13 @@ func parseManifest(file string, data []byte, cfg *document, taken map[string]str
 			continue // semanticProblems reported it
 		}
 		taken[e.Name] = src
-		schema, output := e.InputSchema, e.OutputSchema
-		if schema != nil {
-			schema, _ = CheckManifestSchema(schema) // detached; checked above
+		if e.InputSchema != nil {
+			e.InputSchema, _ = CheckManifestSchema(e.InputSchema) // detached; checked above
 		}
-		if output != nil {
-			output, _ = CheckManifestSchema(output)
+		if e.OutputSchema != nil {
+			e.OutputSchema, _ = CheckManifestSchema(e.OutputSchema)
 		}
-		caps = append(caps, ExposedCapability{ID: e.Name, Source: src, Title: e.Title, Description: e.Description,
-			Domain: e.Domain, Tags: slices.Clone(e.Tags), Aliases: slices.Clone(e.Aliases), ExposeDirectly: e.ExposeDirectly,
-			InputSchema: schema, OutputSchema: output, Guards: slices.Clone(e.Guards), Executor: e.Executor,
-			Produces: slices.Clone(e.Produces), Reliability: e.Reliability, Audit: CapabilityAudit{}.stack(e.Audit)})
+		caps = append(caps, e.inline(src))
 	}
 	if len(problems) > 0 {
 		return fail(problems)

@@ -147,3 +147,27 @@ func TestManifestReliability(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// A manifest capability's annotations are in force as proxy.expose's are:
+// one it declares destructive is destructive (so policy.denyDestructive
+// refuses it), one it declares read-only is read-only.
+func TestManifestAnnotations(t *testing.T) {
+	cfg, err := writeManifest(t, `{"version": 1, "capabilities": [
+  {"name": "notes.drop", "annotations": {"title": "Drop the notes", "destructiveHint": true}},
+  {"name": "notes.count", "executor": {"kind": "cli", "connection": "sh", "args": ["-c", "true"]},
+   "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}}
+]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := map[string]config.Hints{}
+	for _, x := range cfg.Exposed() {
+		hints[x.ID] = x.Hints()
+	}
+	if h := hints["notes.drop"]; !h.Destructive || h.ReadOnly || h.Title != "Drop the notes" {
+		t.Errorf("notes.drop hints %+v, want destructive, not read-only, titled", h)
+	}
+	if h := hints["notes.count"]; !h.ReadOnly || h.Destructive || !h.Idempotent || h.OpenWorld {
+		t.Errorf("notes.count hints %+v, want read-only, idempotent, closed-world", h)
+	}
+}
