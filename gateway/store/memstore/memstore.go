@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/txrun"
 )
 
 // DB is the in-memory state that Stores open. It outlives them: Close on a
@@ -117,20 +118,11 @@ func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) e
 		return store.ErrClosed
 	}
 	tx := &txn{db: db, nextSeq: db.seq}
-	if err := runUpdate(ctx, fn, tx); err != nil {
+	if err := txrun.Update(ctx, "memstore", fn, tx); err != nil {
 		return err
 	}
 	tx.apply()
 	return nil
-}
-
-func runUpdate(ctx context.Context, fn func(context.Context, store.Tx) error, tx *txn) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("memstore: update function panicked: %v", r)
-		}
-	}()
-	return fn(ctx, tx)
 }
 
 // View implements store.Store.

@@ -34,9 +34,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +43,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/internal/sqltx"
+	"github.com/praxa/praxa/gateway/store/internal/txrun"
 	"github.com/praxa/praxa/gateway/telemetry/tracing"
 )
 
@@ -128,35 +126,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 		return fmt.Errorf("pgstore: migrate: lock: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
-		return fmt.Errorf("pgstore: migrate: %w", err)
-	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return fmt.Errorf("pgstore: migrate: %w", err)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		version := strings.TrimSuffix(path.Base(name), ".sql")
-		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE version = $1`, version).Scan(&n); err != nil {
-			return fmt.Errorf("pgstore: migrate: %w", err)
-		}
-		if n > 0 {
-			continue
-		}
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			return fmt.Errorf("pgstore: migrate %s: %w", version, err)
-		}
-		// Without arguments pgx sends the simple protocol, which runs a
-		// file of several statements.
-		if _, err := tx.Exec(ctx, string(body)); err != nil {
-			return fmt.Errorf("pgstore: migrate %s: %w", version, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`, version, time.Now().UnixNano()); err != nil {
-			return fmt.Errorf("pgstore: migrate %s: %w", version, err)
-		}
+	if err := sqltx.Migrate(ctx, newTxn(tx, true), dialect, migrations,
+		`CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("pgstore: migrate: %w", err)
@@ -180,7 +152,7 @@ func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) e
 	if err != nil {
 		return s.fail("begin", err)
 	}
-	if err := runFn(ctx, fn, newTxn(tx, true)); err != nil {
+	if err := txrun.Update(ctx, dialect.Prefix, fn, newTxn(tx, true)); err != nil {
 		tx.Rollback(context.WithoutCancel(ctx))
 		return err
 	}
@@ -190,15 +162,6 @@ func (s *Store) Update(ctx context.Context, fn func(context.Context, store.Tx) e
 		return s.fail("commit", err)
 	}
 	return nil
-}
-
-func runFn(ctx context.Context, fn func(context.Context, store.Tx) error, tx *txn) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("pgstore: update function panicked: %v", r)
-		}
-	}()
-	return fn(ctx, tx)
 }
 
 // fail wraps a driver error, answering ErrClosed once the store is closed.

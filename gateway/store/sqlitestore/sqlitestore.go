@@ -21,18 +21,17 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 	"github.com/praxa/praxa/gateway/store/internal/sqltx"
+	"github.com/praxa/praxa/gateway/store/internal/txrun"
 	"github.com/praxa/praxa/gateway/telemetry/tracing"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -163,38 +162,31 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("sqlitestore: migrate: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		return fmt.Errorf("sqlitestore: migrate: %w", err)
-	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return fmt.Errorf("sqlitestore: migrate: %w", err)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		version := strings.TrimSuffix(filepath.Base(name), ".sql")
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
-			return fmt.Errorf("sqlitestore: migrate: %w", err)
-		}
-		if n > 0 {
-			continue
-		}
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			return fmt.Errorf("sqlitestore: migrate %s: %w", version, err)
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			return fmt.Errorf("sqlitestore: migrate %s: %w", version, err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, time.Now().UnixNano()); err != nil {
-			return fmt.Errorf("sqlitestore: migrate %s: %w", version, err)
-		}
+	if err := sqltx.Migrate(ctx, migrationTx{tx}, dialect, migrations,
+		`CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlitestore: migrate: %w", err)
 	}
 	return nil
+}
+
+// migrationTx is sqltx.Execer on the migrating transaction itself: its
+// statements run unprepared, so that a file of several statements runs
+// whole.
+type migrationTx struct{ tx *sql.Tx }
+
+func (m migrationTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := m.tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (m migrationTx) QueryRow(ctx context.Context, query string, args ...any) sqlrow.Scanner {
+	return m.tx.QueryRowContext(ctx, query, args...)
 }
 
 // Update implements store.Store. It queues fn for the writer and waits for
@@ -397,13 +389,9 @@ func (s *Store) dropWriter() {
 	}
 }
 
-func runJob(j *job, tx *txn) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("sqlitestore: update function panicked: %v", r)
-		}
-	}()
-	return j.fn(j.ctx, tx)
+// runJob runs j's function in tx.
+func runJob(j *job, tx *txn) error {
+	return txrun.Update(j.ctx, dialect.Prefix, j.fn, tx)
 }
 
 // View implements store.Store.

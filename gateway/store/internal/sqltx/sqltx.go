@@ -21,13 +21,19 @@ import (
 	"github.com/praxa/praxa/gateway/store/internal/sqlrow"
 )
 
-// Conn is one open transaction of a driver.
-type Conn interface {
+// Execer runs statements in one open transaction of a driver: all that
+// Migrate needs.
+type Execer interface {
 	// Exec runs a statement and answers how many rows it changed.
 	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
 	// QueryRow runs a query of at most one row; its error, no rows
 	// included, comes from Scan.
 	QueryRow(ctx context.Context, query string, args ...any) sqlrow.Scanner
+}
+
+// Conn is one open transaction of a driver.
+type Conn interface {
+	Execer
 	// Query runs a query of any number of rows.
 	Query(ctx context.Context, query string, args ...any) (Rows, error)
 }
