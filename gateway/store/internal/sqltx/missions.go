@@ -15,21 +15,22 @@ const (
 
 // GetMission implements store.ReadTx.
 func (t *Tx) GetMission(ctx context.Context, tenant, id string) (store.Mission, error) {
-	q := getMission
-	if t.LockMissions {
-		q = getMission + forUpdate
-	}
-	v, err := sqlrow.Mission(t.queryRow(ctx, q, id, tenant))
-	return v, t.rowErr("mission", err)
+	return t.mission(ctx, getMission, getMission+forUpdate, id, tenant)
 }
 
 // GetMissionByRunID implements store.ReadTx.
 func (t *Tx) GetMissionByRunID(ctx context.Context, tenant, runID string) (store.Mission, error) {
-	q := getMissionByRun
+	return t.mission(ctx, getMissionByRun, getMissionByRun+forUpdate, tenant, runID)
+}
+
+// mission reads the one mission query selects, or runs locked instead
+// (query with forUpdate appended, passed in as a constant so that no call
+// concatenates it) when LockMissions asks for the row's lock.
+func (t *Tx) mission(ctx context.Context, query, locked string, args ...any) (store.Mission, error) {
 	if t.LockMissions {
-		q = getMissionByRun + forUpdate
+		query = locked
 	}
-	v, err := sqlrow.Mission(t.queryRow(ctx, q, tenant, runID))
+	v, err := sqlrow.Mission(t.queryRow(ctx, query, args...))
 	return v, t.rowErr("mission", err)
 }
 
