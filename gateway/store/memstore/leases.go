@@ -46,13 +46,7 @@ func (t *txn) DeleteMoveLease(ctx context.Context, tenant, workflowID string, ex
 // heldMoveLease finds the move lease owner holds on k, of tenant.
 func (t *txn) heldMoveLease(k submitKey, tenant, owner string) (store.MoveLease, error) {
 	l, ok := t.lease(k)
-	switch {
-	case !ok || l.Tenant != tenant:
-		return l, store.ErrNotFound
-	case l.Owner != owner:
-		return l, store.ErrConflict
-	}
-	return l, nil
+	return l, checkTenantCAS(ok, l.Tenant, tenant, l.Owner, owner)
 }
 
 // RenewMoveLease implements store.Tx.

@@ -159,11 +159,8 @@ func (t *txn) InsertMission(ctx context.Context, m store.Mission) error {
 func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersion int64) error {
 	t.mustWrite()
 	old, ok := t.mission(m.ID)
-	if !ok || old.Tenant != m.Tenant {
-		return store.ErrNotFound
-	}
-	if old.Version != expectedVersion {
-		return store.ErrConflict
+	if err := checkTenantCAS(ok, old.Tenant, m.Tenant, old.Version, expectedVersion); err != nil {
+		return err
 	}
 	old.State, old.Version, old.Status = m.State, m.Version, m.Status
 	old.Doc = append([]byte{}, m.Doc...)
@@ -179,11 +176,8 @@ func (t *txn) UpdateMission(ctx context.Context, m store.Mission, expectedVersio
 func (t *txn) DeleteMission(ctx context.Context, tenant, id string, expectedVersion int64) error {
 	t.mustWrite()
 	old, ok := t.mission(id)
-	if !ok || old.Tenant != tenant {
-		return store.ErrNotFound
-	}
-	if old.Version != expectedVersion {
-		return store.ErrConflict
+	if err := checkTenantCAS(ok, old.Tenant, tenant, old.Version, expectedVersion); err != nil {
+		return err
 	}
 	delete(t.missions, id)
 	put(&t.dropped, id, old)
@@ -242,11 +236,8 @@ func (t *txn) InsertApproval(ctx context.Context, a store.Approval) error {
 func (t *txn) UpdateApproval(ctx context.Context, a store.Approval, expectedStatus string) error {
 	t.mustWrite()
 	old, ok := t.approval(a.ID)
-	if !ok || old.Tenant != a.Tenant {
-		return store.ErrNotFound
-	}
-	if old.Status != expectedStatus {
-		return store.ErrConflict
+	if err := checkTenantCAS(ok, old.Tenant, a.Tenant, old.Status, expectedStatus); err != nil {
+		return err
 	}
 	old.Status, old.ResolvedBy = a.Status, a.ResolvedBy
 	old.Doc = append([]byte{}, a.Doc...)

@@ -152,6 +152,20 @@ func checkVersion(exists bool, stored, expected int64) error {
 	return nil
 }
 
+// checkTenantCAS is the compare of a compare-and-set on a tenant's row:
+// store.ErrNotFound when there is no row (!exists) or it is another
+// tenant's than want, store.ErrConflict when it holds another value than
+// expected (its version, status or owner).
+func checkTenantCAS[V comparable](exists bool, tenant, want string, stored, expected V) error {
+	switch {
+	case !exists || tenant != want:
+		return store.ErrNotFound
+	case stored != expected:
+		return store.ErrConflict
+	}
+	return nil
+}
+
 // getCopy returns a copy of k's row, or store.ErrNotFound.
 func getCopy[K comparable, V any](staged, committed map[K]V, k K, copyOf func(V) V) (V, error) {
 	v, ok := get(staged, committed, k)
