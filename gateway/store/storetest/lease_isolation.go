@@ -33,6 +33,18 @@ func waitOrPause(ch <-chan struct{}) {
 	}
 }
 
+// noMoveLease checks, in tx, that no move lease stands on version of the
+// workflow wf_iso of tenant a: store.ErrExists when one does, the read's
+// error when it fails.
+func noMoveLease(ctx context.Context, tx store.ReadTx, version int64) error {
+	if _, err := tx.GetMoveLease(ctx, "a", "wf_iso", version); err == nil {
+		return store.ErrExists
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
 // testLeaseCheckSerialized: a move checks that no lease stands on its
 // version, then compare-and-sets the workflow; a lease taker reads the
 // workflow at that version and inserts its lease. Whichever goes first,
@@ -51,10 +63,8 @@ func testLeaseCheckSerialized(t *testing.T, o Opener) {
 			if err != nil {
 				return err
 			}
-			if _, err := tx.GetMoveLease(ctx, "a", "wf_iso", got.Version); err == nil {
-				return store.ErrExists // refused: a lease stands
-			} else if !errors.Is(err, store.ErrNotFound) {
-				return err
+			if err := noMoveLease(ctx, tx, got.Version); err != nil {
+				return err // ErrExists: refused, a lease stands
 			}
 			close(checked)
 			waitOrPause(leased)
@@ -64,9 +74,7 @@ func testLeaseCheckSerialized(t *testing.T, o Opener) {
 	}()
 	<-checked
 	leaseErr := s.Update(context.Background(), func(ctx context.Context, tx store.Tx) error {
-		if _, err := tx.GetMoveLease(ctx, "a", "wf_iso", 1); err == nil {
-			return store.ErrExists
-		} else if !errors.Is(err, store.ErrNotFound) {
+		if err := noMoveLease(ctx, tx, 1); err != nil {
 			return err
 		}
 		got, err := tx.GetMission(ctx, "a", "wf_iso")
@@ -119,10 +127,8 @@ func testLeaseTakeSerialized(t *testing.T, o Opener) {
 			if got.Version != 1 {
 				return errMoved
 			}
-			if _, err := tx.GetMoveLease(ctx, "a", "wf_iso", 1); err == nil {
-				return store.ErrExists // busy: the holder is still calling
-			} else if !errors.Is(err, store.ErrNotFound) {
-				return err
+			if err := noMoveLease(ctx, tx, 1); err != nil {
+				return err // ErrExists: busy, the holder is still calling
 			}
 			return tx.InsertMoveLease(ctx, lease("a", "wf_iso", 1, "replica-b"))
 		})

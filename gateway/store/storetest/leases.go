@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"errors"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,13 +30,7 @@ func testMoveLeases(t *testing.T, o Opener) {
 		if err != nil {
 			t.Fatalf("GetMoveLease: %v", err)
 		}
-		if !got.CreatedAt.Equal(want.CreatedAt) || !got.Deadline.Equal(want.Deadline) {
-			t.Errorf("times = %v, %v; want %v, %v", got.CreatedAt, got.Deadline, want.CreatedAt, want.Deadline)
-		}
-		got.CreatedAt, got.Deadline = want.CreatedAt, want.Deadline
-		if got != want {
-			t.Errorf("GetMoveLease = %+v, want %+v", got, want)
-		}
+		wantStored(t, "GetMoveLease", got, want, func(l *store.MoveLease) []*time.Time { return []*time.Time{&l.CreatedAt, &l.Deadline} })
 		if _, err := tx.GetMoveLease(ctx, "b", "wf_1", 3); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("another tenant's lease: %v, want ErrNotFound", err)
 		}
@@ -156,13 +149,7 @@ func testStartLeases(t *testing.T, o Opener) {
 		if err != nil {
 			t.Fatalf("GetStartLease: %v", err)
 		}
-		if !got.CreatedAt.Equal(want.CreatedAt) || !got.Deadline.Equal(want.Deadline) {
-			t.Errorf("times = %v, %v; want %v, %v", got.CreatedAt, got.Deadline, want.CreatedAt, want.Deadline)
-		}
-		got.CreatedAt, got.Deadline = want.CreatedAt, want.Deadline
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("GetStartLease = %+v, want %+v", got, want)
-		}
+		wantStored(t, "GetStartLease", got, want, func(l *store.StartLease) []*time.Time { return []*time.Time{&l.CreatedAt, &l.Deadline} })
 		if _, err := tx.GetStartLease(ctx, "b", "run:deploy-1"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("another tenant's lease: %v, want ErrNotFound", err)
 		}

@@ -94,6 +94,12 @@ func Run(t *testing.T, factory Factory) {
 
 var epoch = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
+// idempotencyTimes points at the times of an idempotency record, for
+// wantStored.
+func idempotencyTimes(r *store.IdempotencyRecord) []*time.Time {
+	return []*time.Time{&r.CreatedAt, &r.ExpiresAt, &r.TombstoneUntil}
+}
+
 func record(ns, key, fp string) store.IdempotencyRecord {
 	return store.IdempotencyRecord{
 		Namespace: ns, Key: key, Operation: "submitIntent", Fingerprint: fp,
@@ -149,6 +155,24 @@ func each[T any](list []T, f func(T) string) []string {
 	return out
 }
 
+// wantStored checks that got, read back from a store, is want: first the
+// times that times points at, as instants (a driver may read a time back
+// in another location), then the whole value, once got's times are
+// want's. what names the read.
+func wantStored[T any](t *testing.T, what string, got, want T, times func(*T) []*time.Time) {
+	t.Helper()
+	gotTimes, wantTimes := times(&got), times(&want)
+	for i, at := range gotTimes {
+		if !at.Equal(*wantTimes[i]) {
+			t.Errorf("%s: time %d = %v, want %v", what, i, *at, *wantTimes[i])
+		}
+		*at = *wantTimes[i]
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %+v, want %+v", what, got, want)
+	}
+}
+
 func view(t *testing.T, s store.Store, fn func(ctx context.Context, tx store.ReadTx) error) {
 	t.Helper()
 	if err := s.View(context.Background(), fn); err != nil {
@@ -165,13 +189,7 @@ func testIdempotencyInsertGet(t *testing.T, o Opener) {
 		if err != nil {
 			t.Fatalf("GetIdempotency: %v", err)
 		}
-		if !got.CreatedAt.Equal(want.CreatedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) {
-			t.Errorf("times = %v, %v; want %v, %v", got.CreatedAt, got.ExpiresAt, want.CreatedAt, want.ExpiresAt)
-		}
-		got.CreatedAt, got.ExpiresAt = want.CreatedAt, want.ExpiresAt
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("GetIdempotency = %+v, want %+v", got, want)
-		}
+		wantStored(t, "GetIdempotency", got, want, idempotencyTimes)
 		if _, err := tx.GetIdempotency(ctx, "ns", "other-key-00000001", epoch); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("missing key: err = %v, want ErrNotFound", err)
 		}
@@ -311,14 +329,7 @@ func testIdempotencyTombstones(t *testing.T, o Opener) {
 			if len(got.Body) == 0 {
 				got.Body = nil
 			}
-			if !got.CreatedAt.Equal(want.CreatedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) || !got.TombstoneUntil.Equal(want.TombstoneUntil) {
-				t.Errorf("%s: times = %v, %v, %v; want %v, %v, %v", when, got.CreatedAt, got.ExpiresAt, got.TombstoneUntil,
-					want.CreatedAt, want.ExpiresAt, want.TombstoneUntil)
-			}
-			got.CreatedAt, got.ExpiresAt, got.TombstoneUntil = want.CreatedAt, want.ExpiresAt, want.TombstoneUntil
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: GetIdempotency = %+v, want %+v", when, got, want)
-			}
+			wantStored(t, when+": GetIdempotency", got, want, idempotencyTimes)
 			return nil
 		})
 	}
@@ -388,10 +399,7 @@ func testIntentTenancy(t *testing.T, o Opener) {
 		if err != nil {
 			t.Fatalf("GetIntent: %v", err)
 		}
-		got.CreatedAt = in.CreatedAt
-		if !reflect.DeepEqual(got, in) {
-			t.Errorf("GetIntent = %+v, want %+v", got, in)
-		}
+		wantStored(t, "GetIntent", got, in, func(in *store.Intent) []*time.Time { return []*time.Time{&in.CreatedAt} })
 		if _, err := tx.GetIntent(ctx, "b", "int_1"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("another tenant's intent: err = %v, want ErrNotFound", err)
 		}
