@@ -20,17 +20,12 @@ func testListMissions(t *testing.T, o Opener) {
 		return m
 	}
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
-		for _, m := range []store.Mission{
+		return insertMissions(ctx, tx,
 			mk("a", "wf_1", "deploy", "lint", "active", time.Minute),
 			mk("a", "wf_2", "deploy", "done", "completed", 2*time.Minute),
 			mk("a", "wf_3", "review", "lint", "active", 2*time.Minute),
 			mk("b", "wf_4", "deploy", "lint", "active", time.Hour),
-		} {
-			if err := tx.InsertMission(ctx, m); err != nil {
-				return err
-			}
-		}
-		return nil
+		)
 	})
 	ids := func(ms []store.Mission) []string { return each(ms, func(m store.Mission) string { return m.ID }) }
 	cases := []struct {

@@ -33,14 +33,7 @@ func testIdleMissions(t *testing.T, o Opener) {
 		run("b", "wf_2", 2*time.Minute, "active"),
 		other,
 	}
-	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
-		for _, m := range ms {
-			if err := tx.InsertMission(ctx, m); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return insertMissions(ctx, tx, ms...) })
 	before := epoch.Add(30 * time.Minute)
 	want := []string{"a/wf_0", "b/wf_1", "a/wf_3", "b/wf_2"}
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {

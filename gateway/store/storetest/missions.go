@@ -15,6 +15,17 @@ func mission(tenant, id, runID string) store.Mission {
 		State: "lint", Version: 1, Status: "active", Doc: []byte(`{"context":{}}`), CreatedAt: epoch, UpdatedAt: epoch}
 }
 
+// insertMissions inserts ms in tx, in order, and stops at the first
+// failure.
+func insertMissions(ctx context.Context, tx store.Tx, ms ...store.Mission) error {
+	for _, m := range ms {
+		if err := tx.InsertMission(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func testMissions(t *testing.T, o Opener) {
 	s := o.Open(t)
 	m := mission("a", "wf_1", "run-1")

@@ -40,10 +40,8 @@ func testTenantUsage(t *testing.T, o Opener) {
 		light := mission("a", "wf_light", "run-light")
 		light.DefinitionID = store.ProxyDefaultDefinition
 		other := mission("b", "wf_b", "run-b")
-		for _, m := range []store.Mission{open, done, light, other} {
-			if err := tx.InsertMission(ctx, m); err != nil {
-				return err
-			}
+		if err := insertMissions(ctx, tx, open, done, light, other); err != nil {
+			return err
 		}
 		held := startLease("a", "run:held", "gw1")
 		lightLease := startLease("a", "run:light", "gw1")

@@ -34,10 +34,8 @@ func testExpiredWaits(t *testing.T, o Opener) {
 		parked("b", "wf_cleared", 0, "active"),
 	}
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
-		for _, m := range ms {
-			if err := tx.InsertMission(ctx, m); err != nil {
-				return err
-			}
+		if err := insertMissions(ctx, tx, ms...); err != nil {
+			return err
 		}
 		// The wait of wf_cleared ends: UpdateMission clears its deadline.
 		m, err := tx.GetMission(ctx, "b", "wf_cleared")
