@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
@@ -241,9 +242,9 @@ func queryPlan(ctx context.Context, t *testing.T, s *Store, query string, args .
 }
 
 // migratedBefore applies the migrations older than version to a new file,
-// recording them as applied, and returns the file's path and an open
-// handle on it: the store as a gateway of that age left it, for a test to
-// fill with rows of the old shape before Open applies the rest.
+// as Open does (migrate), and returns the file's path and an open handle
+// on it: the store as a gateway of that age left it, for a test to fill
+// with rows of the old shape before Open applies the rest.
 func migratedBefore(ctx context.Context, t *testing.T, version string) (string, *sql.DB) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "praxa.db")
@@ -251,29 +252,23 @@ func migratedBefore(ctx context.Context, t *testing.T, version string) (string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
-		t.Fatal(err)
-	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.Sort(names)
+	older := fstest.MapFS{}
 	for _, name := range names {
-		v := strings.TrimSuffix(filepath.Base(name), ".sql")
-		if v >= version {
-			break
+		if strings.TrimSuffix(filepath.Base(name), ".sql") >= version {
+			continue
 		}
 		body, err := migrations.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.ExecContext(ctx, string(body)); err != nil {
-			t.Fatalf("%s: %v", v, err)
-		}
-		if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)`, v); err != nil {
-			t.Fatal(err)
-		}
+		older[name] = &fstest.MapFile{Data: body}
+	}
+	if err := migrate(ctx, db, older); err != nil {
+		t.Fatal(err)
 	}
 	return path, db
 }

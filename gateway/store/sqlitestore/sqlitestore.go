@@ -21,6 +21,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -132,7 +133,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
-	if err := migrate(ctx, writer); err != nil {
+	if err := migrate(ctx, writer, migrations); err != nil {
 		writer.Close()
 		return nil, err
 	}
@@ -156,13 +157,15 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
-func migrate(ctx context.Context, db *sql.DB) error {
+// migrate applies the migrations of fsys (the embedded migrations; a test's
+// older ones) not yet recorded in schema_migrations, in one transaction.
+func migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 	tx, err := db.BeginTx(ctx, nil) // immediate: one migrating process at a time
 	if err != nil {
 		return fmt.Errorf("sqlitestore: migrate: %w", err)
 	}
 	defer tx.Rollback()
-	if err := sqltx.Migrate(ctx, migrationTx{tx}, dialect, migrations,
+	if err := sqltx.Migrate(ctx, migrationTx{tx}, dialect, fsys,
 		`CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
 		return err
 	}
