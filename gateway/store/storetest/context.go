@@ -53,10 +53,7 @@ func testContextRecords(t *testing.T, o Opener) {
 	replaced := contextRecord(store.KindMemory, "a", "m1", "hr", "audit")
 	replaced.Doc, replaced.Tags, replaced.UpdatedAt = []byte(`{"content":"v2"}`), nil, epoch.Add(time.Hour)
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutContextRecord(ctx, replaced) })
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = o.Open(t)
+	s = reopen(t, o, s)
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.GetContextRecord(ctx, store.KindMemory, "a", "m1")
 		if err != nil {
@@ -155,10 +152,7 @@ func testCertificates(t *testing.T, o Opener) {
 		c.UpdatedAt = epoch.Add(time.Minute)
 		return tx.PutCertificate(ctx, c)
 	})
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = o.Open(t)
+	s = reopen(t, o, s)
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		all, err := tx.ListCertificates(ctx, "")
 		var got []string

@@ -70,10 +70,7 @@ func testCoverageRuns(t *testing.T, o Opener) {
 		t.Fatalf("failed Update: %v", err)
 	}
 	latest("cov_2")
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = o.Open(t)
+	s = reopen(t, o, s)
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.LatestCoverageRun(ctx)
 		if err != nil {

@@ -80,10 +80,7 @@ func testMoveLeases(t *testing.T, o Opener) {
 	})
 	// Deleted, the version can be leased again; the lease is durable.
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.InsertMoveLease(ctx, late) })
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	s = o.Open(t)
+	s = reopen(t, o, s)
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		if got, err := tx.GetMoveLease(ctx, "a", "wf_1", 3); err != nil || got.Owner != "p2/r1" {
 			t.Errorf("after reopen: %+v, %v", got, err)
@@ -212,10 +209,7 @@ func testStartLeases(t *testing.T, o Opener) {
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
 		return tx.InsertStartLease(ctx, startLease("b", "run:deploy-1", "p2/r2"))
 	})
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	s = o.Open(t)
+	s = reopen(t, o, s)
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.GetStartLease(ctx, "a", "run:deploy-1")
 		if err != nil || got.Status != 504 || got.Owner != "" || string(got.Response) != string(body) || got.Fingerprint != "fp-p1/r1" {

@@ -42,10 +42,7 @@ func testLexiconTerms(t *testing.T, o Opener) {
 	wantRefused(t, s, "replacing a missing term", store.ErrNotFound, func(ctx context.Context, tx store.Tx) error {
 		return tx.PutLexiconTerm(ctx, lexiconTerm("missing", "missing", 2, `{}`), 1)
 	})
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = o.Open(t)
+	s = reopen(t, o, s)
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.GetLexiconTerm(ctx, "evidence pack")
 		if err != nil {

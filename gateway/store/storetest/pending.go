@@ -108,10 +108,7 @@ func testPendingSubjects(t *testing.T, o Opener) {
 	if got := pendingCommands(t, s, "a", "evidence foo"); len(got) != 2 {
 		t.Errorf("a rolled-back delete dropped rows: %v", got)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = o.Open(t)
+	s = reopen(t, o, s)
 	if got := pendingCommands(t, s, "a", "evidence foo"); len(got) != 2 {
 		t.Fatalf("after reopen: %v", got)
 	}

@@ -52,10 +52,7 @@ func testCapabilityPins(t *testing.T, o Opener) {
 	// Put the offered pin back at version 4, for the reopen.
 	offered.Version = 4
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error { return tx.PutCapabilityPin(ctx, offered, 3) })
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = o.Open(t)
+	s = reopen(t, o, s)
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		got, err := tx.GetCapabilityPin(ctx, "up.echo")
 		if err != nil {

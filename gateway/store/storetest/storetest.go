@@ -120,6 +120,16 @@ func mustUpdate(t *testing.T, s store.Store, fn func(ctx context.Context, tx sto
 	}
 }
 
+// reopen closes s and opens its database again with o, as a restart of
+// the gateway would: what s committed must be there.
+func reopen(t *testing.T, o Opener, s store.Store) store.Store {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	return o.Open(t)
+}
+
 // wantRefused runs fn in an Update of s and checks that it fails with
 // want; what names the refused write.
 func wantRefused(t *testing.T, s store.Store, what string, want error, fn func(ctx context.Context, tx store.Tx) error) {
@@ -658,10 +668,7 @@ func testDurable(t *testing.T, o Opener) {
 	mustUpdate(t, s, func(ctx context.Context, tx store.Tx) error {
 		return tx.InsertIntent(ctx, store.Intent{ID: "int_durable", Tenant: "a", Text: "kept", CreatedAt: epoch})
 	})
-	if err := s.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	s = o.Open(t)
+	s = reopen(t, o, s)
 	view(t, s, func(ctx context.Context, tx store.ReadTx) error {
 		in, err := tx.GetIntent(ctx, "a", "int_durable")
 		if err != nil || in.Text != "kept" {
