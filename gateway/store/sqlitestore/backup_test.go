@@ -22,18 +22,24 @@ func revoke(ctx context.Context, s *Store, jti string) error {
 	})
 }
 
+// openAt opens the store at path with opts, closed when the test ends.
+func openAt(t *testing.T, path string, opts *Options) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), path, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // openInTemp opens a store at praxa.db in a new folder, closed when the
 // test ends.
 func openInTemp(t *testing.T) (dir, path string, s *Store) {
 	t.Helper()
 	dir = t.TempDir()
 	path = filepath.Join(dir, "praxa.db")
-	s, err := Open(context.Background(), path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return dir, path, s
+	return dir, path, openAt(t, path, nil)
 }
 
 // TestBackupWhileWriting: a backup taken while a writer commits is one
@@ -100,11 +106,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	if _, err := Restore(ctx, backup, restored); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(ctx, restored, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openAt(t, restored, nil)
 	got, err := r.RevokedSince(ctx, time.Time{})
 	if err != nil {
 		t.Fatal(err)

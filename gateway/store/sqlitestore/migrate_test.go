@@ -189,12 +189,7 @@ func openMigrated(ctx context.Context, t *testing.T, path string, db *sql.DB) *S
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(ctx, path, nil)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return openAt(t, path, nil)
 }
 
 // indexNames lists the indexes of table in s's schema, by name.
@@ -279,11 +274,7 @@ func migratedBefore(ctx context.Context, t *testing.T, version string) (string, 
 func TestIdempotencyOfPreviousWriters(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "praxa.db")
-	s, err := Open(ctx, path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openAt(t, path, nil)
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)

@@ -21,11 +21,7 @@ func TestPageCacheSlots(t *testing.T) {
 		t.Fatal(pageCacheErr)
 	}
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "praxa.db"), nil)
 	if err := s.AppendEvents(ctx, []store.Event{{Tenant: "t1", TraceID: "trace-1", Type: "request.allowed", At: time.Unix(1, 0), Outcome: "allowed"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,7 @@ import (
 // Close closes the idle connections.
 func TestViewTakesConnectionUsedLast(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), &Options{Readers: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "praxa.db"), &Options{Readers: 3})
 	// Three Views at once open three connections; they end in turn.
 	var wg sync.WaitGroup
 	var order []*conn

@@ -23,11 +23,7 @@ var errBoom = errors.New("boom")
 // committed. TestBatchOfOne checks the batch of one (no savepoint).
 func TestBatchOfManyIsolatesFailures(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "praxa.db"), nil)
 
 	hold, held := make(chan struct{}), make(chan struct{})
 	blocker := make(chan error, 1)
@@ -75,7 +71,7 @@ func TestBatchOfManyIsolatesFailures(t *testing.T) {
 			t.Errorf("Update %d = %v", i, err)
 		}
 	}
-	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		for i := range n {
 			_, err := tx.GetIntent(ctx, "a", fmt.Sprintf("int_%d", i))
 			if (i%3 == 0) != (err == nil) {
@@ -94,11 +90,7 @@ func TestBatchOfManyIsolatesFailures(t *testing.T) {
 // the transaction it rolled back does not hold the next one.
 func TestBatchOfOne(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), &Options{MaxBatch: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "praxa.db"), &Options{MaxBatch: 1})
 	insert := func(id string, then func() error) error {
 		return s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 			if err := tx.InsertIntent(ctx, store.Intent{ID: id, Tenant: "a", CreatedAt: time.Unix(1, 0)}); err != nil {
@@ -129,7 +121,7 @@ func TestBatchOfOne(t *testing.T) {
 	if err := insert("int_kept", ok); !errors.Is(err, store.ErrExists) {
 		t.Errorf("second insert of an id = %v, want ErrExists", err)
 	}
-	err = s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	err := s.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
 		for id, want := range map[string]bool{"int_failed": false, "int_panicked": false, "int_kept": true} {
 			_, err := tx.GetIntent(ctx, "a", id)
 			if want != (err == nil) {
@@ -160,11 +152,7 @@ func TestBatchOfOne(t *testing.T) {
 func TestCallersShareCommits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "praxa.db"), nil)
 	const callers, rounds = 32, 20
 	work := make([]byte, 64<<10)
 	var wg sync.WaitGroup
@@ -207,11 +195,7 @@ func TestCallersShareCommits(t *testing.T) {
 // next Update.
 func TestWriterAfterFailedCommit(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "praxa.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "praxa.db"), nil)
 	exec := func(query string) func(context.Context, store.Tx) error {
 		return func(ctx context.Context, tx store.Tx) error {
 			_, err := tx.(*txn).Exec(ctx, query)
@@ -222,7 +206,7 @@ func TestWriterAfterFailedCommit(t *testing.T) {
 		CREATE TABLE child (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`)); err != nil {
 		t.Fatal(err)
 	}
-	err = s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+	err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.InsertIntent(ctx, store.Intent{ID: "int_lost", Tenant: "a", CreatedAt: time.Unix(1, 0)}); err != nil {
 			return err
 		}
