@@ -67,21 +67,10 @@ func (ms *missions) listApprovals(ctx context.Context, tenant, status string, li
 		return ApprovalList{}, &contracts.Error{Code: contracts.CodeInvalidParams, Message: "status must be pending, approved, rejected or cancelled",
 			Fields: []contracts.FieldError{{Pointer: "/status", Keyword: "enum", Detail: "must be one of the allowed values"}}}
 	}
-	if limit <= 0 || limit > 500 {
-		limit = 100
-	}
-	out := ApprovalList{Approvals: []ApprovalView{}}
-	err := ms.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		list, err := tx.ListApprovals(ctx, tenant, status, limit)
-		for _, a := range list {
-			out.Approvals = append(out.Approvals, approvalView(a))
-		}
-		return err
-	})
-	if err != nil {
-		return out, asContractError(err)
-	}
-	return out, nil
+	list, err := viewList(ctx, ms.store, func(ctx context.Context, tx store.ReadTx) ([]store.Approval, error) {
+		return tx.ListApprovals(ctx, tenant, status, listLimit(limit))
+	}, approvalView)
+	return ApprovalList{Approvals: list}, err
 }
 
 // Resolution is the answer of resolving an approval.

@@ -87,16 +87,33 @@ func (s *Service) ListMissions(ctx context.Context, p *auth.Principal, f store.M
 	if err := requireScope(p, contracts.ScopeMissionsRead); err != nil {
 		return nil, err
 	}
+	return viewList(ctx, s.store, func(ctx context.Context, tx store.ReadTx) ([]store.Mission, error) {
+		return tx.ListMissions(ctx, p.Tenant, f, listLimit(limit))
+	}, func(m store.Mission) MissionSummary {
+		return MissionSummary{ID: m.ID, RunID: m.RunID, DefinitionID: m.DefinitionID, DefinitionVersion: m.DefinitionVersion,
+			State: m.State, Version: m.Version, Status: m.Status,
+			CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339Nano)}
+	})
+}
+
+// listLimit is a listing's limit: 100 when limit is out of 1..500.
+func listLimit(limit int) int {
 	if limit <= 0 || limit > 500 {
-		limit = 100
+		return 100
 	}
-	out := []MissionSummary{}
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
-		list, err := tx.ListMissions(ctx, p.Tenant, f, limit)
-		for _, m := range list {
-			out = append(out, MissionSummary{ID: m.ID, RunID: m.RunID, DefinitionID: m.DefinitionID, DefinitionVersion: m.DefinitionVersion,
-				State: m.State, Version: m.Version, Status: m.Status,
-				CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339Nano)})
+	return limit
+}
+
+// viewList reads a listing in one read transaction: the rows read
+// returns, each as conv makes it, in a slice that is empty rather than
+// nil. A failed read answers the rows converted so far and the failure
+// as a contract error.
+func viewList[R, T any](ctx context.Context, st store.Store, read func(ctx context.Context, tx store.ReadTx) ([]R, error), conv func(R) T) ([]T, error) {
+	out := []T{}
+	err := st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+		rows, err := read(ctx, tx)
+		for _, r := range rows {
+			out = append(out, conv(r))
 		}
 		return err
 	})
@@ -117,21 +134,18 @@ func (s *Service) MissionHistory(ctx context.Context, p *auth.Principal, workflo
 	if err := requireScope(p, contracts.ScopeTracesRead); err != nil {
 		return nil, err
 	}
-	out := []audit.Event{}
-	err := s.store.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
+	out, err := viewList(ctx, s.store, func(ctx context.Context, tx store.ReadTx) ([]store.Event, error) {
 		if _, err := tx.GetMission(ctx, p.Tenant, workflowID); errors.Is(err, store.ErrNotFound) {
-			return contracts.Errorf(contracts.CodeNotFound, "there is no mission %s", workflowID)
+			return nil, contracts.Errorf(contracts.CodeNotFound, "there is no mission %s", workflowID)
 		} else if err != nil {
-			return err
+			return nil, err
 		}
-		events, err := tx.MissionEvents(ctx, p.Tenant, workflowID, maxMissionEvents)
-		for _, ev := range events {
-			out = append(out, audit.Event{TraceEvent: op.TraceEventOf(ev), TraceID: ev.TraceID})
-		}
-		return err
+		return tx.MissionEvents(ctx, p.Tenant, workflowID, maxMissionEvents)
+	}, func(ev store.Event) audit.Event {
+		return audit.Event{TraceEvent: op.TraceEventOf(ev), TraceID: ev.TraceID}
 	})
 	if err != nil {
-		return nil, asContractError(err)
+		return nil, err
 	}
 	return out, nil
 }
