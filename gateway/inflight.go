@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -48,11 +47,8 @@ func (ms *missions) movingRef(ctx context.Context, tx store.ReadTx, in *workflow
 	if d, ok := ms.workflows.Lookup(in.DefinitionID); !ok || d.Terminal(in.State) {
 		return nil, nil
 	}
-	l, err := tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil, nil
-	case err != nil:
+	l, ok, err := found(tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version))
+	if !ok {
 		return nil, err
 	}
 	return &MovingRef{Transition: l.Transition, Version: l.ExpectedVersion,
@@ -65,11 +61,9 @@ func (ms *missions) movingRef(ctx context.Context, tx store.ReadTx, in *workflow
 // idempotency-request-in-progress, with the read to retry, instead of
 // not-found. Nil when no start of the runId runs.
 func (ms *missions) startRunning(ctx context.Context, tx store.ReadTx, tenant, runID string) (*contracts.Error, error) {
-	l, err := tx.GetStartLease(ctx, tenant, "run:"+runID)
+	l, ok, err := found(tx.GetStartLease(ctx, tenant, "run:"+runID))
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil, nil
-	case err != nil:
+	case !ok:
 		return nil, err
 	case l.Status != 0:
 		return nil, nil // resolved: the start ended without a run

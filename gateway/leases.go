@@ -264,6 +264,17 @@ const (
 	leaseStale
 )
 
+// found is a store read's answer with a missing row told apart: ok is
+// false when the row is not there (err nil) or the read failed (err the
+// read's error), so a caller that has nothing to do without the row
+// returns err on !ok.
+func found[T any](v T, err error) (T, bool, error) {
+	if errors.Is(err, store.ErrNotFound) {
+		return v, false, nil
+	}
+	return v, err == nil, err
+}
+
 // foundLease classifies the result of reading a lease: none, live or
 // stale by its deadline, or the read's error.
 func foundLease(err error, deadline, now time.Time) (leaseFound, error) {
@@ -395,11 +406,9 @@ func (ls *leases) settleLease(ctx context.Context, e *env, tape *workflow.Tape) 
 // definition that no longer reaches outside must still not move a version
 // another gateway is calling on.
 func (ls *leases) checkLease(ctx context.Context, tx store.Tx, e *env, before *workflow.Instance) error {
-	l, err := tx.GetMoveLease(ctx, before.Tenant, before.ID, before.Version)
+	l, ok, err := found(tx.GetMoveLease(ctx, before.Tenant, before.ID, before.Version))
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil
-	case err != nil:
+	case !ok:
 		return err
 	case l.Owner == e.leaseOwner():
 		return tx.DeleteMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner)
@@ -419,11 +428,9 @@ func (ls *leases) checkLease(ctx context.Context, tx store.Tx, e *env, before *w
 // another request's live lease refuses the move. The call's own lease is
 // left for checkLease.
 func (ls *leases) resolveStaleLease(ctx context.Context, tx store.Tx, e *env, in *workflow.Instance) (bool, error) {
-	l, err := tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version)
+	l, ok, err := found(tx.GetMoveLease(ctx, in.Tenant, in.ID, in.Version))
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return false, nil
-	case err != nil:
+	case !ok:
 		return false, err
 	case l.Owner == e.leaseOwner():
 		return false, nil

@@ -203,11 +203,9 @@ func (ls *leases) checkStartLease(ctx context.Context, tx store.Tx, e *env, runI
 	if ref == "" {
 		return nil
 	}
-	l, err := tx.GetStartLease(ctx, e.Principal.Tenant, ref)
+	l, ok, err := found(tx.GetStartLease(ctx, e.Principal.Tenant, ref))
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil
-	case err != nil:
+	case !ok:
 		return err
 	case l.Status != 0:
 		return replayStart(e, l)
@@ -461,11 +459,9 @@ func startingRunOf(ctx context.Context, tx store.ReadTx, l store.StartLease) (*s
 	if l.WorkflowID == "" {
 		return nil, nil
 	}
-	m, err := tx.GetMission(ctx, l.Tenant, l.WorkflowID)
+	m, ok, err := found(tx.GetMission(ctx, l.Tenant, l.WorkflowID))
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil, nil
-	case err != nil:
+	case !ok:
 		return nil, err
 	case m.Status != store.StatusStarting:
 		return nil, nil

@@ -115,11 +115,9 @@ func sweepOne(ctx context.Context, st store.Store, e *env, resolve func(ctx cont
 func (ls *leases) sweepMove(ctx context.Context, l store.MoveLease) (bool, error) {
 	e := ls.sweepEnv(l.Tenant)
 	return sweepOne(ctx, ls.store, e, func(ctx context.Context, tx store.Tx) (bool, error) {
-		got, err := tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion)
+		got, ok, err := found(tx.GetMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion))
 		switch {
-		case errors.Is(err, store.ErrNotFound):
-			return false, nil
-		case err != nil:
+		case !ok:
 			return false, err
 		case got.Owner != l.Owner || ls.now().Before(got.Deadline):
 			return false, nil
@@ -133,11 +131,9 @@ func (ls *leases) sweepMove(ctx context.Context, l store.MoveLease) (bool, error
 func (ls *leases) sweepStart(ctx context.Context, l store.StartLease) (bool, error) {
 	e := ls.sweepEnv(l.Tenant)
 	return sweepOne(ctx, ls.store, e, func(ctx context.Context, tx store.Tx) (bool, error) {
-		got, err := tx.GetStartLease(ctx, l.Tenant, l.Ref)
+		got, ok, err := found(tx.GetStartLease(ctx, l.Tenant, l.Ref))
 		switch {
-		case errors.Is(err, store.ErrNotFound):
-			return false, nil
-		case err != nil:
+		case !ok:
 			return false, err
 		case got.Status != 0 || got.Owner != l.Owner || ls.now().Before(got.Deadline):
 			return false, nil

@@ -222,11 +222,9 @@ func (ms *missions) expireRun(ctx context.Context, listed store.Mission, retenti
 		// lease is either committed before, and read below, or taken
 		// after this transaction, on a version that moved), then its
 		// lease.
-		m, err := tx.GetMission(ctx, listed.Tenant, listed.ID)
+		m, ok, err := found(tx.GetMission(ctx, listed.Tenant, listed.ID))
 		switch {
-		case errors.Is(err, store.ErrNotFound):
-			return false, nil
-		case err != nil:
+		case !ok:
 			return false, err
 		case m.DefinitionID != config.ProxyDefaultWorkflow || m.Status != "active" || !m.UpdatedAt.Before(now.Add(-retention)):
 			return false, nil

@@ -123,11 +123,8 @@ func (ms *missions) afterMove(ctx context.Context, tx store.Tx, e *env, before, 
 // resumeParent resumes the parent parked on child, which just ended, in
 // the transaction of child's final move.
 func (ms *missions) resumeParent(ctx context.Context, tx store.Tx, e *env, child *workflow.Instance) error {
-	pm, err := tx.GetMission(ctx, child.Tenant, child.ParentID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	pm, ok, err := found(tx.GetMission(ctx, child.Tenant, child.ParentID))
+	if !ok {
 		return err
 	}
 	parent, err := fromStore(pm)
@@ -293,11 +290,8 @@ func (ms *missions) resumeOutside(ctx context.Context, tenant, id string) (bool,
 // ended, with a workflow.wait.cancelled event on the parent; a child
 // parked on its own child cancels that one too (persist recurses).
 func (ms *missions) cancelChild(ctx context.Context, tx store.Tx, e *env, parent *workflow.Instance, childID, reason string) error {
-	m, err := tx.GetMission(ctx, parent.Tenant, childID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	m, ok, err := found(tx.GetMission(ctx, parent.Tenant, childID))
+	if !ok {
 		return err
 	}
 	child, err := fromStore(m)
