@@ -209,20 +209,34 @@ func leaseLost() *contracts.Error {
 // holds.
 func (ls *leases) renewMoveLease(e *env) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
-		if e.lease == nil {
+		l := e.lease
+		if l == nil {
 			return nil
 		}
-		l, now := *e.lease, ls.now()
-		owner, deadline := ls.owner+"/"+newID("mv"), now.Add(ls.leaseTTL)
-		err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		owner, deadline, err := ls.renewLease(ctx, "mv", func(ctx context.Context, tx store.Tx, owner string, now, deadline time.Time) error {
 			return tx.RenewMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner, owner, now, deadline)
 		})
-		if err != nil {
-			return renewalError(err)
+		if err == nil {
+			l.Owner, l.Deadline = owner, deadline
 		}
-		e.lease.Owner, e.lease.Deadline = owner, deadline
-		return nil
+		return err
 	}
+}
+
+// renewLease renews a lease this gateway holds, in a transaction of its
+// own: renew moves it from its holder to owner (a new holder id of the
+// kind's prefix) with a new deadline, a lease TTL from now. It answers
+// the new owner and deadline, or renewalError's answer.
+func (ls *leases) renewLease(ctx context.Context, prefix string, renew func(ctx context.Context, tx store.Tx, owner string, now, deadline time.Time) error) (string, time.Time, error) {
+	now := ls.now()
+	owner, deadline := ls.owner+"/"+newID(prefix), now.Add(ls.leaseTTL)
+	err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		return renew(ctx, tx, owner, now, deadline)
+	})
+	if err != nil {
+		return "", time.Time{}, renewalError(err)
+	}
+	return owner, deadline, nil
 }
 
 // leaseChanged answers a resolution whose compare-and-set on the lease

@@ -174,19 +174,17 @@ func (ls *leases) startLeaseHook(e *env, ref, definitionID string) func(ctx cont
 // renewMoveLease does a move's.
 func (ls *leases) renewStartLease(e *env) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
-		if e.startLease == nil {
+		l := e.startLease
+		if l == nil {
 			return nil
 		}
-		l, now := *e.startLease, ls.now()
-		owner, deadline := ls.owner+"/"+newID("st"), now.Add(ls.leaseTTL)
-		err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+		owner, deadline, err := ls.renewLease(ctx, "st", func(ctx context.Context, tx store.Tx, owner string, now, deadline time.Time) error {
 			return tx.RenewStartLease(ctx, l.Tenant, l.Ref, l.Owner, owner, now, deadline)
 		})
-		if err != nil {
-			return renewalError(err)
+		if err == nil {
+			l.Owner, l.Deadline = owner, deadline
 		}
-		e.startLease.Owner, e.startLease.Deadline = owner, deadline
-		return nil
+		return err
 	}
 }
 
