@@ -288,33 +288,30 @@ func (e *Export) Shutdown(ctx context.Context) error {
 // environment names none.
 func newSpanExporter(ctx context.Context, r Resolved) (sdktrace.SpanExporter, error) {
 	if r.Protocol == ProtocolGRPC {
-		var opts []otlptracegrpc.Option
-		if r.Endpoint != "" {
-			opts = append(opts, otlptracegrpc.WithEndpointURL(r.Endpoint))
-		}
-		return otlptracegrpc.New(ctx, opts...)
+		return otlptracegrpc.New(ctx, endpointOption(r.Endpoint, "", otlptracegrpc.WithEndpointURL)...)
 	}
-	var opts []otlptracehttp.Option
-	if r.Endpoint != "" {
-		opts = append(opts, otlptracehttp.WithEndpointURL(signalURL(r.Endpoint, "/v1/traces")))
-	}
-	return otlptracehttp.New(ctx, opts...)
+	return otlptracehttp.New(ctx, endpointOption(r.Endpoint, "/v1/traces", otlptracehttp.WithEndpointURL)...)
 }
 
 // newMetricExporter is the OTLP metric exporter r names.
 func newMetricExporter(ctx context.Context, r Resolved) (sdkmetric.Exporter, error) {
 	if r.Protocol == ProtocolGRPC {
-		var opts []otlpmetricgrpc.Option
-		if r.Endpoint != "" {
-			opts = append(opts, otlpmetricgrpc.WithEndpointURL(r.Endpoint))
-		}
-		return otlpmetricgrpc.New(ctx, opts...)
+		return otlpmetricgrpc.New(ctx, endpointOption(r.Endpoint, "", otlpmetricgrpc.WithEndpointURL)...)
 	}
-	var opts []otlpmetrichttp.Option
-	if r.Endpoint != "" {
-		opts = append(opts, otlpmetrichttp.WithEndpointURL(signalURL(r.Endpoint, "/v1/metrics")))
+	return otlpmetrichttp.New(ctx, endpointOption(r.Endpoint, "/v1/metrics", otlpmetrichttp.WithEndpointURL)...)
+}
+
+// endpointOption is the exporter option (withURL) of the configured
+// endpoint, none when the configuration names none. Over HTTP the URL is
+// the signal's (signalPath appended); over gRPC ("") the endpoint itself.
+func endpointOption[O any](endpoint, signalPath string, withURL func(string) O) []O {
+	if endpoint == "" {
+		return nil
 	}
-	return otlpmetrichttp.New(ctx, opts...)
+	if signalPath != "" {
+		endpoint = signalURL(endpoint, signalPath)
+	}
+	return []O{withURL(endpoint)}
 }
 
 // signalURL is base with a signal's path appended, as the OTLP exporters
