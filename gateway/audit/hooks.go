@@ -87,12 +87,8 @@ func NewHooks(cfg *config.Config, opts *HooksOptions) (*Hooks, error) {
 	if opts != nil {
 		h.opts = *opts
 	}
-	if h.opts.Logger == nil {
-		h.opts.Logger = slog.Default()
-	}
-	if h.opts.Stderr == nil {
-		h.opts.Stderr = os.Stderr
-	}
+	h.opts.Logger = cmp.Or(h.opts.Logger, slog.Default())
+	h.opts.Stderr = cmp.Or[io.Writer](h.opts.Stderr, os.Stderr)
 	if h.opts.Getenv == nil {
 		h.opts.Getenv = os.Getenv
 	}

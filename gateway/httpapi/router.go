@@ -7,6 +7,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -100,14 +101,9 @@ type server struct {
 
 // New returns the gateway's HTTP handler.
 func New(o Options) http.Handler {
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
 	// Every line logged in a request's context carries its ids.
-	o.Logger = telemetry.Logger(o.Logger)
-	if o.AccessLog == nil {
-		o.AccessLog = o.Logger
-	}
+	o.Logger = telemetry.Logger(cmp.Or(o.Logger, slog.Default()))
+	o.AccessLog = cmp.Or(o.AccessLog, o.Logger)
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics()
 	}

@@ -17,6 +17,7 @@ package restclient
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,15 +58,10 @@ func New(baseURL string, opts *Options) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("restclient: %q is not an http(s) base URL", baseURL)
 	}
-	c := &Client{base: u, http: http.DefaultClient, limit: 8 << 20}
-	if opts != nil {
-		if opts.HTTPClient != nil {
-			c.http = opts.HTTPClient
-		}
-		c.token = opts.Token
-		if opts.MaxResponseBytes > 0 {
-			c.limit = opts.MaxResponseBytes
-		}
+	o := cmp.Or(opts, &Options{})
+	c := &Client{base: u, http: cmp.Or(o.HTTPClient, http.DefaultClient), token: o.Token, limit: 8 << 20}
+	if o.MaxResponseBytes > 0 {
+		c.limit = o.MaxResponseBytes
 	}
 	return c, nil
 }
