@@ -106,8 +106,8 @@ func listLimit(limit int) int {
 
 // viewList reads a listing in one read transaction: the rows read
 // returns, each as conv makes it, in a slice that is empty rather than
-// nil. A failed read answers the rows converted so far and the failure
-// as a contract error.
+// nil. A failed read answers no rows and the failure as a contract
+// error.
 func viewList[R, T any](ctx context.Context, st store.Store, read func(ctx context.Context, tx store.ReadTx) ([]R, error), conv func(R) T) ([]T, error) {
 	out := []T{}
 	err := st.View(ctx, func(ctx context.Context, tx store.ReadTx) error {
@@ -118,7 +118,7 @@ func viewList[R, T any](ctx context.Context, st store.Store, read func(ctx conte
 		return err
 	})
 	if err != nil {
-		return out, asContractError(err)
+		return nil, asContractError(err)
 	}
 	return out, nil
 }
@@ -134,7 +134,7 @@ func (s *Service) MissionHistory(ctx context.Context, p *auth.Principal, workflo
 	if err := requireScope(p, contracts.ScopeTracesRead); err != nil {
 		return nil, err
 	}
-	out, err := viewList(ctx, s.store, func(ctx context.Context, tx store.ReadTx) ([]store.Event, error) {
+	return viewList(ctx, s.store, func(ctx context.Context, tx store.ReadTx) ([]store.Event, error) {
 		if _, err := tx.GetMission(ctx, p.Tenant, workflowID); errors.Is(err, store.ErrNotFound) {
 			return nil, contracts.Errorf(contracts.CodeNotFound, "there is no mission %s", workflowID)
 		} else if err != nil {
@@ -144,10 +144,6 @@ func (s *Service) MissionHistory(ctx context.Context, p *auth.Principal, workflo
 	}, func(ev store.Event) audit.Event {
 		return audit.Event{TraceEvent: op.TraceEventOf(ev), TraceID: ev.TraceID}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // CapabilityView is one capability of the catalogue with the guards that
