@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -644,4 +646,47 @@ func jsonUpstream(t *testing.T, handle func(w http.ResponseWriter, r *http.Reque
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// countingAPI is a REST upstream (jsonUpstream) that counts its calls by
+// path. A call to a path in hold waits, once counted, until that channel
+// gives or is closed; one to a path in slow takes that long (an upstream
+// really this slow); one to a path in refuse answers 400 with that body.
+type countingAPI struct {
+	hold   map[string]chan struct{}
+	slow   map[string]time.Duration
+	refuse map[string]string
+
+	mu     sync.Mutex
+	counts map[string]*atomic.Int32
+}
+
+// serve starts the upstream; it closes when t ends.
+func (a *countingAPI) serve(t *testing.T) *httptest.Server {
+	return jsonUpstream(t, func(w http.ResponseWriter, r *http.Request) bool {
+		a.calls(r.URL.Path).Add(1)
+		if hold := a.hold[r.URL.Path]; hold != nil {
+			<-hold
+		}
+		time.Sleep(a.slow[r.URL.Path])
+		if body, ok := a.refuse[r.URL.Path]; ok {
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(body))
+			return true
+		}
+		return false
+	})
+}
+
+// calls is the count of the calls to path.
+func (a *countingAPI) calls(path string) *atomic.Int32 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.counts == nil {
+		a.counts = map[string]*atomic.Int32{}
+	}
+	if a.counts[path] == nil {
+		a.counts[path] = new(atomic.Int32)
+	}
+	return a.counts[path]
 }

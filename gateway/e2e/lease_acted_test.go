@@ -11,7 +11,6 @@ import (
 	_ "embed"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
@@ -23,25 +22,16 @@ import (
 var actedYAML string
 
 // actedAPI counts the calls: /deploy succeeds, /fail answers 400.
-type actedAPI struct{ deploy, fail atomic.Int32 }
+type actedAPI struct{ *countingAPI }
 
-func newActedAPI(t *testing.T) (*actedAPI, *httptest.Server) {
-	a := &actedAPI{}
-	return a, jsonUpstream(t, func(w http.ResponseWriter, r *http.Request) bool {
-		if r.URL.Path == "/deploy" {
-			a.deploy.Add(1)
-			return false
-		}
-		a.fail.Add(1)
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write([]byte(`{"error":"no"}`))
-		return true
-	})
+func newActedAPI(t *testing.T) (actedAPI, *httptest.Server) {
+	a := &countingAPI{refuse: map[string]string{"/fail": `{"error":"no"}`}}
+	return actedAPI{a}, a.serve(t)
 }
 
-func (a *actedAPI) want(t *testing.T, what string, deploy, fail int32) {
+func (a actedAPI) want(t *testing.T, what string, deploy, fail int32) {
 	t.Helper()
-	if d, f := a.deploy.Load(), a.fail.Load(); d != deploy || f != fail {
+	if d, f := a.calls("/deploy").Load(), a.calls("/fail").Load(); d != deploy || f != fail {
 		t.Errorf("%s: the upstream was called %d times on /deploy and %d on /fail, want %d and %d", what, d, f, deploy, fail)
 	}
 }

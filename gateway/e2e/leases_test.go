@@ -10,7 +10,6 @@ import (
 	_ "embed"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,33 +20,12 @@ import (
 //go:embed testdata/leases.yaml
 var leasesYAML string
 
-// deployAPI is the REST upstream: it counts the calls of each path; a
-// call to /deploy waits on hold (when set), one to /slow outlasts its
-// timeout.
-type deployAPI struct {
-	status, deploy, slow atomic.Int32
-	hold                 chan struct{}
-}
-
-func newDeployAPI(t *testing.T, hold chan struct{}) (*deployAPI, *httptest.Server) {
-	a := &deployAPI{hold: hold}
-	return a, jsonUpstream(t, func(w http.ResponseWriter, r *http.Request) bool {
-		switch r.URL.Path {
-		case "/status":
-			a.status.Add(1)
-		case "/deploy":
-			a.deploy.Add(1)
-			if a.hold != nil {
-				<-a.hold
-			} else {
-				time.Sleep(150 * time.Millisecond) // an upstream this slow, so that the racers meet its call in flight
-			}
-		case "/slow":
-			a.slow.Add(1)
-			time.Sleep(time.Second) // an upstream really this slow
-		}
-		return false
-	})
+// newDeployAPI is the REST upstream of leases.yaml and
+// start-leases.yaml: a call to /deploy waits on hold (when set), one to
+// /slow outlasts its timeout.
+func newDeployAPI(t *testing.T, hold chan struct{}) (*countingAPI, *httptest.Server) {
+	a := &countingAPI{hold: map[string]chan struct{}{"/deploy": hold}, slow: map[string]time.Duration{"/slow": time.Second}}
+	return a, a.serve(t)
 }
 
 func leasesGateway(t *testing.T, ti *gatewaytest.Issuer, api string, now func() time.Time) *gatewaytest.Gateway {
@@ -71,25 +49,26 @@ func startRun(t *testing.T, w *gw, tok, next string) (string, map[string]any) {
 // (with Retry-After) or the recorded answer.
 func TestLeaseReplicasCallOnce(t *testing.T) {
 	ti := newIssuer(t)
-	api, srv := newDeployAPI(t, nil)
+	hold := make(chan struct{})
+	api, srv := newDeployAPI(t, hold)
 	g := leasesGateway(t, ti, srv.URL, nil)
 	r := g.Replica(t, nil)
 	ws := []*gw{wrapGateway(g), wrapGateway(r)}
 	tok := mint(t, ti, tenantA, userA)
 	_, submit := startRun(t, ws[0], tok, "deploy")
 
-	res := race(6, ws, func(w *gw) *gatewaytest.Response { return w.command(t, tok, submit) })
+	res := raceHeld(6, 1, ws, hold, func(w *gw) *gatewaytest.Response { return w.command(t, tok, submit) })
 	if ok := raceAnswers(t, res, http.StatusOK); ok == 0 {
 		t.Errorf("no request moved the workflow")
 	}
-	if c := api.deploy.Load(); c != 1 {
+	if c := api.calls("/deploy").Load(); c != 1 {
 		t.Fatalf("the upstream was called %d times, want 1", c)
 	}
 	// Retried on either replica, the move answers from the record.
 	for _, w := range ws {
 		gatewaytest.WantStatus(t, w.command(t, tok, submit), http.StatusOK)
 	}
-	if c := api.deploy.Load(); c != 1 {
+	if c := api.calls("/deploy").Load(); c != 1 {
 		t.Errorf("after the retries the upstream was called %d times, want 1", c)
 	}
 }
@@ -112,8 +91,8 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 
 	late := make(chan *gatewaytest.Response, 1)
 	go func() { late <- stuck.command(t, tok, submit) }()
-	gatewaytest.Poll(10*time.Second, func() bool { return api.deploy.Load() != 0 })
-	if api.deploy.Load() != 1 {
+	gatewaytest.Poll(10*time.Second, func() bool { return api.calls("/deploy").Load() != 0 })
+	if api.calls("/deploy").Load() != 1 {
 		close(hold)
 		t.Fatal("the first call never reached the upstream")
 	}
@@ -130,7 +109,7 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 	// While the lease is live another request is refused at once; past
 	// its deadline the lease's gateway is taken for stopped.
 	res := resolveStaleLease(t, w, clk, tok, submit)
-	if c := api.deploy.Load(); c != 1 {
+	if c := api.calls("/deploy").Load(); c != 1 {
 		t.Errorf("the upstream was called %d times, want 1", c)
 	}
 	links := linksOf(t, res.Object(t))
@@ -141,7 +120,7 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 
 	// The stuck gateway's call returns: its answer is the record's.
 	wantLateOutcomeUnknown(t, hold, late, "the stuck gateway")
-	if c := api.deploy.Load(); c != 1 {
+	if c := api.calls("/deploy").Load(); c != 1 {
 		t.Errorf("the upstream was called %d times, want 1", c)
 	}
 }
@@ -164,7 +143,7 @@ func TestLeaseKeylessSubmitAfter504(t *testing.T) {
 		res = w.command(t, tok, submit)
 		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 	}
-	if c := api.slow.Load(); c != 1 {
+	if c := api.calls("/slow").Load(); c != 1 {
 		t.Errorf("the upstream was called %d times, want 1", c)
 	}
 	links := linksOf(t, res.Object(t))

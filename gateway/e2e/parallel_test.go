@@ -11,7 +11,6 @@ import (
 	_ "embed"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,32 +21,12 @@ import (
 //go:embed testdata/parallel.yaml
 var parallelYAML string
 
-// releaseAPI counts its calls by path; /announce waits on hold when set,
-// /changelog refuses with 400.
-type releaseAPI struct {
-	tag, announce, changelog atomic.Int32
-	hold                     chan struct{}
-}
-
-func newReleaseAPI(t *testing.T, hold chan struct{}) (*releaseAPI, *httptest.Server) {
-	a := &releaseAPI{hold: hold}
-	return a, jsonUpstream(t, func(w http.ResponseWriter, r *http.Request) bool {
-		switch r.URL.Path {
-		case "/tag":
-			a.tag.Add(1)
-		case "/announce":
-			a.announce.Add(1)
-			if a.hold != nil {
-				<-a.hold
-			}
-		case "/changelog":
-			a.changelog.Add(1)
-			w.WriteHeader(http.StatusBadRequest)
-			w.Write([]byte(`{"error":"no changelog"}`))
-			return true
-		}
-		return false
-	})
+// newReleaseAPI is the REST upstream of parallel.yaml: a call to
+// /announce waits on hold (when set), one to /changelog is refused with
+// 400.
+func newReleaseAPI(t *testing.T, hold chan struct{}) (*countingAPI, *httptest.Server) {
+	a := &countingAPI{hold: map[string]chan struct{}{"/announce": hold}, refuse: map[string]string{"/changelog": `{"error":"no changelog"}`}}
+	return a, a.serve(t)
 }
 
 func parallelGateway(t *testing.T, ti *gatewaytest.Issuer, api string, now func() time.Time) *gatewaytest.Gateway {
@@ -99,8 +78,8 @@ func TestParallelMove(t *testing.T) {
 		res = w.command(t, tok, submit)
 		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 	}
-	if api.changelog.Load() != 1 {
-		t.Errorf("the failed branch was called %d times, want 1", api.changelog.Load())
+	if api.calls("/changelog").Load() != 1 {
+		t.Errorf("the failed branch was called %d times, want 1", api.calls("/changelog").Load())
 	}
 }
 
@@ -122,8 +101,8 @@ func TestParallelStaleLease(t *testing.T) {
 
 	late := make(chan *gatewaytest.Response, 1)
 	go func() { late <- stuck.command(t, tok, submit) }()
-	gatewaytest.Poll(10*time.Second, func() bool { return api.announce.Load() != 0 && api.tag.Load() != 0 })
-	if api.announce.Load() != 1 || api.tag.Load() != 1 {
+	gatewaytest.Poll(10*time.Second, func() bool { return api.calls("/announce").Load() != 0 && api.calls("/tag").Load() != 0 })
+	if api.calls("/announce").Load() != 1 || api.calls("/tag").Load() != 1 {
 		close(hold)
 		t.Fatal("the branches never reached the upstream")
 	}
@@ -142,7 +121,7 @@ func TestParallelStaleLease(t *testing.T) {
 	wantUnknownOutcome(t, w, tok, wf, 0)
 
 	wantLateOutcomeUnknown(t, hold, late, "the stopped gateway")
-	if a, b := api.tag.Load(), api.announce.Load(); a != 1 || b != 1 {
+	if a, b := api.calls("/tag").Load(), api.calls("/announce").Load(); a != 1 || b != 1 {
 		t.Errorf("the branches were called %d and %d times, want once each", a, b)
 	}
 }

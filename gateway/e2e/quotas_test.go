@@ -114,7 +114,7 @@ func TestTenantQuotas(t *testing.T) {
 			gatewaytest.WantStatus(t, r, http.StatusCreated)
 			runs = append(runs, str(t, r.Object(t), "runId"))
 		}
-		if n := api.deploy.Load(); n != 1 {
+		if n := api.calls("/deploy").Load(); n != 1 {
 			t.Fatalf("the upstream was called %d times by the ship start, want 1", n)
 		}
 		// The third: refused before anything, its key not consumed.
@@ -133,7 +133,7 @@ func TestTenantQuotas(t *testing.T) {
 		// with its start lease (keyed) or without (praxec, keyless).
 		wantQuotaProblem(t, w.createMission(t, tokA, newKey(), map[string]any{"definitionId": "ship", "goal": "ship"}), store.QuotaOpenMissions)
 		pp := wantQuotaProblem(t, w.command(t, tokA, map[string]any{"definitionId": "ship"}), store.QuotaOpenMissions)
-		if n := api.deploy.Load(); n != 1 {
+		if n := api.calls("/deploy").Load(); n != 1 {
 			t.Errorf("the upstream was called %d times, want 1: a start refused by its quota called out", n)
 		}
 		for _, l := range pp.Links {
@@ -226,7 +226,8 @@ func TestTenantQuotas(t *testing.T) {
 // upstream is called only by those that were.
 func TestTenantQuotaAcrossPostgresReplicas(t *testing.T) {
 	dsn := pgtest.Schema(t)
-	api, srv := newDeployAPI(t, nil)
+	hold := make(chan struct{})
+	api, srv := newDeployAPI(t, hold)
 	ti := newIssuer(t)
 	g1 := startQuotaGateway(t, ti, srv.URL, dsn)
 	g2 := g1.Replica(t, nil)
@@ -234,8 +235,12 @@ func TestTenantQuotaAcrossPostgresReplicas(t *testing.T) {
 	tok := mint(t, ti, quotaA, userA)
 	for _, def := range []string{"ship", "note"} {
 		t.Run(def, func(t *testing.T) {
-			before := api.deploy.Load()
-			res := race(8, ws, func(w *gw) *gatewaytest.Response {
+			before := api.calls("/deploy").Load()
+			calls := 0 // the starts that call the upstream, held until the others answered
+			if def == "ship" {
+				calls = 2
+			}
+			res := raceHeld(8, calls, ws, hold, func(w *gw) *gatewaytest.Response {
 				r, err := w.send(req{method: http.MethodPost, path: "/v8/missions", body: map[string]any{"definitionId": def, "goal": def}, token: tok, key: newKey()})
 				if err != nil {
 					return &gatewaytest.Response{Status: 599, Body: []byte(err.Error())}
@@ -261,7 +266,7 @@ func TestTenantQuotaAcrossPostgresReplicas(t *testing.T) {
 				t.Errorf("quota-a holds %d open missions, want 2", n)
 			}
 			if def == "ship" {
-				if n := api.deploy.Load() - before; n != 2 {
+				if n := api.calls("/deploy").Load() - before; n != 2 {
 					t.Errorf("the upstream was called %d times, want 2 (one per created mission)", n)
 				}
 			}

@@ -40,7 +40,7 @@ func startLeasesGateway(t *testing.T, ti *gatewaytest.Issuer, api, dsn string, n
 // heldStartGateway is a start-leases gateway on the store dsn names and
 // the clock clk the test moves, trusting ti, whose deploy upstream (api)
 // holds every call until hold is closed.
-func heldStartGateway(t *testing.T, dsn string) (ti *gatewaytest.Issuer, hold chan struct{}, api *deployAPI, clk *gatewaytest.Clock, g *gatewaytest.Gateway) {
+func heldStartGateway(t *testing.T, dsn string) (ti *gatewaytest.Issuer, hold chan struct{}, api *countingAPI, clk *gatewaytest.Clock, g *gatewaytest.Gateway) {
 	t.Helper()
 	ti, hold, clk = newIssuer(t), make(chan struct{}), &gatewaytest.Clock{}
 	api, srv := newDeployAPI(t, hold)
@@ -102,9 +102,48 @@ func problemCode(t *testing.T, r *gatewaytest.Response) contracts.Code {
 	return contracts.Code(p.Code)
 }
 
-// race sends n requests at once, alternating between the replicas.
-func race(n int, ws []*gw, send func(w *gw) *gatewaytest.Response) []*gatewaytest.Response {
-	return gatewaytest.Race(n, func(i int) *gatewaytest.Response { return send(ws[i%len(ws)]) })
+// raceHeld sends n requests at once, alternating between the replicas
+// ws. Of them, calls are to reach the upstream, whose calls wait on hold:
+// hold gives (and then gives until every request has answered) once the
+// requests that can answer while the calls are held have answered: the
+// n-calls others, or, as a replica queues its own requests behind its
+// call, every one sent to the replicas but one. So each of those met the
+// calls in flight. Past 10s without those answers (more calls than calls,
+// each held) it gives anyway, for the caller's count of the calls to fail
+// on.
+func raceHeld(n, calls int, ws []*gw, hold chan<- struct{}, send func(w *gw) *gatewaytest.Response) []*gatewaytest.Response {
+	var answered atomic.Int32
+	left := make([]atomic.Int32, len(ws)) // racers of each replica yet to answer
+	for i := range n {
+		left[i%len(ws)].Add(1)
+	}
+	met := func() bool {
+		done := 0
+		for i := range left {
+			if left[i].Load() == 0 {
+				done++
+			}
+		}
+		return answered.Load() >= int32(n-calls) || done >= len(ws)-1
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		gatewaytest.Poll(10*time.Second, met)
+		for answered.Load() < int32(n) {
+			select {
+			case hold <- struct{}{}:
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	res := gatewaytest.Race(n, func(i int) *gatewaytest.Response {
+		defer answered.Add(1)
+		defer left[i%len(ws)].Add(-1)
+		return send(ws[i%len(ws)])
+	})
+	<-released
+	return res
 }
 
 // TestStartLeaseReplicasCallOnce: the same start (one idempotency key, or
@@ -114,7 +153,8 @@ func race(n int, ws []*gw, send func(w *gw) *gatewaytest.Response) []*gatewaytes
 func TestStartLeaseReplicasCallOnce(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
-		api, srv := newDeployAPI(t, nil)
+		hold := make(chan struct{})
+		api, srv := newDeployAPI(t, hold)
 		g := startLeasesGateway(t, ti, srv.URL, dsn, nil, nil)
 		ws := []*gw{wrapGateway(g), wrapGateway(g.Replica(t, nil))}
 		tok := mint(t, ti, tenantA, userA)
@@ -129,16 +169,16 @@ func TestStartLeaseReplicasCallOnce(t *testing.T) {
 			}
 			return rs
 		}
-		if ok := raceAnswers(t, race(n, ws, create), http.StatusCreated); ok == 0 {
+		if ok := raceAnswers(t, raceHeld(n, 1, ws, hold, create), http.StatusCreated); ok == 0 {
 			t.Errorf("no keyed start created the mission")
 		}
-		if c := api.deploy.Load(); c != 1 {
+		if c := api.calls("/deploy").Load(); c != 1 {
 			t.Fatalf("keyed start: the upstream was called %d times, want 1", c)
 		}
 		for _, w := range ws {
 			gatewaytest.WantStatus(t, create(w), http.StatusCreated)
 		}
-		if c := api.deploy.Load(); c != 1 {
+		if c := api.calls("/deploy").Load(); c != 1 {
 			t.Errorf("after the retries the upstream was called %d times, want 1", c)
 		}
 
@@ -150,14 +190,14 @@ func TestStartLeaseReplicasCallOnce(t *testing.T) {
 			}
 			return rs
 		}
-		if ok := raceAnswers(t, race(n, ws, start), http.StatusOK, contracts.CodeRunIDAlreadyRunning); ok != 1 {
+		if ok := raceAnswers(t, raceHeld(n, 1, ws, hold, start), http.StatusOK, contracts.CodeRunIDAlreadyRunning); ok != 1 {
 			t.Errorf("%d runId starts created the mission, want 1", ok)
 		}
-		if c := api.deploy.Load(); c != 2 {
+		if c := api.calls("/deploy").Load(); c != 2 {
 			t.Fatalf("runId start: the upstream was called %d times in all, want 2", c)
 		}
 		wantProblem(t, start(ws[1]), http.StatusConflict, contracts.CodeRunIDAlreadyRunning)
-		if c := api.deploy.Load(); c != 2 {
+		if c := api.calls("/deploy").Load(); c != 2 {
 			t.Errorf("after the retry the upstream was called %d times in all, want 2", c)
 		}
 		// Every start lease was deleted by the start that completed.
@@ -208,7 +248,7 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 					}
 					late <- rs
 				}()
-				waitCalls(t, &api.deploy, 1, hold)
+				waitCalls(t, api.calls("/deploy"), 1, hold)
 				// While the lease is live the start is refused at once.
 				rs, err := tc.send(w, tok)
 				if err != nil {
@@ -226,7 +266,7 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 					}
 					unknown = wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 				}
-				if c := api.deploy.Load(); c != 1 {
+				if c := api.calls("/deploy").Load(); c != 1 {
 					t.Errorf("the upstream was called %d times, want 1", c)
 				}
 				wantLateOutcomeUnknown(t, hold, late, "the stuck gateway")
@@ -235,7 +275,7 @@ func TestStartLeaseStaleAnswers504(t *testing.T) {
 					t.Fatal(err)
 				}
 				wantProblem(t, rs, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
-				if c := api.deploy.Load(); c != 1 {
+				if c := api.calls("/deploy").Load(); c != 1 {
 					t.Errorf("after the stuck call returned the upstream was called %d times, want 1", c)
 				}
 				// The 504 links the run the start stored with its lease: it
@@ -310,12 +350,12 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 			_, _ = stuck.send(req{method: http.MethodPost, path: "/v8/missions", body: deployStart(""), token: tok, key: key})
 			done <- struct{}{}
 		}()
-		waitCalls(t, &api.deploy, 1, hold)
+		waitCalls(t, api.calls("/deploy"), 1, hold)
 		go func() {
 			_, _ = stuck.send(req{method: http.MethodPost, path: "/v8/praxec/command", body: submit, token: tok})
 			done <- struct{}{}
 		}()
-		waitCalls(t, &api.deploy, 2, hold)
+		waitCalls(t, api.calls("/deploy"), 2, hold)
 
 		if n, err := g.Service.SweepLeases(context.Background()); err != nil || n != 0 {
 			close(hold)
@@ -353,7 +393,7 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 				t.Fatal("a stuck call never returned")
 			}
 		}
-		if c := api.deploy.Load(); c != 2 {
+		if c := api.calls("/deploy").Load(); c != 2 {
 			t.Errorf("the upstream was called %d times, want 2", c)
 		}
 		if n, err := g.Service.SweepLeases(context.Background()); err != nil || n != 0 {
@@ -386,7 +426,7 @@ func TestLeaseSweeperRunsOnConfiguredTTL(t *testing.T) {
 		}
 		late <- rs
 	}()
-	waitCalls(t, &api.deploy, 1, hold)
+	waitCalls(t, api.calls("/deploy"), 1, hold)
 	gatewaytest.Poll(10*time.Second, func() bool { return g.Service.LeasesSwept() != 0 })
 	if g.Service.LeasesSwept() != 1 {
 		close(hold)
@@ -403,7 +443,7 @@ func TestLeaseSweeperRunsOnConfiguredTTL(t *testing.T) {
 	}
 	wantLateOutcomeUnknown(t, hold, late, "the stuck start")
 	wantProblem(t, w.command(t, tok, deployStart("run-swept")), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
-	if c := api.deploy.Load(); c != 1 {
+	if c := api.calls("/deploy").Load(); c != 1 {
 		t.Errorf("the upstream was called %d times, want 1", c)
 	}
 }
@@ -443,18 +483,11 @@ func TestApprovalLease(t *testing.T) {
 		op := mint(t, ti, tenantA, operatorA, string(contracts.ScopeApprovalsWrite)) // nobody approves their own request
 
 		_, id := pendingRelease(t, ws[0], tok)
-		go func() {
-			// Let the racers meet the held call, then let it answer (a
-			// head start only: racers that come later find the approval
-			// decided, an answer the assertions accept as well).
-			time.Sleep(150 * time.Millisecond)
-			hold <- struct{}{}
-		}()
-		res := race(6, ws, func(w *gw) *gatewaytest.Response { return approve(w, op, id) })
+		res := raceHeld(6, 1, ws, hold, func(w *gw) *gatewaytest.Response { return approve(w, op, id) })
 		if ok := raceAnswers(t, res, http.StatusOK, contracts.CodeMissionStateConflict); ok != 1 {
 			t.Errorf("%d approvals succeeded, want 1", ok)
 		}
-		if c := api.deploy.Load(); c != 1 {
+		if c := api.calls("/deploy").Load(); c != 1 {
 			t.Fatalf("racing approvals called the upstream %d times, want 1", c)
 		}
 
@@ -462,14 +495,14 @@ func TestApprovalLease(t *testing.T) {
 		wf, id := pendingRelease(t, ws[0], tok)
 		late := make(chan *gatewaytest.Response, 1)
 		go func() { late <- approve(ws[1], op, id) }()
-		waitCalls(t, &api.deploy, 2, hold)
+		waitCalls(t, api.calls("/deploy"), 2, hold)
 		wantProblem(t, approve(ws[0], op, id), http.StatusConflict, contracts.CodeIdempotencyInProgress)
 		clk.Set(gateway.DefaultLeaseTTL + time.Minute)
 		for range 2 {
 			wantProblem(t, approve(ws[0], op, id), http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 		}
 		wantLateOutcomeUnknown(t, hold, late, "the stuck approval")
-		if c := api.deploy.Load(); c != 2 {
+		if c := api.calls("/deploy").Load(); c != 2 {
 			t.Errorf("the upstream was called %d times, want 2", c)
 		}
 		got := ws[0].query(t, tok, map[string]any{"workflowId": wf})

@@ -52,7 +52,7 @@ func TestLateRetryRefused(t *testing.T) {
 		started := start()
 		gatewaytest.WantStatus(t, started, http.StatusOK)
 		workflowID := str(t, started.Object(t), "workflow.id")
-		if c := api.deploy.Load(); c != 2 {
+		if c := api.calls("/deploy").Load(); c != 2 {
 			t.Fatalf("the upstream was called %d times, want 2", c)
 		}
 
@@ -81,7 +81,7 @@ func TestLateRetryRefused(t *testing.T) {
 			if len(p.Links) != 2 || p.Links[0].Args["runId"] != runID || p.Links[1].Rel != "retry_with_key" {
 				t.Errorf("%s: reuse of an expired key: %+v", when, p.Links)
 			}
-			if c := api.deploy.Load(); c != 2 {
+			if c := api.calls("/deploy").Load(); c != 2 {
 				t.Fatalf("%s: the upstream was called %d times, want 2", when, c)
 			}
 		}
@@ -102,7 +102,7 @@ func TestLateRetryRefused(t *testing.T) {
 		if str(t, again.Object(t), "runId") == runID {
 			t.Errorf("past the tombstone window the key replayed %s", runID)
 		}
-		if c := api.deploy.Load(); c != 3 {
+		if c := api.calls("/deploy").Load(); c != 3 {
 			t.Errorf("the upstream was called %d times, want 3", c)
 		}
 	})

@@ -403,8 +403,13 @@ func TestRenewingCancelledFetch(t *testing.T) {
 	go func() { _, err := r.Token(first); done <- err }()
 	gatewaytest.Eventually(t, "the first fetch", 10*time.Second, func() bool { return fetches.Load() != 0 })
 	waited := make(chan string, 1)
-	go func() { tok, _ := r.Token(context.Background()); waited <- tok }()
-	time.Sleep(10 * time.Millisecond) // a head start for the second call to wait on the first's fetch (no hook shows it waiting); late, it fetches itself and the answers are the same
+	second := &doneWatch{Context: context.Background(), asked: make(chan struct{})}
+	go func() { tok, _ := r.Token(second); waited <- tok }()
+	select { // the second call waits on the first's fetch
+	case <-second.asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second call never waited on the first's fetch")
+	}
 	cancel()
 	if err := <-done; err == nil {
 		t.Error("the cancelled call got a token")
@@ -412,4 +417,18 @@ func TestRenewingCancelledFetch(t *testing.T) {
 	if tok := <-waited; tok != "tok" || fetches.Load() != 2 {
 		t.Errorf("the waiting call: %q after %d fetches, want tok after 2", tok, fetches.Load())
 	}
+}
+
+// doneWatch is a context that closes asked when a call first asks for its
+// Done: a Renewing source's call does so only to wait on another call's
+// fetch.
+type doneWatch struct {
+	context.Context
+	asked chan struct{}
+	once  sync.Once
+}
+
+func (c *doneWatch) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.asked) })
+	return c.Context.Done()
 }
