@@ -12,51 +12,14 @@ import (
 	"github.com/praxa/praxa/gateway/pins"
 	"github.com/praxa/praxa/gateway/store/memstore"
 	"github.com/praxa/praxa/gateway/strictjson"
-	"github.com/praxa/praxa/gateway/workflow"
 )
 
-// admissionConfig declares what the chain's refusals need: a workflow for
-// the aura mission tools, capabilities of every kind of check (a light one,
-// a destructive one, one a run must carry, a quarantined one, and one
-// sharing a rate limit with another), and the sandbox tenant denied
-// destructive actions.
-const admissionConfig = `
-workflows:
-  deploy:
-    version: 1
-    title: Deploy
-    initial: planned
-    states:
-      planned: {}
-      done: {terminal: true}
-    transitions:
-      - {name: ship, from: planned, to: done}
-capabilities:
-  base:
-    limits: {ratePerSecond: 0.001, burst: 1}
-  wrapper:
-    wraps: base
-proxy:
-  expose:
-    - name: notes.echo
-      exposeDirectly: true
-      inputSchema: {type: object, properties: {text: {type: string}}}
-    - name: notes.wipe
-      exposeDirectly: true
-      inputSchema: {type: object, properties: {text: {type: string}}}
-      annotations: {destructiveHint: true}
-    - name: notes.wipe.guarded
-      exposeDirectly: true
-      annotations: {destructiveHint: true}
-      guards: [{kind: argument, argument: text, equals: yes}]
-    - name: notes.held
-      exposeDirectly: true
-      annotations: {destructiveHint: true}
-    - {capability: base, exposeDirectly: true}
-    - {capability: wrapper, exposeDirectly: true}
-policy:
-  denyDestructive: [{tenant: sandbox}]
-`
+// admissionFiles declare what the chain's refusals need: a workflow for
+// the aura mission tools (gatewaytest's deploy), capabilities of every
+// kind of check (a light one, a destructive one, one a run must carry, a
+// quarantined one, and one sharing a rate limit with another), and the
+// sandbox tenant denied destructive actions.
+var admissionFiles = []string{"gatewaytest/testdata/deploy.yaml", "testdata/admission.yaml"}
 
 // admissionRequest is one call as a caller means it; each surface carries
 // it its own way (toCall).
@@ -144,18 +107,11 @@ func (c *counter) next() int { c.n++; return c.n }
 
 var traceCounter counter
 
-// admissionService is a Service on memstore running admissionConfig, with
+// admissionService is a Service on memstore running admissionFiles, with
 // notes.held quarantined (as a pin would) and wrapper too.
 func admissionService(t *testing.T) *Service {
 	t.Helper()
-	cfg, err := config.Parse("admission.yaml", []byte(admissionConfig))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, reg := compileFixture(t, "admission.yaml", admissionFiles...)
 	if err := reg.AddProxy(cfg.Exposed()); err != nil {
 		t.Fatal(err)
 	}

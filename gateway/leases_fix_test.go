@@ -24,62 +24,6 @@ import (
 	"github.com/praxa/praxa/gateway/workflow"
 )
 
-// leaseFixYAML: deploy calls the upstream as soon as it starts; pick
-// offers a move that calls (deploy) and one that does not (skip); release
-// waits for a human whose approval calls.
-const leaseFixYAML = `
-connections:
-  api:
-    kind: rest
-    baseUrl: http://127.0.0.1:1
-workflows:
-  deploy:
-    version: 1
-    title: Deploy
-    initial: new
-    states:
-      new: {title: New}
-      deployed: {title: Deployed, terminal: true}
-    transitions:
-      - name: deploy
-        title: Deploy
-        from: new
-        to: deployed
-        actor: deterministic
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-  pick:
-    version: 1
-    title: Pick
-    initial: ready
-    states:
-      ready: {title: Ready}
-      done: {title: Done, terminal: true}
-    transitions:
-      - name: deploy
-        title: Deploy
-        from: ready
-        to: done
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-      - name: skip
-        title: Skip
-        from: ready
-        to: done
-  release:
-    version: 1
-    title: Release
-    initial: draft
-    states:
-      draft: {title: Draft}
-      released: {title: Released, terminal: true}
-    transitions:
-      - name: release
-        title: Release it
-        from: draft
-        to: released
-        actor: human
-        executor: {kind: rest, connection: api, method: POST, path: /deploy}
-`
-
 // countingRunner answers every call with success and counts them.
 type countingRunner struct{ calls atomic.Int32 }
 
@@ -105,19 +49,14 @@ func (h *hookStore) Update(ctx context.Context, fn func(context.Context, store.T
 	return h.Store.Update(ctx, fn)
 }
 
-// leaseFixService builds a service on st over leaseFixYAML; runner nil
-// runs no executor (a configuration without connections: nothing it
-// knows reaches outside).
+// leaseFixService builds a service on st over testdata/lease-fix.yaml
+// (deploy calls the upstream as soon as it starts; pick offers a move
+// that calls, deploy, and one that does not, skip; release waits for a
+// human whose approval calls); runner nil runs no executor (a
+// configuration without connections: nothing it knows reaches outside).
 func leaseFixService(t *testing.T, st store.Store, runner workflow.Runner, now func() time.Time) *Service {
 	t.Helper()
-	cfg, err := config.Parse("lease-fix.yaml", []byte(leaseFixYAML))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, reg := compileFixture(t, "lease-fix.yaml", "testdata/lease-fix.yaml")
 	var runners map[config.Kind]workflow.Runner
 	if runner != nil {
 		runners = map[config.Kind]workflow.Runner{config.ExecutorREST: runner}

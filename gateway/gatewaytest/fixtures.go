@@ -2,6 +2,14 @@ package gatewaytest
 
 import _ "embed"
 
+// DeployWorkflowYAML is a configuration's workflows block
+// (testdata/deploy.yaml) holding one workflow of one move and nothing
+// outside: deploy, from planned, ship to done. The gateway package's
+// tests read the file itself (they cannot import this package).
+//
+//go:embed testdata/deploy.yaml
+var DeployWorkflowYAML string
+
 // ReleaseWorkflowYAML is a configuration's workflows block
 // (testdata/release.yaml) holding one workflow, release: from draft, a
 // human step that, once approved, calls POST /deploy on the connection

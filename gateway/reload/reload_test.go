@@ -13,25 +13,13 @@ import (
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/connect"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/reload"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
 )
-
-const base = `
-workflows:
-  deploy:
-    version: 1
-    title: Deploy
-    initial: planned
-    states:
-      planned: {}
-      done: {terminal: true}
-    transitions:
-      - {name: ship, from: planned, to: done}
-`
 
 func parse(t *testing.T, src string) *config.Config {
 	t.Helper()
@@ -51,7 +39,7 @@ func TestReloadReachesFeatures(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
 	defer st.Close()
-	start := parse(t, base)
+	start := parse(t, gatewaytest.DeployWorkflowYAML)
 	conns, workflows, _, err := connect.Setup(ctx, start, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +55,7 @@ func TestReloadReachesFeatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := func() *config.Config { return parse(t, base) }
+	next := func() *config.Config { return parse(t, gatewaytest.DeployWorkflowYAML) }
 	var load func() *config.Config
 	r := &reload.Reloader{Service: svc, Store: st, Switch: sw, Features: []op.Reloadable{k},
 		Load: func(context.Context) (*config.Config, []byte, error) { return load(), nil, nil }}
