@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	_ "embed"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,6 +15,13 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
+// guardsYAML exposes deploy behind an argument guard (env staging or
+// prod) and a schedule guard (weekdays 09:00-17:00, Paris), running
+// /bin/sh to append a line to the file its %s names.
+//
+//go:embed testdata/guards.yaml
+var guardsYAML string
+
 // TestArgumentAndScheduleGuards drives a capability behind an argument
 // guard and a schedule guard through REST, on a gateway whose clock the
 // test sets, with a real child process as the executor. Each refusal is
@@ -21,28 +29,7 @@ import (
 // both guards pass it runs once.
 func TestArgumentAndScheduleGuards(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
-	cfg := fmt.Sprintf(`version: "1.0.0"
-connections:
-  shell:
-    kind: cli
-    command: /bin/sh
-proxy:
-  expose:
-    - name: deploy
-      description: Deploy an environment, in office hours.
-      guards:
-        - kind: argument
-          argument: env
-          in: [staging, prod]
-        - kind: schedule
-          timezone: Europe/Paris
-          weekdays: [mon, tue, wed, thu, fri]
-          hours: ["09:00-17:00"]
-      executor:
-        kind: cli
-        connection: shell
-        args: ["-c", "echo ran >> %s"]
-`, marker)
+	cfg := fmt.Sprintf(guardsYAML, marker)
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

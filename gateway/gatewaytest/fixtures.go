@@ -1,6 +1,9 @@
 package gatewaytest
 
-import _ "embed"
+import (
+	_ "embed"
+	"fmt"
+)
 
 // DeployWorkflowYAML is a configuration's workflows block
 // (testdata/deploy.yaml) holding one workflow of one move and nothing
@@ -25,3 +28,17 @@ var ReleaseWorkflowYAML string
 //
 //go:embed testdata/rotate-keys.yaml
 var RotateKeysWorkflowYAML string
+
+// slowDeployYAML is SlowDeployConfig's configuration
+// (testdata/slow-deploy.yaml), with a %s for the script.
+//
+//go:embed testdata/slow-deploy.yaml
+var slowDeployYAML string
+
+// SlowDeployConfig is a configuration whose requests time out after
+// 500ms and whose one capability, slow.deploy, runs /bin/sh -c script (a
+// real child process, stopped after 20s): tests make it outlive its
+// request. script must not contain a single quote.
+func SlowDeployConfig(script string) string {
+	return fmt.Sprintf(slowDeployYAML, script)
+}

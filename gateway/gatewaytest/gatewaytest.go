@@ -515,27 +515,3 @@ func (g *Gateway) CheckToken(ctx context.Context, tok string) (restclient.Checke
 // (e.g. before a restart on the same DBPath). Calls after the first do
 // nothing. The issuer keeps serving until the test ends.
 func (g *Gateway) Close() { g.close() }
-
-// SlowDeployConfig is a configuration whose requests time out after
-// 500ms and whose one capability, slow.deploy, runs /bin/sh -c script (a
-// real child process, stopped after 20s): tests make it outlive its
-// request. script must not contain a single quote.
-func SlowDeployConfig(script string) string {
-	return `server:
-  limits:
-    requestTimeout: 500ms
-connections:
-  shell:
-    kind: cli
-    command: /bin/sh
-proxy:
-  expose:
-    - name: slow.deploy
-      description: Deploy, slowly.
-      executor:
-        kind: cli
-        connection: shell
-        args: ["-c", '` + script + `']
-        timeoutMs: 20000
-`
-}
