@@ -176,13 +176,7 @@ func TestConnectionsPuttingItTogether(t *testing.T) {
 	key := newKey()
 	create := map[string]any{"goal": "read the commit status", "definitionId": "proxy_default",
 		"input": map[string]any{"capability": "github.commit_status", "owner": "praxa", "repo": "gateway", "ref": "main"}}
-	first := w.createMission(t, tok, key, create)
-	gatewaytest.WantStatus(t, first, http.StatusCreated)
-	again := w.createMission(t, tok, key, create)
-	gatewaytest.WantStatus(t, again, http.StatusCreated)
-	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
-		t.Errorf("keyed retry was not replayed: %v\n%s", again.Header, again.Body)
-	}
+	sendTwice(t, "the keyed retry", http.StatusCreated, func() *gatewaytest.Response { return w.createMission(t, tok, key, create) })
 
 	// One MCP child served every call; the secret never left the REST call.
 	if n := g.Switch.Manager().Starts("github"); n != 1 {

@@ -8,6 +8,7 @@ package e2e_test
 // server. Tests talk to it with net/http only.
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -584,6 +585,56 @@ func resolveStaleLease(t *testing.T, w *gw, clk *gatewaytest.Clock, tok string, 
 		wantProblem(t, res, http.StatusGatewayTimeout, contracts.CodeOutcomeUnknown)
 	}
 	return res
+}
+
+// wantReplay fails unless again answers as the replay of first: marked
+// Idempotent-Replayed and with first's body; what names the request.
+func wantReplay(t testing.TB, what string, first, again *gatewaytest.Response) {
+	t.Helper()
+	if again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.Body, first.Body) {
+		t.Errorf("%s was not replayed: Idempotent-Replayed %q, body\n%s\nwant the first's\n%s", what, again.Header.Get("Idempotent-Replayed"), again.Body, first.Body)
+	}
+}
+
+// sendTwice sends one request twice with send, fails unless both answer
+// status and the second is the first's replay (wantReplay), and returns
+// both answers.
+func sendTwice(t testing.TB, what string, status int, send func() *gatewaytest.Response) (first, again *gatewaytest.Response) {
+	t.Helper()
+	first = send()
+	gatewaytest.WantStatus(t, first, status)
+	again = send()
+	gatewaytest.WantStatus(t, again, status)
+	wantReplay(t, what, first, again)
+	return first, again
+}
+
+// stuckMove starts a run on g (startRun) and sends its move next through
+// a replica of g, in the background, to an upstream (api) that holds the
+// calls to paths on hold; it returns once each of paths was called once,
+// the replica stuck mid-move, with the workflow, the version the move
+// leaves, the move's arguments and where the replica's late answer comes.
+func stuckMove(t *testing.T, g *gatewaytest.Gateway, api *countingAPI, hold chan struct{}, tok, next string, paths ...string) (wf string, version int64, submit map[string]any, late <-chan *gatewaytest.Response) {
+	t.Helper()
+	stuck := wrapGateway(g.Replica(t, nil))
+	wf, submit = startRun(t, wrapGateway(g), tok, next)
+	version = num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
+	answer := make(chan *gatewaytest.Response, 1)
+	go func() { answer <- stuck.command(t, tok, submit) }()
+	each := func(ok func(calls int32) bool) bool {
+		for _, p := range paths {
+			if !ok(api.calls(p).Load()) {
+				return false
+			}
+		}
+		return true
+	}
+	gatewaytest.Poll(10*time.Second, func() bool { return each(func(n int32) bool { return n != 0 }) })
+	if !each(func(n int32) bool { return n == 1 }) {
+		close(hold)
+		t.Fatalf("the calls to %v never reached the upstream once each", paths)
+	}
+	return wf, version, submit, answer
 }
 
 // wantLateOutcomeUnknown releases hold, on which a stuck gateway's call

@@ -83,19 +83,9 @@ func TestLeaseStaleResolvedWithoutCall(t *testing.T) {
 	api, srv := newDeployAPI(t, hold)
 	clk := &gatewaytest.Clock{}
 	g := leasesGateway(t, ti, srv.URL, clk.Now)
-	stuck := wrapGateway(g.Replica(t, nil))
 	w := wrapGateway(g)
 	tok := mint(t, ti, tenantA, userA)
-	wf, submit := startRun(t, w, tok, "deploy")
-	version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
-
-	late := make(chan *gatewaytest.Response, 1)
-	go func() { late <- stuck.command(t, tok, submit) }()
-	gatewaytest.Poll(10*time.Second, func() bool { return api.calls("/deploy").Load() != 0 })
-	if api.calls("/deploy").Load() != 1 {
-		close(hold)
-		t.Fatal("the first call never reached the upstream")
-	}
+	wf, version, submit, late := stuckMove(t, g, api, hold, tok, "deploy", "/deploy")
 	// The lease was taken before the call.
 	l, err := moveLease(g.DB, wf, version)
 	if err != nil {

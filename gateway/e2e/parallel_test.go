@@ -93,19 +93,9 @@ func TestParallelStaleLease(t *testing.T) {
 	api, srv := newReleaseAPI(t, hold)
 	clk := &gatewaytest.Clock{}
 	g := parallelGateway(t, ti, srv.URL, clk.Now)
-	stuck := wrapGateway(g.Replica(t, nil))
 	w := wrapGateway(g)
 	tok := mint(t, ti, tenantA, userA)
-	wf, submit := startRun(t, w, tok, "release")
-	version := num(t, map[string]any{"v": submit["expectedVersion"]}, "v")
-
-	late := make(chan *gatewaytest.Response, 1)
-	go func() { late <- stuck.command(t, tok, submit) }()
-	gatewaytest.Poll(10*time.Second, func() bool { return api.calls("/announce").Load() != 0 && api.calls("/tag").Load() != 0 })
-	if api.calls("/announce").Load() != 1 || api.calls("/tag").Load() != 1 {
-		close(hold)
-		t.Fatal("the branches never reached the upstream")
-	}
+	wf, version, submit, late := stuckMove(t, g, api, hold, tok, "release", "/announce", "/tag")
 	// One lease, on the version the move leaves, held for both branches.
 	l, err := moveLease(g.DB, wf, version)
 	if err != nil {
