@@ -520,16 +520,23 @@ func apiGateway(t *testing.T, ti *gatewaytest.Issuer, file, yaml, api, dsn strin
 		Config:   func() (*config.Config, error) { return config.Parse(file, []byte(yaml)) },
 		Edit: func(cfg *config.Config) {
 			cfg.Auth.Resource = resource
-			if api != "" {
-				c := cfg.Connections["api"]
-				c.BaseURL = api
-				cfg.Connections["api"] = c
-			}
+			setBaseURL(cfg, "api", api)
 			if edit != nil {
 				edit(cfg)
 			}
 		},
 	})
+}
+
+// setBaseURL points cfg's connection name at url (none: leaves it as
+// configured).
+func setBaseURL(cfg *config.Config, name, url string) {
+	if url == "" {
+		return
+	}
+	c := cfg.Connections[name]
+	c.BaseURL = url
+	cfg.Connections[name] = c
 }
 
 // githubGateway starts a gateway on examples/FILE whose github connection
@@ -546,11 +553,7 @@ func githubGateway(t testing.TB, ti *gatewaytest.Issuer, file, command string, a
 			gh := cfg.Connections["github"]
 			gh.Command, gh.Args = command, args
 			cfg.Connections["github"] = gh
-			if api != "" {
-				rest := cfg.Connections["github_api"]
-				rest.BaseURL = api
-				cfg.Connections["github_api"] = rest
-			}
+			setBaseURL(cfg, "github_api", api)
 			if edit != nil {
 				edit(cfg)
 			}

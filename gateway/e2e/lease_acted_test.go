@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
@@ -43,17 +42,7 @@ func TestActedThenFailedAnswers504(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		ti := newIssuer(t)
 		api, srv := newActedAPI(t)
-		g := gatewaytest.New(t, &gatewaytest.Options{
-			Issuer:   ti,
-			StoreDSN: dsn,
-			Config:   func() (*config.Config, error) { return config.Parse("acted.yaml", []byte(actedYAML)) },
-			Edit: func(cfg *config.Config) {
-				cfg.Auth.Resource = resource
-				c := cfg.Connections["api"]
-				c.BaseURL = srv.URL
-				cfg.Connections["api"] = c
-			},
-		})
+		g := apiGateway(t, ti, "acted.yaml", actedYAML, srv.URL, dsn, nil, nil)
 		w := wrapGateway(g)
 		tok := mint(t, ti, tenantA, userA)
 		calls := int32(0)

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
-	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
@@ -48,21 +47,7 @@ func TestLeaseRenewedAcrossCalls(t *testing.T) {
 			w.Write([]byte(`{"ok":true}`))
 		}))
 		t.Cleanup(api.Close)
-		opts := func() *gatewaytest.Options {
-			return &gatewaytest.Options{
-				Issuer:   ti,
-				StoreDSN: dsn,
-				Now:      clk.Now,
-				Config:   func() (*config.Config, error) { return config.Parse("renewal.yaml", []byte(renewalYAML)) },
-				Edit: func(cfg *config.Config) {
-					cfg.Auth.Resource = resource
-					c := cfg.Connections["api"]
-					c.BaseURL = api.URL
-					cfg.Connections["api"] = c
-				},
-			}
-		}
-		g := gatewaytest.New(t, opts())
+		g := apiGateway(t, ti, "renewal.yaml", renewalYAML, api.URL, dsn, clk.Now, nil)
 		other := g.Replica(t, nil)
 		w := wrapGateway(g)
 		tok := mint(t, ti, tenantA, userA)
