@@ -1,9 +1,7 @@
 package contextrest_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"maps"
@@ -24,7 +22,6 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/httpapi"
 	"github.com/praxa/praxa/gateway/knowledge"
-	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/gateway/workflow"
 	"github.com/praxa/praxa/issuer"
@@ -73,10 +70,7 @@ func newHarnessTrusting(t *testing.T, extra certs.Issuers) *harness {
 	t.Cleanup(issSrv.Close)
 	iss.SetIssuer(issSrv.URL)
 
-	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, cat, certIssuers := gatewaytest.ExampleKnowledge(t)
 	cfg.Auth.Issuers = []config.Issuer{{Issuer: issSrv.URL}}
 	cfg.Auth.Resource = resource
 	cfg.Server.Limits.RatePerSecond = -1
@@ -88,14 +82,6 @@ func newHarnessTrusting(t *testing.T, extra certs.Issuers) *harness {
 		t.Fatal(err)
 	}
 	workflows, err := workflow.Compile(cfg.Workflows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := skills.FromConfig(cfg, examples.FS, examples.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certIssuers, err := knowledge.CertificateIssuers(cfg.Certificates)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,42 +170,15 @@ func (h *harness) reviewer(t testing.TB) string {
 // resp is a read answer.
 type resp = gatewaytest.Response
 
+// do sends method path with body (as gatewaytest's Client sends it), as
+// token's bearer when token is not "".
 func (h *harness) do(t testing.TB, method, path, token string, body any) *resp {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		var b []byte
-		switch v := body.(type) {
-		case string:
-			b = []byte(v)
-		default:
-			var err error
-			if b, err = json.Marshal(v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, h.url+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	var opts []gatewaytest.RequestOption
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		opts = append(opts, gatewaytest.Bearer(token))
 	}
-	res, err := h.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &resp{Status: res.StatusCode, Header: res.Header, Body: b}
+	return gatewaytest.NewClient(h.url, h.client).Do(t, method, path, body, opts...)
 }
 
 func (h *harness) getSkill(t testing.TB, token, id string, query url.Values) *resp {
@@ -289,10 +248,8 @@ func exampleFile(t testing.TB, name string) string {
 
 func decode(t testing.TB, b []byte) map[string]any {
 	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
 	var m map[string]any
-	if err := d.Decode(&m); err != nil {
+	if err := gatewaytest.DecodeJSON(b, &m); err != nil {
 		t.Fatalf("not a JSON object: %v\n%s", err, b)
 	}
 	return m

@@ -8,7 +8,6 @@ package discovery_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
 	"testing"
@@ -194,32 +193,15 @@ func (r resp) object(t *testing.T) map[string]any {
 // the W3C traceparent; key as the Idempotency-Key.
 func (h *harness) post(t *testing.T, path, token string, body any, traceID, key string) resp {
 	t.Helper()
-	b, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(http.MethodPost, h.url+path, bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
+	opts := []gatewaytest.RequestOption{gatewaytest.Bearer(token)}
 	if traceID != "" {
-		req.Header.Set("traceparent", "00-"+traceID+"-00f067aa0ba902b7-01")
+		opts = append(opts, gatewaytest.InTrace(traceID))
 	}
 	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
+		opts = append(opts, gatewaytest.IdempotencyKey(key))
 	}
-	res, err := h.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	out, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp{status: res.StatusCode, header: res.Header, body: out}
+	r := gatewaytest.NewClient(h.url, h.client).Do(t, http.MethodPost, path, body, opts...)
+	return resp{status: r.Status, header: r.Header, body: r.Body}
 }
 
 func (h *harness) query(t *testing.T, token string, args map[string]any) resp {

@@ -12,11 +12,10 @@ import (
 	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/auth"
-	"github.com/praxa/praxa/gateway/certs"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/knowledge"
 	"github.com/praxa/praxa/gateway/op"
-	"github.com/praxa/praxa/gateway/skills"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/memstore"
 )
@@ -25,30 +24,11 @@ import (
 // 2025 and the one not yet valid from 2099.
 var clock = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
-// exampleConfig is the embedded example configuration, its skills and
-// its certificate issuers.
-func exampleConfig(t testing.TB) (*config.Config, *skills.Catalog, certs.Issuers) {
-	t.Helper()
-	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := skills.FromConfig(cfg, examples.FS, examples.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	issuers, err := knowledge.CertificateIssuers(cfg.Certificates)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg, cat, issuers
-}
-
 // newKnowledge builds a Knowledge of the example configuration on a fresh
 // memstore.
 func newKnowledge(t testing.TB) (*knowledge.Knowledge, store.Store) {
 	t.Helper()
-	_, cat, issuers := exampleConfig(t)
+	_, cat, issuers := gatewaytest.ExampleKnowledge(t)
 	st := memstore.New()
 	t.Cleanup(func() { st.Close() })
 	return knowledge.New(st, &knowledge.Options{Now: func() time.Time { return clock }, Skills: cat, CertificateIssuers: issuers}), st
