@@ -612,6 +612,23 @@ func sendTwice(t testing.TB, what string, status int, send func() *gatewaytest.R
 	return first, again
 }
 
+// sweepAtOnce runs sweep (a method of the service: SweepLeases,
+// SweepIdleRuns) on every service at once and returns how many they swept
+// in all; a sweep's error fails t.
+func sweepAtOnce(t *testing.T, sweep func(*gateway.Service, context.Context) (int, error), svcs ...*gateway.Service) int {
+	total := 0
+	for _, n := range gatewaytest.Race(len(svcs), func(i int) int {
+		n, err := sweep(svcs[i], context.Background())
+		if err != nil {
+			t.Errorf("sweep on service %d: %v", i, err)
+		}
+		return n
+	}) {
+		total += n
+	}
+	return total
+}
+
 // stuckMove starts a run on g (startRun) and sends its move next through
 // a replica of g, in the background, to an upstream (api) that holds the
 // calls to paths on hold; it returns once each of paths was called once,

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
@@ -185,24 +186,8 @@ func TestIdleRunsExpireOnceAcrossReplicas(t *testing.T) {
 			ids[i], _ = startNote(t, w, tok)
 		}
 		clk.Set(2 * time.Hour)
-		var wg sync.WaitGroup
-		var total atomic.Int64
-		for _, svc := range []interface {
-			SweepIdleRuns(context.Context) (int, error)
-		}{g.Service, r.Service, g.Service, r.Service} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n, err := svc.SweepIdleRuns(context.Background())
-				if err != nil {
-					t.Errorf("SweepIdleRuns: %v", err)
-				}
-				total.Add(int64(n))
-			}()
-		}
-		wg.Wait()
-		if total.Load() != runs {
-			t.Errorf("the sweeps expired %d runs in all, want %d", total.Load(), runs)
+		if total := sweepAtOnce(t, (*gateway.Service).SweepIdleRuns, g.Service, r.Service, g.Service, r.Service); total != runs {
+			t.Errorf("the sweeps expired %d runs in all, want %d", total, runs)
 		}
 		for _, id := range ids {
 			body := getRun(t, w, tok, id)

@@ -14,7 +14,6 @@ import (
 	_ "embed"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -363,22 +362,8 @@ func TestLeaseSweeperResolvesWithoutRequest(t *testing.T) {
 		}
 		clk.Set(gateway.DefaultLeaseTTL + time.Minute)
 		// Two replicas sweep at once: each lease is resolved once.
-		var swept atomic.Int64
-		var wg sync.WaitGroup
-		for _, svc := range []*gateway.Service{g.Service, other.Service} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n, err := svc.SweepLeases(context.Background())
-				if err != nil {
-					t.Errorf("SweepLeases: %v", err)
-				}
-				swept.Add(int64(n))
-			}()
-		}
-		wg.Wait()
-		if swept.Load() != 2 || g.Service.LeasesSwept()+other.Service.LeasesSwept() != 2 {
-			t.Errorf("the sweepers resolved %d leases (counters %d + %d), want 2", swept.Load(), g.Service.LeasesSwept(), other.Service.LeasesSwept())
+		if swept := sweepAtOnce(t, (*gateway.Service).SweepLeases, g.Service, other.Service); swept != 2 || g.Service.LeasesSwept()+other.Service.LeasesSwept() != 2 {
+			t.Errorf("the sweepers resolved %d leases (counters %d + %d), want 2", swept, g.Service.LeasesSwept(), other.Service.LeasesSwept())
 		}
 		// Resolved with no request: the workflow shows the unknown move.
 		wantUnknownOutcome(t, w, tok, wf, version)
