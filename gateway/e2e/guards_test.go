@@ -31,9 +31,7 @@ func TestArgumentAndScheduleGuards(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	cfg := fmt.Sprintf(guardsYAML, marker)
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, cfg)
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
 		t.Fatal(err)

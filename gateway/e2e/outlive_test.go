@@ -28,9 +28,7 @@ func TestMoveOutlivesItsRequest(t *testing.T) {
 	// request has answered by then), bounded by its own 20s timeout.
 	cfg := gatewaytest.SlowDeployConfig(fmt.Sprintf(`echo ran >> %s; for i in $(seq 200); do test -f %s && exit 0; sleep 0.1; done; exit 1`, marker, release))
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, cfgPath, cfg)
 	_, w := fileGateway(t, ti, cfgPath)
 	tok := mint(t, ti, tenantA, userA)
 	key := newKey()
@@ -44,9 +42,7 @@ func TestMoveOutlivesItsRequest(t *testing.T) {
 	if !strings.Contains(string(res.Body), `"aura_get_mission"`) {
 		t.Errorf("the answer has no link to read the mission back: %s", res.Body)
 	}
-	if err := os.WriteFile(release, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, release, "")
 	// The same request with the same key: in progress while the move
 	// runs, then its recorded answer.
 	var last *gatewaytest.Response
@@ -80,9 +76,7 @@ func TestOutlivedMoveReadOnAnotherReplica(t *testing.T) {
 			gate := filepath.Join(dir, "gate")
 			cfg := gatewaytest.SlowDeployConfig(fmt.Sprintf(`for i in $(seq 400); do test -f %s || exit 0; sleep 0.05; done; exit 1`, gate))
 			cfgPath := filepath.Join(dir, "praxec.yaml")
-			if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, cfgPath, cfg)
 			ti := newIssuer(t)
 			opts := func(dbPath string) *gatewaytest.Options {
 				return &gatewaytest.Options{Issuer: ti, ConfigFile: cfgPath,
@@ -91,11 +85,7 @@ func TestOutlivedMoveReadOnAnotherReplica(t *testing.T) {
 			g1 := gatewaytest.New(t, opts(""))
 			w1, w2 := wrapGateway(g1), wrapGateway(gatewaytest.New(t, opts(g1.DBPath)))
 			tok := mint(t, ti, tenantA, userA)
-			hold := func() {
-				if err := os.WriteFile(gate, nil, 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
+			hold := func() { writeFile(t, gate, "") }
 			release := func() { os.Remove(gate) }
 			t.Cleanup(release)
 			// settled reads the run on replica 2 until nothing runs on it.

@@ -25,9 +25,7 @@ func TestForbiddenPathRunsNothing(t *testing.T) {
 	ti := newIssuer(t)
 	root := t.TempDir()
 	allowed := filepath.Join(root, "notes.txt")
-	if err := os.WriteFile(allowed, []byte("hello"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, allowed, "hello")
 	marker := filepath.Join(t.TempDir(), "ran")
 	cfg := fmt.Sprintf(`connections:
   files:
@@ -54,9 +52,7 @@ proxy:
           read: ["$.arguments.file"]
 `, root, root, marker)
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, cfgPath, cfg)
 	g, w := fileGateway(t, ti, cfgPath)
 	tok := mint(t, ti, tenantA, userA)
 	ran := func() int {
@@ -146,9 +142,7 @@ proxy:
         paths: {read: [$.arguments.src], write: [$.arguments.dst]}
 `, writeRoot, readRoot, writeRoot)
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, cfgPath, cfg)
 	_, w := fileGateway(t, ti, cfgPath)
 	tok := mint(t, ti, tenantA, userA)
 	copyTo := func(dst string) *gatewaytest.Response {

@@ -40,6 +40,7 @@ func reloadGateway(t *testing.T, ti *gatewaytest.Issuer) (string, *gatewaytest.G
 // skillsDir is the example configuration's skills directory.
 var skillsDir, _ = filepath.Abs(filepath.Join("..", "..", "examples", "skills"))
 
+// writeFile writes content to path (mode 0600), failing t on an error.
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {

@@ -83,9 +83,7 @@ func scriptsGateway(t *testing.T, ti *gatewaytest.Issuer, search bool) (g *gatew
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, text)
 	}
 	g = gatewaytest.New(t, &gatewaytest.Options{
 		Issuer:        ti,
@@ -216,18 +214,14 @@ func TestScriptsReload(t *testing.T) {
 		t.Fatalf("total before the reload: %v", got)
 	}
 	file := filepath.Join(dir, "scripts", "quote.cel")
-	if err := os.WriteFile(file, []byte(`{"total": sum(arguments.items.map(i, i.price * i.qty)) * 2}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, file, `{"total": sum(arguments.items.map(i, i.price * i.qty)) * 2}`)
 	if _, err := g.Reload(t); err != nil {
 		t.Fatal(err)
 	}
 	if got := quote(); got != json.Number("12") {
 		t.Errorf("total after the reload: %v", got)
 	}
-	if err := os.WriteFile(file, []byte("{\"total\": 1 +}"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, file, "{\"total\": 1 +}")
 	_, err := g.Reload(t)
 	if want := filepath.ToSlash(filepath.Join(dir, "scripts")) + "/quote.cel:1:14: Syntax error"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("reload of a broken script = %v, want %s…", err, want)
