@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,13 @@ import (
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
 )
+
+// policyCapabilitiesYAML exposes four capabilities of the REST connection
+// api, whose baseUrl is its %s: a GET (api.read), two DELETEs (api.delete,
+// api.purge) and a POST configured not destructive (api.ping).
+//
+//go:embed testdata/policy-capabilities.yaml
+var policyCapabilitiesYAML string
 
 // hitCounter is a real REST upstream that counts the requests it
 // receives by method and path.
@@ -73,25 +81,7 @@ func TestPolicyDeniesDestructiveCapabilities(t *testing.T) {
 	up, srv := newHitCounter(t)
 
 	path := filepath.Join(t.TempDir(), "praxec.yaml")
-	writeFile(t, path, `connections:
-  api: { kind: rest, baseUrl: "`+srv.URL+`" }
-proxy:
-  expose:
-    - name: api.read
-      exposeDirectly: true
-      executor: { kind: rest, connection: api, method: GET, path: /items }
-    - name: api.delete
-      exposeDirectly: true
-      executor: { kind: rest, connection: api, method: DELETE, path: /items }
-    - name: api.purge
-      exposeDirectly: true
-      produces: [purged]
-      executor: { kind: rest, connection: api, method: DELETE, path: /all }
-    - name: api.ping
-      exposeDirectly: true
-      executor: { kind: rest, connection: api, method: POST, path: /ping }
-      annotations: { destructiveHint: false }
-`)
+	writeFile(t, path, fmt.Sprintf(policyCapabilitiesYAML, srv.URL))
 	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path, Edit: func(cfg *config.Config) {
 		cfg.Policy = config.Policy{DenyDestructive: []config.PrincipalMatch{{Tenant: tenantSandbox}}}
 	}})

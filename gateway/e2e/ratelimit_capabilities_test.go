@@ -3,6 +3,8 @@ package e2e_test
 import (
 	"bytes"
 	"context"
+	_ "embed"
+	"fmt"
 
 	"net/http"
 	"path/filepath"
@@ -15,6 +17,13 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 )
+
+// rateLimitCapabilitiesYAML declares two capabilities of the REST
+// connection api, whose baseUrl is its %s: quote, limited to a burst of 3
+// that refills nothing within a test, and ping, without limits.
+//
+//go:embed testdata/ratelimit-capabilities.yaml
+var rateLimitCapabilitiesYAML string
 
 // TestCapabilityRateLimits: capabilities.X.limits is one bucket for every
 // call of the capability, of every tenant, however it is reached (a
@@ -29,17 +38,7 @@ func TestCapabilityRateLimits(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "praxec.yaml")
 			// A rate that refills nothing within the test: the burst
 			// of 3 is all the calls quote gets.
-			writeFile(t, path, `connections:
-  api: { kind: rest, baseUrl: "`+srv.URL+`" }
-capabilities:
-  quote:
-    exposeDirectly: true
-    executor: { kind: rest, connection: api, method: GET, path: /quote }
-    limits: { ratePerSecond: 0.001, burst: 3 }
-  ping:
-    exposeDirectly: true
-    executor: { kind: rest, connection: api, method: GET, path: /ping }
-`)
+			writeFile(t, path, fmt.Sprintf(rateLimitCapabilitiesYAML, srv.URL))
 			ti := newIssuer(t)
 			o := &gatewaytest.Options{ConfigFile: path, Issuer: ti,
 				Edit: func(cfg *config.Config) { cfg.Auth.Resource = resource }}
