@@ -209,32 +209,34 @@ func (h *harness) listCertificates(t testing.TB, token string, query url.Values)
 	return h.do(t, http.MethodGet, p, token, nil)
 }
 
-// importFile imports an example file (or the given text) for tenant.
+// importMemory imports text as tenant's memory.
 func (h *harness) importMemory(t testing.TB, tenant, text string) knowledge.ImportReport {
 	t.Helper()
-	rep, err := h.k.ImportMemory(context.Background(), nil, tenant, "memory.jsonl", strings.NewReader(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+	return imported(t)(h.k.ImportMemory(context.Background(), nil, tenant, "memory.jsonl", strings.NewReader(text)))
 }
 
+// importGoals imports text as tenant's goals.
 func (h *harness) importGoals(t testing.TB, tenant, text string) knowledge.ImportReport {
 	t.Helper()
-	rep, err := h.k.ImportGoals(context.Background(), nil, tenant, "goals.jsonl", strings.NewReader(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+	return imported(t)(h.k.ImportGoals(context.Background(), nil, tenant, "goals.jsonl", strings.NewReader(text)))
 }
 
+// importCertificates imports text as the certificates file name.
 func (h *harness) importCertificates(t testing.TB, name, text string) knowledge.ImportReport {
 	t.Helper()
-	rep, err := h.k.ImportCertificates(context.Background(), nil, name, strings.NewReader(text))
-	if err != nil {
-		t.Fatal(err)
+	return imported(t)(h.k.ImportCertificates(context.Background(), nil, name, strings.NewReader(text)))
+}
+
+// imported takes an import's result: the report, or the error, which
+// fails t.
+func imported(t testing.TB) func(knowledge.ImportReport, error) knowledge.ImportReport {
+	return func(rep knowledge.ImportReport, err error) knowledge.ImportReport {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
 	}
-	return rep
 }
 
 func exampleFile(t testing.TB, name string) string {

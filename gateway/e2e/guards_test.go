@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -49,16 +48,7 @@ func TestArgumentAndScheduleGuards(t *testing.T) {
 		tok := g.Token(t, tenantA, userA, nil, nil)
 		return w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "deploy", "env": env}})
 	}
-	ran := func() int {
-		b, err := os.ReadFile(marker)
-		if os.IsNotExist(err) {
-			return 0
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Count(string(b), "ran")
-	}
+	ran := func() int { return timesRan(t, marker) }
 
 	p := wantProblem(t, deploy("prod"), http.StatusConflict, contracts.CodeGuardRejected)
 	if !strings.Contains(p.Detail, "schedule guard: calls are allowed on mon, tue, wed, thu, fri 09:00-17:00; it is sat 10:00 in Europe/Paris; "+
