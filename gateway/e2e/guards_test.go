@@ -48,7 +48,7 @@ func TestArgumentAndScheduleGuards(t *testing.T) {
 		tok := g.Token(t, tenantA, userA, nil, nil)
 		return w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "deploy", "env": env}})
 	}
-	ran := func() int { return timesRan(t, marker) }
+	ran := func() int { return gatewaytest.FileCount(t, marker, "ran") }
 
 	p := wantProblem(t, deploy("prod"), http.StatusConflict, contracts.CodeGuardRejected)
 	if !strings.Contains(p.Detail, "schedule guard: calls are allowed on mon, tue, wed, thu, fri 09:00-17:00; it is sat 10:00 in Europe/Paris; "+

@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -611,20 +610,6 @@ func sendTwice(t testing.TB, what string, status int, send func() *gatewaytest.R
 	gatewaytest.WantStatus(t, again, status)
 	wantReplay(t, what, first, again)
 	return first, again
-}
-
-// timesRan is how many times a command that appends "ran" to marker on
-// each run has run (0 while marker does not exist).
-func timesRan(t *testing.T, marker string) int {
-	t.Helper()
-	b, err := os.ReadFile(marker)
-	if os.IsNotExist(err) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(string(b), "ran")
 }
 
 // sweepAtOnce runs sweep (a method of the service: SweepLeases,

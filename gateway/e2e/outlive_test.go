@@ -54,7 +54,7 @@ func TestMoveOutlivesItsRequest(t *testing.T) {
 	if last.Header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("the retry was not answered from the record: %v", last.Header)
 	}
-	if n := timesRan(t, marker); n != 1 {
+	if n := gatewaytest.FileCount(t, marker, "ran"); n != 1 {
 		t.Errorf("the command ran %d times, want 1", n)
 	}
 }

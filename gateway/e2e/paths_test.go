@@ -55,7 +55,7 @@ proxy:
 	writeFile(t, cfgPath, cfg)
 	g, w := fileGateway(t, ti, cfgPath)
 	tok := mint(t, ti, tenantA, userA)
-	ran := func() int { return timesRan(t, marker) }
+	ran := func() int { return gatewaytest.FileCount(t, marker, "ran") }
 
 	// A start whose first move is refused.
 	res := w.command(t, tok, map[string]any{"definitionId": "proxy_default", "input": map[string]any{"capability": "files.read", "file": "/etc/passwd"}})
