@@ -118,17 +118,9 @@ type tok struct {
 	purposes        []string
 }
 
-func allScopes() []string {
-	var out []string
-	for _, s := range contracts.Scopes() {
-		out = append(out, string(s))
-	}
-	return out
-}
-
 func without(scope contracts.Scope) []string {
 	var out []string
-	for _, s := range allScopes() {
+	for _, s := range gatewaytest.AllScopes() {
 		if s != string(scope) {
 			out = append(out, s)
 		}
@@ -144,9 +136,6 @@ func (h *harness) token(t testing.TB, spec tok) string {
 	if spec.subject == "" {
 		spec.subject = userA
 	}
-	if spec.scopes == nil {
-		spec.scopes = allScopes()
-	}
 	extra := map[string]any{"client_id": spec.subject}
 	if spec.compartments != nil {
 		extra["compartments"] = spec.compartments
@@ -154,11 +143,8 @@ func (h *harness) token(t testing.TB, spec tok) string {
 	if spec.purposes != nil {
 		extra["purposes"] = spec.purposes
 	}
-	s, err := h.iss.Mint(h.issURL, resource, spec.subject, spec.tenant, spec.scopes, time.Hour, extra)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	ti := &gatewaytest.Issuer{Issuer: h.iss, URL: h.issURL}
+	return ti.Token(t, resource, gatewaytest.TokenSpec{Tenant: spec.tenant, Subject: spec.subject, Scopes: spec.scopes, TTL: time.Hour, Claims: extra})
 }
 
 // reviewer is tenant A's token for the example data: compartment payments,

@@ -35,10 +35,7 @@ func TestRevocationAcrossPostgresReplicas(t *testing.T) {
 	}
 	g1, g2 := start(), start()
 	const jti = "e2e-revoked-on-one-replica"
-	victim, err := ti.Issuer.Mint(ti.URL, resource, userA, tenantA, gatewaytest.AllScopes(), time.Hour, map[string]any{"jti": jti})
-	if err != nil {
-		t.Fatal(err)
-	}
+	victim := ti.Token(t, resource, gatewaytest.TokenSpec{Tenant: tenantA, Subject: userA, TTL: time.Hour, Claims: map[string]any{"jti": jti}})
 	get := func(g *gw) *gatewaytest.Response {
 		return g.do(t, req{method: http.MethodGet, path: "/v8/traces/" + newTraceID(), token: victim})
 	}

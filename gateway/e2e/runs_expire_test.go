@@ -41,11 +41,7 @@ func expireGateway(t *testing.T, ti *gatewaytest.Issuer, now func() time.Time, d
 // gateway's clock hours ahead.
 func dayToken(t *testing.T, ti *gatewaytest.Issuer) string {
 	t.Helper()
-	tok, err := ti.Issuer.Mint(ti.URL, resource, userA, tenantA, gatewaytest.AllScopes(), 24*time.Hour, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return ti.Token(t, resource, gatewaytest.TokenSpec{Tenant: tenantA, Subject: userA, TTL: 24 * time.Hour})
 }
 
 // startNote starts a proxy_default run with the note capability and
