@@ -8,23 +8,14 @@ import (
 
 	"github.com/praxa/praxa/examples"
 	"github.com/praxa/praxa/gateway/certs"
-	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/gateway/knowledge"
-	"github.com/praxa/praxa/gateway/skills"
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // TestExampleCertificates: the checked-in certificates verify against the
 // key praxec.yaml trusts with one of each result, so the examples hold
 // together without the private key (which is not kept anywhere).
 func TestExampleCertificates(t *testing.T) {
-	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	issuers, err := knowledge.CertificateIssuers(cfg.Certificates)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, issuers := gatewaytest.ExampleKnowledge(t)
 	data, err := examples.FS.ReadFile("certificates.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -56,14 +47,7 @@ func TestExampleCertificates(t *testing.T) {
 
 // TestExampleSkills: the embedded configuration finds its skills in FS.
 func TestExampleSkills(t *testing.T) {
-	cfg, err := config.Parse(examples.PraxecYAMLName, examples.PraxecYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := skills.FromConfig(cfg, examples.FS, examples.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cat, _ := gatewaytest.ExampleKnowledge(t)
 	if cat.Len() != 2 {
 		t.Errorf("%d skills: %v", cat.Len(), cat.IDs())
 	}
