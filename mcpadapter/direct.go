@@ -93,9 +93,7 @@ func addDirect(srv *mcp.Server, backend Backend, tools []DirectTool, log *slog.L
 // tool out; the SDK's AddTool would panic on some); one whose input
 // schema's root is not an object schema is an error.
 func prepareDirect(tools []DirectTool, log *slog.Logger) ([]*mcp.Tool, map[string][]paramBinding, error) {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	var out []*mcp.Tool
 	params := map[string][]paramBinding{}
 	seen := map[string]bool{}
@@ -170,9 +168,7 @@ type directServer struct {
 // NewDirectSet returns a set holding tools (checked as Stage checks
 // them); log receives the lines of skipped tools (nil: slog.Default()).
 func NewDirectSet(tools []DirectTool, log *slog.Logger) (*DirectSet, error) {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	prepared, params, err := prepareDirect(tools, log)
 	if err != nil {
 		return nil, err

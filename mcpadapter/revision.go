@@ -168,12 +168,8 @@ func joinedTrace(ctx context.Context) (string, bool) {
 // tool named name: a contract tool of the tool set, or a direct tool. It
 // bounds the tool label of /mcp's metrics (httpapi.Options.MCPTool).
 func (o *Options) Registers(name string) bool {
-	setName := o.ToolSet
-	if setName == "" {
-		setName = contracts.SetAll
-	}
 	if _, contract := contracts.Lookup(name); contract {
-		set, ok := contracts.LookupToolSet(setName)
+		set, ok := contracts.LookupToolSet(o.toolSet())
 		return ok && set.Contains(name)
 	}
 	if o.DirectSet != nil {

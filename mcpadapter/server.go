@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -103,6 +104,10 @@ func New(backend Backend, opts *Options) (*mcp.Server, error) {
 	return b.srv, nil
 }
 
+// toolSet is the name of the tool set o registers: ToolSet, or
+// contracts.SetAll when unset.
+func (o *Options) toolSet() string { return cmp.Or(o.ToolSet, contracts.SetAll) }
+
 // server is what newServer builds: the SDK's server, and the same parts for
 // the stateless request path (stateless.go), which serves what needs no
 // session without the SDK's per-request session.
@@ -126,12 +131,9 @@ func newServer(backend Backend, opts *Options) (*server, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.ToolSet == "" {
-		o.ToolSet = contracts.SetAll
-	}
-	set, ok := contracts.LookupToolSet(o.ToolSet)
+	set, ok := contracts.LookupToolSet(o.toolSet())
 	if !ok {
-		return nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.ToolSet)
+		return nil, fmt.Errorf("mcpadapter: unknown tool set %q", o.toolSet())
 	}
 	impl := &mcp.Implementation{Name: contracts.ServerName, Title: "Praxa gateway", Version: contracts.ServerVersion}
 	srv := mcp.NewServer(impl,

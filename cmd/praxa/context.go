@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,12 +38,8 @@ var (
 // under the names the gateway reads them from.
 func contextClaims(compartmentsClaim, purposesClaim string, compartments, purposes []string) map[string]any {
 	extra := map[string]any{}
-	if compartmentsClaim == "" {
-		compartmentsClaim = "compartments"
-	}
-	if purposesClaim == "" {
-		purposesClaim = "purposes"
-	}
+	compartmentsClaim = cmp.Or(compartmentsClaim, "compartments")
+	purposesClaim = cmp.Or(purposesClaim, "purposes")
 	if len(compartments) > 0 {
 		extra[compartmentsClaim] = compartments
 	}

@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -67,19 +68,15 @@ func New(conns map[string]config.Connection, opts *Options) *Manager {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.Getenv == nil {
+	o.Logger = cmp.Or(o.Logger, slog.Default())
+	o.Bwrap = cmp.Or(o.Bwrap, "bwrap")
+	if o.Getenv == nil { // a func: cmp.Or cannot compare it
 		o.Getenv = os.Getenv
 	}
-	if o.Bwrap == "" {
-		o.Bwrap = "bwrap"
-	}
-	if o.ClientName == "" {
+	if o.ClientName == "" { // the version goes with the name
 		o.ClientName, o.ClientVersion = "praxa-gateway", "1"
 	}
-	if o.Tokens == nil {
+	if o.Tokens == nil { // not cmp.Or: a cache is made only when none is given
 		o.Tokens = NewTokens(nil)
 	}
 	m := &Manager{log: o.Logger, getenv: o.Getenv, mcp: map[string]*mcpConn{}, cli: map[string]*cliConn{}, rest: map[string]*restConn{}, llm: map[string]*llmConn{}}
