@@ -20,14 +20,12 @@
 #   $OUT/speed.txt (round, name, the host's speed during the run).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh"
+. "$(dirname "$0")/lib.sh" # ROOT, SERVER_CPU, LOAD_CPU, out_dir
 ROUNDS=${ROUNDS:-10}
 BENCHTIME=${BENCHTIME:-2s}
 export HOST_WAIT=${HOST_WAIT:-30}
-OUT=${OUT:-$(mktemp -d /tmp/praxa-abbench.XXXXXX)}
-mkdir -p "$OUT"
+out_dir abbench
 [ "$#" -ge 2 ] || { echo "usage: $0 NAME=BINARY:BENCH NAME=BINARY:BENCH ..." >&2; exit 2; }
 
 (cd "$ROOT" && go build -o "$OUT/hostprobe" ./bench/hostprobe)

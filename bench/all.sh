@@ -33,17 +33,15 @@
 # $OUT/targets.txt; everything else under $OUT/{mcp,rest,inproc,growth}.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh"
+. "$(dirname "$0")/lib.sh" # ROOT, SERVER_CPU, LOAD_CPU, out_dir
 export DURATION=${DURATION:-5s} WARMUP=${WARMUP:-1s} RUNS=${RUNS:-3}
 export QUIET_WAIT=${QUIET_WAIT:-10} RETRIES=${RETRIES:-1}
 MCP=${MCP:-1}
 REST=${REST:-1}
 INPROC=${INPROC:-1}
 GROWTH=${GROWTH:-1}
-OUT=${OUT:-$(mktemp -d /tmp/praxa-all.XXXXXX)}
-mkdir -p "$OUT"
+out_dir all
 : >"$OUT/ratios.txt"
 
 if [ "$MCP" = 1 ]; then

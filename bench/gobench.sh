@@ -22,9 +22,8 @@
 # attempt, the host's speed during it).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh"
+. "$(dirname "$0")/lib.sh" # ROOT, SERVER_CPU, LOAD_CPU, out_dir
 CPU=${CPU:-0}
 BENCH=${BENCH:-.}
 BENCHTIME=${BENCHTIME:-1s}
@@ -35,8 +34,7 @@ QUIET_MAX=${QUIET_MAX:-10}
 export QUIET_WAIT QUIET_MAX
 MAX_OTHER=${MAX_OTHER:-30}
 MAX_ATTEMPTS=${MAX_ATTEMPTS:-$((3 * ROUNDS))}
-OUT=${OUT:-$(mktemp -d /tmp/praxa-gobench.XXXXXX)}
-mkdir -p "$OUT"
+out_dir gobench
 hz=$(getconf CLK_TCK)
 
 (cd "$ROOT" && go test -c -o "$OUT/bench.test" ./bench && go build -o "$OUT/hostprobe" ./bench/hostprobe)

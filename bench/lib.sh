@@ -4,6 +4,21 @@
 # one core, the load generator to the other, candidates interleaved, every
 # figure reported with its ratio to a baseline measured in the same run.
 
+# A script sources it (`. "$(dirname "$0")/lib.sh"`, after set -euo
+# pipefail), which sets ROOT, the repository the script is in, and the
+# cores of the method: SERVER_CPU (default 0) for the servers, LOAD_CPU
+# (default 1) for the load generator.
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SERVER_CPU=${SERVER_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+
+# out_dir NAME: sets OUT (default a new directory /tmp/praxa-NAME.XXXXXX)
+# and makes it.
+out_dir() {
+	OUT=${OUT:-$(mktemp -d "/tmp/praxa-$1.XXXXXX")}
+	mkdir -p "$OUT"
+}
+
 log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
 # wait_url LOGFILE PREFIX: the URL a server printed ("PREFIX: listening on

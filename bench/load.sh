@@ -33,19 +33,15 @@
 # raw wrk outputs and server logs stay in $OUT.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh"
+. "$(dirname "$0")/lib.sh" # ROOT, SERVER_CPU, LOAD_CPU, out_dir
 DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-3s}
 RUNS=${RUNS:-3}
 THREADS=${THREADS:-2}
 CONNS=${CONNS:-64}
-SERVER_CPU=${SERVER_CPU:-0}
-LOAD_CPU=${LOAD_CPU:-1}
 TMPFS=${TMPFS:-0}
-OUT=${OUT:-$(mktemp -d /tmp/praxa-load.XXXXXX)}
-mkdir -p "$OUT"
+out_dir load
 
 # --- tools -----------------------------------------------------------------
 if ! command -v wrk >/dev/null 2>&1; then

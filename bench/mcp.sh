@@ -89,15 +89,12 @@
 # logs stay in $OUT.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh"
+. "$(dirname "$0")/lib.sh" # ROOT, SERVER_CPU, LOAD_CPU, out_dir
 DURATION=${DURATION:-5s}
 WARMUP=${WARMUP:-1s}
 RUNS=${RUNS:-3}
 SESSIONS=${SESSIONS:-1 8}
-SERVER_CPU=${SERVER_CPU:-0}
-LOAD_CPU=${LOAD_CPU:-1}
 QUIET_WAIT=${QUIET_WAIT:-20}
 QUIET_MAX=${QUIET_MAX:-10}
 MAX_FOREIGN=${MAX_FOREIGN:-30}
@@ -109,8 +106,7 @@ PEER_MCPGO=${PEER_MCPGO:-}
 SOAK=${SOAK:-1}
 SOAK_SESSIONS=${SOAK_SESSIONS:-64}
 SOAK_DURATION=${SOAK_DURATION:-30s}
-OUT=${OUT:-$(mktemp -d /tmp/praxa-mcp.XXXXXX)}
-mkdir -p "$OUT"
+out_dir mcp
 export QUIET_WAIT QUIET_MAX
 
 need_tools mcp.sh taskset curl go

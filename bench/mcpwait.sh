@@ -21,17 +21,13 @@
 # sync,sched}.pprof), goroutine dumps and logs stay in $OUT.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh"
+. "$(dirname "$0")/lib.sh" # ROOT, SERVER_CPU, LOAD_CPU, out_dir
 SESSIONS=${SESSIONS:-8}
 WINDOW=${WINDOW:-20}
 TRACE=${TRACE:-3}
-SERVER_CPU=${SERVER_CPU:-0}
-LOAD_CPU=${LOAD_CPU:-1}
 QUIET_WAIT=${QUIET_WAIT:-20}
-OUT=${OUT:-$(mktemp -d /tmp/praxa-mcpwait.XXXXXX)}
-mkdir -p "$OUT"
+out_dir mcpwait
 export QUIET_WAIT
 
 need_tools mcpwait.sh taskset curl go
