@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/conformance"
-	"github.com/praxa/praxa/issuer"
 )
 
 func init() {
@@ -101,11 +100,7 @@ func runConformance(ctx context.Context, env *environment, args []string) error 
 	target := conformance.Target{BaseURL: baseURL}
 	var instructions string
 	if *devDataDir != "" {
-		info, err := readDevIssuer(*devDataDir)
-		if err != nil {
-			return err
-		}
-		is, err := issuer.LoadOrCreate(devDir(*devDataDir))
+		info, is, err := loadDevIssuer(*devDataDir)
 		if err != nil {
 			return err
 		}

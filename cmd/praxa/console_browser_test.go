@@ -40,11 +40,7 @@ func newConsoleHarness(t *testing.T) *consoleHarness {
 		t.Skipf("the console's browser test needs Debian's chromium at %s (apt-get install -y chromium; .ci/run installs it): %v", chromiumPath, err)
 	}
 	a, dataDir, _ := startDevInProcess(t)
-	info, err := readDevIssuer(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := issuer.LoadOrCreate(devDir(dataDir))
+	info, dev, err := loadDevIssuer(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}

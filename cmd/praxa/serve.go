@@ -383,5 +383,16 @@ func readDevIssuer(dataDir string) (devIssuerInfo, error) {
 	return info, json.Unmarshal(b, &info)
 }
 
+// loadDevIssuer returns what serve --dev recorded in dataDir (readDevIssuer)
+// and the issuer it keeps there, for the commands that mint its tokens.
+func loadDevIssuer(dataDir string) (devIssuerInfo, *issuer.Issuer, error) {
+	info, err := readDevIssuer(dataDir)
+	if err != nil {
+		return info, nil, err
+	}
+	is, err := issuer.LoadOrCreate(devDir(dataDir))
+	return info, is, err
+}
+
 // dataPath is the database file of a data directory.
 func dataPath(dataDir string) string { return filepath.Join(dataDir, "praxa.db") }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
-	"github.com/praxa/praxa/issuer"
 )
 
 func init() {
@@ -47,11 +46,7 @@ func runToken(_ context.Context, env *environment, args []string) error {
 			return errUsage
 		}
 	}
-	info, err := readDevIssuer(*dataDir)
-	if err != nil {
-		return err
-	}
-	is, err := issuer.LoadOrCreate(devDir(*dataDir))
+	info, is, err := loadDevIssuer(*dataDir)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/praxa/praxa/gateway/auth"
 	"github.com/praxa/praxa/gateway/config"
-	"github.com/praxa/praxa/issuer"
 )
 
 // This file is how a command that works on a gateway's store without
@@ -26,11 +25,7 @@ func localTrust(f serveFlags, cfg *config.Config) ([]auth.StaticIssuer, error) {
 		cfg.Defaults(f.addr)
 		return nil, nil
 	}
-	info, err := readDevIssuer(f.dataDir)
-	if err != nil {
-		return nil, err
-	}
-	is, err := issuer.LoadOrCreate(devDir(f.dataDir))
+	info, is, err := loadDevIssuer(f.dataDir)
 	if err != nil {
 		return nil, err
 	}
