@@ -31,9 +31,13 @@ func runBackup(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "backed up %s to %s: %d pages of %d bytes, schema %s (%d migrations)\n",
-		f, info.Path, info.Pages, info.PageSize, info.Schema, info.Migrations)
+	fmt.Fprintf(env.stdout, "backed up %s to %s: %s\n", f, info.Path, backupSummary(info))
 	return nil
+}
+
+// backupSummary is what the backup and restore lines say of the copy.
+func backupSummary(info sqlitestore.BackupInfo) string {
+	return fmt.Sprintf("%d pages of %d bytes, schema %s (%d migrations)", info.Pages, info.PageSize, info.Schema, info.Migrations)
 }
 
 // backupToStdout is praxa backup -: the backup is made beside the store
@@ -58,8 +62,7 @@ func backupToStdout(ctx context.Context, env *environment, db string) error {
 	if _, err := io.Copy(env.stdout, f); err != nil {
 		return fmt.Errorf("write the backup to stdout: %w", err)
 	}
-	fmt.Fprintf(env.stderr, "backed up %s to stdout: %d pages of %d bytes, schema %s (%d migrations)\n",
-		db, info.Pages, info.PageSize, info.Schema, info.Migrations)
+	fmt.Fprintf(env.stderr, "backed up %s to stdout: %s\n", db, backupSummary(info))
 	return nil
 }
 
@@ -89,8 +92,7 @@ func runRestore(ctx context.Context, env *environment, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "restored %s as %s: %d pages of %d bytes, schema %s (%d migrations); praxa serve migrates it at start\n",
-		in, info.Path, info.Pages, info.PageSize, info.Schema, info.Migrations)
+	fmt.Fprintf(env.stdout, "restored %s as %s: %s; praxa serve migrates it at start\n", in, info.Path, backupSummary(info))
 	return nil
 }
 

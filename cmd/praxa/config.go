@@ -118,12 +118,8 @@ func runConfigSchema(_ context.Context, env *environment, args []string) error {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Prints the JSON Schema (2020-12) every praxec.yaml is checked against.")
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsOnly(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.stderr, "praxa config schema: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
 	}
 	_, err := env.stdout.Write(config.Schema())
 	return err

@@ -267,3 +267,16 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// parseFlagsOnly is parseFlags for a command that takes no arguments: one
+// left after the flags is refused (errUsage) with a line naming it.
+func parseFlagsOnly(env *environment, fs *flag.FlagSet, args []string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return errUsage
+	}
+	return nil
+}

@@ -16,12 +16,8 @@ func init() {
 func runOpenAPI(_ context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "openapi", "")
 	format := fs.String("format", "json", "output format: json or yaml")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsOnly(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.stderr, "praxa openapi: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
 	}
 	var marshal func(*openapi3.T) ([]byte, error)
 	switch *format {

@@ -17,12 +17,8 @@ func runTools(_ context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "tools", "")
 	set := fs.String("set", contracts.SetAll, "print only the tools of this named set ("+setNames()+")")
 	format := fs.String("format", "json", "output format: json or table")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlagsOnly(env, fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.stderr, "praxa tools: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
 	}
 	ts, ok := contracts.LookupToolSet(*set)
 	if !ok {
