@@ -47,25 +47,24 @@ type drainReader struct {
 func (r drainReader) Read(b []byte) (int, error) {
 	n, err := r.r.Read(b)
 	r.d.mu.Lock()
-	r.d.inLine = scanLines(append(r.d.inLine, b[:n]...), func(line []byte) {
-		if id, method := messageOf(line); id != "" && method != "" {
-			r.d.read[id] = true
-		}
-	})
-	r.d.mu.Unlock()
+	r.d.inLine = scanLines(append(r.d.inLine, b[:n]...), r.d.noteRequest)
 	if err == io.EOF {
 		// A last message without its newline is a message too.
-		r.d.mu.Lock()
-		if len(bytes.TrimSpace(r.d.inLine)) > 0 {
-			if id, method := messageOf(r.d.inLine); id != "" && method != "" {
-				r.d.read[id] = true
-			}
-		}
+		scanLines(append(r.d.inLine, '\n'), r.d.noteRequest)
 		r.d.inLine = nil
-		r.d.mu.Unlock()
+	}
+	r.d.mu.Unlock()
+	if err == io.EOF {
 		r.d.waitAnswered()
 	}
 	return n, err
+}
+
+// noteRequest counts line as a request read, if it is one; d.mu is held.
+func (d *stdioDrain) noteRequest(line []byte) {
+	if id, method := messageOf(line); id != "" && method != "" {
+		d.read[id] = true
+	}
 }
 
 func (drainReader) Close() error { return nil }
