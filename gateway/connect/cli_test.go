@@ -2,7 +2,6 @@ package connect_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,13 +25,8 @@ func runCLI(t *testing.T, c config.Connection, x config.Executor, scope workflow
 	return m.Runners()["cli"].Run(context.Background(), x, scope)
 }
 
-func outcome(err error) string {
-	var xe *workflow.ExecutorError
-	if errors.As(err, &xe) {
-		return xe.Outcome
-	}
-	return ""
-}
+// outcome is the Outcome of err's *workflow.ExecutorError ("" without one).
+var outcome = connect.Outcome
 
 func TestCLIArgvEnvAndJSON(t *testing.T) {
 	vars := map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/x", "SECRET": "s3cr3t", "TOKEN": "tok"}

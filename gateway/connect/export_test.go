@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// Outcome is the Outcome of err's *workflow.ExecutorError ("" without one).
+var Outcome = outcome
+
 // PIDNamespaces reports whether children get PID namespaces here.
 var PIDNamespaces = pidNamespaces
 

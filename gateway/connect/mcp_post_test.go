@@ -155,6 +155,7 @@ func (c *mcpConn) callForTest(ctx context.Context, tool string, args map[string]
 	return out, isError, err
 }
 
+// outcome is the Outcome of err's *workflow.ExecutorError ("" without one).
 func outcome(err error) string {
 	var e *workflow.ExecutorError
 	if errors.As(err, &e) {
@@ -378,14 +379,23 @@ var postedResults = []string{
 // decoder does (the same output, isError and no error), and leaves alone
 // the results that differ from the plain shape.
 func TestPostedOutputPlain(t *testing.T) {
+	checkPlainPath(t, postedResults, comparePostedOutput, 5, "results")
+}
+
+// checkPlainPath runs compare (which fails t when a plain path reads raw
+// otherwise than its decoder, and reports whether the plain path read it)
+// over corpus, and fails t when the plain path read fewer than atLeast of
+// them (what: what they are, for the message).
+func checkPlainPath(t *testing.T, corpus []string, compare func(*testing.T, []byte) bool, atLeast int, what string) {
+	t.Helper()
 	plain := 0
-	for _, raw := range postedResults {
-		if comparePostedOutput(t, []byte(raw)) {
+	for _, raw := range corpus {
+		if compare(t, []byte(raw)) {
 			plain++
 		}
 	}
-	if plain < 5 {
-		t.Errorf("the plain path read %d of the results, want the plain ones", plain)
+	if plain < atLeast {
+		t.Errorf("the plain path read %d of the %s, want the plain ones", plain, what)
 	}
 }
 
@@ -468,17 +478,11 @@ var answers = []string{
 // TestPlainAnswer: plainAnswer reads what it reads as json.Unmarshal
 // does, and leaves the rest to it.
 func TestPlainAnswer(t *testing.T) {
-	plain := 0
-	for _, raw := range answers {
-		if comparePlainAnswer(t, []byte(raw)) {
-			plain++
-		}
-	}
-	if plain < 7 {
-		t.Errorf("the plain path read %d of the messages, want the plain ones", plain)
-	}
+	checkPlainPath(t, answers, comparePlainAnswer, 7, "messages")
 }
 
+// comparePlainAnswer fails t when plainAnswer reads raw otherwise than
+// json.Unmarshal; it reports whether the plain path read it.
 func comparePlainAnswer(t *testing.T, raw []byte) bool {
 	t.Helper()
 	got, ok := plainAnswer(raw)

@@ -20,9 +20,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/praxa/praxa/gateway/gatewaytest"
 )
 
 // provider is a running oidc-provider.
@@ -63,7 +64,7 @@ func startProvider(t *testing.T, clients []client, scopes, audiences []string, d
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncWriter{b: &strings.Builder{}}
+	stderr := &gatewaytest.LogBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -155,22 +156,4 @@ func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// syncWriter serializes writes to a strings.Builder.
-type syncWriter struct {
-	mu sync.Mutex
-	b  *strings.Builder
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }
