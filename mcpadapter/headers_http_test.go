@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,10 +40,7 @@ var headersYAML string
 // not listed, and the gateway starts.
 func TestMcpParamHeaders(t *testing.T) {
 	up := newUpstream(t)
-	path := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(path, []byte(headersConfig(up.url)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := configFile(t, headersConfig(up.url))
 	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path})
 	tok := g.Token(t, tenantA, userA, nil, nil)
 

@@ -34,6 +34,16 @@ type upstream struct {
 	trace atomic.Value
 }
 
+// configFile writes yaml to a praxec.yaml of its own and returns its path.
+func configFile(t *testing.T, yaml string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "praxec.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func newUpstream(t testing.TB) *upstream {
 	t.Helper()
 	return serveUpstream(t, func(h http.Handler) http.Handler { return h })
@@ -114,10 +124,7 @@ func missions(t *testing.T, dbPath string) int {
 // that produces evidence, or needs it, still runs as a one-move run.
 func TestDirectLightPath(t *testing.T) {
 	up := newUpstream(t)
-	path := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(path, []byte(lightConfig(up.url)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := configFile(t, lightConfig(up.url))
 	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path})
 	connect := func(t *testing.T, tok, trace string) *mcp.ClientSession {
 		t.Helper()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -102,10 +101,7 @@ func checkDirect(t *testing.T, where string, tools map[string]*mcp.Tool, want ..
 // error), a changed schema is updated; the contract's tools stay. A
 // refused reload changes nothing.
 func TestReloadReplacesDirectTools(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(path, []byte(directBefore), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := configFile(t, directBefore)
 	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path})
 	h := &harness{iss: g.Issuer.Issuer, issURL: g.Issuer.URL, cfg: g.Config, dbPath: g.DBPath,
 		service: g.Service, verifier: g.Verifier, url: g.URL, client: g.Client, g: g}

@@ -3,8 +3,6 @@ package mcpadapter_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -153,10 +151,7 @@ func withoutTrace(t testing.TB, text string) []byte {
 // anything is sent.
 func TestRemoteDirectCall(t *testing.T) {
 	up := newUpstream(t)
-	path := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(path, []byte(lightConfig(up.url)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := configFile(t, lightConfig(up.url))
 	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path})
 	rc, err := restclient.New(g.URL, &restclient.Options{HTTPClient: g.Client, Token: restclient.StaticToken(g.Token(t, tenantA, userA, nil, nil))})
 	if err != nil {

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -109,10 +107,7 @@ func normalizeWire(t *testing.T, b []byte) string {
 // mismatched headers), and records which answers came from the path.
 func TestStatelessPathMatchesSDK(t *testing.T) {
 	up := newUpstream(t)
-	path := filepath.Join(t.TempDir(), "praxec.yaml")
-	if err := os.WriteFile(path, []byte(lightConfig(up.url)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := configFile(t, lightConfig(up.url))
 	// Two replicas behind one public name: a token of one is the other's.
 	same := func(cfg *config.Config) { cfg.Auth.Resource = "https://gateway.stateless.praxa.test" }
 	fast := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path, Edit: same})
