@@ -53,6 +53,33 @@ need_two_cpus() {
 	fi
 }
 
+# PIDS are the processes a script started (start, start_as and its own);
+# stop_all stops them and waits for them to end.
+PIDS=()
+stop_all() {
+	local pid
+	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+	for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+
+# start NAME ARGS...: starts $OUT/NAME pinned to SERVER_CPU; sets PID_NAME
+# and URL_NAME.
+start() { start_as "$1" "$@"; }
+
+# start_as NAME BIN ARGS...: start, for a second server of the program
+# $OUT/BIN (a path under $OUT; it prints "BASENAME: listening on URL"),
+# named NAME.
+start_as() {
+	local name=$1 bin=$2
+	shift 2
+	taskset -c "$SERVER_CPU" "$OUT/$bin" "$@" 2>"$OUT/$name.log" &
+	PIDS+=($!)
+	printf -v "PID_$name" '%s' "$!"
+	local url
+	url=$(wait_url "$OUT/$name.log" "$(basename "$bin")")
+	printf -v "URL_$name" '%s' "$url"
+}
+
 # cpu_ticks PID...: user+system ticks the processes used so far.
 cpu_ticks() {
 	local n=0 p t
@@ -62,6 +89,27 @@ cpu_ticks() {
 	done
 	echo "$n"
 }
+# core_pct TICKS SECS: TICKS of CPU time as a whole % of one core over SECS
+# seconds.
+core_pct() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v s="$2" 'BEGIN { printf "%.0f", 100 * t / hz / s }'; }
+
+# children_pct TIMES0 TIMES1 SECS: the % of one core this shell's children
+# used between two first lines of `times` output ("XmY.YYYs XmY.YYYs": user,
+# system) SECS seconds apart.
+children_pct() {
+	printf '%s\n%s\n' "$1" "$2" | awk -v s="$3" '
+		function sec(v,  m) { m = v; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", v); sub(/s$/, "", v); return m * 60 + v }
+		NR == 1 {a = sec($1) + sec($2)} NR == 2 {b = sec($1) + sec($2)} END {printf "%.0f", 100 * (b - a) / s}'
+}
+
+# foreign_pct BUSY_TICKS SECS SERVERS LOAD: the % of one core the machine
+# was busy (busy_ticks) over SECS seconds beyond the servers' and the load
+# generator's own % (core_pct, children_pct); 0 at the least.
+foreign_pct() {
+	awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v s="$2" -v srv="$3" -v l="$4" \
+		'BEGIN { f = 100 * t / hz / s - srv - l; if (f < 0) f = 0; printf "%.0f", f }'
+}
+
 # busy_ticks: user+nice+system ticks of all CPUs (not irq, softirq, steal).
 busy_ticks() { awk '$1 == "cpu" {print $2 + $3 + $4}' /proc/stat; }
 steal_ticks() { awk '$1 == "cpu" {print $9}' /proc/stat; }

@@ -71,14 +71,8 @@ proxy:
 EOF
 
 # --- servers ---------------------------------------------------------------
-PIDS=()
 cleanup() {
-	for pid in "${PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in "${PIDS[@]}"; do
-		wait "$pid" 2>/dev/null || true
-	done
+	stop_all
 	if [ -n "${TMPFS_DIR:-}" ]; then rm -rf "$TMPFS_DIR"; fi
 }
 trap cleanup EXIT
@@ -87,13 +81,7 @@ trap cleanup EXIT
 start_praxa() {
 	local name=$1 dir=$2 pprof=""
 	[ "${PPROF:-0}" = 1 ] && pprof=127.0.0.1:0
-	PRAXA_PPROF_ADDR=$pprof taskset -c "$SERVER_CPU" "$OUT/praxa" serve --dev --addr 127.0.0.1:0 --data-dir "$dir" \
-		--config "$OUT/praxec.yaml" 2>"$OUT/$name.log" &
-	PIDS+=($!)
-	printf -v "PID_$name" '%s' "$!"
-	local url
-	url=$(wait_url "$OUT/$name.log" praxa)
-	printf -v "URL_$name" '%s' "$url"
+	PRAXA_PPROF_ADDR=$pprof start_as "$name" praxa serve --dev --addr 127.0.0.1:0 --data-dir "$dir" --config "$OUT/praxec.yaml"
 	if [ -n "$pprof" ]; then
 		log "$name: pprof on http://$(sed -n 's/.*"msg":"pprof listening","addr":"\([^"]*\)".*/\1/p' "$OUT/$name.log" | head -n1)/debug/pprof/"
 	fi
@@ -102,10 +90,7 @@ start_praxa() {
 host_probe_start "$OUT/hostprobe" "$OUT/hostprobe.txt"
 PIDS+=("$PID_hostprobe")
 
-taskset -c "$SERVER_CPU" "$OUT/barechi" -addr 127.0.0.1:0 2>"$OUT/barechi.log" &
-PIDS+=($!)
-PID_bare=$!
-URL_bare=$(wait_url "$OUT/barechi.log" barechi)
+start barechi -addr 127.0.0.1:0
 
 start_praxa disk "$OUT/data"
 if [ "$TMPFS" = 1 ]; then
@@ -170,7 +155,7 @@ to_ms() { # wrk latency ("812.00us", "1.23ms", "2.01s") -> milliseconds
 run() {
 	local cand=$1 dur=$2 tag=$3 url script="" pid token=$PRAXA_TOKEN
 	case $cand in
-	bare) url="$URL_bare/v8/ping"; pid=$PID_bare ;;
+	bare) url="$URL_barechi/v8/ping"; pid=$PID_barechi ;;
 	query) url="$URL_disk/v8/praxec/query"; script="$ROOT/bench/post-query.lua"; pid=$PID_disk ;;
 	mission) url="$URL_disk/v8/missions/$RUN"; script="$ROOT/bench/get-auth.lua"; pid=$PID_disk ;;
 	read) url="$URL_disk/v8/traces/$TRACE"; script="$ROOT/bench/get-auth.lua"; pid=$PID_disk ;;
@@ -203,21 +188,16 @@ run() {
 		/Socket errors:/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10}
 		END {print n + 0}' "$file")
 	secs=$(awk -v d="$dur" 'BEGIN { n = d + 0; if (d ~ /m$/) n *= 60; print n }')
-	local hz cpu foreign steal wrkcpu
-	hz=$(getconf CLK_TCK)
-	cpu=$(awk -v t="$((after - before))" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.0f", 100 * t / hz / s }')
-	# times prints "XmY.YYYs XmY.YYYs" (user, system) of this shell's children.
-	wrkcpu=$(printf '%s\n%s\n' "$wrk0" "$wrk1" | awk -v s="$secs" '
-		function sec(v,  m) { m = v; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", v); sub(/s$/, "", v); return m * 60 + v }
-		NR == 1 {a = sec($1) + sec($2)} NR == 2 {b = sec($1) + sec($2)} END {printf "%.0f", 100 * (b - a) / s}')
-	foreign=$(awk -v t="$((busy1 - busy0))" -v hz="$hz" -v s="$secs" -v srv="$cpu" -v w="$wrkcpu" \
-		'BEGIN { f = 100 * t / hz / s - srv - w; if (f < 0) f = 0; printf "%.0f", f }')
-	steal=$(awk -v t="$((steal1 - steal0))" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.0f", 100 * t / hz / s }')
+	local cpu foreign steal wrkcpu
+	cpu=$(core_pct "$((after - before))" "$secs")
+	wrkcpu=$(children_pct "$wrk0" "$wrk1" "$secs")
+	foreign=$(foreign_pct "$((busy1 - busy0))" "$secs" "$cpu" "$wrkcpu")
+	steal=$(core_pct "$((steal1 - steal0))" "$secs")
 	[ -n "$rps" ] || { echo "load.sh: wrk failed, see $file" >&2; cat "$file" >&2; exit 1; }
 	echo "$rps $p50 $p99 ${bad:-0} $cpu $foreign $steal $(host_speed "$h0" "$h1")"
 }
 
-log "servers: bare $URL_bare, praxa $URL_disk${URL_tmpfs:+, praxa on tmpfs $URL_tmpfs}; trace $TRACE, mission $RUN"
+log "servers: bare $URL_barechi, praxa $URL_disk${URL_tmpfs:+, praxa on tmpfs $URL_tmpfs}; trace $TRACE, mission $RUN"
 log "warm-up: one ${WARMUP} run per candidate, discarded"
 for cand in "${CANDIDATES[@]}"; do HOST_WAIT=0 run "$cand" "$WARMUP" warmup >/dev/null; done
 

@@ -152,33 +152,13 @@ if [ -n "$BASE_REF" ]; then
 fi
 
 # --- servers ---------------------------------------------------------------
-PIDS=()
 cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-	for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+	stop_all
 	[ -n "${TMPFS_DIR:-}" ] && rm -rf "$TMPFS_DIR"
 	[ -n "${BASE_SRC:-}" ] && rm -rf "$BASE_SRC"
 	return 0
 }
 trap cleanup EXIT
-
-# start NAME ARGS...: starts $OUT/NAME pinned to SERVER_CPU; sets PID_NAME
-# and URL_NAME.
-start() { start_as "$1" "$@"; }
-
-# start_as NAME BIN ARGS...: start, for a second server of the program
-# $OUT/BIN (a path under $OUT; it prints "BASENAME: listening on URL"),
-# named NAME.
-start_as() {
-	local name=$1 bin=$2
-	shift 2
-	taskset -c "$SERVER_CPU" "$OUT/$bin" "$@" 2>"$OUT/$name.log" &
-	PIDS+=($!)
-	printf -v "PID_$name" '%s' "$!"
-	local url
-	url=$(wait_url "$OUT/$name.log" "$(basename "$bin")")
-	printf -v "URL_$name" '%s' "$url"
-}
 
 # free_port: a loopback TCP port nothing listens on now (for a server that
 # cannot be told to pick one itself).
@@ -328,12 +308,9 @@ run() {
 	# and the measured stretch): the servers are nearly idle outside it.
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 	local cpu loadcpu foreign
-	cpu=$(awk -v t="$((after - before))" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.0f", 100 * t / hz / s }')
-	loadcpu=$(printf '%s\n%s\n' "$l0" "$l1" | awk -v s="$secs" '
-		function sec(v,  m) { m = v; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", v); sub(/s$/, "", v); return m * 60 + v }
-		NR == 1 {a = sec($1) + sec($2)} NR == 2 {b = sec($1) + sec($2)} END {printf "%.0f", 100 * (b - a) / s}')
-	foreign=$(awk -v t="$((busy1 - busy0))" -v hz="$hz" -v s="$secs" -v srv="$cpu" -v l="$loadcpu" \
-		'BEGIN { f = 100 * t / hz / s - srv - l; if (f < 0) f = 0; printf "%.0f", f }')
+	cpu=$(core_pct "$((after - before))" "$secs")
+	loadcpu=$(children_pct "$l0" "$l1" "$secs")
+	foreign=$(foreign_pct "$((busy1 - busy0))" "$secs" "$cpu" "$loadcpu")
 	awk -v cpu="$cpu" -v foreign="$foreign" -v speed="$(host_speed "$h0" "$h1")" -v hz="$hz" \
 		-v front="$((front1 - front0))" -v all="$((after - before))" '/^mcpload / {
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }

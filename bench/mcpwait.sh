@@ -35,26 +35,13 @@ need_tools mcpwait.sh taskset curl go
 log "building praxa, mcpecho, mcpload and hostprobe from $ROOT into $OUT"
 (cd "$ROOT" && go build -o "$OUT/" ./cmd/praxa ./bench/mcpecho ./bench/mcpload ./bench/hostprobe)
 
-PIDS=()
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-	for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-	return 0
-}
-trap cleanup EXIT
+trap stop_all EXIT
 
 host_probe_start "$OUT/hostprobe" "$OUT/hostprobe.txt"
 PIDS+=("$PID_hostprobe")
-taskset -c "$SERVER_CPU" "$OUT/mcpecho" -addr 127.0.0.1:0 2>"$OUT/mcpecho.log" &
-PIDS+=($!)
-PID_mcpecho=$!
-URL_mcpecho=$(wait_url "$OUT/mcpecho.log" mcpecho)
+start mcpecho -addr 127.0.0.1:0
 mcp_proxy_config "$OUT/praxec.yaml" "$URL_mcpecho"
-PRAXA_PPROF_ADDR=127.0.0.1:0 taskset -c "$SERVER_CPU" "$OUT/praxa" serve --dev --addr 127.0.0.1:0 \
-	--data-dir "$OUT/data" --config "$OUT/praxec.yaml" 2>"$OUT/praxa.log" &
-PIDS+=($!)
-PID_praxa=$!
-URL_praxa=$(wait_url "$OUT/praxa.log" praxa)
+PRAXA_PPROF_ADDR=127.0.0.1:0 start praxa serve --dev --addr 127.0.0.1:0 --data-dir "$OUT/data" --config "$OUT/praxec.yaml"
 PPROF=http://$(sed -n 's/.*"msg":"pprof listening","addr":"\([^"]*\)".*/\1/p' "$OUT/praxa.log" | head -n1)/debug/pprof
 export PRAXA_TOKEN
 PRAXA_TOKEN=$("$OUT/praxa" token --data-dir "$OUT/data" --ttl 2h)
