@@ -40,8 +40,7 @@ var headersYAML string
 // not listed, and the gateway starts.
 func TestMcpParamHeaders(t *testing.T) {
 	up := newUpstream(t)
-	path := configFile(t, headersConfig(up.url))
-	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path})
+	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: configFile(t, headersConfig(up.url))})
 	tok := g.Token(t, tenantA, userA, nil, nil)
 
 	post := func(t *testing.T, tool string, args map[string]any, headers [][2]string) (int, *contracts.Response) {

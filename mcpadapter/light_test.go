@@ -124,8 +124,7 @@ func missions(t *testing.T, dbPath string) int {
 // that produces evidence, or needs it, still runs as a one-move run.
 func TestDirectLightPath(t *testing.T) {
 	up := newUpstream(t)
-	path := configFile(t, lightConfig(up.url))
-	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path})
+	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: configFile(t, lightConfig(up.url))})
 	connect := func(t *testing.T, tok, trace string) *mcp.ClientSession {
 		t.Helper()
 		cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: g.URL + "/mcp",

@@ -151,8 +151,7 @@ func withoutTrace(t testing.TB, text string) []byte {
 // anything is sent.
 func TestRemoteDirectCall(t *testing.T) {
 	up := newUpstream(t)
-	path := configFile(t, lightConfig(up.url))
-	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: path})
+	g := gatewaytest.New(t, &gatewaytest.Options{ConfigFile: configFile(t, lightConfig(up.url))})
 	rc, err := restclient.New(g.URL, &restclient.Options{HTTPClient: g.Client, Token: restclient.StaticToken(g.Token(t, tenantA, userA, nil, nil))})
 	if err != nil {
 		t.Fatal(err)
