@@ -12,18 +12,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/praxa/praxa/bench/internal/benchmcp"
 )
 
 // pingResponse is the answer's shape (the same as bench.BenchmarkBareChi's).
@@ -42,22 +40,7 @@ func main() {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(pingResponse{OK: true, Service: "gateway", Version: "v8", TS: time.Now().Unix()})
 	})
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "barechi:", err)
-		os.Exit(1)
-	}
-	srv := &http.Server{Handler: r, ReadHeaderTimeout: 5 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(shutdown)
-	}()
-	fmt.Fprintf(os.Stderr, "barechi: listening on http://%s\n", ln.Addr())
-	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+	if err := benchmcp.Serve("barechi", *addr, r); err != nil {
 		fmt.Fprintln(os.Stderr, "barechi:", err)
 		os.Exit(1)
 	}

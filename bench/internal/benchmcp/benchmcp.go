@@ -1,7 +1,8 @@
 // Package benchmcp holds what the MCP baselines of bench/ share: serving a
 // go-sdk server the way Praxa's /mcp does (streamable HTTP, stateless), a
-// listener that prints where it listens and stops on a signal, and a client
-// session over streamable HTTP with an optional bearer token.
+// listener that prints where it listens and stops on a signal (bench/barechi,
+// the REST baseline, serves with it too), and a client session over
+// streamable HTTP with an optional bearer token.
 //
 // It is part of the load harness only: nothing in the gateway imports it.
 package benchmcp
@@ -35,7 +36,7 @@ func Handler(srv *mcp.Server) http.Handler {
 }
 
 // Serve listens on addr, prints "NAME: listening on http://ADDR" on stderr
-// (the line bench's scripts wait for, as bench/barechi prints), serves h
+// (the line bench's scripts wait for), serves h
 // and returns once SIGINT or SIGTERM has shut the server down.
 func Serve(name, addr string, h http.Handler) error {
 	ln, err := net.Listen("tcp", addr)
