@@ -23,6 +23,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,9 +73,7 @@ func main() {
 	if tokenEnv != "" {
 		o.token = os.Getenv(tokenEnv)
 	}
-	if o.label == "" {
-		o.label = o.tool
-	}
+	o.label = cmp.Or(o.label, o.tool)
 	r, err := run(context.Background(), o)
 	if r != nil {
 		fmt.Println(r.line(o))
@@ -125,9 +124,7 @@ func run(ctx context.Context, o options) (*result, error) {
 	case !json.Valid(o.args) || len(o.args) == 0 || o.args[0] != '{':
 		return nil, fmt.Errorf("-args %q is not a JSON object", o.args)
 	}
-	if o.protocol == "" {
-		o.protocol = benchmcp.ProtocolVersion
-	}
+	o.protocol = cmp.Or(o.protocol, benchmcp.ProtocolVersion)
 	sessions := make([]*mcp.ClientSession, o.sessions)
 	defer func() {
 		for _, cs := range sessions {
