@@ -7,6 +7,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/internal/jsonvalue"
 )
 
 // This file runs one capability of proxy_default without an instance: the
@@ -149,7 +150,7 @@ func (e *Engine) CallStandalone(ctx context.Context, d *Definition, name string,
 	if output == nil {
 		output = map[string]any{}
 	}
-	call.Output = cloneMap(output)
+	call.Output = jsonvalue.CloneMap(output)
 	if listAttempts(attempts) {
 		call.Attempts = attemptRecords(attempts)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/telemetry/tracing"
+	"github.com/praxa/praxa/internal/jsonvalue"
 )
 
 // maxChain bounds deterministic chaining, so a cycle of deterministic
@@ -81,17 +82,17 @@ func (w *Waiting) Move() string {
 // Clone returns a deep copy of the instance.
 func (in *Instance) Clone() *Instance {
 	c := *in
-	c.Context = cloneMap(in.Context)
-	c.Input = cloneMap(in.Input)
+	c.Context = jsonvalue.CloneMap(in.Context)
+	c.Input = jsonvalue.CloneMap(in.Input)
 	c.Evidence = slices.Clone(in.Evidence)
 	if in.Pending != nil {
 		p := *in.Pending
-		p.Arguments = cloneMap(p.Arguments)
+		p.Arguments = jsonvalue.CloneMap(p.Arguments)
 		c.Pending = &p
 	}
 	if in.Waiting != nil {
 		w := *in.Waiting
-		w.Arguments = cloneMap(w.Arguments)
+		w.Arguments = jsonvalue.CloneMap(w.Arguments)
 		c.Waiting = &w
 	}
 	return &c
@@ -226,7 +227,7 @@ func (e *Engine) start(ctx context.Context, req StartRequest, depth int) (*Outco
 		runID = id
 	}
 	in := &Instance{ID: id, RunID: runID, Tenant: req.Tenant, DefinitionID: d.ID, DefinitionVersion: d.Version,
-		State: d.Initial, Version: 1, ParentID: req.ParentID, Context: map[string]any{}, Input: cloneMap(input), Evidence: []string{}}
+		State: d.Initial, Version: 1, ParentID: req.ParentID, Context: map[string]any{}, Input: jsonvalue.CloneMap(input), Evidence: []string{}}
 	out := &Outcome{Instance: in}
 	out.Events = append(out.Events, Event{Type: "workflow.started", WorkflowID: id,
 		Attributes: map[string]any{"definitionId": d.ID, "definitionVersion": d.Version, "state": in.State, "parentId": req.ParentID}})
@@ -300,7 +301,7 @@ func (e *Engine) Fire(ctx context.Context, in *Instance, name string, args map[s
 		if t.Executor != nil {
 			queue = t.Executor.Queue
 		}
-		in.Pending = &Pending{ApprovalID: e.NewID("apr"), Transition: name, Queue: queue, Arguments: cloneMap(args)}
+		in.Pending = &Pending{ApprovalID: e.NewID("apr"), Transition: name, Queue: queue, Arguments: jsonvalue.CloneMap(args)}
 		in.Version++
 		out.Pending = in.Pending
 		out.Events = append(out.Events, Event{Type: "human.approval.requested", WorkflowID: in.ID,
@@ -365,7 +366,7 @@ func (e *Engine) Resume(ctx context.Context, parent, child *Instance) (*Outcome,
 		in := parent.Clone()
 		in.Waiting = nil
 		delete(in.Context, WaitFailedKey)
-		maps.Copy(in.Context, cloneMap(child.Context))
+		maps.Copy(in.Context, jsonvalue.CloneMap(child.Context))
 		in.Version++
 		out := &Outcome{Instance: in}
 		out.Events = append(out.Events, Event{Type: "workflow.resumed", WorkflowID: in.ID,
@@ -382,7 +383,7 @@ func (e *Engine) Resume(ctx context.Context, parent, child *Instance) (*Outcome,
 	out := &Outcome{Instance: in}
 	out.Events = append(out.Events, Event{Type: "workflow.resumed", WorkflowID: in.ID,
 		Attributes: map[string]any{"transition": w.Transition, "childId": child.ID, "childRunId": child.RunID}})
-	if err := e.complete(ctx, d, in, t, w.Arguments, cloneMap(child.Context), nil, nil, out, 0, w.Actor); err != nil {
+	if err := e.complete(ctx, d, in, t, w.Arguments, jsonvalue.CloneMap(child.Context), nil, nil, out, 0, w.Actor); err != nil {
 		return parked(out, err)
 	}
 	return parked(out, e.chain(ctx, d, in, out, 0))
@@ -544,7 +545,7 @@ func (e *Engine) fire(ctx context.Context, d *Definition, in *Instance, t *Trans
 	switch {
 	case err == nil:
 	case errors.As(err, &pk):
-		w := &Waiting{Transition: t.Name, Arguments: cloneMap(args), Actor: actor, ChildID: pk.child.ID, ChildRunID: pk.child.RunID,
+		w := &Waiting{Transition: t.Name, Arguments: jsonvalue.CloneMap(args), Actor: actor, ChildID: pk.child.ID, ChildRunID: pk.child.RunID,
 			DefinitionID: pk.child.DefinitionID, TimeoutMs: pk.exec.TimeoutMs}
 		in.Waiting = w
 		in.Version++
@@ -589,7 +590,7 @@ func (e *Engine) complete(ctx context.Context, d *Definition, in *Instance, t *T
 		in.Context[k] = Resolve(v, scope)
 	}
 	if d.proxy {
-		last := map[string]any{"capability": t.Name, "ok": ok, "output": cloneMap(output)}
+		last := map[string]any{"capability": t.Name, "ok": ok, "output": jsonvalue.CloneMap(output)}
 		if !ok {
 			last["error"] = xe.Message
 		}
@@ -772,7 +773,7 @@ func (e *Engine) run(ctx context.Context, x *config.Executor, rel *config.Reliab
 			return nil, nil, &contracts.Error{Code: contracts.CodeInvalidTransition,
 				Message: fmt.Sprintf("sub-workflow %s stopped in state %s waiting for a move; a workflow executor needs one that completes on its own", x.DefinitionID, child.State)}
 		}
-		return cloneMap(child.Context), nil, nil
+		return jsonvalue.CloneMap(child.Context), nil, nil
 	case config.RunBranches:
 		return e.parallel(ctx, *x, rel, scope)
 	default:
@@ -853,7 +854,7 @@ func resolveDotted(v string, s Scope) any {
 		}
 		cur = m[p]
 	}
-	return cloneValue(cur)
+	return jsonvalue.Clone(cur)
 }
 
 // resolveJSONPath evaluates a JSONPath query against the scope document.
@@ -875,39 +876,13 @@ func resolveJSONPath(v string, s Scope) any {
 		if len(nodes) == 0 {
 			return nil
 		}
-		return cloneValue(nodes[0])
+		return jsonvalue.Clone(nodes[0])
 	}
 	out := make([]any, len(nodes))
 	for i, n := range nodes {
-		out[i] = cloneValue(n)
+		out[i] = jsonvalue.Clone(n)
 	}
 	return out
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	return cloneValue(m).(map[string]any)
-}
-
-func cloneValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = cloneValue(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = cloneValue(x)
-		}
-		return out
-	default:
-		return v
-	}
 }
 
 // validate checks a proxy capability's arguments against its input schema.

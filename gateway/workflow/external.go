@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/internal/jsonvalue"
 )
 
 // The outcomes of an executor call that did not succeed.
@@ -292,7 +293,7 @@ func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Con
 		if err != nil {
 			return nil, nil, err
 		}
-		return cloneMap(c.out), slices.Clone(c.attempts), c.err
+		return jsonvalue.CloneMap(c.out), slices.Clone(c.attempts), c.err
 	}
 	t.mu.Unlock()
 	if err := t.beforeCall(ctx); err != nil {
@@ -300,7 +301,7 @@ func (t *Tape) run(ctx context.Context, x config.Executor, call func(context.Con
 	}
 	out, attempts, err := call(ctx)
 	t.mu.Lock()
-	t.calls = append(t.calls, tapeCall{exec: x, out: cloneMap(out), err: err, attempts: slices.Clone(attempts)})
+	t.calls = append(t.calls, tapeCall{exec: x, out: jsonvalue.CloneMap(out), err: err, attempts: slices.Clone(attempts)})
 	t.mu.Unlock()
 	return out, attempts, err
 }

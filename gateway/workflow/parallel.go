@@ -12,6 +12,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/internal/jsonvalue"
 )
 
 // This file runs the parallel executor: its branches (each one call of a
@@ -176,7 +177,7 @@ func nonNil(m map[string]any) map[string]any {
 	if m == nil {
 		return map[string]any{}
 	}
-	return cloneMap(m)
+	return jsonvalue.CloneMap(m)
 }
 
 // tapeGroup is the tape entry of one parallel executor, recording or
@@ -226,12 +227,12 @@ func (g *tapeGroup) run(ctx context.Context, name string, x config.Executor, cal
 		if !ok || !reflect.DeepEqual(c.exec, x) {
 			return nil, nil, ErrTapeMismatch
 		}
-		return cloneMap(c.out), slices.Clone(c.attempts), c.err
+		return jsonvalue.CloneMap(c.out), slices.Clone(c.attempts), c.err
 	}
 	t.mu.Unlock()
 	out, attempts, err := call(ctx)
 	t.mu.Lock()
-	t.calls[g.i].branches[name] = &tapeCall{exec: x, out: cloneMap(out), err: err, attempts: slices.Clone(attempts)}
+	t.calls[g.i].branches[name] = &tapeCall{exec: x, out: jsonvalue.CloneMap(out), err: err, attempts: slices.Clone(attempts)}
 	t.mu.Unlock()
 	return out, attempts, err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/internal/jsonvalue"
 )
 
 // ProxyState is the state a run of the built-in proxy_default workflow
@@ -144,10 +145,10 @@ func (e *Engine) Expire(in *Instance, info map[string]any) (*Outcome, error) {
 	if in.Context == nil {
 		in.Context = map[string]any{}
 	}
-	in.Context[ExpiredKey] = cloneMap(info)
+	in.Context[ExpiredKey] = jsonvalue.CloneMap(info)
 	in.State = ExpiredState
 	in.Version++
-	attrs := cloneMap(info)
+	attrs := jsonvalue.CloneMap(info)
 	if attrs == nil {
 		attrs = map[string]any{}
 	}
@@ -184,7 +185,7 @@ func proxyFirstMove(d *Definition, req StartRequest, input map[string]any) (*Tra
 		args = maps.Clone(input)
 		delete(args, "capability")
 	}
-	return t, cloneMap(args), nil
+	return t, jsonvalue.CloneMap(args), nil
 }
 
 // producers lists the capabilities of d that produce one of the evidence

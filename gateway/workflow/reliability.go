@@ -11,6 +11,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/internal/jsonvalue"
 )
 
 // attempt is one call an executor call made: which executor (the
@@ -46,7 +47,7 @@ func (a attempt) record() map[string]any {
 		r["fallback"] = a.Fallback
 	}
 	if a.Usage != nil {
-		r["usage"] = cloneMap(a.Usage)
+		r["usage"] = jsonvalue.CloneMap(a.Usage)
 	}
 	if a.Message != "" {
 		r["message"] = a.Message
@@ -79,7 +80,7 @@ func llmUsage(kind config.Kind, out map[string]any) map[string]any {
 	u := map[string]any{}
 	for _, k := range []string{"usage", "budget"} {
 		if v, ok := out[k]; ok {
-			u[k] = cloneValue(v)
+			u[k] = jsonvalue.Clone(v)
 		}
 	}
 	if len(u) == 0 {

@@ -40,6 +40,7 @@ import (
 
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/internal/txrun"
+	"github.com/praxa/praxa/internal/jsonvalue"
 )
 
 // DB is the in-memory state that Stores open. It outlives them: Close on a
@@ -422,7 +423,7 @@ func (t *txn) TraceEvents(ctx context.Context, tenant, traceID string, limit int
 	}
 	out := make([]store.Event, len(all))
 	for i, e := range all {
-		e.Attributes = copyAttributes(e.Attributes)
+		e.Attributes = jsonvalue.CloneMap(e.Attributes)
 		out[i] = e
 	}
 	return out, nil
@@ -489,33 +490,6 @@ func normAttributes(attrs map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
-// copyAttributes deep-copies normalized attributes (JSON values only).
-func copyAttributes(attrs map[string]any) map[string]any {
-	if attrs == nil {
-		return nil
-	}
-	return copyValue(attrs).(map[string]any)
-}
-
-func copyValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = copyValue(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = copyValue(x)
-		}
-		return out
-	default:
-		return v // string, float64, bool, nil: immutable
-	}
-}
-
 // allEvents returns every event, committed and staged, that the
 // transaction has not deleted, once each, by Seq.
 func (t *txn) allEvents() []store.Event {
@@ -560,7 +534,7 @@ func (t *txn) ExportEvents(ctx context.Context, f store.EventFilter, limit int) 
 			f.RunID != "" && e.RunID != f.RunID:
 			continue
 		}
-		e.Attributes = copyAttributes(e.Attributes)
+		e.Attributes = jsonvalue.CloneMap(e.Attributes)
 		out = append(out, e)
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/internal/jsonvalue"
 )
 
 // This file holds missions, submit records and approvals, with the SQLite
@@ -322,7 +323,7 @@ func (t *txn) MissionEvents(ctx context.Context, tenant, workflowID string, limi
 		all = all[:limit]
 	}
 	for i := range all {
-		all[i].Attributes = copyAttributes(all[i].Attributes)
+		all[i].Attributes = jsonvalue.CloneMap(all[i].Attributes)
 	}
 	return all, nil
 }
