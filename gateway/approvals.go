@@ -204,7 +204,7 @@ func (ms *missions) resolveApproval(ctx context.Context, e *env, id string, appr
 					e.Events[i].Attributes["note"] = note
 				}
 			}
-			res = Resolution{Approval: approvalView(a), Mission: project(ms.workflows, out.Instance, statusExecuted, stylePraxec, out.Chain)}
+			res = Resolution{Approval: approvalView(a), Mission: project(ms.workflows, out.Instance, statusExecuted, op.StylePraxec, out.Chain)}
 			return tx.AppendEvents(ctx, e.Events)
 		}
 	})

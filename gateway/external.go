@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/praxa/praxa/contracts"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -179,9 +180,9 @@ func (ms *missions) prepareMove(ctx context.Context, e *env, byRunID bool, ref, 
 	if args == nil {
 		args = map[string]any{}
 	}
-	style := stylePraxec
+	style := op.StylePraxec
 	if byRunID {
-		style = styleAura
+		style = op.StyleAura
 	}
 	// The first outside call takes the move's lease (leases.go).
 	tape := workflow.NewRecorder(ms.leases.leaseHook(e, in, transition, submitFingerprint(transition, args)+styleSuffix(style))).

@@ -552,15 +552,15 @@ func (ls *leases) recordUnknown(ctx context.Context, tx store.Tx, e *env, m stor
 		}
 		return nil, err
 	}
-	style := stylePraxec
-	if strings.HasSuffix(l.Fingerprint, styleSuffix(styleAura)) {
-		style = styleAura
+	style := op.StylePraxec
+	if strings.HasSuffix(l.Fingerprint, styleSuffix(op.StyleAura)) {
+		style = op.StyleAura
 	}
 	answer := *ce
 	answer.Cause = nil
 	get := contracts.Link{Rel: "get", Title: "Read the workflow back", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}
 	answer.Links = append([]contracts.Link{get}, project(ls.workflows, in, statusWaiting, style, nil).Links...)
-	if style == styleAura {
+	if style == op.StyleAura {
 		var ae *contracts.Error
 		if errors.As(auraError(&answer, in.RunID), &ae) {
 			answer = *ae

@@ -71,15 +71,6 @@ func newMissions(st store.Store, o *Options, engine *workflow.Engine, cat *catal
 	return ms
 }
 
-// linkStyle says which tools a projection's links name: the praxec pair or
-// the aura_* tools.
-type linkStyle int
-
-const (
-	stylePraxec linkStyle = iota
-	styleAura
-)
-
 // WorkflowRef is the workflow member of a mission projection.
 type WorkflowRef struct {
 	ID                string `json:"id"`
@@ -134,7 +125,7 @@ var nullJSON = json.RawMessage("null")
 // project renders an instance. status is the call's own status; a terminal
 // state always answers completed with no links, a pending approval
 // pending_approval.
-func project(wf *workflow.Registry, in *workflow.Instance, status string, style linkStyle, chain []workflow.Step) Projection {
+func project(wf *workflow.Registry, in *workflow.Instance, status string, style op.LinkStyle, chain []workflow.Step) Projection {
 	d, _ := wf.Lookup(in.DefinitionID)
 	p := Projection{
 		Workflow: WorkflowRef{ID: in.ID, DefinitionID: in.DefinitionID, DefinitionVersion: in.DefinitionVersion, State: in.State, Version: in.Version},
@@ -146,7 +137,7 @@ func project(wf *workflow.Registry, in *workflow.Instance, status string, style 
 	if p.Evidence == nil {
 		p.Evidence = []string{}
 	}
-	if style == styleAura {
+	if style == op.StyleAura {
 		p.RunID = in.RunID
 	}
 	switch {
@@ -171,7 +162,7 @@ func project(wf *workflow.Registry, in *workflow.Instance, status string, style 
 		// resolved.
 		get := contracts.Link{Rel: "get", Title: "Read the mission (waiting for approval " + in.Pending.ApprovalID + ")",
 			Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}
-		if style == styleAura {
+		if style == op.StyleAura {
 			get.Method, get.Args = contracts.ToolGetMission, map[string]any{"runId": in.RunID}
 		}
 		p.Links = append(p.Links, get)
@@ -182,14 +173,14 @@ func project(wf *workflow.Registry, in *workflow.Instance, status string, style 
 		}
 		p.Links = append(p.Links, transitionLink(in, t, style))
 	}
-	if style == styleAura {
+	if style == op.StyleAura {
 		p.Links = append(p.Links, contracts.Link{Rel: "cancel", Title: "Cancel the mission", Method: contracts.ToolCancelMission,
 			Args: map[string]any{"runId": in.RunID, "idempotencyKey": NewIdempotencyKey()}})
 	}
 	return p
 }
 
-func transitionLink(in *workflow.Instance, t *workflow.Transition, style linkStyle) contracts.Link {
+func transitionLink(in *workflow.Instance, t *workflow.Transition, style op.LinkStyle) contracts.Link {
 	l := contracts.Link{Rel: t.Name, Title: t.Title, Description: nullJSON, Actor: t.Actor(), InputSchema: t.InputSchema()}
 	if t.Title == "" {
 		l.Title = t.Name
@@ -197,7 +188,7 @@ func transitionLink(in *workflow.Instance, t *workflow.Transition, style linkSty
 	if t.Description != "" {
 		l.Description, _ = json.Marshal(t.Description)
 	}
-	if style == styleAura {
+	if style == op.StyleAura {
 		l.Method = contracts.ToolSignalMission
 		l.Args = map[string]any{"runId": in.RunID, "signal": t.Name, "expectedVersion": in.Version, "idempotencyKey": NewIdempotencyKey()}
 	} else {
@@ -487,7 +478,7 @@ func (ms *missions) praxecStart(ctx context.Context, tx store.Tx, e *env) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return project(ms.workflows, out.Instance, statusStarted, stylePraxec, out.Chain), nil
+	return project(ms.workflows, out.Instance, statusStarted, op.StylePraxec, out.Chain), nil
 }
 
 // submitFingerprint identifies a submit for exact replay.
@@ -499,12 +490,12 @@ func submitFingerprint(transition string, args map[string]any) string {
 
 // submit fires a transition of a loaded instance. An exact replay of a
 // submit that already succeeded answers the recorded response.
-func (ms *missions) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any, style linkStyle) (_ any, err error) {
+func (ms *missions) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any, style op.LinkStyle) (_ any, err error) {
 	in, m, err := ms.loadMission(ctx, tx, e.Principal.Tenant, byRunID, ref)
 	if err != nil {
 		return nil, err
 	}
-	if style == styleAura {
+	if style == op.StyleAura {
 		// Fix: VERSION_CONFLICT and GUARD_REJECTED answered a signal with
 		// praxec get links; an aura_* answer links aura_* tools.
 		defer func() { err = auraError(err, in.RunID) }()
@@ -522,7 +513,7 @@ func (ms *missions) submit(ctx context.Context, tx store.Tx, e *env, byRunID boo
 		return nil, versionConflict(in.ID, expected)
 	}
 	d, _ := ms.workflows.Lookup(in.DefinitionID)
-	if style == styleAura && d != nil && d.Terminal(in.State) {
+	if style == op.StyleAura && d != nil && d.Terminal(in.State) {
 		return nil, contracts.Errorf(contracts.CodeMissionStateConflict, "the mission ended in state %s and takes no signal", in.State)
 	}
 	out, err := ms.engine.Fire(ms.moveCtx(ctx, e), in, transition, args)
@@ -563,8 +554,8 @@ func (ms *missions) submit(ctx context.Context, tx store.Tx, e *env, byRunID boo
 
 // styleSuffix keeps a praxec submit from replaying an aura signal's answer
 // (their links differ) and the reverse.
-func styleSuffix(style linkStyle) string {
-	if style == styleAura {
+func styleSuffix(style op.LinkStyle) string {
+	if style == op.StyleAura {
 		return ":aura"
 	}
 	return ""
@@ -575,7 +566,7 @@ func int64Arg(args map[string]any, name string) int64 { return op.Int64Arg(args,
 // praxecSubmit serves praxec.command submit.
 func (ms *missions) praxecSubmit(ctx context.Context, tx store.Tx, e *env) (any, error) {
 	args, _ := e.Args["arguments"].(map[string]any)
-	return ms.submit(ctx, tx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), int64Arg(e.Args, "expectedVersion"), args, stylePraxec)
+	return ms.submit(ctx, tx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), int64Arg(e.Args, "expectedVersion"), args, op.StylePraxec)
 }
 
 // praxecGet serves praxec.query get.
@@ -584,7 +575,7 @@ func (ms *missions) praxecGet(ctx context.Context, tx store.ReadTx, e *env) (any
 	if err != nil {
 		return nil, err
 	}
-	p := project(ms.workflows, in, statusWaiting, stylePraxec, nil)
+	p := project(ms.workflows, in, statusWaiting, op.StylePraxec, nil)
 	if p.Moving, err = ms.movingRef(ctx, tx, in); err != nil { // inflight.go
 		return nil, err
 	}
@@ -672,7 +663,7 @@ func (ms *missions) createMission(ctx context.Context, tx store.Tx, e *env) (any
 		return nil, auraError(err, stringArg(e.Args, "runId"))
 	}
 	e.Event("mission.created", map[string]any{"runId": out.Instance.RunID, "workflowId": out.Instance.ID, "definitionId": def})
-	return project(ms.workflows, out.Instance, statusStarted, styleAura, out.Chain), nil
+	return project(ms.workflows, out.Instance, statusStarted, op.StyleAura, out.Chain), nil
 }
 
 // candidates ranks the configured workflows against free text, best first,
@@ -706,7 +697,7 @@ func (ms *missions) getMission(ctx context.Context, tx store.ReadTx, e *env) (an
 	if err != nil {
 		return nil, err
 	}
-	p := project(ms.workflows, in, statusWaiting, styleAura, nil)
+	p := project(ms.workflows, in, statusWaiting, op.StyleAura, nil)
 	if l, ok := startTraceLink(in); ok { // leases_start.go
 		p.Links = append(p.Links, l)
 	}
@@ -719,7 +710,7 @@ func (ms *missions) getMission(ctx context.Context, tx store.ReadTx, e *env) (an
 // signalMission serves aura_signal_mission.
 func (ms *missions) signalMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
 	args, _ := e.Args["arguments"].(map[string]any)
-	return ms.submit(ctx, tx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), int64Arg(e.Args, "expectedVersion"), args, styleAura)
+	return ms.submit(ctx, tx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), int64Arg(e.Args, "expectedVersion"), args, op.StyleAura)
 }
 
 // cancelMission serves aura_cancel_mission: durable, idempotent on a
@@ -730,7 +721,7 @@ func (ms *missions) cancelMission(ctx context.Context, tx store.Tx, e *env) (any
 		return nil, err
 	}
 	if in.State == workflow.CancelledState {
-		return project(ms.workflows, in, statusCompleted, styleAura, nil), nil
+		return project(ms.workflows, in, statusCompleted, op.StyleAura, nil), nil
 	}
 	out, err := ms.engine.Cancel(in, stringArg(e.Args, "reason"))
 	if err != nil {
@@ -739,7 +730,7 @@ func (ms *missions) cancelMission(ctx context.Context, tx store.Tx, e *env) (any
 	if err := ms.persist(ctx, tx, e, out, in, m); err != nil {
 		return nil, err
 	}
-	return project(ms.workflows, out.Instance, statusCompleted, styleAura, nil), nil
+	return project(ms.workflows, out.Instance, statusCompleted, op.StyleAura, nil), nil
 }
 
 // missionExists is the ownership check of the mission routes: another

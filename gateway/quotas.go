@@ -9,6 +9,7 @@ import (
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
+	"github.com/praxa/praxa/gateway/op"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/workflow"
 )
@@ -190,7 +191,7 @@ func quotaExceeded(kind string, limit, used int, links []contracts.Link) *contra
 // approvals, a read of each mission waiting for one of the tenant's
 // oldest pending approvals. The links name the tools of the surface the
 // call came in on (style).
-func missionQuotaLinks(style linkStyle, tenant string) func(ctx context.Context, tx store.ReadTx, kind string) []contracts.Link {
+func missionQuotaLinks(style op.LinkStyle, tenant string) func(ctx context.Context, tx store.ReadTx, kind string) []contracts.Link {
 	return func(ctx context.Context, tx store.ReadTx, kind string) []contracts.Link {
 		var open []store.Mission
 		var err error
@@ -207,7 +208,7 @@ func missionQuotaLinks(style linkStyle, tenant string) func(ctx context.Context,
 		links := []contracts.Link{}
 		if err == nil {
 			for _, m := range open {
-				if style == styleAura {
+				if style == op.StyleAura {
 					links = append(links, contracts.Link{Rel: "get", Title: "Read the open mission " + m.RunID,
 						Method: contracts.ToolGetMission, Args: map[string]any{"runId": m.RunID}})
 				} else {
@@ -216,7 +217,7 @@ func missionQuotaLinks(style linkStyle, tenant string) func(ctx context.Context,
 				}
 			}
 		}
-		if style == styleAura {
+		if style == op.StyleAura {
 			return append(links, contracts.Link{Rel: "search", Title: "Search the workflows", Method: contracts.ToolSearchCapabilities,
 				Args: map[string]any{"query": "", "kind": "workflow"}})
 		}
@@ -259,12 +260,12 @@ func (ms *missions) checkOutcomeQuota(ctx context.Context, tx store.Tx, e *env, 
 
 // callStyle is the link style of the call's surface: the aura_* tools'
 // or the praxec pair's (an approval answers with praxec links).
-func callStyle(e *env) linkStyle {
+func callStyle(e *env) op.LinkStyle {
 	switch e.Tool.Name {
 	case contracts.ToolCreateMission, contracts.ToolSignalMission, contracts.ToolCancelMission:
-		return styleAura
+		return op.StyleAura
 	}
-	return stylePraxec
+	return op.StylePraxec
 }
 
 // startQuotaHook returns the tape's hook before the first outside call of

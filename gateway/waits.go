@@ -65,7 +65,7 @@ func waitLabel(w *workflow.Waiting) string {
 // waitingRef renders the wait of a parked instance and its links: read
 // the mission back, read the child (whose links move it on), and on the
 // aura surface cancel.
-func waitingRef(in *workflow.Instance, style linkStyle) (*WaitingRef, []contracts.Link) {
+func waitingRef(in *workflow.Instance, style op.LinkStyle) (*WaitingRef, []contracts.Link) {
 	w := in.Waiting
 	ref := &WaitingRef{Transition: w.Transition, State: w.State, ChildWorkflow: w.ChildID, ChildRunID: w.ChildRunID, DefinitionID: w.DefinitionID}
 	if !w.Deadline.IsZero() {
@@ -78,7 +78,7 @@ func waitingRef(in *workflow.Instance, style linkStyle) (*WaitingRef, []contract
 	get := contracts.Link{Rel: "get", Title: title, Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": in.ID}}
 	child := contracts.Link{Rel: "child", Title: "Read the sub-workflow and move it on", Method: contracts.ToolPraxecQuery, Args: map[string]any{"workflowId": w.ChildID}}
 	links := []contracts.Link{get, child}
-	if style == styleAura {
+	if style == op.StyleAura {
 		links = []contracts.Link{
 			{Rel: "get", Title: title, Method: contracts.ToolGetMission, Args: map[string]any{"runId": in.RunID}},
 			{Rel: "child", Title: child.Title, Method: contracts.ToolGetMission, Args: map[string]any{"runId": w.ChildRunID}},

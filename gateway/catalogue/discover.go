@@ -22,16 +22,6 @@ import (
 // surfaces answer the same items; they differ in the tools their links
 // name (the praxec pair, or aura_* with a fresh idempotency key).
 
-// linkStyle says which tools an item's links name: the praxec pair
-// (praxec.query search and describe) or the aura tools
-// (aura_search_capabilities).
-type linkStyle int
-
-const (
-	stylePraxec linkStyle = iota
-	styleAura
-)
-
 // DiscoveryItem is one entry of the catalogue as search and describe show
 // it: the seeds/000 members, and for a capability its discovery metadata
 // (domain and exposeDirectly, when set; aliases are searched, not shown).
@@ -90,7 +80,7 @@ var objectSchema = json.RawMessage(`{"type":"object"}`)
 
 // render turns an index item into its wire form with the links of style.
 // goal is the goal an aura_create_mission link carries.
-func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
+func render(it *discovery.Item, style op.LinkStyle, goal string) DiscoveryItem {
 	d := DiscoveryItem{ID: it.ID, Kind: string(it.Kind), Title: it.Title, Description: it.Description,
 		Tags: it.Tags, Domain: it.Domain, ExposeDirectly: it.ExposeDirectly, Links: []contracts.Link{}}
 	if goal == "" {
@@ -99,7 +89,7 @@ func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
 	switch it.Kind {
 	case discovery.KindWorkflow:
 		l := contracts.Link{Rel: "start", InputSchema: it.InputSchema}
-		if style == styleAura {
+		if style == op.StyleAura {
 			l.Title, l.Method = "Create a mission with "+it.Title, contracts.ToolCreateMission
 			l.Args = map[string]any{"goal": goal, "definitionId": it.ID, "idempotencyKey": ids.New("idem")}
 		} else {
@@ -109,20 +99,20 @@ func render(it *discovery.Item, style linkStyle, goal string) DiscoveryItem {
 		d.Links = append(d.Links, l)
 	case discovery.KindSkill:
 		l := contracts.Link{Rel: "describe", Title: "Read the skill", Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": it.ID}}
-		if style == styleAura {
+		if style == op.StyleAura {
 			l.Method, l.Args = contracts.ToolGetSkill, map[string]any{"skillId": it.ID}
 		}
 		d.Links = append(d.Links, l)
 	case discovery.KindScript:
 		// Scripts are read through praxec.query describe alone.
-		if style == stylePraxec {
+		if style == op.StylePraxec {
 			d.Links = append(d.Links, contracts.Link{Rel: "describe", Title: "Read the script", Method: contracts.ToolPraxecQuery, Args: map[string]any{"subject": it.ID}})
 		}
 	case discovery.KindCapability:
 		// Proxy capabilities run in the built-in proxy_default workflow:
 		// starting it with input.capability fires the capability first.
 		l := CapabilityStartLink(it.ID, it.InputSchema)
-		if style == styleAura {
+		if style == op.StyleAura {
 			l.Title, l.Method = "Run the capability "+it.ID, contracts.ToolCreateMission
 			l.Args = map[string]any{"goal": goal, "definitionId": config.ProxyDefaultWorkflow, "input": l.Args["input"], "idempotencyKey": ids.New("idem")}
 		}
@@ -190,7 +180,7 @@ func (c *Catalogue) searchQuery(e *op.Request) (discovery.Query, string, error) 
 }
 
 // search runs a search and renders it in style.
-func (c *Catalogue) search(ctx context.Context, e *op.Request, style linkStyle) (SearchResult, error) {
+func (c *Catalogue) search(ctx context.Context, e *op.Request, style op.LinkStyle) (SearchResult, error) {
 	q, kind, err := c.searchQuery(e)
 	if err != nil {
 		return SearchResult{}, err
@@ -201,7 +191,7 @@ func (c *Catalogue) search(ctx context.Context, e *op.Request, style linkStyle) 
 	for _, h := range hits {
 		res.Items = append(res.Items, SearchItem{Score: h.Score, Item: c.withQuarantine(ctx, c.withImport(render(h.Item, style, goal)))})
 	}
-	if style == styleAura {
+	if style == op.StyleAura {
 		res.Links = []contracts.Link{{Rel: "search", Title: "Search again", Method: contracts.ToolSearchCapabilities, Args: map[string]any{"query": ""}}}
 	} else {
 		res.Links = []contracts.Link{HomeLink()}
@@ -217,7 +207,7 @@ func (c *Catalogue) search(ctx context.Context, e *op.Request, style linkStyle) 
 // Only such a search reads the store (the overlay); a search of one kind
 // answers from memory.
 func (c *Catalogue) praxecSearch(ctx context.Context, _ store.ReadTx, e *op.Request) (any, error) {
-	res, err := c.search(ctx, e, stylePraxec)
+	res, err := c.search(ctx, e, op.StylePraxec)
 	if err != nil || res.Kind != "" {
 		return res, err
 	}
@@ -255,7 +245,7 @@ func lexiconItem(t discovery.Term) DiscoveryItem {
 
 // searchCapabilities serves aura_search_capabilities.
 func (c *Catalogue) searchCapabilities(ctx context.Context, _ store.ReadTx, e *op.Request) (any, error) {
-	return c.search(ctx, e, styleAura)
+	return c.search(ctx, e, op.StyleAura)
 }
 
 // describe serves praxec.query describe: the item whose id is the subject,
@@ -278,7 +268,7 @@ func (c *Catalogue) describe(ctx context.Context, _ store.ReadTx, e *op.Request)
 		return c.describeScript(ctx, e, it)
 	}
 	c.describeEvent(e, subject, string(it.Kind))
-	return Description{ID: it.ID, Item: c.withQuarantine(ctx, c.withImport(render(it, stylePraxec, ""))), Links: []contracts.Link{HomeLink(), SearchLink("")}}, nil
+	return Description{ID: it.ID, Item: c.withQuarantine(ctx, c.withImport(render(it, op.StylePraxec, ""))), Links: []contracts.Link{HomeLink(), SearchLink("")}}, nil
 }
 
 // describeEvent records guidance.describe_requested for the call.
