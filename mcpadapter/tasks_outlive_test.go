@@ -167,8 +167,8 @@ func TestTasksMoveOutlivesRequest(t *testing.T) {
 	gatewaytest.Poll(20*time.Second, func() bool {
 		return call(t, plain, contracts.ToolGetMission, map[string]any{"runId": run}).body["moving"] == nil
 	})
-	if b, _ := os.ReadFile(marker); strings.Count(string(b), "ran") != 3 {
-		t.Errorf("slow.deploy ran %d times, want 3", strings.Count(string(b), "ran"))
+	if n := gatewaytest.FileCount(t, marker, "ran"); n != 3 {
+		t.Errorf("slow.deploy ran %d times, want 3", n)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -84,14 +83,7 @@ func crashLink(body map[string]any, rel string) map[string]any {
 // crashEffects counts the effects the capability's command made.
 func crashEffects(t *testing.T, path string) int {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Count(string(b), "effect\n")
+	return gatewaytest.FileCount(t, path, "effect\n")
 }
 
 // TestCrashDuringStartLeavesRun: a gateway killed with SIGKILL while the
