@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,19 +11,8 @@ import (
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/gateway/strictjson"
+	"github.com/praxa/praxa/internal/testkit"
 )
-
-// decode reads JSON as strictjson does: numbers as json.Number.
-func decode(t *testing.T, s string) map[string]any {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // TestFingerprint: the same request, whatever the spelling of its numbers,
 // the order of its members or its key, has one fingerprint; another
@@ -42,31 +30,31 @@ func TestFingerprint(t *testing.T) {
 		`{"goal":"x","input":{"n":"1","list":[1.5,2],"big":9007199254740993}}`,
 		`{"goal":"y","input":{"n":1,"list":[1.5,2],"big":9007199254740993}}`,
 	}
-	fp, err := fingerprint("createMission", decode(t, base))
+	fp, err := fingerprint("createMission", testkit.MustDecodeObject(t, base))
 	if err != nil || !strings.HasPrefix(fp, fingerprintV2) {
 		t.Fatalf("fingerprint: %q, %v", fp, err)
 	}
 	for _, s := range same {
-		if got, _ := fingerprint("createMission", decode(t, s)); got != fp {
+		if got, _ := fingerprint("createMission", testkit.MustDecodeObject(t, s)); got != fp {
 			t.Errorf("%s: another fingerprint than %s", s, base)
 		}
 	}
 	for _, s := range other {
-		if got, _ := fingerprint("createMission", decode(t, s)); got == fp {
+		if got, _ := fingerprint("createMission", testkit.MustDecodeObject(t, s)); got == fp {
 			t.Errorf("%s: the fingerprint of %s", s, base)
 		}
 	}
-	if got, _ := fingerprint("signalMission", decode(t, base)); got == fp {
+	if got, _ := fingerprint("signalMission", testkit.MustDecodeObject(t, base)); got == fp {
 		t.Errorf("another operation shares the fingerprint")
 	}
-	legacy, err := legacyFingerprint("createMission", decode(t, base))
+	legacy, err := legacyFingerprint("createMission", testkit.MustDecodeObject(t, base))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameFingerprint(legacy, fp, "createMission", decode(t, base)) {
+	if !sameFingerprint(legacy, fp, "createMission", testkit.MustDecodeObject(t, base)) {
 		t.Errorf("a version 1 fingerprint does not match its own request")
 	}
-	if sameFingerprint(legacy, fp, "createMission", decode(t, same[0])) {
+	if sameFingerprint(legacy, fp, "createMission", testkit.MustDecodeObject(t, same[0])) {
 		t.Errorf("a version 1 fingerprint matches another spelling: version 1 compared numbers as sent")
 	}
 }

@@ -2,20 +2,10 @@ package pins
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
-)
 
-func decodeDefinition(t testing.TB, s string) map[string]any {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v map[string]any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("%s: %v", s, err)
-	}
-	return v
-}
+	"github.com/praxa/praxa/internal/testkit"
+)
 
 // TestDefinitionHash: the pin's hash ignores how the upstream wrote its
 // JSON (member order, number spelling) and changes with anything an agent
@@ -34,7 +24,7 @@ func TestDefinitionHash(t *testing.T) {
 		{"annotation added", `{"name":"echo","description":"Echo.","annotations":{"destructiveHint":true},"inputSchema":{"type":"object","properties":{"n":{"type":"integer","maximum":10}}}}`, false},
 		{"output schema added", `{"name":"echo","description":"Echo.","outputSchema":{"type":"object"},"inputSchema":{"type":"object","properties":{"n":{"type":"integer","maximum":10}}}}`, false},
 	}
-	canon, want, err := DefinitionHash(decodeDefinition(t, base))
+	canon, want, err := DefinitionHash(testkit.MustDecodeObject(t, base))
 	if err != nil || len(want) != 64 {
 		t.Fatalf("DefinitionHash(base) = %q, %v", want, err)
 	}
@@ -43,7 +33,7 @@ func TestDefinitionHash(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got, err := DefinitionHash(decodeDefinition(t, tt.def))
+			_, got, err := DefinitionHash(testkit.MustDecodeObject(t, tt.def))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,10 +51,8 @@ func FuzzDefinitionHash(f *testing.F) {
 	f.Add(`{"name":"echo","description":"Echo.","inputSchema":{"type":"object"}}`)
 	f.Add(`{"name":"x","inputSchema":{"enum":[1,1.0,-0,1e400,"\u2028"]},"annotations":{"title":"\ud83d\ude00"}}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
-		var v map[string]any
-		if dec.Decode(&v) != nil || v == nil {
+		v, err := testkit.DecodeObject(s)
+		if err != nil || v == nil {
 			return
 		}
 		canon, sum, err := DefinitionHash(v)
@@ -74,7 +62,7 @@ func FuzzDefinitionHash(f *testing.F) {
 		if !json.Valid(canon) {
 			t.Fatalf("canonical form of %q is not JSON: %s", s, canon)
 		}
-		_, again, err := DefinitionHash(decodeDefinition(t, string(canon)))
+		_, again, err := DefinitionHash(testkit.MustDecodeObject(t, string(canon)))
 		if err != nil || again != sum {
 			t.Fatalf("the canonical form of %q hashes to %s, not %s (%v)", s, again, sum, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/praxa/praxa/gateway/workflow"
+	"github.com/praxa/praxa/internal/testkit"
 )
 
 // FuzzRun feeds untrusted arguments (any JSON object a move may carry) to
@@ -28,10 +29,8 @@ func FuzzRun(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
-		d := json.NewDecoder(strings.NewReader(data))
-		d.UseNumber()
-		var args map[string]any
-		if d.Decode(&args) != nil || args == nil {
+		args, err := testkit.DecodeObject(data)
+		if err != nil || args == nil {
 			return
 		}
 		lim := DefaultLimits

@@ -14,6 +14,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/workflow"
+	"github.com/praxa/praxa/internal/testkit"
 )
 
 // writeScripts writes files (path below the directory → text) into a new
@@ -42,18 +43,6 @@ func load(t *testing.T, files map[string]string) *Catalog {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// decode decodes JSON as the gateway does (json.Number numbers).
-func decode(t testing.TB, s string) map[string]any {
-	t.Helper()
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	var m map[string]any
-	if err := d.Decode(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 func TestLoad(t *testing.T) {
@@ -138,7 +127,7 @@ func TestRun(t *testing.T) {
 	})
 	q, _ := c.Lookup("quote")
 	scope := workflow.Scope{
-		Arguments: decode(t, `{"items": [{"price": 2.5, "qty": 2}, {"price": 1, "qty": 3}],
+		Arguments: testkit.MustDecodeObject(t, `{"items": [{"price": 2.5, "qty": 2}, {"price": 1, "qty": 3}],
 			"tiers": {"gold": 1, "bronze": 3, "silver": 2, "a": 0, "z": 9, "m": 5, "k": 4, "b": 7}}`),
 		Context: map[string]any{"customer": "acme"},
 		Input:   map[string]any{"region": "eu"},

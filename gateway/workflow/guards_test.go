@@ -11,6 +11,7 @@ import (
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/workflow"
+	"github.com/praxa/praxa/internal/testkit"
 )
 
 func ptr(f float64) *float64 { return &f }
@@ -59,14 +60,8 @@ func wantRefusal(t *testing.T, what string, err error, refusal string) *contract
 // request body would carry them.
 func call(t *testing.T, e *workflow.Engine, id, args string) (*workflow.Outcome, error) {
 	t.Helper()
-	d := json.NewDecoder(strings.NewReader(args))
-	d.UseNumber()
-	var a map[string]any
-	if err := d.Decode(&a); err != nil {
-		t.Fatal(err)
-	}
 	return e.Start(context.Background(), workflow.StartRequest{DefinitionID: config.ProxyDefaultWorkflow,
-		Input: map[string]any{"capability": id}, Arguments: a})
+		Input: map[string]any{"capability": id}, Arguments: testkit.MustDecodeObject(t, args)})
 }
 
 // TestArgumentGuard: each predicate of an argument guard, passing and
@@ -240,13 +235,11 @@ func FuzzArgumentGuard(f *testing.F) {
 			{Kind: config.GuardArgument, Argument: "n", Min: ptr(-1), Max: ptr(10)}},
 	})
 	f.Fuzz(func(t *testing.T, args string) {
-		d := json.NewDecoder(strings.NewReader(args))
-		d.UseNumber()
-		var a map[string]any
-		if d.Decode(&a) != nil || a == nil {
+		a, err := testkit.DecodeObject(args)
+		if err != nil || a == nil {
 			return
 		}
-		_, err := e.Start(context.Background(), workflow.StartRequest{DefinitionID: config.ProxyDefaultWorkflow,
+		_, err = e.Start(context.Background(), workflow.StartRequest{DefinitionID: config.ProxyDefaultWorkflow,
 			Input: map[string]any{"capability": "c"}, Arguments: a})
 		if err == nil {
 			return
