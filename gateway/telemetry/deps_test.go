@@ -1,9 +1,10 @@
 package telemetry_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/praxa/praxa/internal/testkit"
 )
 
 // TestDependencies keeps telemetry below every surface: of the module it
@@ -11,15 +12,7 @@ import (
 // the service can all import it; and tracing, which the workflow engine
 // and the store drivers import, imports neither HTTP nor the SDK.
 func TestDependencies(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not available")
-	}
-	out, err := exec.Command(gobin, "list", "-deps", "github.com/praxa/praxa/gateway/telemetry").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
+	for _, dep := range testkit.Deps(t, "github.com/praxa/praxa/gateway/telemetry") {
 		if strings.HasPrefix(dep, "github.com/praxa/praxa/") && dep != "github.com/praxa/praxa/gateway/ids" &&
 			dep != "github.com/praxa/praxa/gateway/telemetry" && dep != "github.com/praxa/praxa/gateway/telemetry/tracing" || strings.HasPrefix(dep, "github.com/go-chi/") ||
 			strings.HasPrefix(dep, "github.com/modelcontextprotocol/") {
@@ -31,15 +24,7 @@ func TestDependencies(t *testing.T) {
 // TestTracingDependencies keeps package tracing light: OpenTelemetry's
 // trace API, no HTTP, no SDK, nothing of the module.
 func TestTracingDependencies(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not available")
-	}
-	out, err := exec.Command(gobin, "list", "-deps", "github.com/praxa/praxa/gateway/telemetry/tracing").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
+	for _, dep := range testkit.Deps(t, "github.com/praxa/praxa/gateway/telemetry/tracing") {
 		if dep == "net/http" || strings.HasPrefix(dep, "go.opentelemetry.io/otel/sdk") ||
 			strings.HasPrefix(dep, "github.com/praxa/praxa/") && dep != "github.com/praxa/praxa/gateway/telemetry/tracing" {
 			t.Errorf("gateway/telemetry/tracing depends on %s", dep)
