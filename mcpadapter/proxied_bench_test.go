@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/internal/testkit"
 )
 
 // BenchmarkProxiedCall compares one tools/call of an upstream's echo tool
@@ -80,25 +80,15 @@ func benchProxied(b *testing.B, workers int) {
 			i := (round + j) % len(stacks)
 			s := stacks[i]
 			start := time.Now()
-			var wg sync.WaitGroup
-			errs := make(chan error, workers)
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					res, err := s.cs[w].CallTool(ctx, params(s))
-					if err == nil && res.IsError {
-						err = fmt.Errorf("%s: isError %v", s.name, res.Content)
-					}
-					if err != nil {
-						errs <- err
-					}
-				}()
-			}
-			wg.Wait()
+			errs := testkit.Parallel(workers, func(w int) error {
+				res, err := s.cs[w].CallTool(ctx, params(s))
+				if err == nil && res.IsError {
+					err = fmt.Errorf("%s: isError %v", s.name, res.Content)
+				}
+				return err
+			})
 			spent[i] += time.Since(start)
-			close(errs)
-			for err := range errs {
+			for _, err := range errs {
 				b.Fatal(err)
 			}
 		}

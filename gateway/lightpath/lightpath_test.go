@@ -2,8 +2,8 @@ package lightpath_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +14,7 @@ import (
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
 	"github.com/praxa/praxa/gateway/workflow"
+	"github.com/praxa/praxa/internal/testkit"
 )
 
 // newPath returns a Path over a real SQLite file whose proxy_default has
@@ -73,28 +74,20 @@ func TestCallCommits(t *testing.T) {
 		t.Fatalf("Takes: ping %v guarded %v missing %v", p.Takes("notes.ping"), p.Takes("notes.guarded"), p.Takes("missing"))
 	}
 	const n = 64
-	var wg sync.WaitGroup
-	errs := make(chan string, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tr := "trace-" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-			ev := store.Event{Tenant: "acme", Subject: "alice", TraceID: tr, At: time.Now()}
-			call, ce := p.Call(context.Background(), "notes.ping", checked(t, p, "notes.ping", map[string]any{"text": "hi"}), ev)
-			if ce != nil || !call.OK {
-				errs <- "call: " + ce.Error()
-				return
-			}
-			evs := trace(t, st, tr)
-			if len(evs) != 1 || evs[0].Type != lightpath.EventCalled || evs[0].Outcome != "allowed" || evs[0].Attributes["capability"] != "notes.ping" {
-				errs <- "events of " + tr + " after the answer: wrong"
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
+	errs := testkit.Parallel(n, func(i int) error {
+		tr := "trace-" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		ev := store.Event{Tenant: "acme", Subject: "alice", TraceID: tr, At: time.Now()}
+		call, ce := p.Call(context.Background(), "notes.ping", checked(t, p, "notes.ping", map[string]any{"text": "hi"}), ev)
+		if ce != nil || !call.OK {
+			return errors.New("call: " + ce.Error())
+		}
+		evs := trace(t, st, tr)
+		if len(evs) != 1 || evs[0].Type != lightpath.EventCalled || evs[0].Outcome != "allowed" || evs[0].Attributes["capability"] != "notes.ping" {
+			return errors.New("events of " + tr + " after the answer: wrong")
+		}
+		return nil
+	})
+	for _, e := range errs {
 		t.Error(e)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/praxa/praxa/gateway/store"
+	"github.com/praxa/praxa/internal/testkit"
 )
 
 var errBoom = errors.New("boom")
@@ -155,29 +156,21 @@ func TestCallersShareCommits(t *testing.T) {
 	s := openAt(t, filepath.Join(t.TempDir(), "praxa.db"), nil)
 	const callers, rounds = 32, 20
 	work := make([]byte, 64<<10)
-	var wg sync.WaitGroup
-	errs := make(chan error, callers)
-	for c := range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range rounds {
-				// The work of a request around its Update (in praxa
-				// serve, some 70 µs of HTTP, JSON and schema).
-				sum := sha256.Sum256(work)
-				err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
-					return tx.InsertIntent(ctx, store.Intent{ID: fmt.Sprintf("int_%d_%d_%x", c, r, sum[:4]), Tenant: "a", CreatedAt: time.Unix(1, 0)})
-				})
-				if err != nil {
-					errs <- err
-					return
-				}
+	errs := testkit.Parallel(callers, func(c int) error {
+		for r := range rounds {
+			// The work of a request around its Update (in praxa
+			// serve, some 70 µs of HTTP, JSON and schema).
+			sum := sha256.Sum256(work)
+			err := s.Update(ctx, func(ctx context.Context, tx store.Tx) error {
+				return tx.InsertIntent(ctx, store.Intent{ID: fmt.Sprintf("int_%d_%d_%x", c, r, sum[:4]), Tenant: "a", CreatedAt: time.Unix(1, 0)})
+			})
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	})
+	for _, err := range errs {
 		t.Fatal(err)
 	}
 	// Each round of the callers can share one commit (a few straggle into
