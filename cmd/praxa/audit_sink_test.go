@@ -33,10 +33,7 @@ func TestServeAuditSink(t *testing.T) {
 			a, stderr, tok := s.app, s.log, devToken(t, s.log)
 			const trace = "0af7651916cd43dd8448eb211c80319c"
 			send := func(method, path, key, body string) *gatewaytest.Response {
-				opts := []gatewaytest.RequestOption{gatewaytest.Bearer(tok), gatewaytest.InTrace(trace)}
-				if key != "" {
-					opts = append(opts, gatewaytest.IdempotencyKey(key))
-				}
+				opts := append([]gatewaytest.RequestOption{gatewaytest.Bearer(tok)}, gatewaytest.KeyTrace(key, trace)...)
 				return gatewaytest.NewClient(a.url, nil).Do(t, method, path, body, opts...)
 			}
 			if res := send(http.MethodPost, "/v8/intents", "6f1c3a52-4a7e-4d0e-9a53-1b1f0c1d2e3f", `{"intent":"deploy the payments service"}`); res.Status != http.StatusCreated && res.Status != http.StatusOK {

@@ -51,13 +51,7 @@ type crashAnswerOf struct {
 // crashDo sends one request to the gateway at base.
 func crashDo(t *testing.T, client *http.Client, method, base, path, token, key, trace string, body any) (crashAnswerOf, error) {
 	t.Helper()
-	opts := []gatewaytest.RequestOption{gatewaytest.Bearer(token)}
-	if key != "" {
-		opts = append(opts, gatewaytest.IdempotencyKey(key))
-	}
-	if trace != "" {
-		opts = append(opts, gatewaytest.InTrace(trace))
-	}
+	opts := append([]gatewaytest.RequestOption{gatewaytest.Bearer(token)}, gatewaytest.KeyTrace(key, trace)...)
 	r, err := (&gatewaytest.Client{URL: base, HTTP: client}).Send(method, path, body, opts...)
 	if err != nil {
 		return crashAnswerOf{}, err

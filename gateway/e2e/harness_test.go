@@ -152,12 +152,7 @@ func (g *gw) send(r req) (*gatewaytest.Response, error) {
 	if r.token != "" {
 		opts = append(opts, gatewaytest.Bearer(r.token))
 	}
-	if r.key != "" {
-		opts = append(opts, gatewaytest.IdempotencyKey(r.key))
-	}
-	if r.trace != "" {
-		opts = append(opts, gatewaytest.InTrace(r.trace))
-	}
+	opts = append(opts, gatewaytest.KeyTrace(r.key, r.trace)...)
 	return g.rest.Send(r.method, r.path, r.body, opts...)
 }
 

@@ -111,6 +111,19 @@ func InTrace(id string) RequestOption {
 	return Header("Traceparent", "00-"+id+"-00f067aa0ba902b7-01")
 }
 
+// KeyTrace returns the options that send key as the Idempotency-Key and
+// the request in the trace id trace, leaving out each that is "".
+func KeyTrace(key, trace string) []RequestOption {
+	var opts []RequestOption
+	if key != "" {
+		opts = append(opts, IdempotencyKey(key))
+	}
+	if trace != "" {
+		opts = append(opts, InTrace(trace))
+	}
+	return opts
+}
+
 // Chunked hides the body's length, so the server must count while reading.
 func Chunked() RequestOption {
 	return func(r *http.Request) { r.ContentLength = -1 }

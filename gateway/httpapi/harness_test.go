@@ -179,10 +179,7 @@ func (h *harness) tokenB(t testing.TB) string {
 // submit posts an intent with key as the given token.
 func (h *harness) submit(t testing.TB, token, key, body string, opts ...gatewaytest.RequestOption) *gatewaytest.Response {
 	t.Helper()
-	all := []gatewaytest.RequestOption{gatewaytest.Bearer(token)}
-	if key != "" {
-		all = append(all, gatewaytest.IdempotencyKey(key))
-	}
+	all := append([]gatewaytest.RequestOption{gatewaytest.Bearer(token)}, gatewaytest.KeyTrace(key, "")...)
 	return h.Post(t, "/v8/intents", body, append(all, opts...)...)
 }
 
