@@ -62,13 +62,8 @@ func newHarnessTrusting(t *testing.T, extra certs.Issuers) *harness {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	iss, err := issuer.New(issuer.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	issSrv := httptest.NewServer(iss)
-	t.Cleanup(issSrv.Close)
-	iss.SetIssuer(issSrv.URL)
+	issSrv := gatewaytest.NewIssuer(t, issuer.Options{})
+	iss := issSrv.Issuer
 
 	cfg, cat, certIssuers := gatewaytest.ExampleKnowledge(t)
 	cfg.Auth.Issuers = []config.Issuer{{Issuer: issSrv.URL}}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/restclient"
 	"github.com/praxa/praxa/issuer"
 )
@@ -95,13 +96,8 @@ func FuzzSplitCommand(f *testing.F) {
 // grantIssuer serves a real issuer with its token grants on.
 func grantIssuer(t *testing.T) (*issuer.Issuer, string) {
 	t.Helper()
-	is, err := issuer.New(issuer.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(is)
-	t.Cleanup(srv.Close)
-	is.SetIssuer(srv.URL)
+	srv := gatewaytest.NewIssuer(t, issuer.Options{})
+	is := srv.Issuer
 	is.EnableTokenGrants(issuer.TokenOptions{Audience: "https://gw.example", Clients: []issuer.Client{
 		{ID: "bridge", Secret: "s3cret", Account: issuer.Account{Tenant: "t1", Scopes: []string{"missions:read", "missions:write"}}},
 		{ID: "cli"},
