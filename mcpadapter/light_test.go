@@ -2,7 +2,6 @@ package mcpadapter_test
 
 import (
 	"context"
-	"database/sql"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -101,20 +100,6 @@ func (b traced) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-func missions(t *testing.T, dbPath string) int {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM missions`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // TestDirectLightPath: over /mcp (the real router, a go-sdk client, a real
 // go-sdk upstream over HTTP), a direct call of a capability without guard
 // or evidence takes the light path: the upstream is called once, no
@@ -166,7 +151,7 @@ func TestDirectLightPath(t *testing.T) {
 		if !jsonEqual(t, links, []byte(want)) {
 			t.Errorf("links %s, want %s", links, want)
 		}
-		if n := missions(t, g.DBPath); n != 0 {
+		if n := gatewaytest.RowCount(t, g.DBPath, "missions"); n != 0 {
 			t.Errorf("%d missions stored, want none", n)
 		}
 		evs := events(t, trace)

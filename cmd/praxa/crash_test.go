@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,7 +23,6 @@ import (
 	"github.com/praxa/praxa/gateway/gatewaytest"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/sqlitestore"
-	_ "modernc.org/sqlite" // the raw count below reads the file with database/sql
 )
 
 // This file holds the checklist's crash test: "a process killed mid-request
@@ -387,18 +385,7 @@ func TestCrashRestartExactlyOnce(t *testing.T) {
 	}
 	// ... and nothing else: the file holds exactly one intent (and one
 	// idempotency record) per key.
-	db, err := sql.Open("sqlite", "file:"+dataPath(dataDir)+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var intents, records int
-	if err := db.QueryRow(`SELECT count(*) FROM intents`).Scan(&intents); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow(`SELECT count(*) FROM idempotency`).Scan(&records); err != nil {
-		t.Fatal(err)
-	}
+	intents, records := gatewaytest.RowCount(t, dataPath(dataDir), "intents"), gatewaytest.RowCount(t, dataPath(dataDir), "idempotency")
 	if len(ids) != len(allKeys) || intents != len(allKeys) || records != len(allKeys) {
 		t.Errorf("keys %d, distinct intents answered %d, intents stored %d, idempotency records %d; want all equal",
 			len(allKeys), len(ids), intents, records)
@@ -513,16 +500,7 @@ func TestConcurrentSameKeyOneIntent(t *testing.T) {
 	if err := s.stop(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
-	db, err := sql.Open("sqlite", "file:"+dataPath(dataDir)+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var count int
-	if err := db.QueryRow(`SELECT count(*) FROM intents`).Scan(&count); err != nil {
-		t.Fatal(err)
-	}
-	if count != 1 {
+	if count := gatewaytest.RowCount(t, dataPath(dataDir), "intents"); count != 1 {
 		t.Errorf("intents stored: %d, want 1", count)
 	}
 }
