@@ -1,7 +1,6 @@
 package examples_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -17,18 +16,10 @@ func TestExampleScripts(t *testing.T) {
 	tok := g.Token(t, "acme", "alice", gatewaytest.AllScopes(), nil)
 	call := func(path string, args map[string]any) map[string]any {
 		t.Helper()
-		b, _ := json.Marshal(args)
-		req, _ := http.NewRequest(http.MethodPost, g.URL+path, bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+tok)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := g.Client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %d %v %v", path, res.StatusCode, out, err)
+		r := g.REST().Post(t, path, args, gatewaytest.Bearer(tok))
+		var out map[string]any // numbers as float64, as the checks compare them
+		if err := json.Unmarshal(r.Body, &out); err != nil || r.Status != http.StatusOK {
+			t.Fatalf("%s: %s %v", path, r, err)
 		}
 		return out
 	}

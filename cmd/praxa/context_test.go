@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -71,23 +70,10 @@ func TestContextCommandsDev(t *testing.T) {
 
 	call := func(token, method, path, body string) (int, map[string]any) {
 		t.Helper()
-		var rd io.Reader
-		if body != "" {
-			rd = strings.NewReader(body)
-		}
-		req, _ := http.NewRequest(method, app.url+path, rd)
-		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
+		r := gatewaytest.NewClient(app.url, nil).Do(t, method, path, body, gatewaytest.Bearer(strings.TrimSpace(token)))
 		var m map[string]any
-		json.NewDecoder(res.Body).Decode(&m)
-		return res.StatusCode, m
+		_ = json.Unmarshal(r.Body, &m) // an answer that is no JSON object leaves m nil, which the checks report
+		return r.Status, m
 	}
 	status, m := call(tok, http.MethodPost, "/v8/memory/query", `{"compartment":"payments","purpose":"incident-review","query":"deploy rollback"}`)
 	if recs, _ := m["records"].([]any); status != 200 || len(recs) == 0 || recs[0].(map[string]any)["id"] != "mem-001" {
