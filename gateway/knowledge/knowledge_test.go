@@ -69,6 +69,16 @@ func read(t testing.TB, k *knowledge.Knowledge, st store.Store, tool string, p *
 	return out, r, err
 }
 
+// mustRead is read for a read that must succeed: its error fails t.
+func mustRead(t testing.TB, k *knowledge.Knowledge, st store.Store, tool string, p *auth.Principal, args map[string]any) (any, *op.Request) {
+	t.Helper()
+	out, r, err := read(t, k, st, tool, p, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, r
+}
+
 // TestOperations: Knowledge serves one operation per contract tool it
 // owns, each a read, only aura_get_skill without the store.
 func TestOperations(t *testing.T) {
@@ -115,10 +125,7 @@ func TestMemory(t *testing.T) {
 		t.Fatalf("second import = %+v, %v; want all %d unchanged", again, err, rep.Added)
 	}
 
-	out, r, err := read(t, k, st, contracts.ToolQueryMemory, reader(), map[string]any{"compartment": "payments", "purpose": "incident-review", "query": "deploy rollback"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, r := mustRead(t, k, st, contracts.ToolQueryMemory, reader(), map[string]any{"compartment": "payments", "purpose": "incident-review", "query": "deploy rollback"})
 	res := out.(knowledge.MemoryResult)
 	if len(res.Records) == 0 || res.Records[0].ID != "mem-001" {
 		t.Fatalf("records = %+v, want mem-001 first", res.Records)
@@ -173,10 +180,7 @@ func TestMemory(t *testing.T) {
 	if _, err := k.ImportGoals(ctx, nil, "acme", "goals.jsonl", strings.NewReader(string(goals))); err != nil {
 		t.Fatal(err)
 	}
-	out, r, err = read(t, k, st, contracts.ToolListGoals, reader(), map[string]any{"compartment": "payments", "purpose": "incident-review", "status": "active"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, r = mustRead(t, k, st, contracts.ToolListGoals, reader(), map[string]any{"compartment": "payments", "purpose": "incident-review", "status": "active"})
 	var ids []string
 	for _, g := range out.(knowledge.GoalList).Goals {
 		ids = append(ids, g.ID)

@@ -22,10 +22,7 @@ import (
 func TestSkill(t *testing.T) {
 	k, _ := newKnowledge(t)
 	p := &auth.Principal{Tenant: "acme"}
-	out, r, err := read(t, k, nil, contracts.ToolGetSkill, p, map[string]any{"skillId": "deploy-checklist"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, r := mustRead(t, k, nil, contracts.ToolGetSkill, p, map[string]any{"skillId": "deploy-checklist"})
 	sk := out.(knowledge.SkillAnswer)
 	if sk.Version != sk.LatestVersion || sk.Version != "1.1.0" || len(sk.Versions) != 3 {
 		t.Errorf("newest = %s of %+v, latest %s", sk.Version, sk.Versions, sk.LatestVersion)
@@ -33,7 +30,7 @@ func TestSkill(t *testing.T) {
 	if len(r.Events) != 1 || r.Events[0].Type != "skill.read" || r.Events[0].Attributes["version"] != sk.Version {
 		t.Errorf("events = %+v", r.Events)
 	}
-	out, _, err = read(t, k, nil, contracts.ToolGetSkill, p, map[string]any{"skillId": "deploy-checklist", "version": "1.0.0"})
+	out, _, err := read(t, k, nil, contracts.ToolGetSkill, p, map[string]any{"skillId": "deploy-checklist", "version": "1.0.0"})
 	if err != nil || out.(knowledge.SkillAnswer).Version != "1.0.0" {
 		t.Errorf("version 1.0.0 = %+v, %v", out, err)
 	}
@@ -61,10 +58,7 @@ func TestCertificates(t *testing.T) {
 	if rep.Added != 5 {
 		t.Fatalf("import = %+v, want 5 added", rep)
 	}
-	out, r, err := read(t, k, st, contracts.ToolListWorldCertificates, &auth.Principal{Tenant: "any"}, map[string]any{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, r := mustRead(t, k, st, contracts.ToolListWorldCertificates, &auth.Principal{Tenant: "any"}, map[string]any{})
 	list := out.(knowledge.CertificateList)
 	got := map[string]string{}
 	for _, c := range list.Certificates {
@@ -95,10 +89,7 @@ func TestStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid := func() string {
-		out, _, err := read(t, k, st, contracts.ToolListWorldCertificates, &auth.Principal{}, map[string]any{"issuer": "praxa-example-evals"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out, _ := mustRead(t, k, st, contracts.ToolListWorldCertificates, &auth.Principal{}, map[string]any{"issuer": "praxa-example-evals"})
 		for _, c := range out.(knowledge.CertificateList).Certificates {
 			if c.ID == "cert-tool-use-2025" {
 				return c.Verification
@@ -170,10 +161,7 @@ func TestCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, r, err := read(t, k, st, contracts.ToolGetCoverage, &auth.Principal{Tenant: "acme"}, map[string]any{"operationId": "getSkill"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, r := mustRead(t, k, st, contracts.ToolGetCoverage, &auth.Principal{Tenant: "acme"}, map[string]any{"operationId": "getSkill"})
 	cov := out.(knowledge.Coverage)
 	if cov.Run == nil || cov.Run.RunID != second.RunID || len(cov.Operations) != 1 {
 		t.Fatalf("coverage = %+v", cov)
@@ -221,10 +209,7 @@ func TestTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, r, err := read(t, k, st, contracts.ToolGetTrace, &auth.Principal{Tenant: "acme"}, map[string]any{"traceId": "tr"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, r := mustRead(t, k, st, contracts.ToolGetTrace, &auth.Principal{Tenant: "acme"}, map[string]any{"traceId": "tr"})
 	tr := out.(knowledge.TraceResult)
 	if len(tr.Events) != 2 || tr.Events[0].Type != "a.move" || tr.Events[1].Type != "b.move" {
 		t.Fatalf("trace = %+v", tr)
