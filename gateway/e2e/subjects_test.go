@@ -21,16 +21,24 @@ import (
 	"github.com/praxa/praxa/gateway/store"
 )
 
-// subjectsGateway starts a gateway over the examples with lexicon writes
-// enabled (serve --lexicon-writes).
-func subjectsGateway(t *testing.T, ti *gatewaytest.Issuer, writes bool) *gw {
+// subjectsGateway starts a gateway over the examples, with lexicon writes
+// enabled (serve --lexicon-writes) when writes, and returns it, its issuer
+// and a token of userA at tenantA.
+func subjectsGateway(t *testing.T, writes bool) (*gw, *gatewaytest.Issuer, string) {
 	t.Helper()
+	ti := newIssuer(t)
 	g := gatewaytest.New(t, &gatewaytest.Options{
 		Issuer:        ti,
 		LexiconWrites: writes,
 		Edit:          func(cfg *config.Config) { cfg.Auth.Resource = resource },
 	})
-	return wrapGateway(g)
+	return wrapGateway(g), ti, mint(t, ti, tenantA, userA)
+}
+
+// pakCommand is the praxec.command that starts guarded_merge on the topic
+// evidence-pak, a subject the lexicon does not know: the command pauses on it.
+func pakCommand() map[string]any {
+	return map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "evidence-pak"}}
 }
 
 // pendingRows lists the tenant's commands paused on subject.
@@ -71,11 +79,9 @@ func (g *gw) commandKeyed(t *testing.T, token, key string, args map[string]any) 
 // exact seeds/000 interaction; nothing starts, the pause is stored and
 // audited.
 func TestSubjectNeedsDefinitionShape(t *testing.T) {
-	ti := newIssuer(t)
-	g := subjectsGateway(t, ti, true)
-	tok := mint(t, ti, tenantA, userA)
+	g, _, tok := subjectsGateway(t, true)
 	trace := newTraceID()
-	args := map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "evidence-pak"}}
+	args := pakCommand()
 	res := g.do(t, req{method: http.MethodPost, path: "/v8/praxec/command", body: args, token: tok, trace: trace})
 	if res.Status != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 		t.Fatalf("status %d (%s): %s", res.Status, res.Header.Get("Content-Type"), res.Body)
@@ -132,11 +138,9 @@ func TestSubjectNeedsDefinitionShape(t *testing.T) {
 // after link_as_alias the queued command, sent again with the same key,
 // starts the workflow, drops the pause, and is then replayed by that key.
 func TestSubjectAliasThenRetry(t *testing.T) {
-	ti := newIssuer(t)
-	g := subjectsGateway(t, ti, true)
-	tok := mint(t, ti, tenantA, userA)
+	g, _, tok := subjectsGateway(t, true)
 	key := newKey()
-	args := map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "evidence-pak"}}
+	args := pakCommand()
 	first := g.commandKeyed(t, tok, key, args)
 	body := first.Object(t)
 	if first.Status != http.StatusOK || body["interaction"] == nil {
@@ -175,9 +179,7 @@ func TestSubjectAliasThenRetry(t *testing.T) {
 // subject with no candidate; define_new (filled in) then the queued submit
 // fires the transition.
 func TestSubjectDefineNewThenRetry(t *testing.T) {
-	ti := newIssuer(t)
-	g := subjectsGateway(t, ti, true)
-	tok := mint(t, ti, tenantA, userA)
+	g, _, tok := subjectsGateway(t, true)
 	start := g.command(t, tok, map[string]any{"definitionId": "guarded_merge"})
 	if start.Status != http.StatusOK {
 		t.Fatalf("start: %d %s", start.Status, start.Body)
@@ -228,10 +230,8 @@ func TestSubjectDefineNewThenRetry(t *testing.T) {
 // cancel finds nothing to drop. Without lexicon writes only cancel is
 // offered.
 func TestSubjectCancel(t *testing.T) {
-	ti := newIssuer(t)
-	g := subjectsGateway(t, ti, false)
-	tok := mint(t, ti, tenantA, userA)
-	res := g.command(t, tok, map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "evidence-pak"}})
+	g, ti, tok := subjectsGateway(t, false)
+	res := g.command(t, tok, pakCommand())
 	body := res.Object(t)
 	links := linksOf(t, body)
 	if res.Status != http.StatusOK || len(links) != 1 || links[0].Rel != "cancel" {
@@ -266,14 +266,12 @@ func TestSubjectCancel(t *testing.T) {
 
 // TestSubjectMCP: over MCP the interaction is a normal result, not isError.
 func TestSubjectMCP(t *testing.T) {
-	ti := newIssuer(t)
-	g := subjectsGateway(t, ti, true)
-	tok := mint(t, ti, tenantA, userA)
+	g, _, tok := subjectsGateway(t, true)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs := gatewaytest.MCPSession(t, g.url+"/mcp", tok)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "praxec.command",
-		Arguments: map[string]any{"definitionId": "guarded_merge", "input": map[string]any{"topic": "evidence-pak"}}})
+		Arguments: pakCommand()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,9 +291,7 @@ func TestSubjectMCP(t *testing.T) {
 // define_new resolves it (the lookup shows the definition) and the original
 // command retried proceeds; cancel drops another placeholder.
 func TestPendingDefinition(t *testing.T) {
-	ti := newIssuer(t)
-	g := subjectsGateway(t, ti, true)
-	tok := mint(t, ti, tenantA, userA)
+	g, ti, tok := subjectsGateway(t, true)
 	lookup := func(tok, term string) map[string]any {
 		t.Helper()
 		r := g.query(t, tok, map[string]any{"subject": "lexicon:" + term})
