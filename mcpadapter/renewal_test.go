@@ -80,6 +80,19 @@ func envelopeOf(t *testing.T, res *mcp.CallToolResult) contracts.ErrorEnvelope {
 
 var testRenewal = &mcpadapter.Renewal{Hint: "Run the token command yourself.", Command: "praxa token --data-dir /d"}
 
+// wantRenewalFailed fails t unless env answers a call whose credential
+// was refused and could not be renewed: invalid-token with message,
+// testRenewal's hint and command, and one link, the operator path that
+// runs the command.
+func wantRenewalFailed(t *testing.T, env contracts.ErrorEnvelope, message string) {
+	t.Helper()
+	if env.Error.Code != contracts.CodeInvalidToken || env.Error.Message != message ||
+		env.Error.Hint != testRenewal.Hint || env.Error.OperatorCommand != testRenewal.Command ||
+		len(env.Links) != 1 || env.Links[0].Rel != "operator_path" || env.Links[0].Method != "cli" || env.Links[0].Args["command"] != testRenewal.Command {
+		t.Errorf("a failed renewal: %+v", env)
+	}
+}
+
 // TestStdioRenewsItsCredential: a stdio server on a local store whose
 // credential renews obtains a new token when the one in hand is due and
 // when the verifier refuses it (revoked here; expired alike), and goes on
@@ -124,19 +137,13 @@ func TestStdioRenewsItsCredential(t *testing.T) {
 	}
 	// A renewal that fails answers why and how to renew.
 	m.revokeLast()
-	env := envelopeOf(t, home())
-	if env.Error.Code != contracts.CodeInvalidToken ||
-		env.Error.Message != "the server's credential is no longer accepted: revoked; renewing it failed: the token command failed (exit status 7)" ||
-		env.Error.Hint != testRenewal.Hint || env.Error.OperatorCommand != testRenewal.Command ||
-		len(env.Links) != 1 || env.Links[0].Rel != "operator_path" || env.Links[0].Method != "cli" || env.Links[0].Args["command"] != testRenewal.Command {
-		t.Errorf("a failed renewal: %+v", env)
-	}
+	wantRenewalFailed(t, envelopeOf(t, home()), "the server's credential is no longer accepted: revoked; renewing it failed: the token command failed (exit status 7)")
 	// Another principal's token (fetched once the failure's
 	// RetryAfterFailure has passed) is refused and stops the source.
 	clockMu.Lock()
 	now = now.Add(restclient.RetryAfterFailure)
 	clockMu.Unlock()
-	env = envelopeOf(t, home())
+	env := envelopeOf(t, home())
 	if env.Error.Code != contracts.CodeInvalidToken || !strings.Contains(env.Error.Message, `the renewed token names subject "mallory"`) {
 		t.Errorf("another principal's token: %+v", env)
 	}
@@ -214,10 +221,5 @@ func TestRemoteRenewsItsCredential(t *testing.T) {
 		t.Errorf("a revoked token: %s after %d fetches, want a renewal and the call sent again", textOf(t, res), m.count())
 	}
 	m.revokeLast()
-	env := envelopeOf(t, start())
-	if env.Error.Code != contracts.CodeInvalidToken ||
-		env.Error.Message != "the access token is not accepted: revoked; renewing it failed: the token command failed (exit status 7)" ||
-		env.Error.Hint != testRenewal.Hint || env.Error.OperatorCommand != testRenewal.Command || len(env.Links) != 1 {
-		t.Errorf("a failed renewal: %+v", env)
-	}
+	wantRenewalFailed(t, envelopeOf(t, start()), "the access token is not accepted: revoked; renewing it failed: the token command failed (exit status 7)")
 }
