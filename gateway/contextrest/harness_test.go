@@ -47,8 +47,7 @@ type harness struct {
 	url    string
 	client *http.Client
 	k      *knowledge.Knowledge
-	iss    *issuer.Issuer
-	issURL string
+	iss    *gatewaytest.Issuer
 }
 
 func newHarness(t *testing.T) *harness {
@@ -62,11 +61,10 @@ func newHarnessTrusting(t *testing.T, extra certs.Issuers) *harness {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	issSrv := gatewaytest.NewIssuer(t, issuer.Options{})
-	iss := issSrv.Issuer
+	iss := gatewaytest.NewIssuer(t, issuer.Options{})
 
 	cfg, cat, certIssuers := gatewaytest.ExampleKnowledge(t)
-	cfg.Auth.Issuers = []config.Issuer{{Issuer: issSrv.URL}}
+	cfg.Auth.Issuers = []config.Issuer{{Issuer: iss.URL}}
 	cfg.Auth.Resource = resource
 	cfg.Server.Limits.RatePerSecond = -1
 	srv := httptest.NewUnstartedServer(nil)
@@ -89,7 +87,7 @@ func newHarnessTrusting(t *testing.T, extra certs.Issuers) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Config.Handler = httpapi.New(httpapi.Options{Service: svc, Knowledge: k, Auth: v, Config: cfg, Logger: log, Issuers: []string{issSrv.URL}})
+	srv.Config.Handler = httpapi.New(httpapi.Options{Service: svc, Knowledge: k, Auth: v, Config: cfg, Logger: log, Issuers: []string{iss.URL}})
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
@@ -102,7 +100,7 @@ func newHarnessTrusting(t *testing.T, extra certs.Issuers) *harness {
 			t.Errorf("store close: %v", err)
 		}
 	})
-	return &harness{url: srv.URL, client: srv.Client(), k: k, iss: iss, issURL: issSrv.URL}
+	return &harness{url: srv.URL, client: srv.Client(), k: k, iss: iss}
 }
 
 // tok describes a token to mint.
@@ -138,8 +136,7 @@ func (h *harness) token(t testing.TB, spec tok) string {
 	if spec.purposes != nil {
 		extra["purposes"] = spec.purposes
 	}
-	ti := &gatewaytest.Issuer{Issuer: h.iss, URL: h.issURL}
-	return ti.Token(t, resource, gatewaytest.TokenSpec{Tenant: spec.tenant, Subject: spec.subject, Scopes: spec.scopes, TTL: time.Hour, Claims: extra})
+	return h.iss.Token(t, resource, gatewaytest.TokenSpec{Tenant: spec.tenant, Subject: spec.subject, Scopes: spec.scopes, TTL: time.Hour, Claims: extra})
 }
 
 // reviewer is tenant A's token for the example data: compartment payments,
