@@ -212,14 +212,18 @@ func (a *Auditor) loop() {
 		cancel()
 		buf = buf[:0]
 	}
+	// add buffers e, writing the buffer once it holds a batch.
+	add := func(e store.Event) {
+		buf = append(buf, e)
+		if len(buf) >= a.batch {
+			flush()
+		}
+	}
 	drain := func() {
 		for {
 			select {
 			case e := <-a.events:
-				buf = append(buf, e)
-				if len(buf) >= a.batch {
-					flush()
-				}
+				add(e)
 			default:
 				flush()
 				return
@@ -229,10 +233,7 @@ func (a *Auditor) loop() {
 	for {
 		select {
 		case e := <-a.events:
-			buf = append(buf, e)
-			if len(buf) >= a.batch {
-				flush()
-			}
+			add(e)
 		case <-tick.C:
 			flush()
 		case reply := <-a.flushReq:
