@@ -213,30 +213,28 @@ func (ls *leases) renewMoveLease(e *env) func(ctx context.Context) error {
 		if l == nil {
 			return nil
 		}
-		owner, deadline, err := ls.renewLease(ctx, "mv", func(ctx context.Context, tx store.Tx, owner string, now, deadline time.Time) error {
+		return ls.renewLease(ctx, "mv", &l.Owner, &l.Deadline, func(ctx context.Context, tx store.Tx, owner string, now, deadline time.Time) error {
 			return tx.RenewMoveLease(ctx, l.Tenant, l.WorkflowID, l.ExpectedVersion, l.Owner, owner, now, deadline)
 		})
-		if err == nil {
-			l.Owner, l.Deadline = owner, deadline
-		}
-		return err
 	}
 }
 
 // renewLease renews a lease this gateway holds, in a transaction of its
 // own: renew moves it from its holder to owner (a new holder id of the
-// kind's prefix) with a new deadline, a lease TTL from now. It answers
-// the new owner and deadline, or renewalError's answer.
-func (ls *leases) renewLease(ctx context.Context, prefix string, renew func(ctx context.Context, tx store.Tx, owner string, now, deadline time.Time) error) (string, time.Time, error) {
+// kind's prefix) with a new deadline, a lease TTL from now. Once renewed,
+// the held lease's holder and deadline become the new owner and deadline;
+// a failed renewal leaves them and answers renewalError's answer.
+func (ls *leases) renewLease(ctx context.Context, prefix string, holder *string, until *time.Time, renew func(ctx context.Context, tx store.Tx, owner string, now, deadline time.Time) error) error {
 	now := ls.now()
 	owner, deadline := ls.owner+"/"+newID(prefix), now.Add(ls.leaseTTL)
 	err := ls.store.Update(ctx, func(ctx context.Context, tx store.Tx) error {
 		return renew(ctx, tx, owner, now, deadline)
 	})
 	if err != nil {
-		return "", time.Time{}, renewalError(err)
+		return renewalError(err)
 	}
-	return owner, deadline, nil
+	*holder, *until = owner, deadline
+	return nil
 }
 
 // leaseChanged answers a resolution whose compare-and-set on the lease

@@ -178,13 +178,9 @@ func (ls *leases) renewStartLease(e *env) func(ctx context.Context) error {
 		if l == nil {
 			return nil
 		}
-		owner, deadline, err := ls.renewLease(ctx, "st", func(ctx context.Context, tx store.Tx, owner string, now, deadline time.Time) error {
+		return ls.renewLease(ctx, "st", &l.Owner, &l.Deadline, func(ctx context.Context, tx store.Tx, owner string, now, deadline time.Time) error {
 			return tx.RenewStartLease(ctx, l.Tenant, l.Ref, l.Owner, owner, now, deadline)
 		})
-		if err == nil {
-			l.Owner, l.Deadline = owner, deadline
-		}
-		return err
 	}
 }
 
