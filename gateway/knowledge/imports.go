@@ -48,9 +48,7 @@ const (
   "type": "object", "additionalProperties": false,
   "required": ["id", "compartment", "purposes", "content"],
   "properties": {
-    "id": {"$ref": "#/$defs/identifier"},
-    "compartment": {"$ref": "#/$defs/identifier"},
-    "purposes": {"type": "array", "minItems": 1, "maxItems": 16, "uniqueItems": true, "items": {"$ref": "#/$defs/identifier"}},
+    ` + contextProperties + `
     "content": {"type": "string", "minLength": 1, "maxLength": 16000},
     "tags": {"$ref": "#/$defs/tags"},
     "createdAt": {"type": "string", "format": "date-time", "maxLength": 64}
@@ -61,9 +59,7 @@ const (
   "type": "object", "additionalProperties": false,
   "required": ["id", "compartment", "purposes", "title"],
   "properties": {
-    "id": {"$ref": "#/$defs/identifier"},
-    "compartment": {"$ref": "#/$defs/identifier"},
-    "purposes": {"type": "array", "minItems": 1, "maxItems": 16, "uniqueItems": true, "items": {"$ref": "#/$defs/identifier"}},
+    ` + contextProperties + `
     "title": {"type": "string", "minLength": 1, "maxLength": 200},
     "description": {"type": "string", "minLength": 1, "maxLength": 4000},
     "status": {"enum": GOAL_STATUSES},
@@ -72,6 +68,10 @@ const (
   },
   "$defs": ` + contextDefs + `
 }`
+	// contextProperties are the members every line places its record by.
+	contextProperties = `"id": {"$ref": "#/$defs/identifier"},
+    "compartment": {"$ref": "#/$defs/identifier"},
+    "purposes": {"type": "array", "minItems": 1, "maxItems": 16, "uniqueItems": true, "items": {"$ref": "#/$defs/identifier"}},`
 	contextDefs = `{
     "identifier": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"},
     "tags": {"type": "array", "maxItems": 16, "uniqueItems": true, "items": {"type": "string", "minLength": 1, "maxLength": 64}}
