@@ -52,14 +52,12 @@ func runConfig(ctx context.Context, env *environment, args []string) error {
 // command fails once all files have been checked.
 func runConfigValidate(_ context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "config validate", "FILE...")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintln(w, "Usage: praxa config validate FILE...")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Checks each file against the configuration schema and rules. A valid file")
-		fmt.Fprintln(w, "prints FILE: ok on stdout, then any warnings on stderr; an invalid one prints")
-		fmt.Fprintln(w, "every problem on stderr as FILE:LINE:COLUMN: FIELD: MESSAGE, and the exit status is 1.")
-	}
+	textUsage(fs, `Usage: praxa config validate FILE...
+
+Checks each file against the configuration schema and rules. A valid file
+prints FILE: ok on stdout, then any warnings on stderr; an invalid one prints
+every problem on stderr as FILE:LINE:COLUMN: FIELD: MESSAGE, and the exit status is 1.
+`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -112,12 +110,10 @@ func runConfigValidate(_ context.Context, env *environment, args []string) error
 // runConfigSchema prints the JSON Schema every praxec.yaml is checked against.
 func runConfigSchema(_ context.Context, env *environment, args []string) error {
 	fs := newFlagSet(env, "config schema", "")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintln(w, "Usage: praxa config schema")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Prints the JSON Schema (2020-12) every praxec.yaml is checked against.")
-	}
+	textUsage(fs, `Usage: praxa config schema
+
+Prints the JSON Schema (2020-12) every praxec.yaml is checked against.
+`)
 	if err := parseFlagsOnly(env, fs, args); err != nil {
 		return err
 	}

@@ -121,6 +121,12 @@ func newFlagSet(env *environment, name, args string) *flag.FlagSet {
 	return fs
 }
 
+// textUsage makes text, printed as it stands, the usage of fs: for a
+// command whose usage is prose rather than its flags.
+func textUsage(fs *flag.FlagSet, text string) {
+	fs.Usage = func() { fmt.Fprint(fs.Output(), text) }
+}
+
 // usageWidth is the column the usage line wraps at.
 const usageWidth = 100
 
