@@ -103,12 +103,11 @@ var ErrClosed = errors.New("gateway: the auditor is closed")
 // after its commit (WithSink).
 func (a *Auditor) Commit(ctx context.Context, e store.Event) error {
 	d := durableEvent{event: e, done: make(chan error, 1)}
-	select {
-	case a.durable <- d:
-	case <-a.stop:
+	if queued, err := enqueue(ctx, a.durable, d, a.stop); !queued {
+		if err != nil {
+			return err
+		}
 		return ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 	select {
 	case err := <-d.done:
@@ -249,18 +248,28 @@ func (a *Auditor) loop() {
 // Flush writes every event queued before the call, then returns.
 func (a *Auditor) Flush(ctx context.Context) error {
 	reply := make(chan struct{})
-	select {
-	case a.flushReq <- reply:
-	case <-a.flushed:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	if queued, err := enqueue(ctx, a.flushReq, reply, a.flushed); !queued {
+		return err // nil once the writer has stopped: nothing is left to write
 	}
 	select {
 	case <-reply:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// enqueue sends v on ch. It answers false with ctx's error when ctx ends
+// first, and false with nil when stopped is closed first (the receiver is
+// gone).
+func enqueue[T any](ctx context.Context, ch chan<- T, v T, stopped <-chan struct{}) (bool, error) {
+	select {
+	case ch <- v:
+		return true, nil
+	case <-stopped:
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
 	}
 }
 
