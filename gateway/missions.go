@@ -488,9 +488,13 @@ func submitFingerprint(transition string, args map[string]any) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// submit fires a transition of a loaded instance. An exact replay of a
-// submit that already succeeded answers the recorded response.
-func (ms *missions) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, expected int64, args map[string]any, style op.LinkStyle) (_ any, err error) {
+// submit fires a transition of a loaded instance, with the arguments and
+// the expectedVersion the request gives under those names on every
+// surface. An exact replay of a submit that already succeeded answers the
+// recorded response.
+func (ms *missions) submit(ctx context.Context, tx store.Tx, e *env, byRunID bool, ref, transition string, style op.LinkStyle) (_ any, err error) {
+	args, _ := e.Args["arguments"].(map[string]any)
+	expected := int64Arg(e.Args, "expectedVersion")
 	in, m, err := ms.loadMission(ctx, tx, e.Principal.Tenant, byRunID, ref)
 	if err != nil {
 		return nil, err
@@ -565,8 +569,7 @@ func int64Arg(args map[string]any, name string) int64 { return op.Int64Arg(args,
 
 // praxecSubmit serves praxec.command submit.
 func (ms *missions) praxecSubmit(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	args, _ := e.Args["arguments"].(map[string]any)
-	return ms.submit(ctx, tx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), int64Arg(e.Args, "expectedVersion"), args, op.StylePraxec)
+	return ms.submit(ctx, tx, e, false, stringArg(e.Args, "workflowId"), stringArg(e.Args, "transition"), op.StylePraxec)
 }
 
 // praxecGet serves praxec.query get.
@@ -709,8 +712,7 @@ func (ms *missions) getMission(ctx context.Context, tx store.ReadTx, e *env) (an
 
 // signalMission serves aura_signal_mission.
 func (ms *missions) signalMission(ctx context.Context, tx store.Tx, e *env) (any, error) {
-	args, _ := e.Args["arguments"].(map[string]any)
-	return ms.submit(ctx, tx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), int64Arg(e.Args, "expectedVersion"), args, op.StyleAura)
+	return ms.submit(ctx, tx, e, true, stringArg(e.Args, "runId"), stringArg(e.Args, "signal"), op.StyleAura)
 }
 
 // cancelMission serves aura_cancel_mission: durable, idempotent on a
