@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/praxa/praxa/internal/testkit"
 )
 
 // Client sends requests to a gateway over HTTP, as a test's client would:
@@ -71,12 +73,9 @@ func (r *Response) TraceID(t testing.TB) string {
 }
 
 // DecodeJSON decodes one JSON value of b into v, numbers as json.Number
-// where v holds them as any.
-func DecodeJSON(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	return d.Decode(v)
-}
+// where v holds them as any (testkit.DecodeJSON, for the tests that import
+// gatewaytest).
+func DecodeJSON(b []byte, v any) error { return testkit.DecodeJSON(b, v) }
 
 // A RequestOption edits a request before it is sent.
 type RequestOption func(*http.Request)

@@ -1,19 +1,24 @@
 package testkit
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 )
 
-// DecodeObject decodes the first JSON value of s as the gateway decodes a
-// request body: into a map, with numbers as json.Number. A JSON null gives
-// a nil map and no error.
-func DecodeObject(s string) (map[string]any, error) {
-	d := json.NewDecoder(strings.NewReader(s))
+// DecodeJSON decodes the first JSON value of b into v as the gateway
+// decodes a request body: numbers as json.Number.
+func DecodeJSON(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
+	return d.Decode(v)
+}
+
+// DecodeObject decodes the first JSON value of s as DecodeJSON does, into a
+// map. A JSON null gives a nil map and no error.
+func DecodeObject(s string) (map[string]any, error) {
 	var m map[string]any
-	if err := d.Decode(&m); err != nil {
+	if err := DecodeJSON([]byte(s), &m); err != nil {
 		return nil, err
 	}
 	return m, nil
