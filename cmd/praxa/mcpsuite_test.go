@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -39,7 +42,21 @@ func TestMCPConformanceSuite(t *testing.T) {
 	defer cancel()
 	node := suiteNode(t, work)
 
-	_, _, gw, tok := devGateway(t)
+	// The suite opens a session per scenario, about 130 requests in half
+	// a second from the one principal the proxy's token names: more than
+	// the default rate limit (50 a second, burst 100) admits, so its last
+	// scenario was answered 429 about half the time. Conformance to the
+	// protocol is tested here, the limit in gateway/ratelimit and e2e.
+	bin, dir := buildPraxa(t), t.TempDir()
+	cfg := exampleConfig(t, "")
+	limited := strings.Replace(cfg, "\nserver:\n", "\nserver:\n  limits: {ratePerSecond: 1000, burst: 1000}\n", 1)
+	if limited == cfg {
+		t.Fatal("examples/praxec.yaml has no server: section to set the suite's rate limit in")
+	}
+	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
+	must(t, os.WriteFile(cfgPath, []byte(limited), 0o600), "write the configuration")
+	gw := startDevServe(t, bin, dir, "--config", cfgPath)
+	tok := mintToken(t, bin, dir)
 	target, err := url.Parse(gw.url)
 	must(t, err, "parse %s", gw.url)
 	proxy := httptest.NewUnstartedServer(nil)
@@ -71,7 +88,7 @@ func TestMCPConformanceSuite(t *testing.T) {
 		if i := bytes.LastIndex(out, []byte("=== SUMMARY ===")); i >= 0 {
 			summary = out[i:]
 		}
-		t.Fatalf("conformance server: %v\n%s\ngateway stderr:\n%s", err, summary, gw.stderr())
+		t.Fatalf("conformance server: %v\n%s\nfailed checks:\n%s\ngateway stderr:\n%s", err, summary, failedChecks(filepath.Join(work, "results")), gw.stderr())
 	}
 }
 
@@ -97,4 +114,32 @@ func suiteNode(t *testing.T, work string) string {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// failedChecks lists, from the suite's results directory (one checks.json
+// per scenario), every check that did not succeed, with its details: the
+// suite's summary names the scenario only.
+func failedChecks(dir string) string {
+	var b strings.Builder
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "checks.json" {
+			return nil
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		var checks []map[string]any
+		if json.Unmarshal(raw, &checks) != nil {
+			return nil
+		}
+		for _, c := range checks {
+			if c["status"] != "SUCCESS" {
+				line, _ := json.Marshal(c)
+				fmt.Fprintf(&b, "%s\n", line)
+			}
+		}
+		return nil
+	})
+	return b.String()
 }
