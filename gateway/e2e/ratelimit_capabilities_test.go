@@ -6,15 +6,18 @@ import (
 	_ "embed"
 	"fmt"
 
+	"math"
 	"net/http"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/praxa/praxa/contracts"
 	"github.com/praxa/praxa/gateway"
 	"github.com/praxa/praxa/gateway/config"
 	"github.com/praxa/praxa/gateway/gatewaytest"
+	"github.com/praxa/praxa/gateway/ratelimit"
 	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 )
 
@@ -64,9 +67,12 @@ func TestCapabilityRateLimits(t *testing.T) {
 			}
 			// Three calls, by two tenants, two ways, on both replicas.
 			// (On PostgreSQL the first call's replica leases a second
-			// token ahead of need: the third call goes there. On the
-			// other replica it would be refused, the bucket empty: a
-			// slice a replica holds is the documented error.)
+			// token ahead of need, in the background: the third call
+			// goes there. On the other replica it would be refused,
+			// the bucket empty: a slice a replica holds is the
+			// documented error. The second call waits until that lease
+			// took its token: else, on a loaded machine, the second
+			// call's replica could take it first.)
 			for i, call := range []func() error{
 				func() error { return statusErr(start(g1, tokA, "quote")) },
 				func() error { return asErr(direct(g2, tenantB, "quote")) },
@@ -74,6 +80,9 @@ func TestCapabilityRateLimits(t *testing.T) {
 			} {
 				if err := call(); err != nil {
 					t.Fatalf("call %d of quote within its burst: %v", i+1, err)
+				}
+				if i == 0 && driver == "postgres" {
+					waitBucket(t, o.StoreDSN, ratelimit.CapabilityKey("quote"), 1)
 				}
 			}
 			// The fourth, either way, on either replica, is refused.
@@ -100,6 +109,23 @@ func TestCapabilityRateLimits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// waitBucket waits until the shared bucket of key in the PostgreSQL
+// database dsn holds tokens whole tokens (the leases in flight have taken
+// theirs), and fails the test when it does not within 10 s.
+func waitBucket(t *testing.T, dsn, key string, tokens int) {
+	t.Helper()
+	conn := pgtest.Conn(t, dsn)
+	var held float64
+	if !gatewaytest.Poll(10*time.Second, func() bool {
+		if err := conn.QueryRow(context.Background(), `SELECT tokens FROM rate_buckets WHERE key = $1`, key).Scan(&held); err != nil {
+			t.Fatalf("bucket %s: %v", key, err)
+		}
+		return int(math.Floor(held)) == tokens
+	}) {
+		t.Fatalf("the bucket %s holds %.3f tokens, want %d whole ones", key, held, tokens)
 	}
 }
 

@@ -62,3 +62,16 @@ func Schema(t testing.TB) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// Conn connects to the database dsn names (a DSN of Schema: its schema)
+// for a test that reads the tables the stores write, and closes the
+// connection when the test ends.
+func Conn(t testing.TB, dsn string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatalf("pgtest: connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
