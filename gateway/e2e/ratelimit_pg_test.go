@@ -65,51 +65,117 @@ func TestRateLimitAcrossPostgresReplicas(t *testing.T) {
 			for _, u := range tc.users {
 				tokens = append(tokens, mint(t, ti, tc.tenant, u, string(contracts.ScopeTracesRead)))
 			}
+			// The probe is refused on replica 2 while the clients keep
+			// the budget spent: the principal's own, or, for a
+			// principal that sent nothing yet, of the tenant whose
+			// budget the others spend, the tenant's. (After the
+			// window the bucket refills at its rate: a lone client
+			// slower than the rate, as on a loaded machine, would
+			// never be refused.)
+			probe := tokens[0]
+			if tc.who == "tenant" {
+				probe = mint(t, ti, tc.tenant, "erin", string(contracts.ScopeTracesRead))
+			}
 			var admitted, refused atomic.Int64
-			var bad atomic.Pointer[gatewaytest.Response]
+			var bad, probed atomic.Pointer[gatewaytest.Response]
+			// send sends one request of tok to w and counts its answer;
+			// it returns the answer, or nil after an error.
+			send := func(w *gw, tok string) *gatewaytest.Response {
+				r, err := w.send(req{method: http.MethodGet, path: "/v8/traces/" + newTraceID(), token: tok})
+				if err != nil {
+					t.Error(err)
+					return nil
+				}
+				if r.Status != http.StatusTooManyRequests {
+					admitted.Add(1)
+					return r
+				}
+				refused.Add(1)
+				if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n < 1 {
+					bad.Store(r)
+				}
+				return r
+			}
+			slice := ratelimit.ClusterOptions{}.SliceFor(tc.rule)
+			// limit is what the replicas may admit together over a
+			// window of w seconds (ratelimit.Cluster's error bound):
+			// one bucket's, one, and a slice per replica. A lease that
+			// did not answer within its timeout (a machine too loaded)
+			// sent its replica to the fallback, whose shares add one
+			// more bucket's worth at most: the documented bound of
+			// that case. fell counts those replicas (since errs, their
+			// failed leases before the window).
+			var errs []int64
+			for _, g := range gws {
+				errs = append(errs, g.Limiter.(*ratelimit.Cluster).Stats().Errors)
+			}
+			limit := func(w float64) (one, bound float64, fell int) {
+				one = float64(tc.rule.Burst) + tc.rule.Rate*w
+				bound = one + float64(replicas*slice)
+				for i, g := range gws {
+					if g.Limiter.(*ratelimit.Cluster).Stats().Errors > errs[i] {
+						fell++
+					}
+				}
+				return one, bound + float64(fell)*one, fell
+			}
 			start := time.Now()
 			stop := start.Add(2 * time.Second)
+			// The clients go on past stop, for at most a minute more,
+			// until they have outrun the limit (sent more than it
+			// allows over the window so far: on a loaded machine they
+			// may send fewer within 2 s) and the probe is refused.
+			// The window is measured.
+			giveUp := stop.Add(time.Minute)
+			running := func() bool {
+				now := time.Now()
+				if now.Before(stop) {
+					return true
+				}
+				_, bound, _ := limit(now.Sub(start).Seconds())
+				outran := float64(admitted.Load()+refused.Load()) > bound
+				return (!outran || probed.Load() == nil) && now.Before(giveUp)
+			}
 			var wg sync.WaitGroup
 			for i, g := range gws {
 				w := wrapGateway(g)
 				for j := range workers * len(tokens) {
 					tok := tokens[(i+j)%len(tokens)]
 					wg.Go(func() {
-						for time.Now().Before(stop) {
-							r, err := w.send(req{method: http.MethodGet, path: "/v8/traces/" + newTraceID(), token: tok})
-							if err != nil {
-								t.Error(err)
+						for running() {
+							if send(w, tok) == nil {
 								return
-							}
-							if r.Status != http.StatusTooManyRequests {
-								admitted.Add(1)
-								continue
-							}
-							refused.Add(1)
-							if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n < 1 {
-								bad.Store(r)
 							}
 						}
 					})
 				}
 			}
+			wg.Go(func() {
+				w := wrapGateway(gws[1])
+				// Once the clients are refused, the budget is spent.
+				for refused.Load() == 0 && running() {
+					time.Sleep(time.Millisecond)
+				}
+				for running() {
+					r := send(w, probe)
+					if r == nil {
+						return
+					}
+					if r.Status == http.StatusTooManyRequests {
+						probed.Store(r)
+						return
+					}
+				}
+			})
 			wg.Wait()
 			window := time.Since(start).Seconds()
-			slice := ratelimit.ClusterOptions{}.SliceFor(tc.rule)
-			one := float64(tc.rule.Burst) + tc.rule.Rate*window
-			bound := one + float64(replicas*slice)
+			one, bound, fell := limit(window)
 			got := admitted.Load()
 			t.Logf("admitted %d, refused %d in %.2fs over %d replicas; one bucket allows %.0f, the bound is %.0f",
 				got, refused.Load(), window, replicas, one, bound)
-			// A lease that did not answer within its timeout (a
-			// machine too loaded) sent its replica to the fallback,
-			// whose shares add one more bucket's worth at most: the
-			// documented bound of that case.
-			for i, g := range gws {
-				if s := g.Limiter.(*ratelimit.Cluster).Stats(); s.Errors > 0 {
-					t.Logf("replica %d fell back during the window (%+v): the bound is one more bucket's %.0f", i+1, s, one)
-					bound += one
-				}
+			if fell > 0 {
+				t.Logf("%d replicas fell back during the window (%+v, %+v): the bound has one more bucket's %.0f for each",
+					fell, gws[0].Limiter.(*ratelimit.Cluster).Stats(), gws[1].Limiter.(*ratelimit.Cluster).Stats(), one)
 			}
 			if float64(got) > bound {
 				t.Fatalf("%d replicas admitted %d requests in %.2fs: more than %.1f (one bucket's %.1f and a slice of %d per replica)",
@@ -124,27 +190,31 @@ func TestRateLimitAcrossPostgresReplicas(t *testing.T) {
 			if r := bad.Load(); r != nil {
 				t.Fatalf("a 429 without an integer Retry-After: %v %s", r.Header, r.Body)
 			}
-			// The refusal's shape, on either replica: for a principal
-			// that sent nothing yet, of the tenant whose budget the
-			// others spent, the tenant's.
-			tok := tokens[0]
-			if tc.who == "tenant" {
-				tok = mint(t, ti, tc.tenant, "erin", string(contracts.ScopeTracesRead))
-			}
-			// (The replica may hold tokens of a slice still, and the
-			// bucket refills: the first refusal comes within the
-			// burst of the new principal.)
-			var r *gatewaytest.Response
-			for range principal.Burst {
-				if r = wrapGateway(gws[1]).do(t, req{method: http.MethodGet, path: "/v8/traces/" + newTraceID(), token: tok}); r.Status == http.StatusTooManyRequests {
-					break
-				}
+			// The refusal's shape, on replica 2.
+			r := probed.Load()
+			if r == nil {
+				t.Fatalf("the probe of replica 2 was not refused within %.0fs while the clients outran the limit", window)
 			}
 			p := wantProblem(t, r, http.StatusTooManyRequests, contracts.CodeRateLimited)
 			if want := "this " + tc.who + " sends too many requests"; p.Detail != want {
 				t.Errorf("detail %q, want %q", p.Detail, want)
 			}
 		})
+	}
+	// A replica that fell back (a lease slower than its timeout on a
+	// loaded machine) stays in fallback until a request finds the
+	// database again, RetryStore after the failure: such requests are
+	// sent, of a principal of its own.
+	again := mint(t, ti, tenantA, "frank", string(contracts.ScopeTracesRead))
+	for i, g := range gws {
+		c := g.Limiter.(*ratelimit.Cluster)
+		for deadline := time.Now().Add(time.Minute); c.Stats().Fallback; {
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %d still in fallback a minute after the windows: %+v", i+1, c.Stats())
+			}
+			time.Sleep(100 * time.Millisecond)
+			wrapGateway(g).do(t, req{method: http.MethodGet, path: "/v8/traces/" + newTraceID(), token: again})
+		}
 	}
 	for i, g := range gws {
 		m := wrapGateway(g).do(t, req{method: http.MethodGet, path: "/metrics"})
