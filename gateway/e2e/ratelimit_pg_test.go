@@ -103,17 +103,20 @@ func TestRateLimitAcrossPostgresReplicas(t *testing.T) {
 			// did not answer within its timeout (a machine too loaded)
 			// sent its replica to the fallback, whose shares add one
 			// more bucket's worth at most: the documented bound of
-			// that case. fell counts those replicas (since errs, their
+			// that case. fell counts those replicas: in fallback when
+			// the window began, or failing a lease since (errs, their
 			// failed leases before the window).
 			var errs []int64
+			var down []bool
 			for _, g := range gws {
-				errs = append(errs, g.Limiter.(*ratelimit.Cluster).Stats().Errors)
+				s := g.Limiter.(*ratelimit.Cluster).Stats()
+				errs, down = append(errs, s.Errors), append(down, s.Fallback)
 			}
 			limit := func(w float64) (one, bound float64, fell int) {
 				one = float64(tc.rule.Burst) + tc.rule.Rate*w
 				bound = one + float64(replicas*slice)
 				for i, g := range gws {
-					if g.Limiter.(*ratelimit.Cluster).Stats().Errors > errs[i] {
+					if down[i] || g.Limiter.(*ratelimit.Cluster).Stats().Errors > errs[i] {
 						fell++
 					}
 				}
