@@ -132,11 +132,37 @@ func (h *consoleHarness) do(tab context.Context, steps ...chromedp.Action[chrome
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(tab, 20*time.Second)
 	defer cancel()
-	if err := chromedp.Do(ctx, steps...); err != nil {
+	h.ok(tab, chromedp.Do(ctx, steps...))
+}
+
+// ok fails the test on err with the address and the text of the page the
+// browser is at.
+func (h *consoleHarness) ok(tab context.Context, err error) {
+	h.t.Helper()
+	if err != nil {
 		loc, _ := chromedp.Run(tab, chromedp.Location())
 		body, _ := chromedp.Run(tab, chromedp.Text(chromedp.CSS("body")))
 		h.t.Fatalf("browser at %s: %v\n%s", loc, err, body)
 	}
+}
+
+// follow runs click, a click on a link or on a form's button, waits until
+// the page it navigates to has loaded, checks that the browser is at an
+// address containing at, and runs then on that page. A click returns
+// before the navigation it starts commits: a query run after it alone can
+// match the page being left (the queue has an approve button and note
+// field per request, the mission and audit pages have ol.events as the
+// trace page does), so the wait is for the navigation itself.
+func (h *consoleHarness) follow(tab context.Context, at string, click chromedp.Action[chromedp.Void], then ...chromedp.Action[chromedp.Void]) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(tab, 20*time.Second)
+	defer cancel()
+	_, err := chromedp.RunResponse(ctx, click)
+	h.ok(tab, err)
+	if loc, err := chromedp.Run(ctx, chromedp.Location()); err != nil || !strings.Contains(loc, at) {
+		h.t.Fatalf("the click led to %s (%v), want an address with %s", loc, err, at)
+	}
+	h.ok(tab, chromedp.Do(ctx, then...))
 }
 
 // text is the visible text of the page's main element.
@@ -212,6 +238,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		wfID, id := h.askForRelease("agent-7", "1.4.0")
 		tab := h.tab()
 		h.signIn(tab, "/console/approvals", "alice", true)
+		// The page's script is deferred: it runs (localTimes, the refresh
+		// started) before the load event, not before the page is visible.
+		h.do(tab, chromedp.Poll[chromedp.Void](`document.readyState === "complete"`, chromedp.WithPollingInterval(10*time.Millisecond)))
 		page := h.text(tab)
 		for _, want := range []string{"approve_release", "agent-7", wfID, "Approve"} {
 			if !strings.Contains(page, want) {
@@ -234,13 +263,13 @@ func TestConsoleInBrowser(t *testing.T) {
 		if same, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.notReloaded === true`)); err != nil || !same {
 			t.Errorf("the queue reloaded the page to show a new request (%v)", err)
 		}
-		h.do(tab, chromedp.Click(chromedp.CSS(`a[href="/console/approvals/`+id+`"]`)), chromedp.WaitVisible(chromedp.CSS("button.approve")))
+		h.follow(tab, "/console/approvals/"+id, chromedp.Click(chromedp.CSS(`a[href="/console/approvals/`+id+`"]`)), chromedp.WaitVisible(chromedp.CSS("button.approve")))
 		if page := h.text(tab); !strings.Contains(page, "1.4.0") && !strings.Contains(page, "pending") {
 			t.Errorf("the approval page does not show the request:\n%s", page)
 		}
 		h.screenshot(tab, "approval")
-		h.do(tab, chromedp.SendKeys(chromedp.CSS("#note-"+id), "checked the changelog"),
-			chromedp.Click(chromedp.CSS("button.approve")), chromedp.WaitVisible(chromedp.CSS("p.flash")))
+		h.do(tab, chromedp.SendKeys(chromedp.CSS("#note-"+id), "checked the changelog"))
+		h.follow(tab, "/console/approvals/"+id, chromedp.Click(chromedp.CSS("button.approve")), chromedp.WaitVisible(chromedp.CSS("p.flash")))
 		if page := h.text(tab); !strings.Contains(page, "You approved approval "+id) || !strings.Contains(page, "state released") {
 			t.Errorf("after approving:\n%s", page)
 		}
@@ -275,12 +304,13 @@ func TestConsoleInBrowser(t *testing.T) {
 		// The other pages, for their screenshots and what they show.
 		h.do(tab, chromedp.Navigate(h.app.url+"/console/missions"), chromedp.WaitVisible(chromedp.CSS("table")))
 		h.screenshot(tab, "missions")
-		h.do(tab, chromedp.Click(chromedp.CSS(`a[href="/console/missions/`+missions[0].RunID+`"]`)), chromedp.WaitVisible(chromedp.CSS("ol.events")))
+		h.follow(tab, "/console/missions/"+missions[0].RunID, chromedp.Click(chromedp.CSS(`a[href="/console/missions/`+missions[0].RunID+`"]`)),
+			chromedp.WaitVisible(chromedp.CSS("ol.events")))
 		if page := h.text(tab); !strings.Contains(page, "released") || !strings.Contains(page, "human.approval.granted") || !strings.Contains(page, "by alice") {
 			t.Errorf("the mission page:\n%s", page)
 		}
 		h.screenshot(tab, "mission")
-		h.do(tab, chromedp.Click(chromedp.CSS(`ol.events a[href^="/console/traces/"]`)), chromedp.WaitVisible(chromedp.CSS("ol.events")))
+		h.follow(tab, "/console/traces/", chromedp.Click(chromedp.CSS(`ol.events a[href^="/console/traces/"]`)), chromedp.WaitVisible(chromedp.CSS("ol.events")))
 		h.screenshot(tab, "trace")
 		h.do(tab, chromedp.Navigate(h.app.url+"/console/capabilities"), chromedp.WaitVisible(chromedp.CSS("#quarantine-title")))
 		h.screenshot(tab, "capabilities")
@@ -288,14 +318,14 @@ func TestConsoleInBrowser(t *testing.T) {
 		// The audit trail, reached from the navigation: the approval
 		// among the newest events; the filter form narrows it to alice's
 		// decisions, and the trace link of one opens its trace.
-		h.do(tab, chromedp.Click(chromedp.CSS(`nav a[href="/console/audit"]`)), chromedp.WaitVisible(chromedp.CSS("ol.events")))
+		h.follow(tab, "/console/audit", chromedp.Click(chromedp.CSS(`nav a[href="/console/audit"]`)), chromedp.WaitVisible(chromedp.CSS("ol.events")))
 		if page := h.text(tab); !strings.Contains(page, "Audit trail") || !strings.Contains(page, "human.approval.granted") || !strings.Contains(page, "by agent-7") {
 			t.Errorf("the audit page:\n%s", page)
 		}
-		h.do(tab, chromedp.SendKeys(chromedp.CSS("#f-subject"), "alice"), chromedp.SetValue(chromedp.CSS("#f-outcome"), "allowed"),
-			// The next page renders the filter it applied: the attribute
-			// (the field typed in sets the property only).
-			chromedp.Click(chromedp.CSS("form.filter button")), chromedp.WaitVisible(chromedp.CSS(`#f-subject[value="alice"]`)))
+		h.do(tab, chromedp.SendKeys(chromedp.CSS("#f-subject"), "alice"), chromedp.SetValue(chromedp.CSS("#f-outcome"), "allowed"))
+		// The next page renders the filter it applied: the attribute (the
+		// field typed in sets the property only).
+		h.follow(tab, "/console/audit?", chromedp.Click(chromedp.CSS("form.filter button")), chromedp.WaitVisible(chromedp.CSS(`#f-subject[value="alice"]`)))
 		if loc, _ := chromedp.Run(tab, chromedp.Location()); !strings.Contains(loc, "subject=alice") || !strings.Contains(loc, "outcome=allowed") {
 			t.Errorf("the filter went to %s", loc)
 		}
@@ -304,7 +334,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("the audit page filtered by alice:\n%s", page)
 		}
 		h.screenshot(tab, "audit")
-		h.do(tab, chromedp.Click(chromedp.CSS(`ol.events a[href^="/console/traces/"]`)), chromedp.WaitVisible(chromedp.CSS("ol.events")))
+		h.follow(tab, "/console/traces/", chromedp.Click(chromedp.CSS(`ol.events a[href^="/console/traces/"]`)), chromedp.WaitVisible(chromedp.CSS("ol.events")))
 		if loc, _ := chromedp.Run(tab, chromedp.Location()); !strings.Contains(loc, "/console/traces/") {
 			t.Errorf("the trace link went to %s", loc)
 		}
