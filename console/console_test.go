@@ -464,6 +464,30 @@ func (h *harness) consoleOf() *Console {
 	return found
 }
 
+// TestQueueRefreshKeepsFlash: the queue's background refresh, which has
+// no place to show the flash, leaves it to the next page: a refresh from
+// one tab between another tab's decision and the page after it does not
+// swallow the message.
+func TestQueueRefreshKeepsFlash(t *testing.T) {
+	h := newHarness(t)
+	h.signIn("alice")
+	c := h.consoleOf()
+	c.sessions.mu.Lock()
+	for id := range c.sessions.byID {
+		c.sessions.byID[id].flash = "You approved approval apr_1."
+	}
+	c.sessions.mu.Unlock()
+	if res, body := h.get("/console/approvals/queue"); res.StatusCode != http.StatusOK || strings.Contains(body, "You approved") {
+		t.Fatalf("the queue's refresh: %d %s", res.StatusCode, body)
+	}
+	if _, body := h.get("/console/missions"); !strings.Contains(body, `<p class="flash" role="status">You approved approval apr_1.</p>`) {
+		t.Errorf("the page after the refresh does not show the flash:\n%s", body)
+	}
+	if _, body := h.get("/console/missions"); strings.Contains(body, "You approved") {
+		t.Errorf("the flash is shown twice:\n%s", body)
+	}
+}
+
 // TestSecureCookieOffLoopback: a console served anywhere but plain HTTP on
 // loopback sets Secure cookies.
 func TestSecureCookieOffLoopback(t *testing.T) {

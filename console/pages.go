@@ -98,8 +98,12 @@ func parsePages() (map[string]*template.Template, error) {
 	return out, nil
 }
 
-// render writes a page; u, when set, fills the signed-in person.
+// render writes a page; u, when set, fills the signed-in person. A
+// fragment (a page named *-fragment: the queue's list, which the script
+// fetches in the background) has no place for the flash and leaves it to
+// the next page.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, u *who, p page) {
+	fragment := strings.HasSuffix(name, "-fragment")
 	if u != nil {
 		p.Subject, p.Tenant, p.CSRF = u.principal.Subject, u.principal.Tenant, u.session.csrf
 		p.Person = u.session.name
@@ -107,7 +111,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 			p.Person = u.principal.Subject
 		}
 		p.CanApprove = u.principal.HasScope(contracts.ScopeApprovalsWrite)
-		if p.Flash == "" {
+		if p.Flash == "" && !fragment {
 			p.Flash = c.sessions.takeFlash(u.session.id)
 		}
 	}
@@ -115,7 +119,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	var buf bytes.Buffer
 	t := c.pages[name]
 	entry := "layout.html"
-	if strings.HasSuffix(name, "-fragment") {
+	if fragment {
 		entry = "fragment"
 	}
 	if err := t.ExecuteTemplate(&buf, entry, p); err != nil {
