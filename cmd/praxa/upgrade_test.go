@@ -141,13 +141,7 @@ func buildAtRevision(t *testing.T, goTool, rev string) string {
 // appliedMigrations lists schema_migrations of the schema dsn names.
 func appliedMigrations(t *testing.T, dsn string) []string {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	rows, err := pgtest.Conn(t, dsn).Query(context.Background(), `SELECT version FROM schema_migrations ORDER BY version`)
 	if err != nil {
 		t.Fatal(err)
 	}

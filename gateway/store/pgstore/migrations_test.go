@@ -10,8 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
 	"github.com/praxa/praxa/gateway/store/storetest"
 )
 
@@ -217,11 +216,7 @@ func TestContractSteps(t *testing.T) {
 func TestIdempotencyOfPreviousWriters(t *testing.T) {
 	dsn := freshSchema(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Conn(t, dsn)
 	n := 0
 	stmt := regexp.MustCompile(`\?`).ReplaceAllStringFunc(storetest.PreviousIdempotencyInsert, func(string) string { n++; return fmt.Sprintf("$%d", n) })
 	storetest.PreviousIdempotencyWriter(t, open(t, dsn), func(args ...any) error {

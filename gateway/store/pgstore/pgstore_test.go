@@ -6,7 +6,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/praxa/praxa/gateway/store"
 	"github.com/praxa/praxa/gateway/store/pgstore"
 	"github.com/praxa/praxa/gateway/store/pgstore/pgtest"
@@ -56,11 +55,7 @@ func TestConcurrentMigrations(t *testing.T) {
 			t.Errorf("Open: %v", err)
 		}
 	}
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := pgtest.Conn(t, dsn)
 	var applied, files int
 	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM schema_migrations`).Scan(&applied); err != nil {
 		t.Fatal(err)
