@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,11 +26,9 @@ func TestServeRetriesImport(t *testing.T) {
 			return &mcp.CallToolResult{}, nil
 		})
 	upstream := gatewaytest.LateMCPServer(t, srv, &up)
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	must(t, os.WriteFile(cfgPath, []byte("connections:\n  late:\n    kind: mcp\n    url: "+upstream.URL+"/mcp\n"+
-		"proxy:\n  import:\n    - connection: late\n      prefix: late\n"), 0o600), "write the configuration")
 	dir := t.TempDir()
-	gw := startDevServe(t, bin, dir, "--config", cfgPath)
+	_, gw := serveConfig(t, bin, dir, "connections:\n  late:\n    kind: mcp\n    url: "+upstream.URL+"/mcp\n"+
+		"proxy:\n  import:\n    - connection: late\n      prefix: late\n")
 	tok := mintToken(t, bin, dir)
 
 	type state struct {

@@ -53,9 +53,7 @@ func TestMCPConformanceSuite(t *testing.T) {
 	if limited == cfg {
 		t.Fatal("examples/praxec.yaml has no server: section to set the suite's rate limit in")
 	}
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	must(t, os.WriteFile(cfgPath, []byte(limited), 0o600), "write the configuration")
-	gw := startDevServe(t, bin, dir, "--config", cfgPath)
+	_, gw := serveConfig(t, bin, dir, limited)
 	tok := mintToken(t, bin, dir)
 	target, err := url.Parse(gw.url)
 	must(t, err, "parse %s", gw.url)

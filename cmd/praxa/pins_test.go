@@ -58,17 +58,15 @@ func TestPinnedUpstreamTools(t *testing.T) {
 	}
 	upstream := httptest.NewServer(mux)
 	t.Cleanup(upstream.Close)
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	must(t, os.WriteFile(cfgPath, []byte("audit:\n  sink: audit.jsonl\nconnections:\n"+
+	dir := t.TempDir()
+	cfgPath, gw := serveConfig(t, bin, dir, "audit:\n  sink: audit.jsonl\nconnections:\n"+
 		"  enf:\n    kind: mcp\n    url: "+upstream.URL+"/enf\n"+
 		"  wrn:\n    kind: mcp\n    url: "+upstream.URL+"/wrn\n    pin: warn\n"+
 		"  off:\n    kind: mcp\n    url: "+upstream.URL+"/off\n    pin: off\n"+
 		"proxy:\n  import:\n"+
 		"    - connection: enf\n      exposeDirectly: true\n"+
 		"    - connection: wrn\n"+
-		"    - connection: off\n"), 0o600), "write the configuration")
-	dir := t.TempDir()
-	gw := startDevServe(t, bin, dir, "--config", cfgPath)
+		"    - connection: off\n")
 	tok := mintToken(t, bin, dir)
 
 	call := func(id string) (int, map[string]any) {

@@ -22,7 +22,6 @@ func TestSIGHUPDuringShutdown(t *testing.T) {
 	bin := buildPraxa(t)
 	dir := t.TempDir()
 	started := filepath.Join(t.TempDir(), "started")
-	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
 	cfg := `connections:
   sh: {kind: cli, command: /bin/sh}
 proxy:
@@ -31,8 +30,7 @@ proxy:
       description: Takes two seconds.
       executor: {kind: cli, connection: sh, args: [-c, "touch ` + started + `; sleep 2"], timeoutMs: 20000}
 `
-	must(t, os.WriteFile(cfgPath, []byte(cfg), 0o600), "write the configuration")
-	gw := startDevServe(t, bin, dir, "--config", cfgPath)
+	_, gw := serveConfig(t, bin, dir, cfg)
 	tok := mintToken(t, bin, dir)
 
 	type answer struct {

@@ -28,8 +28,15 @@ func exampleConfig(t *testing.T, extra string) string {
 // returns the file and the server.
 func serveExample(t *testing.T, bin, dir string) (string, *devServe) {
 	t.Helper()
+	return serveConfig(t, bin, dir, exampleConfig(t, ""))
+}
+
+// serveConfig starts praxa serve --dev (data in dir) on the configuration
+// cfg written to a file of its own; it returns the file and the server.
+func serveConfig(t *testing.T, bin, dir, cfg string) (string, *devServe) {
+	t.Helper()
 	cfgPath := filepath.Join(t.TempDir(), "praxec.yaml")
-	must(t, os.WriteFile(cfgPath, []byte(exampleConfig(t, "")), 0o600), "write the configuration")
+	must(t, os.WriteFile(cfgPath, []byte(cfg), 0o600), "write the configuration")
 	return cfgPath, startDevServe(t, bin, dir, "--config", cfgPath)
 }
 
