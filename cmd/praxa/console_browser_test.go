@@ -263,6 +263,21 @@ func TestConsoleInBrowser(t *testing.T) {
 		if same, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.notReloaded === true`)); err != nil || !same {
 			t.Errorf("the queue reloaded the page to show a new request (%v)", err)
 		}
+		// A refresh that finds the list unchanged leaves it in place: a
+		// click or an open Arguments box is not lost to it. refreshes
+		// counts the refreshes whose answer was read and handled (the
+		// count moves in a task after the page's own handler).
+		if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`(() => {
+			window.kept = document.getElementById("queue").firstElementChild; window.refreshes = 0;
+			const text = Response.prototype.text;
+			Response.prototype.text = function () { return text.call(this).then(s => { setTimeout(() => window.refreshes++, 0); return s; }); };
+			return true; })()`)); err != nil {
+			t.Fatal(err)
+		}
+		h.do(tab, chromedp.Poll[chromedp.Void](`window.refreshes >= 1`, chromedp.WithPollingInterval(50*time.Millisecond)))
+		if kept, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.getElementById("queue").firstElementChild === window.kept`)); err != nil || !kept {
+			t.Errorf("a refresh replaced the queue's unchanged list (%v)", err)
+		}
 		h.follow(tab, "/console/approvals/"+id, chromedp.Click(chromedp.CSS(`a[href="/console/approvals/`+id+`"]`)), chromedp.WaitVisible(chromedp.CSS("button.approve")))
 		if page := h.text(tab); !strings.Contains(page, "1.4.0") && !strings.Contains(page, "pending") {
 			t.Errorf("the approval page does not show the request:\n%s", page)
